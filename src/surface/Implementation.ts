@@ -1,0 +1,123 @@
+/**
+ * The shape an implementation of a surface must have, derived from its declaration.
+ *
+ * The declaration is the single source of truth: an implementation whose cell holds the wrong type,
+ * whose procedure answers the wrong shape or fails with an undeclared error, or which forgets a
+ * member, does not compile. Each member kind is implemented by the Effect value that already has its
+ * semantics — a `SubscriptionRef` for a cell, a `Store` for a collection, a backlog-first `Stream`
+ * of frames for a stream, a `Stream` for an event, a function to an `Effect` for a procedure.
+ *
+ * @since 0.1.0
+ */
+import type { Stream } from "effect"
+import { Effect, SubscriptionRef } from "effect"
+import type * as Store from "./Store.ts"
+import type * as Surface from "./Surface.ts"
+
+type Group<K extends string, T> = keyof T extends never ? { readonly [P in K]?: T } : { readonly [P in K]: T }
+
+/**
+ * The implementation of each procedure: `(input) => Effect<output, declared errors>`.
+ *
+ * @since 0.1.0
+ */
+export type ProceduresImpl<P extends Surface.Procedures> = {
+  readonly [N in keyof P]: {
+    readonly [V in keyof P[N]]: (
+      input: Surface.InputOf<P[N][V]>
+    ) => Effect.Effect<Surface.OutputOf<P[N][V]>, Surface.ErrorOf<P[N][V]>>
+  }
+}
+
+/**
+ * The implementation a spec demands. Groups the spec leaves empty may be left out.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema, Stream, SubscriptionRef } from "effect"
+ * import { Implementation, Surface } from "effect-surface"
+ *
+ * const Counter = Surface.make({
+ *   cells: { count: Surface.cell(Schema.Int, 0) },
+ *   procedures: { counter: { incr: { output: Schema.Int } } }
+ * })
+ *
+ * const impl = Effect.gen(function*() {
+ *   const cells = yield* Implementation.cells(Counter)
+ *   return Implementation.make(Counter, {
+ *     cells,
+ *     procedures: { counter: { incr: () => SubscriptionRef.updateAndGet(cells.count, (n) => n + 1) } }
+ *   })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Implementation<S extends Surface.Spec> =
+  & Group<"cells", { readonly [K in keyof S["cells"]]: SubscriptionRef.SubscriptionRef<Surface.ValueOf<S["cells"][K]>> }>
+  & Group<
+    "collections",
+    {
+      readonly [K in keyof S["collections"]]: Store.Store<
+        Surface.KeyOf<S["collections"][K]>,
+        Surface.ItemOf<S["collections"][K]>
+      >
+    }
+  >
+  & Group<"streams", { readonly [K in keyof S["streams"]]: Stream.Stream<ReadonlyArray<Surface.ValueOf<S["streams"][K]>>> }>
+  & Group<"events", { readonly [K in keyof S["events"]]: Stream.Stream<Surface.ValueOf<S["events"][K]>> }>
+  & Group<"procedures", ProceduresImpl<S["procedures"]>>
+
+/**
+ * A spec paired with an implementation checked against it.
+ *
+ * @since 0.1.0
+ */
+export interface Implemented<S extends Surface.Spec> {
+  readonly spec: S
+  readonly implementation: Implementation<S>
+}
+
+/**
+ * Pair a spec with its implementation; the type parameter ties the two together.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Implementation, Surface } from "effect-surface"
+ *
+ * const Echo = Surface.make({ procedures: { echo: { say: { input: Schema.String, output: Schema.String } } } })
+ * const echo = Implementation.make(Echo, { procedures: { echo: { say: (s) => Effect.succeed(s) } } })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = <S extends Surface.Spec>(spec: S, implementation: Implementation<S>): Implemented<S> => ({
+  spec,
+  implementation
+})
+
+/**
+ * One `SubscriptionRef` per declared cell, holding the cell's declared initial value.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Implementation, Surface } from "effect-surface"
+ *
+ * const Spec = Surface.make({ cells: { on: Surface.cell(Schema.Boolean, false) } })
+ * const refs = Implementation.cells(Spec) // Effect<{ on: SubscriptionRef<boolean> }>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const cells = <S extends Surface.Spec>(spec: S): Effect.Effect<
+  { readonly [K in keyof S["cells"]]: SubscriptionRef.SubscriptionRef<Surface.ValueOf<S["cells"][K]>> }
+> =>
+  Effect.map(
+    Effect.forEach(Object.entries(spec.cells), ([key, cell]) =>
+      Effect.map(SubscriptionRef.make<unknown>(cell.initial), (ref) => [key, ref] as const)),
+    // Each ref was made from its own cell's declared initial value; a mapped type over the keys
+    // of an `Object.entries` result is beyond what the checker can follow.
+    (entries) => Object.fromEntries(entries) as never
+  )
