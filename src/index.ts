@@ -1,0 +1,18 @@
+/**
+ * effect-surface: one typed contract, served to agents and editors through one core.
+ *
+ * Each module is exported as a namespace, as `effect` does: `Surface.make`, `Client.directDispatch`,
+ * `Expose.check`. Faces add their own subpath exports as they land.
+ *
+ * @since 0.1.0
+ */
+export * as Client from "./surface/Client.ts"
+export * as Expose from "./surface/Expose.ts"
+export * as Implementation from "./surface/Implementation.ts"
+export * as Log from "./surface/Log.ts"
+export * as Project from "./surface/Project.ts"
+export * as Store from "./surface/Store.ts"
+export * as Surface from "./surface/Surface.ts"
+
+export * as Json from "./core/Json.ts"
+export { LinkError } from "./core/LinkError.ts"
