@@ -1,0 +1,127 @@
+/**
+ * The one error for "the input does not fit the schema", shared by both directions of the bridge.
+ *
+ * An Effect Schema decoder and a raw-JSON-Schema checker fail in different vocabularies; a model
+ * calling a tool should not care which one it met. Both report here as a list of issues, each with
+ * the path of the wrong field from the root the caller sent, and the message reads the same:
+ * `value at "user.age": expected a number, got "x"`. A schema that cannot be used at all is a
+ * different failure (`InvalidJsonSchema`), aimed at whoever supplied the schema, not the model.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/** One step into a value: an object key or an array index. @since 0.1.0 */
+export type PathSegment = string | number
+
+const Issue = Schema.Struct({
+  path: Schema.Array(Schema.Union([Schema.String, Schema.Number])),
+  message: Schema.String
+})
+
+/**
+ * One thing wrong with an input: where (`path`, from the root the caller sent) and what.
+ *
+ * @since 0.1.0
+ */
+export type Issue = typeof Issue.Type
+
+/**
+ * The path of a field as a reader writes it: `user.tags[2]`, `["odd key"].x`.
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * SchemaBridge.formatPath(["user", "tags", 2]) // "user.tags[2]"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const formatPath = (path: ReadonlyArray<PathSegment>): string =>
+  path.reduce<string>((acc, seg) => {
+    if (typeof seg === "number") return `${acc}[${seg}]`
+    if (/^[A-Za-z_$][\w$-]*$/.test(seg)) return acc === "" ? seg : `${acc}.${seg}`
+    return `${acc}[${JSON.stringify(seg)}]`
+  }, "")
+
+// An LLM acts on the first few problems; a wall of fifty repeats itself and drowns the fix.
+const MAX_REPORTED = 8
+
+/**
+ * The input does not fit the tool's schema. The message names each wrong field by its path, in
+ * words a model can act on: `value at "user.age": expected a number, got "x"`.
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * new SchemaBridge.InputError({ issues: [{ path: ["age"], message: "expected a number, got \"x\"" }] })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class InputError extends Schema.TaggedError<InputError>()("InputError", {
+  issues: Schema.NonEmptyArray(Issue)
+}) {
+  override get message(): string {
+    const shown = this.issues.slice(0, MAX_REPORTED).map((issue) =>
+      `value${issue.path.length === 0 ? "" : ` at ${JSON.stringify(formatPath(issue.path))}`}: ${issue.message}`
+    )
+    const rest = this.issues.length - shown.length
+    return rest > 0 ? `${shown.join("; ")}; and ${rest} more` : shown.join("; ")
+  }
+}
+
+/**
+ * The JSON Schema itself cannot be used: `pointer` says where in it (`#/properties/age`).
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * new SchemaBridge.InvalidJsonSchema({ pointer: "#/required", reason: "must be an array of strings" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class InvalidJsonSchema extends Schema.TaggedError<InvalidJsonSchema>()("InvalidJsonSchema", {
+  pointer: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `JSON Schema at "${this.pointer}": ${this.reason}`
+  }
+}
+
+/**
+ * A short, bounded preview of a value for a message: `"x"`, `42`, `{"a":1,"b":[1,2…]}`. It never
+ * stringifies the whole value, so a huge or deeply nested input costs a few dozen characters.
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * SchemaBridge.preview({ name: "x".repeat(100) }) // '{"name":"xxxx…"}'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const preview = (value: unknown, room = 60): string => {
+  if (value === undefined) return "nothing"
+  if (typeof value === "string") {
+    return value.length > room ? `${JSON.stringify(value.slice(0, Math.max(room, 8))).slice(0, -1)}…"` : JSON.stringify(value)
+  }
+  if (typeof value !== "object" || value === null) return String(value)
+  const isArray = Array.isArray(value)
+  if (room <= 4) return isArray ? "[…]" : "{…}"
+  const parts: Array<string> = []
+  let left = room - 2
+  for (const [key, item] of Object.entries(value)) {
+    if (left <= 0) {
+      parts.push("…")
+      break
+    }
+    const shown = preview(item, left - 2)
+    const part = isArray ? shown : `${JSON.stringify(key)}:${shown}`
+    parts.push(part)
+    left -= part.length + 1
+  }
+  return isArray ? `[${parts.join(",")}]` : `{${parts.join(",")}}`
+}

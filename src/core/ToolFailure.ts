@@ -1,0 +1,176 @@
+/**
+ * The typed refusal a tool fails with, and the one way every failure is worded.
+ *
+ * A tool can fail for a reason its caller should act on (a refusal with machine-readable detail) or
+ * for a reason nobody planned (a defect, a dropped link, an interruption). The first is a value in
+ * the Effect error channel, `ToolFailure<D>`, so a handler raises it with `yield*` and a caller
+ * catches it by `_tag` — never an `instanceof` guess, which breaks the moment two copies of this
+ * package meet. The second still owes the model one honest sentence, and `messageOf` is where
+ * that sentence is derived, so a face reporting a failure and a handler folding one into its own
+ * message word the same error the same way.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Data, Predicate, Result } from "effect"
+import * as Json from "./Json.ts"
+
+/**
+ * A refusal whose reason is machine-readable: `message` reaches the model as prose, `detail` reaches
+ * the caller as the result's structured arm (normalized like any success). Generic in its detail, so
+ * a consumer's own refusal union survives to the place it is asserted on.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ToolFailure } from "effect-surface/tools"
+ *
+ * const setDone = Effect.gen(function*() {
+ *   return yield* new ToolFailure({
+ *     message: "set_done was refused: 2 children still open",
+ *     detail: { kind: "blocked" as const, blocking: ["a", "b"] }
+ *   })
+ * })
+ * // recover by tag: Effect.catchTag(setDone, "ToolFailure", (f) => ...)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ToolFailure<out D = unknown> extends Data.TaggedError("ToolFailure")<{
+  readonly message: string
+  readonly detail: D
+}> {}
+
+/**
+ * Whether a value is a `ToolFailure`, read off its `_tag` so a copy raised by another instance of
+ * this package (a second install, a bundled dependency) is still recognised.
+ *
+ * @example
+ * ```ts
+ * import * as ToolFailure from "./core/ToolFailure.ts" // inside the package; consumers use effect-surface/tools
+ * ToolFailure.is(new ToolFailure.ToolFailure({ message: "no", detail: 1 })) // true
+ * ToolFailure.is({ _tag: "ToolFailure" }) // false: not an Error with a detail
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const is = (u: unknown): u is ToolFailure<unknown> =>
+  u instanceof Error && Predicate.isTagged(u, "ToolFailure") && "detail" in u && typeof u.message === "string"
+
+/**
+ * Build a refusal from its two parts, for call sites that read better positionally.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as ToolFailure from "./core/ToolFailure.ts" // inside the package; consumers use effect-surface/tools
+ * Effect.fail(ToolFailure.make("not found", { key: "a" }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = <const D>(message: string, detail: D): ToolFailure<D> => new ToolFailure({ message, detail })
+
+// Properties every Error carries that say nothing about *which* failure this is.
+const incidental = new Set(["_tag", "name", "message", "stack", "cause"])
+
+// A tag's fields can be large (a whole record); the sentence only needs to identify the failure.
+const brief = (text: string): string => text.length > 200 ? `${text.slice(0, 199)}…` : text
+
+// Cause chains can loop (an error whose cause is itself); three links is plenty for one sentence.
+const maxDepth = 3
+
+const identityOf = (error: Error): string => {
+  if (Predicate.hasProperty(error, "_tag") && typeof error._tag === "string" && error._tag !== "") return error._tag
+  return error.name !== "" ? error.name : "Error"
+}
+
+const fieldsOf = (error: Error): string | undefined => {
+  const fields: Record<string, unknown> = {}
+  let found = false
+  for (const [key, value] of Object.entries(error)) {
+    if (incidental.has(key)) continue
+    fields[key] = value
+    found = true
+  }
+  if (!found) return undefined
+  return Result.match(Json.stringify(fields), {
+    onSuccess: brief,
+    // The identity alone still names the failure; unserializable fields are not worth a second error.
+    onFailure: () => undefined
+  })
+}
+
+const ofError = (error: Error, depth: number): string => {
+  if (error.message !== "") return error.message
+  const fields = fieldsOf(error)
+  const head = fields === undefined ? identityOf(error) : `${identityOf(error)} ${fields}`
+  const cause: unknown = error.cause
+  return cause === undefined || depth >= maxDepth ? head : `${head}: ${describe(cause, depth + 1)}`
+}
+
+/**
+ * The one failure a `Cause` is reported by: its first typed failure (the one the handler chose to
+ * raise), else its first defect, else the cause itself — which then holds only interruptions (or
+ * nothing at all).
+ *
+ * @example
+ * ```ts
+ * import { Cause } from "effect"
+ * import * as ToolFailure from "./core/ToolFailure.ts" // inside the package; consumers use effect-surface/tools
+ * ToolFailure.primaryOf(Cause.combine(Cause.die("boom"), Cause.fail("refused"))) // "refused"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const primaryOf = (cause: Cause.Cause<unknown>): unknown => {
+  for (const reason of cause.reasons) if (Cause.isFailReason(reason)) return reason.error
+  for (const reason of cause.reasons) if (Cause.isDieReason(reason)) return reason.defect
+  return cause
+}
+
+const ofCause = (cause: Cause.Cause<unknown>, depth: number): string => {
+  const primary = primaryOf(cause)
+  if (primary !== cause) return describe(primary, depth + 1)
+  return Cause.hasInterrupts(cause) ? "interrupted" : "failed without a reason"
+}
+
+const describe = (error: unknown, depth: number): string => {
+  if (Cause.isCause(error)) return ofCause(error, depth)
+  if (error instanceof Error) return ofError(error, depth)
+  switch (typeof error) {
+    // JSON has no spelling for these; `JSON.stringify` would silently say nothing (or "null").
+    case "undefined":
+      return "undefined"
+    case "function":
+      return error.name === "" ? "an anonymous function" : `function ${error.name}`
+    case "symbol":
+      return error.toString()
+  }
+  return Result.match(Json.stringify(error), {
+    onSuccess: (text) => text,
+    onFailure: (unserializable) => unserializable.message
+  })
+}
+
+/**
+ * One sentence naming what broke, for any failure: an `Error`'s message; a tagged error with an
+ * empty message as its `_tag` (and its fields, briefly); a non-Error value as its JSON; a value with
+ * no JSON form as its constructor and the reason; a `Cause` as its first failure, else its first
+ * defect, else `"interrupted"`.
+ *
+ * @example
+ * ```ts
+ * import { Cause, Data } from "effect"
+ * import { messageOf } from "effect-surface/tools"
+ *
+ * class Busy extends Data.TaggedError("Busy")<{ readonly retryIn: number }> {}
+ * messageOf(new Error("disk full")) // "disk full"
+ * messageOf(new Busy({ retryIn: 5 })) // 'Busy {"retryIn":5}'
+ * messageOf({ code: 7 }) // '{"code":7}'
+ * messageOf(10n) // "a bigint has no JSON form (Do not know how to serialize a BigInt)"
+ * messageOf(Cause.interrupt()) // "interrupted"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const messageOf = (error: unknown): string => describe(error, 0)

@@ -1,0 +1,228 @@
+/**
+ * How a tool's outcome becomes the result a host reads.
+ *
+ * Every face — MCP, the CLI, a served tool table — owes its caller the same framing: a success as
+ * prose plus data read off one serialization, a failure as a branded sentence that never escapes as
+ * a protocol error, a picture as its bytes once. Framing lives here, over our own result type, so
+ * the core never imports an MCP SDK type and every face frames an outcome the same way; the type is
+ * kept structurally assignable to the SDK's `CallToolResult` so the MCP face hands it over as is.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Effect, Exit, Result } from "effect"
+import * as Json from "./Json.ts"
+import * as ToolFailure from "./ToolFailure.ts"
+
+/**
+ * A block of prose in a result.
+ *
+ * @example
+ * ```ts
+ * const block: TextContent = { type: "text", text: "3 sessions open" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type TextContent = { readonly type: "text"; readonly text: string }
+
+/**
+ * A picture in a result: base64 bytes and their mime type, rendered by the host.
+ *
+ * @example
+ * ```ts
+ * const block: ImageContent = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ImageContent = { readonly type: "image"; readonly data: string; readonly mimeType: string }
+
+/**
+ * The content blocks a result may carry.
+ *
+ * @example
+ * ```ts
+ * const blocks: Array<ToolContent> = [{ type: "text", text: "done" }]
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ToolContent = TextContent | ImageContent
+
+/**
+ * A tool's answer as a host reads it. A type alias, not an interface, and a mutable `content`
+ * array, so it stays assignable to the MCP SDK's `CallToolResult` (an index-signature type).
+ *
+ * @example
+ * ```ts
+ * const result: ToolResult = { content: [{ type: "text", text: "42" }], structuredContent: { value: 42 } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ToolResult = {
+  readonly content: Array<ToolContent>
+  readonly structuredContent?: Json.JsonObject
+  readonly isError?: true
+}
+
+/**
+ * The picture `okImage` frames: base64 bytes and what they are.
+ *
+ * @example
+ * ```ts
+ * const image: Image = { data: "iVBORw0KGgo=", mimeType: "image/png" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Image {
+  readonly data: string
+  readonly mimeType: string
+}
+
+/**
+ * The prefix on every failure sentence, so an agent can tell the framework's report from the text
+ * of a tool's own answer.
+ *
+ * @example
+ * ```ts
+ * import * as ToolResult from "./core/ToolResult.ts"
+ * ToolResult.brand + "link failed" // "effect-surface: link failed"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const brand = "effect-surface: "
+
+const errorText = (message: string): ToolResult => ({
+  content: [{ type: "text", text: brand + message }],
+  isError: true
+})
+
+/**
+ * Frame a success: its JSON text as content and the same JSON as `structuredContent` (an object bare,
+ * anything else under `value`; `undefined` as `null`, a `Date` as its ISO string). An answer with no
+ * JSON form becomes an error result naming its constructor and why, never a throw.
+ *
+ * @example
+ * ```ts
+ * import * as ToolResult from "./core/ToolResult.ts" // consumers: import { ok } from "effect-surface/tools"
+ * ToolResult.ok({ open: 3 }) // { content: [{ type: "text", text: '{"open":3}' }], structuredContent: { open: 3 } }
+ * ToolResult.ok(42) // { content: [{ type: "text", text: "42" }], structuredContent: { value: 42 } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const ok = (value: unknown): ToolResult =>
+  Result.match(Json.serialize(value), {
+    onSuccess: ({ structured, text }): ToolResult => ({ content: [{ type: "text", text }], structuredContent: structured }),
+    onFailure: (unserializable) => errorText(`the answer could not be sent: ${unserializable.message}`)
+  })
+
+/**
+ * Frame a picture: the bytes once, as one image block, and `detail` (mime type, dimensions, …) as the
+ * structured arm, normalized like any success. Keeping the bytes out of `detail` is the caller's
+ * contract, not a check: a second copy would cost the model's context its full size for nothing.
+ *
+ * @example
+ * ```ts
+ * import { okImage } from "effect-surface/tools"
+ * const render = (shot: { png: string; width: number; height: number }) =>
+ *   okImage({ data: shot.png, mimeType: "image/png" }, { mimeType: "image/png", width: shot.width, height: shot.height })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const okImage = (image: Image, detail: unknown): ToolResult =>
+  Result.match(Json.serialize(detail), {
+    onSuccess: ({ structured }): ToolResult => ({
+      content: [{ type: "image", data: image.data, mimeType: image.mimeType }],
+      structuredContent: structured
+    }),
+    onFailure: (unserializable) => errorText(`the image's detail could not be sent: ${unserializable.message}`)
+  })
+
+/**
+ * Frame a failure value. Every failure becomes a branded sentence (`messageOf`) with `isError`; only
+ * a `ToolFailure` also carries `structuredContent` — its detail, normalized exactly like a success.
+ * Anything else stays message-only, so an incidental error's stack never reaches the data channel.
+ * A `Cause` is read through to its first failure (then defect, then interruption).
+ *
+ * @example
+ * ```ts
+ * import { failure, ToolFailure } from "effect-surface/tools"
+ * failure(new Error("disk full")) // { isError: true, content: [{ type: "text", text: "effect-surface: disk full" }] }
+ * failure(new ToolFailure({ message: "busy", detail: { retryIn: 5 } })) // … structuredContent: { retryIn: 5 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const failure = (error: unknown): ToolResult => {
+  const primary = Cause.isCause(error) ? ToolFailure.primaryOf(error) : error
+  if (!ToolFailure.is(primary)) return errorText(ToolFailure.messageOf(primary))
+  const message = ToolFailure.messageOf(primary)
+  return Result.match(Json.serialize(primary.detail), {
+    onSuccess: ({ structured }): ToolResult => ({
+      content: [{ type: "text", text: brand + message }],
+      structuredContent: structured,
+      isError: true
+    }),
+    // A refusal cannot publish a shape a success would have been refused for: drop the arm, say so.
+    onFailure: (unserializable) => errorText(`${message} (its detail was dropped: ${unserializable.message})`)
+  })
+}
+
+/**
+ * Frame the `Cause` of a failed handler run: a typed failure, a defect or an interruption.
+ *
+ * @example
+ * ```ts
+ * import { Cause } from "effect"
+ * import * as ToolResult from "./core/ToolResult.ts"
+ * ToolResult.fromCause(Cause.interrupt()) // { isError: true, content: [{ type: "text", text: "effect-surface: interrupted" }] }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const fromCause = (cause: Cause.Cause<unknown>): ToolResult => failure(cause)
+
+/**
+ * Frame the `Exit` of a handler run: a success through `render` (or `ok`), a failure through
+ * `failure`. `render` is called as is — it is a pure function of the answer; a face that wants a
+ * throwing `render` framed as a defect uses `frame`, which runs it inside the effect.
+ *
+ * @example
+ * ```ts
+ * import { Exit } from "effect"
+ * import { fromExit } from "effect-surface/tools"
+ * fromExit(Exit.succeed({ open: 3 })) // structuredContent: { open: 3 }
+ * fromExit(Exit.fail(new Error("disk full"))) // isError, "effect-surface: disk full"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const fromExit = <A, E>(exit: Exit.Exit<A, E>, render?: (out: A) => ToolResult): ToolResult =>
+  Exit.isSuccess(exit) ? (render === undefined ? ok(exit.value) : render(exit.value)) : fromCause(exit.cause)
+
+/**
+ * Run a handler's effect to a result that cannot fail: every success, failure, defect (a throwing
+ * `render` included) and interruption becomes a `ToolResult`. This is what a face dispatches through.
+ *
+ * @example
+ * ```ts
+ * import { frame } from "effect-surface/tools"
+ * const result = yield* frame(tool.handler(input, client), tool.render)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const frame = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  render?: (out: A) => ToolResult
+): Effect.Effect<ToolResult, never, R> =>
+  effect.pipe(
+    // Inside the effect, so a throwing render is a defect framed below rather than a crashed face.
+    Effect.flatMap((out) => Effect.sync(() => render === undefined ? ok(out) : render(out))),
+    Effect.catchCause((cause) => Effect.succeed(fromCause(cause)))
+  )
