@@ -45,14 +45,14 @@ export class Unserializable extends Data.TaggedError("Unserializable")<{
   readonly reason: string
 }> {
   override get message(): string {
-    return `a ${this.constructorName} has no JSON form (${this.reason})`
+    return `${/^[AEIOU]/.test(this.constructorName) ? "an" : "a"} ${this.constructorName} has no JSON form (${this.reason})`
   }
 }
 
+// A primitive is named by its wrapper's constructor (a bigint is a `BigInt`), like any object.
 const constructorNameOf = (value: unknown): string => {
-  if (value === null) return "null"
-  if (typeof value !== "object" && typeof value !== "function") return typeof value
-  const ctor: unknown = (value as { readonly constructor?: unknown }).constructor
+  if (value === null || value === undefined) return String(value)
+  const ctor: unknown = (Object(value) as { readonly constructor?: unknown }).constructor
   return typeof ctor === "function" && ctor.name !== "" ? ctor.name : "Object"
 }
 

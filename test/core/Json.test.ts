@@ -20,6 +20,6 @@ describe("Json", () => {
     const failure = Result.getFailure(Json.serialize(cyclic))
     assert.isTrue(failure._tag === "Some" && failure.value.constructorName === "Object")
     const big = Result.getFailure(Json.serialize(10n))
-    assert.isTrue(big._tag === "Some" && big.value.constructorName === "bigint")
+    assert.isTrue(big._tag === "Some" && big.value.constructorName === "BigInt")
   })
 })

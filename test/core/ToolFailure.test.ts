@@ -55,9 +55,9 @@ describe("ToolFailure", () => {
     const cyclic: { self?: unknown } = {}
     cyclic.self = cyclic
     const cyclicMessage = ToolFailure.messageOf(cyclic)
-    assert.match(cyclicMessage, /^a Object has no JSON form \(.*circular.*\)$/is)
+    assert.match(cyclicMessage, /^an Object has no JSON form \(.*circular.*\)$/is)
     const bigMessage = ToolFailure.messageOf(10n)
-    assert.match(bigMessage, /^a bigint has no JSON form \(.*BigInt.*\)$/)
+    assert.match(bigMessage, /^a BigInt has no JSON form \(.*BigInt.*\)$/)
   })
 
   it("messageOf words a LinkError by its message", () => {

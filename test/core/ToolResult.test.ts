@@ -58,7 +58,7 @@ describe("ToolResult", () => {
     const result = ToolResult.ok({ n: 10n })
     assert.strictEqual(result.isError, true)
     assert.isUndefined(result.structuredContent)
-    assert.match(textOf(result), /^effect-surface: .*a Object has no JSON form \(.*BigInt.*\)$/)
+    assert.match(textOf(result), /^effect-surface: .*an Object has no JSON form \(.*BigInt.*\)$/)
   })
 
   it("every failure is a branded isError sentence and only a ToolFailure carries structuredContent", () => {

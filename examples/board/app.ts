@@ -1,0 +1,174 @@
+// A small task board served to agents: every member kind, a sibling, bespoke tools, an image answer.
+import { Clock, Console, Effect, PubSub, Schema, Stream, SubscriptionRef } from "effect"
+import { Client, Expose, Implementation, Log, okImage, Store, Surface, ToolFailure, Tools } from "effect-surface"
+import type { McpFace } from "effect-surface/mcp"
+import { encodePng } from "./png.ts"
+
+export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", { id: Schema.String }) {}
+export class AlreadyDone extends Schema.TaggedError<AlreadyDone>()("AlreadyDone", { id: Schema.String }) {}
+
+export const Task = Schema.Struct({
+  title: Schema.String,
+  done: Schema.Boolean,
+  createdAt: Schema.Date
+})
+
+/** The board: what an agent may read and do. */
+export const Board = Surface.make({
+  cells: { focus: Surface.cell(Schema.String, "nothing yet") },
+  collections: { tasks: Surface.collection(Schema.String, Task) },
+  streams: { activity: Surface.stream(Schema.String) },
+  events: { completed: Surface.event(Schema.Struct({ id: Schema.String })) },
+  procedures: {
+    tasks: {
+      add: {
+        input: Schema.Struct({ title: Schema.String.annotate({ description: "What needs doing" }) }),
+        output: Schema.Struct({ id: Schema.String }),
+        title: "Add a task",
+        description: "Add a task to the board and return its id."
+      },
+      complete: {
+        input: Schema.String.annotate({ description: "The task's id" }),
+        output: Task,
+        error: Schema.Union([TaskNotFound, AlreadyDone]),
+        description: "Mark a task done."
+      },
+      open: { output: Schema.Array(Schema.String), mutates: false, description: "The ids of the tasks not done yet." }
+    },
+    board: {
+      focus: { input: Schema.String, description: "Say what the board is focused on." },
+      clear: { description: "Remove every task. Not exposed to agents." }
+    }
+  }
+})
+
+/** A sibling surface: a stopwatch the board carries beside it. */
+export const Stopwatch = Surface.make({
+  cells: { laps: Surface.cell(Schema.Int, 0) },
+  procedures: { watch: { lap: { output: Schema.Int, description: "Record a lap and return the count." } } }
+})
+
+export const boardExpose = Expose.make(Board, {
+  cells: { focus: true },
+  collections: { tasks: true },
+  streams: { activity: true },
+  events: { completed: true },
+  procedures: { "tasks.add": true, "tasks.complete": true, "tasks.open": true, "board.focus": true }
+})
+
+export const stopwatchExpose = Expose.make(Stopwatch, { cells: { laps: true }, procedures: { "watch.lap": true } })
+
+export const makeBoard = Effect.gen(function*() {
+  const cells = yield* Implementation.cells(Board)
+  const tasks = yield* Store.make<string, typeof Task.Type>()
+  const activity = yield* Log.make<string>({ capacity: 200 })
+  const completed = yield* PubSub.unbounded<{ readonly id: string }>()
+  const ids = yield* SubscriptionRef.make(0)
+  return Implementation.make(Board, {
+    cells,
+    collections: { tasks },
+    streams: { activity: activity.frames },
+    events: { completed: Stream.fromPubSub(completed) },
+    procedures: {
+      tasks: {
+        add: ({ title }) =>
+          Effect.gen(function*() {
+            const id = `t${yield* SubscriptionRef.updateAndGet(ids, (n) => n + 1)}`
+            const createdAt = new Date(yield* Clock.currentTimeMillis)
+            yield* tasks.set(id, { title, done: false, createdAt })
+            yield* activity.append(`added ${id}: ${title}`)
+            yield* Effect.logInfo(`added task ${id}`)
+            return { id }
+          }),
+        complete: (id) =>
+          Effect.gen(function*() {
+            const task = yield* tasks.get(id)
+            if (task._tag === "None") return yield* new TaskNotFound({ id })
+            if (task.value.done) return yield* new AlreadyDone({ id })
+            const done = { ...task.value, done: true }
+            yield* tasks.set(id, done)
+            yield* activity.append(`completed ${id}`)
+            yield* PubSub.publish(completed, { id })
+            return done
+          }),
+        open: () => Effect.map(tasks.snapshot, (all) => [...all].filter(([, task]) => !task.done).map(([id]) => id))
+      },
+      board: {
+        focus: (text) => Console.log(`focus: ${text}`).pipe(Effect.andThen(SubscriptionRef.set(cells.focus, text))),
+        clear: () => tasks.replace([])
+      }
+    }
+  })
+})
+
+export const makeStopwatch = Effect.gen(function*() {
+  const cells = yield* Implementation.cells(Stopwatch)
+  return Implementation.make(Stopwatch, {
+    cells,
+    procedures: { watch: { lap: () => SubscriptionRef.updateAndGet(cells.laps, (n) => n + 1) } }
+  })
+})
+
+/** Draw the board's progress as a PNG bar: green for done, grey for open. */
+const progressPng = (done: number, total: number) => {
+  const width = 200
+  const height = 20
+  const filled = total === 0 ? 0 : Math.round((done / total) * width)
+  return encodePng(width, height, (x) => x < filled ? [46, 160, 67] : [208, 215, 222])
+}
+
+export type BoardClient = Client.Client<typeof Board>
+
+/** The bundle's clients, as the MCP face dials them. */
+export const makeClients = Effect.gen(function*() {
+  const board = Client.directDispatch(yield* makeBoard)
+  const stopwatch = Client.directDispatch(yield* makeStopwatch)
+  return { board, stopwatch, clients: { core: Client.erase(board), clients: { stopwatch: Client.erase(stopwatch) } } }
+})
+
+/** Hand-authored tools at the bundle root, handed every client. */
+export const rootTools = (board: BoardClient) => ({
+  board_progress: Tools.make({
+    description: "A picture of the board's progress: a bar, green for done, grey for open.",
+    title: "Board progress",
+    mutates: false,
+    handler: () =>
+      Effect.map(board.collections.tasks.read, (tasks) => {
+        const total = tasks.size
+        const done = [...tasks.values()].filter((task) => task.done).length
+        return { done, total }
+      }),
+    render: ({ done, total }) =>
+      okImage({ data: progressPng(done, total).toString("base64"), mimeType: "image/png" }, { done, total, width: 200, height: 20 })
+  }),
+  tasks_require: Tools.make({
+    description: "Fail with a structured refusal unless the given task is done.",
+    input: Schema.Struct({ id: Schema.String }),
+    mutates: false,
+    handler: ({ id }) =>
+      Effect.flatMap(board.collections.tasks.get(id), (task) =>
+        task._tag === "Some" && task.value.done
+          ? Effect.succeed(`${id} is done`)
+          : Effect.fail(new ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })))
+  })
+})
+
+/** A sibling's bespoke tool: a long wait an agent can cancel. */
+export const stopwatchTools = {
+  wait: Tools.make({
+    description: "Wait the given number of seconds, then answer. Cancellable.",
+    input: Schema.Struct({ seconds: Schema.Finite }),
+    mutates: false,
+    handler: ({ seconds }) => Effect.as(Effect.sleep(`${seconds} seconds`), `waited ${seconds}s`)
+  })
+}
+
+/** Everything `McpServer` needs to serve the example. */
+export const serverOptions = Effect.map(makeClients, ({ board, clients }): McpFace.Options => ({
+  core: { surface: Board, expose: boardExpose },
+  surfaces: { stopwatch: { surface: Stopwatch, expose: stopwatchExpose, tools: stopwatchTools } },
+  tools: rootTools(board),
+  client: Effect.succeed(clients),
+  serverInfo: { name: "board", version: "0.1.0", title: "Task board" },
+  instructions: "A task board. Tasks are resources under surface://collections/tasks; add and complete them with the tasks_* tools."
+}))

@@ -1,0 +1,233 @@
+/**
+ * Every refusal a bundle's composition owes, as values.
+ *
+ * The same composition runs at boot and at every roster move, and a move that would be refused
+ * must leave the endpoint as it was while telling the caller exactly what to fix. So each refusal is
+ * a tagged error carrying the facts, and its message names both claimants wherever there are two —
+ * a report that names one side sends the reader hunting for the other. Kept apart from the Resolver
+ * so a face can match on these without loading the composition code.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+import type * as Bundle from "./Bundle.ts"
+import type { UnknownExposeKey } from "../surface/Expose.ts"
+
+/**
+ * The schema of `Bundle.Origin`, so refusals that carry origins stay schema-backed errors.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { ResolveError } from "effect-surface"
+ * Schema.is(ResolveError.OriginSchema)({ _tag: "RootTool", name: "ping" }) // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const OriginSchema = Schema.Union([
+  Schema.TaggedStruct("Procedure", { sibling: Schema.UndefinedOr(Schema.String), ns: Schema.String, verb: Schema.String }),
+  Schema.TaggedStruct("SiblingTool", { sibling: Schema.String, name: Schema.String }),
+  Schema.TaggedStruct("RootTool", { name: Schema.String })
+])
+
+/**
+ * Who minted a tool name, in words: `the core's procedure "ops.run"`, `sibling "a"'s tool "read"`,
+ * `the root tool "a_ops_run"`.
+ *
+ * @example
+ * ```ts
+ * import { ResolveError } from "effect-surface"
+ * ResolveError.describeOrigin({ _tag: "Procedure", sibling: "a", ns: "ops", verb: "run" })
+ * // 'sibling "a"\'s procedure "ops.run"'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const describeOrigin = (origin: Bundle.Origin): string => {
+  switch (origin._tag) {
+    case "Procedure":
+      return `${ownerOf(origin.sibling)} procedure "${origin.ns}.${origin.verb}"`
+    case "SiblingTool":
+      return `${ownerOf(origin.sibling)} tool "${origin.name}"`
+    case "RootTool":
+      return `the root tool "${origin.name}"`
+  }
+}
+
+const ownerOf = (sibling: string | undefined): string => sibling === undefined ? "the core's" : `sibling "${sibling}"'s`
+
+/**
+ * A bundle with neither a core nor a sibling: there is nothing to serve, so it is not a bundle.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Resolver } from "effect-surface"
+ * Resolver.resolveBundle({}) // fails with EmptyBundle
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class EmptyBundle extends Schema.TaggedError<EmptyBundle>()("EmptyBundle", {}) {
+  override get message(): string {
+    return "the bundle has neither a core nor a sibling: give it a core surface, at least one sibling, or both"
+  }
+}
+
+/**
+ * A sibling key that cannot be one segment of an address: empty, or containing `/`.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.resolveBundle({ surfaces: { "a/b": sibling } }) // fails with InvalidSiblingKey
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class InvalidSiblingKey extends Schema.TaggedError<InvalidSiblingKey>()("InvalidSiblingKey", {
+  sibling: Schema.String,
+  reason: Schema.Literals(["empty", "slash"])
+}) {
+  override get message(): string {
+    const what = this.reason === "empty" ? "is empty" : `"${this.sibling}" contains "/"`
+    return `the sibling key ${what}: a sibling key is a single segment of every URI and tool name it mints`
+  }
+}
+
+/**
+ * A sibling keyed like a collection the core exposes: `surface://collections/<k>/{id}` would name
+ * that collection's items and the sibling's collections at once, and no lookup order resolves that
+ * honestly.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.resolveBundle({ core: { surface: Todos, expose: { collections: { todos: true } } }, surfaces: { todos: other } })
+ * // fails with SiblingShadowsCollection
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class SiblingShadowsCollection extends Schema.TaggedError<SiblingShadowsCollection>()("SiblingShadowsCollection", {
+  sibling: Schema.String
+}) {
+  override get message(): string {
+    const k = this.sibling
+    return `sibling "${k}" has the same key as the core's collection "${k}": surface://collections/${k}/{id} would ` +
+      `address both that collection's items and sibling "${k}"'s collections; rename the sibling or stop exposing the collection`
+  }
+}
+
+/**
+ * Two claimants minted the same tool name. Found in one pass over every generated and bespoke name.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * // a root tool "a_ops_run" beside sibling "a" exposing "ops.run"
+ * // fails: tool name "a_ops_run" is claimed twice: by the root tool "a_ops_run" and by sibling "a"'s procedure "ops.run"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("DuplicateToolName", {
+  name: Schema.String,
+  first: OriginSchema,
+  second: OriginSchema
+}) {
+  override get message(): string {
+    return `tool name "${this.name}" is claimed twice: by ${describeOrigin(this.first)} and by ${describeOrigin(this.second)}; ` +
+      `rename one of them`
+  }
+}
+
+/**
+ * The pattern MCP requires of a tool name.
+ *
+ * @example
+ * ```ts
+ * import { ResolveError } from "effect-surface"
+ * ResolveError.TOOL_NAME.test("a.b_c") // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const TOOL_NAME = /^[A-Za-z0-9_./-]{1,64}$/
+
+/**
+ * A minted tool name MCP would not accept (`^[A-Za-z0-9_./-]{1,64}$`), naming where it came from.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * // a root tool named "say hi"
+ * // fails: tool name "say hi" (from the root tool "say hi") is not a valid MCP tool name: ...
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class InvalidToolName extends Schema.TaggedError<InvalidToolName>()("InvalidToolName", {
+  name: Schema.String,
+  origin: OriginSchema
+}) {
+  override get message(): string {
+    const why = this.name.length > 64
+      ? `it is ${this.name.length} characters long, over the limit of 64`
+      : this.name.length === 0
+      ? "it is empty"
+      : "it contains a character outside A-Z, a-z, 0-9, _, ., / and -"
+    return `tool name "${this.name}" (from ${describeOrigin(this.origin)}) is not a valid MCP tool name: ${why}`
+  }
+}
+
+const ResourceClaim = Schema.Struct({
+  sibling: Schema.UndefinedOr(Schema.String),
+  kind: Schema.Literals(["cell", "collection", "stream", "event"]),
+  key: Schema.String
+})
+
+/**
+ * Two members minted the same resource URI or item template — possible only when a member key
+ * itself contains `/` (core cell `"t/k"` beside sibling `"t"`'s cell `"k"`).
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * // fails: resource "surface://cells/t/k" is claimed twice: by the core's cell "t/k" and by sibling "t"'s cell "k"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class DuplicateResourceUri extends Schema.TaggedError<DuplicateResourceUri>()("DuplicateResourceUri", {
+  uri: Schema.String,
+  first: ResourceClaim,
+  second: ResourceClaim
+}) {
+  override get message(): string {
+    const claim = (c: typeof ResourceClaim.Type) => `${ownerOf(c.sibling)} ${c.kind} "${c.key}"`
+    return `resource "${this.uri}" is claimed twice: by ${claim(this.first)} and by ${claim(this.second)}; rename one of them`
+  }
+}
+
+/**
+ * Every way composing a bundle can be refused.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Resolver } from "effect-surface"
+ * Resolver.resolveBundle(bundle).pipe(Effect.catchTag("DuplicateToolName", (e) => Effect.logError(e.message)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ResolveError =
+  | EmptyBundle
+  | InvalidSiblingKey
+  | SiblingShadowsCollection
+  | DuplicateToolName
+  | InvalidToolName
+  | DuplicateResourceUri
+  | UnknownExposeKey

@@ -1,0 +1,396 @@
+/**
+ * The one place an expose map becomes `surface://` URIs and MCP tool names.
+ *
+ * A bundle is composed by prefix, never by merge: the sibling key is a segment of every URI and
+ * every tool name a sibling mints, and the core is the only surface without one, so two siblings
+ * exposing the same member key are disjoint by construction. The same pure composition runs at boot
+ * and at every roster move, so a roster the boot would refuse is refused by a move too, and the
+ * result — flat tables, their indices and the three list answers — is built once per generation and
+ * replaced whole, so no request ever reads a half-composed roster.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Result } from "effect"
+import type * as Bundle from "./Bundle.ts"
+import type * as Json from "./Json.ts"
+import * as ResolveError from "./ResolveError.ts"
+import * as SchemaBridge from "./SchemaBridge.ts"
+import * as Expose from "../surface/Expose.ts"
+import type * as Surface from "../surface/Surface.ts"
+
+export {
+  describeOrigin,
+  DuplicateResourceUri,
+  DuplicateToolName,
+  EmptyBundle,
+  InvalidSiblingKey,
+  InvalidToolName,
+  type ResolveError,
+  SiblingShadowsCollection,
+  TOOL_NAME
+} from "./ResolveError.ts"
+
+/**
+ * What one surface contributes to a bundle: its exposed resources, item templates and generated tools.
+ *
+ * @example
+ * ```ts
+ * const { resources, templates, tools } = yield* Resolver.resolveExpose(Todos, expose, undefined)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Tables {
+  readonly resources: ReadonlyArray<Bundle.Resource>
+  readonly templates: ReadonlyArray<Bundle.Template>
+  readonly tools: ReadonlyArray<Bundle.Tool>
+}
+
+const MIME = "application/json"
+const COLLECTIONS = "surface://collections/"
+const ID = "{id}"
+
+const kindGroups = [["cell", "cells"], ["collection", "collections"], ["stream", "streams"], ["event", "events"]] as const
+
+/**
+ * The prefix rule for tool names: a sibling's names (generated or bespoke) take its key and `_` in
+ * front; the core's and the bundle root's stay bare.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.scopedToolName("t", "read") // "t_read"
+ * Resolver.scopedToolName(undefined, "ops_run") // "ops_run"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const scopedToolName = (sibling: string | undefined, name: string): string =>
+  sibling === undefined ? name : `${sibling}_${name}`
+
+/**
+ * The label a refusal uses for the expose map of the core or of one sibling on the MCP face.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.faceLabel("t") // 'mcp sibling "t"'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const faceLabel = (sibling: string | undefined): string =>
+  sibling === undefined ? "mcp core" : `mcp sibling "${sibling}"`
+
+/**
+ * The index key of a collection's item template: `"<sibling>/<key>"`, or `"<key>"` on the core.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.collectionKey("t", "todos") // "t/todos"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const collectionKey = (sibling: string | undefined, key: string): string =>
+  sibling === undefined ? key : `${sibling}/${key}`
+
+const uriOf = (group: string, sibling: string | undefined, key: string): string =>
+  `surface://${group}/${collectionKey(sibling, key)}`
+
+const surfaceName = (sibling: string | undefined): string =>
+  sibling === undefined ? "the core surface" : `the sibling "${sibling}" surface`
+
+// A description only helps an agent if it says something; a blank one is treated as missing.
+const described = (given: string | undefined, fallback: () => string): string =>
+  given !== undefined && given.trim() !== "" ? given : fallback()
+
+// Expose.check lists procedures in the order the map was written; tables list them in spec order.
+const inSpecOrder = (spec: Surface.Spec, procedures: ReadonlyArray<Expose.ExposedProcedure>) => {
+  const order = Object.entries(spec.procedures).flatMap(([ns, verbs]) => Object.keys(verbs).map((verb) => `${ns}.${verb}`))
+  return [...procedures].sort((a, b) => order.indexOf(`${a.ns}.${a.verb}`) - order.indexOf(`${b.ns}.${b.verb}`))
+}
+
+const compileInput = (schema: Surface.Shape | undefined): Bundle.Tool["input"] =>
+  schema === undefined ? SchemaBridge.compile() : SchemaBridge.compile(schema)
+
+const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProcedure): Bundle.Tool => {
+  const { mutates, ns, procedure, verb } = exposed
+  return {
+    // Only the separator becomes `_`: a dotted namespace keeps its dots, so the name maps back to one (ns, verb).
+    name: scopedToolName(sibling, `${ns}_${verb}`),
+    origin: { _tag: "Procedure", sibling, ns, verb },
+    sibling,
+    title: procedure.title,
+    description: described(procedure.description, () => `Calls ${ns}.${verb} on ${surfaceName(sibling)}.`),
+    mutates,
+    input: compileInput(procedure.input),
+    target: { _tag: "Procedure", ns, verb, procedure }
+  }
+}
+
+/**
+ * Resolve ONE surface's expose map (default-deny, checked against its own spec) into the resources,
+ * item templates and tools it contributes. `sibling` is the address, not an omitted argument:
+ * `undefined` is the bare core, a key `t` is folded into every name minted (`surface://cells/t/k`,
+ * `t_ns_verb`). Members are listed in spec order.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Resolver } from "effect-surface"
+ * const tables = Resolver.resolveExpose(Todos, { cells: { filter: true }, procedures: { "todo.add": true } }, "t")
+ * // resources: surface://cells/t/filter; tools: t_todo_add
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const resolveExpose = (
+  spec: Surface.Spec,
+  expose: Expose.AnyExposeMap,
+  sibling: string | undefined
+): Effect.Effect<Tables, Expose.UnknownExposeKey> =>
+  Effect.map(Expose.check(spec, expose, faceLabel(sibling)), (checked) => {
+    const resources: Array<Bundle.Resource> = []
+    const templates: Array<Bundle.Template> = []
+    for (const [kind, group] of kindGroups) {
+      for (const key of checked[group]) {
+        const name = collectionKey(sibling, key)
+        if (kind === "collection") {
+          const collection = spec.collections[key]
+          if (collection === undefined) continue // checked above: the key is declared
+          resources.push({ uri: uriOf(group, sibling, key), name, kind, sibling, key, schema: collection.value, collection })
+          templates.push({ uriTemplate: `${uriOf(group, sibling, key)}/${ID}`, name: `${name} item`, sibling, key, collection })
+        } else {
+          const member = spec[group][key]
+          if (member === undefined) continue // checked above: the key is declared
+          resources.push({ uri: uriOf(group, sibling, key), name, kind, sibling, key, schema: member.schema })
+        }
+      }
+    }
+    const tools = inSpecOrder(spec, checked.procedures).map((exposed) => procedureTool(sibling, exposed))
+    return { resources, templates, tools }
+  })
+
+const bespokeTool = (
+  name: string,
+  origin: Bundle.Origin,
+  sibling: string | undefined,
+  tool: { readonly title?: string; readonly description: string; readonly mutates: boolean; readonly input?: unknown },
+  target: Bundle.Tool["target"]
+): Bundle.Tool => ({
+  name,
+  origin,
+  sibling,
+  title: tool.title,
+  description: described(tool.description, () =>
+    origin._tag === "RootTool" ? `Runs the bundle's root tool ${name}.` : `Runs a tool of ${surfaceName(sibling)}.`),
+  mutates: tool.mutates,
+  // The record's input is any Effect Schema (its type is erased in `AnyTool`); `compile` takes it as one.
+  input: compileInput(tool.input as Surface.Shape | undefined),
+  target
+})
+
+const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
+  const title = tool.title === undefined ? {} : { title: tool.title }
+  return {
+    name: tool.name,
+    ...title,
+    description: tool.description,
+    inputSchema: tool.input.jsonSchema,
+    // No outputSchema, ever: a refusal's structured detail would have to satisfy it, and SDK clients
+    // throw when an isError result does not.
+    annotations: { ...title, readOnlyHint: !tool.mutates, destructiveHint: tool.mutates }
+  }
+}
+
+const resourceDescription = (resource: Bundle.Resource): string => {
+  const where = surfaceName(resource.sibling)
+  switch (resource.kind) {
+    case "cell":
+      return `The current value of cell "${resource.key}" on ${where}.`
+    case "collection":
+      return `Every item of collection "${resource.key}" on ${where}; read one item at ${resource.uri}/${ID}.`
+    case "stream":
+      return `The log of stream "${resource.key}" on ${where}: the backlog first, then each new entry.`
+    case "event":
+      return `Pulses of event "${resource.key}" on ${where}: no snapshot, only what happens after subscribing.`
+  }
+}
+
+const advertiseResource = (resource: Bundle.Resource): Json.JsonObject => ({
+  uri: resource.uri,
+  name: resource.name,
+  mimeType: MIME,
+  description: resourceDescription(resource)
+})
+
+const advertiseTemplate = (template: Bundle.Template): Json.JsonObject => ({
+  uriTemplate: template.uriTemplate,
+  name: template.name,
+  mimeType: MIME
+})
+
+const claimOf = (r: Bundle.Resource | Bundle.Template) => ({
+  sibling: r.sibling,
+  kind: "kind" in r ? r.kind : "collection" as const,
+  key: r.key
+})
+
+/**
+ * Compose a whole bundle: the core's tables, then each sibling's in key order, with every refusal
+ * the composition owes (see `ResolveError`), the indices, and the three list answers built once.
+ * Tools are listed core procedures first, then the root tools, then each sibling's procedures and
+ * its own tools; every name across all of them is checked in one pass.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Resolver } from "effect-surface"
+ * const resolved = yield* Resolver.resolveBundle({ core: { surface: Todos, expose }, surfaces: { t: { surface: Jobs, expose: jobs } } })
+ * resolved.toolByName.get("t_job_run")
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resolved, ResolveError.ResolveError> =>
+  Effect.gen(function*() {
+    const surfaces = bundle.surfaces ?? {}
+    const siblings = Object.keys(surfaces)
+    if (bundle.core === undefined && siblings.length === 0) return yield* new ResolveError.EmptyBundle()
+    for (const sibling of siblings) {
+      if (sibling === "") return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "empty" })
+      if (sibling.includes("/")) return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "slash" })
+    }
+    const core = bundle.core === undefined
+      ? { resources: [], templates: [], tools: [] }
+      : yield* resolveExpose(bundle.core.surface, bundle.core.expose, undefined)
+    // Only an exposed collection owns the item addresses a sibling of its key would also claim.
+    const shadowed = siblings.find((sibling) => core.templates.some((t) => t.key === sibling))
+    if (shadowed !== undefined) return yield* new ResolveError.SiblingShadowsCollection({ sibling: shadowed })
+
+    const resources: Array<Bundle.Resource> = [...core.resources]
+    const templates: Array<Bundle.Template> = [...core.templates]
+    const tools: Array<Bundle.Tool> = [...core.tools]
+    for (const [name, tool] of Object.entries(bundle.tools ?? {})) {
+      tools.push(bespokeTool(name, { _tag: "RootTool", name }, undefined, tool, { _tag: "RootTool", tool }))
+    }
+    for (const [sibling, member] of Object.entries(surfaces)) {
+      const own = yield* resolveExpose(member.surface, member.expose, sibling)
+      resources.push(...own.resources)
+      templates.push(...own.templates)
+      tools.push(...own.tools)
+      for (const [name, tool] of Object.entries(member.tools ?? {})) {
+        const origin: Bundle.Origin = { _tag: "SiblingTool", sibling, name }
+        tools.push(bespokeTool(scopedToolName(sibling, name), origin, sibling, tool, { _tag: "SiblingTool", tool }))
+      }
+    }
+
+    // One pass over every candidate, each tagged by origin, so a clash names both claimants.
+    const toolByName = new Map<string, Bundle.Tool>()
+    for (const tool of tools) {
+      if (!ResolveError.TOOL_NAME.test(tool.name)) {
+        return yield* new ResolveError.InvalidToolName({ name: tool.name, origin: tool.origin })
+      }
+      const first = toolByName.get(tool.name)
+      if (first !== undefined) {
+        return yield* new ResolveError.DuplicateToolName({ name: tool.name, first: first.origin, second: tool.origin })
+      }
+      toolByName.set(tool.name, tool)
+    }
+    const byUri = new Map<string, Bundle.Resource>()
+    for (const resource of resources) {
+      const first = byUri.get(resource.uri)
+      if (first !== undefined) {
+        return yield* new ResolveError.DuplicateResourceUri({ uri: resource.uri, first: claimOf(first), second: claimOf(resource) })
+      }
+      byUri.set(resource.uri, resource)
+    }
+    const templateByCollection = new Map<string, Bundle.Template>()
+    for (const template of templates) {
+      const index = collectionKey(template.sibling, template.key)
+      const first = templateByCollection.get(index)
+      if (first !== undefined) {
+        return yield* new ResolveError.DuplicateResourceUri({
+          uri: template.uriTemplate,
+          first: claimOf(first),
+          second: claimOf(template)
+        })
+      }
+      templateByCollection.set(index, template)
+    }
+    return {
+      bundle,
+      siblings,
+      resources,
+      templates,
+      tools,
+      byUri,
+      templateByCollection,
+      toolByName,
+      advertisedTools: tools.map(advertiseTool),
+      advertisedResources: resources.map(advertiseResource),
+      advertisedResourceTemplates: templates.map(advertiseTemplate)
+    }
+  })
+
+/**
+ * The address of one item of a collection: its template with the id percent-encoded into the
+ * `{id}` segment, so an id containing `/` stays one segment.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.itemUri(template, "a/b") // "surface://collections/t/todos/a%2Fb"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const itemUri = (template: Bundle.Template, id: string): string =>
+  `${template.uriTemplate.slice(0, -ID.length)}${encodeURIComponent(id)}`
+
+/**
+ * The collection path and raw id segment of an item-shaped URI (`surface://collections/<path>/<id>`),
+ * whether or not anything serves it. The id is the last segment, because ids are percent-encoded.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.splitItemUri("surface://collections/t/todos/42") // { collection: "t/todos", id: "42" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const splitItemUri = (uri: string): { readonly collection: string; readonly id: string } | undefined => {
+  if (!uri.startsWith(COLLECTIONS)) return undefined
+  const rest = uri.slice(COLLECTIONS.length)
+  const at = rest.lastIndexOf("/")
+  if (at <= 0 || at === rest.length - 1) return undefined
+  return { collection: rest.slice(0, at), id: rest.slice(at + 1) }
+}
+
+/**
+ * Read an item URI against a resolved bundle: the collection's template and the percent-decoded
+ * id, or `undefined` when no exposed collection owns it or the id is not valid percent-encoding.
+ * Unambiguous because a sibling may not share a key with a core collection (see
+ * `SiblingShadowsCollection`); a face still checks `byUri` first, for the collection itself.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.parseItemUri(resolved, "surface://collections/t/todos/a%2Fb") // { template, id: "a/b" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const parseItemUri = (
+  resolved: Bundle.Resolved,
+  uri: string
+): { readonly template: Bundle.Template; readonly id: string } | undefined => {
+  const split = splitItemUri(uri)
+  const template = split && resolved.templateByCollection.get(split.collection)
+  if (split === undefined || template === undefined) return undefined
+  const id = Result.try(() => decodeURIComponent(split.id))
+  return Result.isSuccess(id) ? { template, id: id.success } : undefined
+}

@@ -1,0 +1,161 @@
+/**
+ * The roster a face serves, and how it moves.
+ *
+ * A served bundle outlives its siblings: rows load and unload while hosts stay connected. The
+ * roster holds the current resolution, its generation and its tombstones as ONE value in a
+ * `SubscriptionRef`, so a move is one write — a request reads either the old roster or the new, never
+ * a mix, and a name is always either served or tombstoned in the same snapshot — and faces react to
+ * `changes` (list_changed notifications, re-opening subscriptions). A move re-runs the whole boot
+ * composition; a roster the boot would refuse leaves the current one exactly as it was. The core and
+ * the root tools never move: serving a different core is a different endpoint.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
+import type * as Bundle from "./Bundle.ts"
+import * as Resolver from "./Resolver.ts"
+import * as Tombstones from "./Tombstones.ts"
+
+/**
+ * How a roster is built. `cap` bounds the tombstone table (default `Tombstones.DEFAULT_CAP`, 10,000);
+ * past it the oldest retirement is forgotten. A negative cap is read as 0 (remember nothing), NaN as
+ * the default; `Infinity` opts out of the bound.
+ *
+ * @example
+ * ```ts
+ * Roster.make(bundle, { cap: 500 })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly cap?: number | undefined
+}
+
+/**
+ * One generation of a roster: the resolution, its number (0 at boot, +1 per accepted move) and the
+ * tombstones standing beside it.
+ *
+ * @example
+ * ```ts
+ * const { generation, resolved } = yield* roster.snapshot
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Snapshot {
+  readonly resolved: Bundle.Resolved
+  readonly generation: number
+  readonly tombstones: Tombstones.Table
+}
+
+/**
+ * A live roster. `current` and `changes` give the resolution (the list answers inside it are built
+ * once per generation, so reading them twice gives the same arrays); `changes` starts with the
+ * current one. `reroster` replaces the sibling map whole — absent means left — and answers the new
+ * resolution, or the refusal with nothing changed. Lookups read one snapshot, so a retired name is
+ * never briefly unknown.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Roster } from "effect-surface"
+ * const program = Effect.gen(function*() {
+ *   const roster = yield* Roster.Roster
+ *   yield* roster.reroster({})
+ *   return yield* roster.lookupTool("t_ops_run") // Retired: sibling "t" left the roster
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Roster {
+  readonly current: Effect.Effect<Bundle.Resolved>
+  readonly snapshot: Effect.Effect<Snapshot>
+  readonly changes: Stream.Stream<Bundle.Resolved>
+  readonly generation: Effect.Effect<number>
+  readonly reroster: (
+    surfaces: { readonly [sibling: string]: Bundle.Sibling }
+  ) => Effect.Effect<Bundle.Resolved, Resolver.ResolveError>
+  readonly lookupTool: (name: string) => Effect.Effect<Tombstones.ToolLookup>
+  readonly lookupUri: (uri: string) => Effect.Effect<Tombstones.UriLookup>
+}
+
+/**
+ * The roster as a service, for an app with one served bundle. The key's type is the roster itself
+ * (the convention Effect's own `HttpClient` follows), so `Roster.Roster` names both the key and the
+ * value `make` answers; a face holding several rosters uses `make` directly.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Roster } from "effect-surface"
+ * const program = Effect.gen(function*() {
+ *   const roster = yield* Roster.Roster
+ *   return yield* roster.generation
+ * }).pipe(Effect.provide(Roster.layer(bundle)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const Roster: Context.Service<Roster, Roster> = Context.Service<Roster, Roster>("effect-surface/Roster")
+
+/**
+ * Resolve a bundle and hold it as generation 0; refused exactly as `Resolver.resolveBundle` refuses.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Roster } from "effect-surface"
+ * const program = Effect.gen(function*() {
+ *   const roster = yield* Roster.make({ core: { surface: Todos, expose: { cells: { filter: true } } } })
+ *   return yield* roster.current
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effect.Effect<Roster, Resolver.ResolveError> =>
+  Effect.gen(function*() {
+    const given = options?.cap ?? Tombstones.DEFAULT_CAP
+    // NaN would disable eviction silently; a bound that is not a number falls back to the default.
+    const cap = Number.isNaN(given) ? Tombstones.DEFAULT_CAP : Math.max(0, given)
+    const resolved = yield* Resolver.resolveBundle(bundle)
+    const ref = yield* SubscriptionRef.make<Snapshot>({ resolved, generation: 0, tombstones: Tombstones.empty })
+    const snapshot = SubscriptionRef.get(ref)
+
+    const reroster = (surfaces: { readonly [sibling: string]: Bundle.Sibling }) =>
+      // Resolved under the ref's own lock, so concurrent moves apply one at a time, each against
+      // the roster the previous one left; a refusal fails before the write, leaving the value as it was.
+      SubscriptionRef.modifyEffect(ref, (now) =>
+        Effect.map(Resolver.resolveBundle({ ...bundle, surfaces }), (next): [Bundle.Resolved, Snapshot] => {
+          const generation = now.generation + 1
+          const tombstones = Tombstones.advance(now.tombstones, now.resolved, next, generation, cap)
+          return [next, { resolved: next, generation, tombstones }]
+        }))
+
+    return Roster.of({
+      current: Effect.map(snapshot, (s) => s.resolved),
+      snapshot,
+      changes: Stream.map(SubscriptionRef.changes(ref), (s) => s.resolved),
+      generation: Effect.map(snapshot, (s) => s.generation),
+      reroster,
+      lookupTool: (name) => Effect.map(snapshot, (s) => Tombstones.lookupTool(s.resolved, s.tombstones, name)),
+      lookupUri: (uri) => Effect.map(snapshot, (s) => Tombstones.lookupUri(s.resolved, s.tombstones, uri))
+    })
+  })
+
+/**
+ * Provide `Roster.Roster` for one bundle; the layer fails to build with the bundle's refusal.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Roster } from "effect-surface"
+ * program.pipe(Effect.provide(Roster.layer({ core: { surface: Todos, expose: {} } })))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (bundle: Bundle.Bundle, options?: Options | undefined): Layer.Layer<Roster, Resolver.ResolveError> =>
+  Layer.effect(Roster, make(bundle, options))
