@@ -146,8 +146,11 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
 
     // A roster move: both lists changed; subscriptions the new roster cannot serve end (with a last
     // "updated", so the host re-reads and learns why), and survivors re-open on the new connection.
+    // Compared by identity with the roster this session started on, not by dropping the first
+    // frame: a move that lands before the listener subscribes is then still announced.
+    const initial = yield* face.roster.current
     yield* face.roster.changes.pipe(
-      Stream.drop(1),
+      Stream.filter((resolved) => resolved !== initial),
       Stream.runForEach(() =>
         Effect.gen(function*() {
           yield* Effect.tryPromise(() => server.sendToolListChanged()).pipe(Effect.ignore)
