@@ -3,15 +3,18 @@
  *
  * A face that bridges a running daemon dials it once and shares that connection between every
  * request. The daemon can restart under it: the transport may announce its close (drop the
- * connection at once), may be born dead (announce its close while it is being registered), or may
- * die with a request in flight (the request's outcome is then unknown). Each face would otherwise
- * re-learn these rules on its own; here they are decided once. The invariant it keeps is that only
- * dials are ever repeated — a dial carries no caller intent — and a request is never replayed.
+ * connection at once, and answer a call still pending on it), may be born dead (announce its close
+ * while it is being registered), or may die with a request in flight (the request's outcome is then
+ * unknown). Each face would otherwise re-learn these rules on its own; here they are decided once.
+ * The invariant it keeps is that only dials are ever repeated — a dial carries no caller intent, and
+ * one starts only when a request needs a connection — and a request is never replayed.
  *
  * @since 0.1.0
  */
-import { Deferred, Duration, Effect, Exit, Predicate, Queue, Ref, Schedule, Schema, Scope, SynchronizedRef } from "effect"
+import { Deferred, Duration, Effect, Exit, Option, Predicate, Queue, Ref, Schedule, Schema, Scope, SynchronizedRef } from "effect"
+import * as internal from "./internal/pool.ts"
 import type { LinkError } from "./LinkError.ts"
+import { messageOf } from "./ToolFailure.ts"
 
 /**
  * A connection the dial opened and the pool now owns: `dispose` closes its transport (run at most
@@ -20,7 +23,14 @@ import type { LinkError } from "./LinkError.ts"
  *
  * @example
  * ```ts
- * const owned = { client, dispose: Effect.sync(() => socket.end()), onClose: (f: () => void) => socket.once("close", f) }
+ * import { Effect } from "effect"
+ * import { ConnectionPool } from "effect-surface"
+ * import * as Net from "node:net"
+ *
+ * const dial = Effect.sync((): ConnectionPool.Owned<Net.Socket> => {
+ *   const socket = Net.connect("/tmp/odu.sock")
+ *   return { client: socket, dispose: Effect.sync(() => socket.destroy()), onClose: (f) => socket.once("close", f) }
+ * })
  * ```
  *
  * @since 0.1.0
@@ -37,20 +47,28 @@ export interface Owned<C> {
  *
  * @example
  * ```ts
- * ConnectionPool.isOwned({ client, dispose: Effect.void }) // true
+ * import { Effect } from "effect"
+ * import { ConnectionPool } from "effect-surface"
+ *
+ * ConnectionPool.isOwned({ client: { ping: 1 }, dispose: Effect.void }) // true
+ * ConnectionPool.isOwned({ ping: 1 }) // false: a bare client
  * ```
  *
  * @since 0.1.0
  */
-export const isOwned = <C>(u: Owned<C> | C): u is Owned<C> =>
-  typeof u === "object" && u !== null && "client" in u && "dispose" in u && Effect.isEffect(u.dispose)
+export const isOwned: <C>(u: Owned<C> | C) => u is Owned<C> = internal.isOwned
 
 /**
- * No live connection could be opened: every dial failed or was born dead. Nothing was sent.
+ * No live connection could be opened: every dial failed (a typed failure, a defect, or a dial that
+ * interrupted itself) or was born dead. Nothing was sent.
  *
  * @example
  * ```ts
- * Effect.catchTag("DialFailed", (e) => Effect.logWarning(e.message))
+ * import { Effect } from "effect"
+ * import { ConnectionPool } from "effect-surface"
+ *
+ * const program = (pool: ConnectionPool.Pool<{ readonly ping: Effect.Effect<string> }>) =>
+ *   pool.use((client) => client.ping).pipe(Effect.catchTag("DialFailed", (e) => Effect.succeed(e.message)))
  * ```
  *
  * @since 0.1.0
@@ -72,13 +90,21 @@ export class DialFailed extends Schema.TaggedError<DialFailed>()("DialFailed", {
 }
 
 /**
- * The connection a call went out on died. `phase` is the `LinkError` phase that reported it:
- * `"call"` means the call was sent and its outcome is unknown; `"dial"`/`"closed"` mean it never
- * reached the served side. Either way the pool has dropped the connection and did not replay.
+ * The connection a call went out on died. `phase` is the `LinkError` phase that reported it, or
+ * `"call"` when the transport announced its close while the call was pending (the call is then
+ * interrupted). `"call"` means the call was sent and its outcome is unknown; `"dial"`/`"closed"` mean
+ * it never reached the served side. Either way the pool has dropped the connection and did not replay.
  *
  * @example
  * ```ts
- * Effect.catchTag("ConnectionLost", (e) => e.phase === "call" ? Effect.fail(e) : retryOnce)
+ * import { Effect } from "effect"
+ * import { ConnectionPool } from "effect-surface"
+ *
+ * const once = (pool: ConnectionPool.Pool<{ readonly ping: Effect.Effect<string> }>) =>
+ *   pool.use((client) => client.ping)
+ * // only a call that never reached the served side is safe to send again
+ * const atMostTwice = (pool: ConnectionPool.Pool<{ readonly ping: Effect.Effect<string> }>) =>
+ *   once(pool).pipe(Effect.catchTag("ConnectionLost", (e) => e.phase === "call" ? Effect.fail(e) : once(pool)))
  * ```
  *
  * @since 0.1.0
@@ -106,7 +132,11 @@ export class ConnectionLost extends Schema.TaggedError<ConnectionLost>()("Connec
  *
  * @example
  * ```ts
- * Effect.catchTag("PoolClosed", () => Effect.void)
+ * import { Effect } from "effect"
+ * import { ConnectionPool } from "effect-surface"
+ *
+ * const quietly = (pool: ConnectionPool.Pool<{ readonly ping: Effect.Effect<string> }>) =>
+ *   pool.use((client) => client.ping).pipe(Effect.catchTag("PoolClosed", () => Effect.succeed("shut down")))
  * ```
  *
  * @since 0.1.0
@@ -121,12 +151,22 @@ export class PoolClosed extends Schema.TaggedError<PoolClosed>()("PoolClosed", {
  * How to reach the served side and how hard to try. `dial` yields an {@link Owned} connection or a
  * bare client; it is re-run after every drop and retire, so it must read the current target. It is
  * handed a `Scope` that lives as long as the connection: a dial that releases what it opened with
- * `Effect.acquireRelease` in it is covered even when interrupted the instant it lands, which
- * returning `dispose` alone cannot promise.
+ * `Effect.acquireRelease` in it is covered on every way out — a typed failure, a defect, or an
+ * interruption the instant it lands — which returning `dispose` alone cannot promise.
  *
  * @example
  * ```ts
- * const options: ConnectionPool.Options<Client, LinkError, never> = { dial, name: "odu.sock", dialTimeout: "5 seconds" }
+ * import { Effect } from "effect"
+ * import { ConnectionPool, LinkError } from "effect-surface"
+ *
+ * interface Todos { readonly list: Effect.Effect<ReadonlyArray<string>, LinkError> }
+ * declare const dialTodos: Effect.Effect<ConnectionPool.Owned<Todos>, LinkError>
+ *
+ * const options: ConnectionPool.Options<Todos, LinkError, never> = {
+ *   dial: dialTodos,
+ *   name: "todos.sock",
+ *   dialTimeout: "5 seconds"
+ * }
  * ```
  *
  * @since 0.1.0
@@ -149,11 +189,22 @@ export interface Options<C, E, R> {
 
 /**
  * A running pool. `use` is the request path: it leases the connection for the call, so `retire`
- * waits for the call before disposing, and it re-frames a `LinkError` into {@link ConnectionLost}.
+ * waits for the call before disposing; it re-frames a `LinkError` into {@link ConnectionLost}, and
+ * answers a call still pending when the transport announces its close the same way.
  *
  * @example
  * ```ts
- * const answer = yield* pool.use((client) => client.call("nodes.list", {}))
+ * import { Effect } from "effect"
+ * import { ConnectionPool, LinkError } from "effect-surface"
+ *
+ * interface Todos { readonly list: Effect.Effect<ReadonlyArray<string>, LinkError> }
+ *
+ * const listTwice = (pool: ConnectionPool.Pool<Todos>) =>
+ *   Effect.gen(function*() {
+ *     const before = yield* pool.use((todos) => todos.list)
+ *     yield* pool.retire // the daemon moved: the next request dials afresh
+ *     return [before, yield* pool.use((todos) => todos.list)] as const
+ *   })
  * ```
  *
  * @since 0.1.0
@@ -172,36 +223,11 @@ export interface Pool<C> {
   readonly dials: Effect.Effect<number>
 }
 
-interface Conn<C> {
-  readonly id: number
-  readonly client: C
-  /** Completed by the transport's close announcement; read to tell a born-dead connection. */
-  readonly closed: Deferred.Deferred<void>
-  /** Closing it disposes the transport, exactly once; it is a child of the pool's scope. */
-  readonly scope: Scope.Closeable
-  /** Calls in flight on it, and whether it may take new ones. */
-  readonly lease: Ref.Ref<{ readonly users: number; readonly retired: boolean }>
-}
-
-type Landing<C> = Deferred.Deferred<Conn<C>, DialFailed | PoolClosed>
-
-type State<C> =
-  | { readonly _tag: "Idle" }
-  | { readonly _tag: "Dialling"; readonly landed: Landing<C> }
-  | { readonly _tag: "Ready"; readonly conn: Conn<C> }
-  | { readonly _tag: "Closed" }
-
-/** Why one dial did not yield a live connection; "Stale" means the pool stopped wanting it. */
-type Miss = { readonly _tag: "Failed"; readonly reason: string } | { readonly _tag: "BornDead" | "Stale" }
-
-const idle = { _tag: "Idle" } as const
-const stale: Miss = { _tag: "Stale" }
-const bornDead: Miss = { _tag: "BornDead" }
+type Conn<C> = internal.Conn<C>
+type Landing<C> = internal.Landing<C>
+type Miss = internal.Miss
 
 const isLinkError = (e: unknown): e is LinkError => Predicate.isTagged(e, "LinkError")
-
-const reasonOf = (e: unknown): string =>
-  Predicate.hasProperty(e, "message") && typeof e.message === "string" ? e.message : String(e)
 
 /**
  * Open a pool in the current scope; closing the scope is `close`. Nothing is dialled until the
@@ -209,8 +235,16 @@ const reasonOf = (e: unknown): string =>
  *
  * @example
  * ```ts
- * const pool = yield* ConnectionPool.make({ dial: dialDaemon, name: "odu.sock" })
- * const nodes = yield* pool.use((client) => client.nodes.list())
+ * import { Effect } from "effect"
+ * import { ConnectionPool, LinkError } from "effect-surface"
+ *
+ * interface Todos { readonly list: Effect.Effect<ReadonlyArray<string>, LinkError> }
+ * declare const dialTodos: Effect.Effect<ConnectionPool.Owned<Todos>, LinkError>
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const pool = yield* ConnectionPool.make({ dial: dialTodos, name: "todos.sock" })
+ *   return yield* pool.use((todos) => todos.list)
+ * }))
  * ```
  *
  * @since 0.1.0
@@ -228,7 +262,7 @@ export const make = <C, E = never, R = never>(
     // Dial fibers, the close drainer and every connection live in this scope, so close() (or the
     // caller's scope closing) interrupts the first two and disposes the last, whoever started them.
     const inner = yield* Scope.fork(yield* Effect.scope)
-    const state = yield* SynchronizedRef.make<State<C>>(idle)
+    const state = yield* SynchronizedRef.make<internal.State<C>>(internal.idle)
     const dialCount = yield* Ref.make(0)
     // Transports announce their close through a callback; the callback only enqueues, and one
     // fiber turns each announcement into a drop, so no Effect is run from inside a transport.
@@ -239,135 +273,66 @@ export const make = <C, E = never, R = never>(
       const dial = options.dial.pipe(
         Effect.provideService(Scope.Scope, scope),
         Effect.provideContext(context),
-        Effect.mapError((e): Miss => ({ _tag: "Failed", reason: reasonOf(e) }))
+        Effect.mapError((e) => internal.failed(messageOf(e)))
       )
       return deadline === undefined ? dial : Effect.timeoutOrElse(dial, {
         duration: deadline,
-        orElse: () => Effect.fail<Miss>({ _tag: "Failed", reason: `no answer within ${Duration.format(deadline)}` })
+        orElse: () => Effect.fail(internal.failed(`no answer within ${Duration.format(deadline)}`))
       })
     }
 
-    const dispose = (conn: Conn<C>) => Scope.close(conn.scope, Exit.void)
+    const dialler: internal.Dialler<C> = { state, inner, closes, dialCount, dial: dialIn, settle: options.settle }
     const unslot = (conn: Conn<C>) =>
-      SynchronizedRef.update(state, (s) => s._tag === "Ready" && s.conn === conn ? idle : s)
-    // The link is dead: no new lease, and calls still on it are failing anyway.
-    const kill = (conn: Conn<C>) =>
-      unslot(conn).pipe(
-        Effect.andThen(Ref.update(conn.lease, (l) => ({ ...l, retired: true }))),
-        Effect.andThen(dispose(conn))
-      )
-    // The link is healthy but unwanted: let the calls on it finish, then dispose.
-    const retireConn = (conn: Conn<C>) =>
-      Ref.modify(conn.lease, (l) => [!l.retired && l.users === 0, { ...l, retired: true }] as const).pipe(
-        Effect.flatMap((now) => now ? dispose(conn) : Effect.void)
-      )
-    const enter = (conn: Conn<C>) =>
-      Ref.modify(conn.lease, (l) => l.retired ? [false, l] as const : [true, { ...l, users: l.users + 1 }] as const)
-    const leave = (conn: Conn<C>) =>
-      Ref.modify(conn.lease, (l) => [l.retired && l.users === 1, { ...l, users: l.users - 1 }] as const).pipe(
-        Effect.flatMap((last) => last ? dispose(conn) : Effect.void)
-      )
+      SynchronizedRef.update(state, (s) => s._tag === "Ready" && s.conn === conn ? internal.idle : s)
+    const kill = (conn: Conn<C>) => Effect.andThen(unslot(conn), internal.condemn(conn))
+    const lost = (conn: Conn<C>, phase: LinkError["phase"], reason: string) =>
+      Effect.andThen(kill(conn), Effect.fail(new ConnectionLost({ target, server, connection: conn.id, phase, reason })))
 
-    const open = (id: number, scope: Scope.Closeable, dialled: Owned<C> | C) =>
+    // However the dial ended — landed, missed, died, interrupted — the slot stops pointing at it and
+    // every waiter gets an answer, so no later request can wait on a dial that is over.
+    const finish = (landed: Landing<C>, tally: internal.Tally, exit: Exit.Exit<Conn<C>, Miss>) =>
       Effect.gen(function*() {
-        const conn: Conn<C> = {
-          id,
-          client: isOwned(dialled) ? dialled.client : dialled,
-          closed: yield* Deferred.make<void>(),
-          scope,
-          lease: yield* Ref.make({ users: 0, retired: false })
-        }
-        if (isOwned(dialled)) yield* Scope.addFinalizer(scope, Effect.ignoreCause(dialled.dispose))
-        return conn
+        const closed = yield* SynchronizedRef.modify(state, (s) =>
+          [
+            s._tag === "Closed",
+            Exit.isFailure(exit) && s._tag === "Dialling" && s.landed === landed ? internal.idle : s
+          ] as const)
+        if (Exit.isSuccess(exit)) return yield* Deferred.succeed(landed, Option.some(exit.value))
+        if (closed) return yield* Deferred.fail(landed, closedError)
+        const miss = internal.missOf(exit.cause, true)
+        // retired meanwhile: what landed is disposed; each waiter asks the pool again
+        if (miss._tag === "Stale") return yield* Deferred.succeed(landed, Option.none())
+        const t = yield* Ref.get(tally)
+        const reason = miss._tag === "Failed" ? miss.reason : "born dead"
+        return yield* Deferred.fail(landed, new DialFailed({ target, dials: t.dials, bornDead: t.bornDead, reason }))
       })
-
-    const subscribe = (conn: Conn<C>, dialled: Owned<C> | C) => {
-      const onClose = isOwned(dialled) ? dialled.onClose : undefined
-      return onClose !== undefined
-        ? Effect.try({
-          try: () =>
-            onClose(() => {
-              Deferred.doneUnsafe(conn.closed, Exit.void)
-              Queue.offerUnsafe(closes, conn)
-            }),
-          catch: (e): Miss => ({ _tag: "Failed", reason: `onClose threw: ${reasonOf(e)}` })
-        })
-        : Effect.void
-    }
-
-    // Decided under the state lock, so a close announced after this check is seen by the drainer
-    // as a drop of the installed connection, and one announced before it makes this one born dead.
-    const install = (landed: Landing<C>, conn: Conn<C>) =>
-      SynchronizedRef.modifyEffect(state, (s) =>
-        s._tag !== "Dialling" || s.landed !== landed
-          ? Effect.fail(stale)
-          : Effect.flatMap(Deferred.isDone(conn.closed), (dead) =>
-            dead ? Effect.fail(bornDead) : Effect.succeed([conn, { _tag: "Ready", conn }] as const)))
-
-    const attempt = (landed: Landing<C>, tally: Ref.Ref<{ dials: number; bornDead: number }>) =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.gen(function*() {
-          const now = yield* SynchronizedRef.get(state)
-          if (now._tag !== "Dialling" || now.landed !== landed) return yield* Effect.fail(stale)
-          const id = yield* Ref.updateAndGet(dialCount, (n) => n + 1)
-          yield* Ref.update(tally, (t) => ({ ...t, dials: t.dials + 1 }))
-          // Opened before the dial, so whatever the dial acquires in it (Effect.acquireRelease) is
-          // released on every way out, even when interruption lands in the instant the dial returns.
-          const scope = yield* Scope.fork(inner)
-          return yield* restore(dialIn(scope)).pipe(
-            // outside restore: once the dial has answered, taking ownership cannot be interrupted
-            Effect.flatMap((dialled) =>
-              Effect.flatMap(open(id, scope, dialled), (conn) =>
-                restore(
-                  subscribe(conn, dialled).pipe(
-                    Effect.andThen(Effect.yieldNow), // lets a close queued on a microtask fire first
-                    Effect.andThen(options.settle === undefined ? Effect.void : Effect.sleep(options.settle)),
-                    Effect.andThen(install(landed, conn))
-                  )
-                ))
-            ),
-            Effect.onError(() => Scope.close(scope, Exit.void)),
-            Effect.tapError((miss) =>
-              miss._tag === "BornDead" ? Ref.update(tally, (t) => ({ ...t, bornDead: t.bornDead + 1 })) : Effect.void
-            )
-          )
-        })
-      )
 
     const runDial = (landed: Landing<C>) =>
-      Effect.gen(function*() {
-        const tally = yield* Ref.make({ dials: 0, bornDead: 0 })
-        const outcome = attempt(landed, tally).pipe(
+      Effect.flatMap(Ref.make({ dials: 0, bornDead: 0 }), (tally) =>
+        internal.attempt(dialler, landed, tally).pipe(
           Effect.retry({ schedule: backoff, times: maxDials - 1, while: (miss: Miss) => miss._tag !== "Stale" }),
-          Effect.catch((miss): Effect.Effect<Conn<C>, DialFailed | PoolClosed> =>
-            miss._tag === "Stale"
-              // retired or closed meanwhile: what landed is disposed; follow the pool to its next dial
-              ? slot
-              : Effect.gen(function*() {
-                yield* SynchronizedRef.update(state, (s) => s._tag === "Dialling" && s.landed === landed ? idle : s)
-                const t = yield* Ref.get(tally)
-                const reason = miss._tag === "Failed" ? miss.reason : "born dead"
-                return yield* new DialFailed({ target, dials: t.dials, bornDead: t.bornDead, reason })
-              })
-          )
-        )
-        yield* Deferred.done(landed, yield* Effect.exit(outcome))
-      }).pipe(Effect.onInterrupt(() => Deferred.fail(landed, closedError)))
+          Effect.onExit((exit) => finish(landed, tally, exit)),
+          Effect.exit
+        ))
 
-    type Slot = readonly [Effect.Effect<Conn<C>, DialFailed | PoolClosed>, State<C>]
+    const await_ = (landed: Landing<C>): Effect.Effect<Conn<C>, DialFailed | PoolClosed> =>
+      Effect.flatMap(Deferred.await(landed), Option.match({ onNone: () => slot, onSome: Effect.succeed }))
+
+    type Slot = readonly [Effect.Effect<Conn<C>, DialFailed | PoolClosed>, internal.State<C>]
+    // The only place a dial starts: a request found no connection and no dial under way.
     const slot: Effect.Effect<Conn<C>, DialFailed | PoolClosed> = SynchronizedRef.modifyEffect(
       state,
       (s): Effect.Effect<Slot> =>
         s._tag === "Idle"
           ? Effect.gen(function*() {
-            const landed = yield* Deferred.make<Conn<C>, DialFailed | PoolClosed>()
+            const landed = yield* Deferred.make<Option.Option<Conn<C>>, DialFailed | PoolClosed>()
             yield* Effect.forkIn(runDial(landed), inner)
-            return [Deferred.await(landed), { _tag: "Dialling", landed }] as const
+            return [await_(landed), { _tag: "Dialling", landed }] as const
           })
           : Effect.succeed<Slot>([
             s._tag === "Ready"
               ? Effect.succeed(s.conn)
-              : s._tag === "Dialling" ? Deferred.await(s.landed) : Effect.fail(closedError),
+              : s._tag === "Dialling" ? await_(s.landed) : Effect.fail(closedError),
             s
           ])
     ).pipe(Effect.flatten)
@@ -380,19 +345,24 @@ export const make = <C, E = never, R = never>(
         ([dead, lease]) => dead ? Effect.andThen(kill(conn), live) : lease.retired ? live : Effect.succeed(conn)
       ))
 
-    // Never replays: the call failed once and that failure is the answer, re-framed.
-    const reframe = <A, E2, R2>(
+    // Never replays: the call failed once and that failure is the answer, re-framed. A transport
+    // that announces its close answers a pending call too, even when its client never rejects it.
+    const guard = <A, E2, R2>(
       conn: Conn<C>,
       call: Effect.Effect<A, E2, R2>
-    ): Effect.Effect<A, Exclude<E2, LinkError> | ConnectionLost, R2> =>
-      Effect.catch(call, (e): Effect.Effect<never, Exclude<E2, LinkError> | ConnectionLost> =>
+    ): Effect.Effect<A, Exclude<E2, LinkError> | ConnectionLost, R2> => {
+      const reframed = Effect.catch(call, (e): Effect.Effect<never, Exclude<E2, LinkError> | ConnectionLost> =>
         isLinkError(e)
-          ? Effect.andThen(
-            kill(conn),
-            Effect.fail(new ConnectionLost({ target, server, connection: conn.id, phase: e.phase, reason: e.reason }))
-          )
+          ? lost(conn, e.phase, e.reason)
           // a tag test cannot narrow a type parameter; this arm is exactly the non-LinkError errors
           : Effect.fail(e as Exclude<E2, LinkError>))
+      return conn.announces
+        ? Effect.raceFirst(
+          reframed,
+          Effect.andThen(Deferred.await(conn.closed), lost(conn, "call", "the transport announced its close"))
+        )
+        : reframed
+    }
 
     const close = Effect.gen(function*() {
       const previous = yield* SynchronizedRef.getAndSet(state, { _tag: "Closed" })
@@ -412,14 +382,16 @@ export const make = <C, E = never, R = never>(
         Effect.uninterruptibleMask((restore) => {
           const leased: Effect.Effect<Conn<C>, DialFailed | PoolClosed> = Effect.flatMap(
             restore(live),
-            (conn) => Effect.flatMap(enter(conn), (ok) => ok ? Effect.succeed(conn) : leased)
+            (conn) => Effect.flatMap(internal.enter(conn), (ok) => ok ? Effect.succeed(conn) : leased)
           )
           return Effect.flatMap(leased, (conn) =>
-            restore(reframe(conn, f(conn.client))).pipe(Effect.ensuring(leave(conn))))
+            restore(guard(conn, f(conn.client))).pipe(Effect.ensuring(internal.leave(conn))))
         }),
       retire: SynchronizedRef.modify(state, (s) =>
-        s._tag === "Ready" ? [s.conn, idle] as const : [undefined, s._tag === "Dialling" ? idle : s] as const
-      ).pipe(Effect.flatMap((conn) => conn === undefined ? Effect.void : retireConn(conn))),
+        s._tag === "Ready"
+          ? [s.conn, internal.idle] as const
+          : [undefined, s._tag === "Dialling" ? internal.idle : s] as const
+      ).pipe(Effect.flatMap((conn) => conn === undefined ? Effect.void : internal.retire(conn))),
       close,
       dials: Ref.get(dialCount)
     } satisfies Pool<C>
