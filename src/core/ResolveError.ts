@@ -11,7 +11,7 @@
  */
 import { Schema } from "effect"
 import type * as Bundle from "./Bundle.ts"
-import type { UnknownExposeKey } from "../surface/Expose.ts"
+import type { CheckError } from "../surface/Expose.ts"
 
 /**
  * The schema of `Bundle.Origin`, so refusals that carry origins stay schema-backed errors.
@@ -230,4 +230,4 @@ export type ResolveError =
   | DuplicateToolName
   | InvalidToolName
   | DuplicateResourceUri
-  | UnknownExposeKey
+  | CheckError

@@ -106,12 +106,6 @@ const surfaceName = (sibling: string | undefined): string =>
 const described = (given: string | undefined, fallback: () => string): string =>
   given !== undefined && given.trim() !== "" ? given : fallback()
 
-// Expose.check lists procedures in the order the map was written; tables list them in spec order.
-const inSpecOrder = (spec: Surface.Spec, procedures: ReadonlyArray<Expose.ExposedProcedure>) => {
-  const order = Object.entries(spec.procedures).flatMap(([ns, verbs]) => Object.keys(verbs).map((verb) => `${ns}.${verb}`))
-  return [...procedures].sort((a, b) => order.indexOf(`${a.ns}.${a.verb}`) - order.indexOf(`${b.ns}.${b.verb}`))
-}
-
 const compileInput = (schema: Surface.Shape | undefined): Bundle.Tool["input"] =>
   schema === undefined ? SchemaBridge.compile() : SchemaBridge.compile(schema)
 
@@ -150,7 +144,7 @@ export const resolveExpose = (
   spec: Surface.Spec,
   expose: Expose.AnyExposeMap,
   sibling: string | undefined
-): Effect.Effect<Tables, Expose.UnknownExposeKey> =>
+): Effect.Effect<Tables, Expose.CheckError> =>
   Effect.map(Expose.check(spec, expose, faceLabel(sibling)), (checked) => {
     const resources: Array<Bundle.Resource> = []
     const templates: Array<Bundle.Template> = []
@@ -169,7 +163,7 @@ export const resolveExpose = (
         }
       }
     }
-    const tools = inSpecOrder(spec, checked.procedures).map((exposed) => procedureTool(sibling, exposed))
+    const tools = checked.procedures.map((exposed) => procedureTool(sibling, exposed))
     return { resources, templates, tools }
   })
 

@@ -154,7 +154,10 @@ export const read = (
         return contents(uri, yield* encodeEntries(uri, collection, yield* member.read))
       }
     }
-  })
+  }).pipe(
+    // A snapshot-first source that ended empty is a read that failed, not a dead link.
+    Effect.catchTag("NoSnapshot", (e) => Effect.fail(unreadable(uri, e.message)))
+  )
 
 /**
  * The changes of a target as a stream of pulses. The first frame of a snapshot-first member is the

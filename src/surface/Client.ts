@@ -6,57 +6,148 @@
  * serves both shapes. Every read is snapshot-first, every call fails with the declared error union or
  * a `LinkError`, and interrupting a call interrupts the work behind it.
  *
+ * Error channels, and who reacts to them: a `LinkError` means the link itself failed, and a
+ * connection pool drops the connection on it; {@link NoSnapshot} (a read whose source ended empty)
+ * and {@link NotServed} (a run-time address the client does not serve) are answers over a healthy
+ * link, so they pass through a pool untouched.
+ *
  * @since 0.1.0
  */
-import { Effect, Option, Stream, SubscriptionRef } from "effect"
-import { LinkError } from "../core/LinkError.ts"
+import { Effect, Schema, SubscriptionRef } from "effect"
+import type { Option, Stream } from "effect"
+import type { LinkError } from "../core/LinkError.ts"
 import type * as Implementation from "./Implementation.ts"
+import type * as Store from "./Store.ts"
 import type * as Surface from "./Surface.ts"
-import { firstOf, mapMembers } from "./internal/members.ts"
+import { assemble, NoSnapshot } from "./internal/members.ts"
+import type { Sources } from "./internal/members.ts"
 
 /**
- * A cell as a client sees it: its value now, or its value now and then every change.
+ * A read found nothing to answer with: the member's source ended before yielding its snapshot (or,
+ * for an event's `next`, its next pulse). Not a link failure: a pool keeps the connection.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Client } from "effect-surface"
+ * declare const client: Client.AnyClient
+ * const count = Effect.catchTag(client.cells["count"]!.read, "NoSnapshot", () => Effect.succeed(0))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export { NoSnapshot }
+
+/**
+ * A run-time address names nothing the client serves: `member` says what was asked for, as its kind
+ * and key (`procedure todo.nope`). The link is fine — the far side was never asked — so a pool keeps
+ * the connection and a caller can report the name as a mistake.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Client } from "effect-surface"
+ * declare const client: Client.AnyClient
+ * // A run-time call's error channel is `unknown` (the declared errors are not known statically).
+ * const answer = Client.call(client, "todo", "nope", undefined).pipe(
+ *   Effect.catchIf(Schema.is(Client.NotServed), (e) => Effect.succeed(e.message)) // "the surface serves no procedure todo.nope"
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class NotServed extends Schema.TaggedError<NotServed>()("NotServed", { member: Schema.String }) {
+  override get message(): string {
+    return `the surface serves no ${this.member}`
+  }
+}
+
+/**
+ * A cell as a client sees it: its value now, or its value now and then every change. A read fails
+ * with `NoSnapshot` only when its source ended before it had a value (a projection of a source that
+ * closed); an implemented cell always has one.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Client, LinkError } from "effect-surface"
+ * declare const count: Client.CellClient<number>
+ * const now: Effect.Effect<number, LinkError | Client.NoSnapshot> = count.read
+ * ```
  *
  * @since 0.1.0
  */
 export interface CellClient<A> {
-  readonly read: Effect.Effect<A, LinkError>
+  readonly read: Effect.Effect<A, LinkError | NoSnapshot>
   readonly subscribe: Stream.Stream<A, LinkError>
 }
 
 /**
  * A collection as a client sees it: the items now (one-shot or snapshot-first) and one item by key.
  *
+ * @example
+ * ```ts
+ * import type { Client } from "effect-surface"
+ * declare const users: Client.CollectionClient<string, { readonly name: string }>
+ * const ada = users.get("u1") // Effect<Option<{ name: string }>, LinkError | NoSnapshot>
+ * ```
+ *
  * @since 0.1.0
  */
 export interface CollectionClient<K, V> {
-  readonly read: Effect.Effect<ReadonlyMap<K, V>, LinkError>
+  readonly read: Effect.Effect<ReadonlyMap<K, V>, LinkError | NoSnapshot>
   readonly subscribe: Stream.Stream<ReadonlyMap<K, V>, LinkError>
-  readonly get: (key: K) => Effect.Effect<Option.Option<V>, LinkError>
+  readonly get: (key: K) => Effect.Effect<Option.Option<V>, LinkError | NoSnapshot>
 }
 
 /**
  * A stream as a client sees it: the backlog, or the backlog as the first frame and then each batch.
  *
+ * @example
+ * ```ts
+ * import type { Client } from "effect-surface"
+ * declare const log: Client.StreamClient<string>
+ * const backlog = log.read // Effect<ReadonlyArray<string>, LinkError | NoSnapshot>
+ * ```
+ *
  * @since 0.1.0
  */
 export interface StreamClient<A> {
-  readonly read: Effect.Effect<ReadonlyArray<A>, LinkError>
+  readonly read: Effect.Effect<ReadonlyArray<A>, LinkError | NoSnapshot>
   readonly subscribe: Stream.Stream<ReadonlyArray<A>, LinkError>
 }
 
 /**
- * An event as a client sees it: pulses from now on, or the next one. There is no snapshot.
+ * An event as a client sees it: pulses from now on, or the next one. There is no snapshot; `next`
+ * fails with `NoSnapshot` if the event's source ends before another pulse.
+ *
+ * @example
+ * ```ts
+ * import type { Client } from "effect-surface"
+ * declare const saved: Client.EventClient<{ readonly id: string }>
+ * const next = saved.next // Effect<{ id: string }, LinkError | NoSnapshot>
+ * ```
  *
  * @since 0.1.0
  */
 export interface EventClient<A> {
   readonly subscribe: Stream.Stream<A, LinkError>
-  readonly next: Effect.Effect<A, LinkError>
+  readonly next: Effect.Effect<A, LinkError | NoSnapshot>
 }
 
 /**
- * The typed client of a surface declared by `S`.
+ * The typed client of a surface declared by `S`. A procedure fails with exactly its declared error
+ * union or a `LinkError`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Client, Surface } from "effect-surface"
+ *
+ * const Counter = Surface.make({ procedures: { counter: { incr: { input: Schema.Int, output: Schema.Int } } } })
+ * declare const client: Client.Client<typeof Counter>
+ * const two = client.procedures.counter.incr(2) // Effect<number, LinkError>
+ * ```
  *
  * @since 0.1.0
  */
@@ -87,6 +178,13 @@ export interface Client<S extends Surface.Spec> {
  * A client whose spec is only known at run time — what a face that resolves names from an expose
  * map holds. Every typed `Client` is one.
  *
+ * @example
+ * ```ts
+ * import { Client } from "effect-surface"
+ * declare const client: Client.AnyClient
+ * const cell = Object.hasOwn(client.cells, "count") ? client.cells["count"] : undefined
+ * ```
+ *
  * @since 0.1.0
  */
 export interface AnyClient {
@@ -94,10 +192,10 @@ export interface AnyClient {
   readonly cells: { readonly [key: string]: CellClient<unknown> }
   readonly collections: {
     readonly [key: string]: {
-      readonly read: Effect.Effect<ReadonlyMap<unknown, unknown>, LinkError>
+      readonly read: Effect.Effect<ReadonlyMap<unknown, unknown>, LinkError | NoSnapshot>
       readonly subscribe: Stream.Stream<ReadonlyMap<unknown, unknown>, LinkError>
       /** Takes a key already decoded with the collection's own key schema. */
-      readonly get: (key: never) => Effect.Effect<Option.Option<unknown>, LinkError>
+      readonly get: (key: never) => Effect.Effect<Option.Option<unknown>, LinkError | NoSnapshot>
     }
   }
   readonly streams: { readonly [key: string]: StreamClient<unknown> }
@@ -110,6 +208,16 @@ export interface AnyClient {
 /**
  * View a typed client as a run-time one.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Client, Surface } from "effect-surface"
+ *
+ * const Counter = Surface.make({ cells: { count: Surface.cell(Schema.Int, 0) } })
+ * declare const client: Client.Client<typeof Counter>
+ * const any: Client.AnyClient = Client.erase(client)
+ * ```
+ *
  * @since 0.1.0
  */
 export const erase = <S extends Surface.Spec>(client: Client<S>): AnyClient =>
@@ -119,8 +227,9 @@ export const erase = <S extends Surface.Spec>(client: Client<S>): AnyClient =>
 
 /**
  * Call a procedure of a run-time client by address, with an input the caller has already decoded
- * against the procedure's own input schema. A missing procedure is a `LinkError` — the far side
- * does not serve it — never a crash.
+ * against the procedure's own input schema. It fails with the procedure's declared errors or a
+ * `LinkError`, and with {@link NotServed} when the client serves no such procedure — a wrong name,
+ * not a broken link, so a pool keeps its connection.
  *
  * @example
  * ```ts
@@ -139,9 +248,7 @@ export const call = (
 ): Effect.Effect<unknown, unknown> => {
   const group = Object.hasOwn(client.procedures, ns) ? client.procedures[ns] : undefined
   const procedure = group !== undefined && Object.hasOwn(group, verb) ? group[verb] : undefined
-  if (procedure === undefined) {
-    return Effect.fail(new LinkError({ phase: "closed", reason: `the surface serves no procedure ${ns}.${verb}` }))
-  }
+  if (procedure === undefined) return Effect.fail(new NotServed({ member: `procedure ${ns}.${verb}` }))
   // The input was decoded with this very procedure's input schema, which is what its parameter
   // type is derived from; a run-time address cannot carry that link in the type system.
   return procedure(input as never)
@@ -149,51 +256,30 @@ export const call = (
 
 /**
  * Build a client over an implementation in the same process: no transport, no encoding, so a
- * `LinkError` never occurs, and interrupting a call interrupts the implementation's fiber.
+ * `LinkError` never occurs, and interrupting a call interrupts the implementation's fiber. Only what
+ * the spec declares is served: a verb the implementation has beyond its spec is not reachable.
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
- * import { Client } from "effect-surface"
- * declare const implemented: Implementation.Implemented<typeof Spec>
- * const client = Client.directDispatch(implemented)
+ * import { Effect, Schema } from "effect"
+ * import { Client, Implementation, Surface } from "effect-surface"
+ *
+ * const Echo = Surface.make({ procedures: { echo: { say: { input: Schema.String, output: Schema.String } } } })
+ * const client = Client.directDispatch(Implementation.make(Echo, { procedures: { echo: { say: Effect.succeed } } }))
+ * const hi = client.procedures.echo.say("hi") // Effect<string, LinkError>
  * ```
  *
  * @since 0.1.0
  */
 export const directDispatch = <S extends Surface.Spec>(implemented: Implementation.Implemented<S>): Client<S> => {
   const { implementation, spec } = implemented
-  // Groups the spec leaves empty may be absent from the implementation (see `Implementation`).
-  const impl: {
-    readonly cells?: { readonly [key: string]: SubscriptionRef.SubscriptionRef<unknown> }
-    readonly collections?: { readonly [key: string]: { readonly changes: Stream.Stream<ReadonlyMap<unknown, unknown>>; readonly get: (key: unknown) => Effect.Effect<Option.Option<unknown>> } }
-    readonly streams?: { readonly [key: string]: Stream.Stream<ReadonlyArray<unknown>> }
-    readonly events?: { readonly [key: string]: Stream.Stream<unknown> }
-    readonly procedures?: { readonly [ns: string]: { readonly [verb: string]: (input: never) => Effect.Effect<unknown, unknown> } }
-    // `SubscriptionRef` is invariant, so no typed implementation is assignable to this run-time
-    // view; every member is used below only at the type its own spec key declares.
-  } = implementation as never
-  const client: AnyClient = {
-    spec,
-    cells: mapMembers(impl.cells, spec.cells, (ref): CellClient<unknown> => ({
-      read: SubscriptionRef.get(ref),
-      subscribe: SubscriptionRef.changes(ref)
-    })),
-    collections: mapMembers(impl.collections, spec.collections, (store, key): CollectionClient<unknown, unknown> => ({
-      read: firstOf(store.changes, `collection ${key}`),
-      subscribe: store.changes,
-      get: store.get
-    })),
-    streams: mapMembers(impl.streams, spec.streams, (frames, key): StreamClient<unknown> => ({
-      read: firstOf(frames, `stream ${key}`),
-      subscribe: frames
-    })),
-    events: mapMembers(impl.events, spec.events, (pulses, key): EventClient<unknown> => ({
-      subscribe: pulses,
-      next: firstOf(pulses, `event ${key}`)
-    })),
-    procedures: mapMembers(impl.procedures, spec.procedures, (verbs) => verbs)
-  }
+  // `SubscriptionRef` is invariant, so no typed implementation is assignable to this run-time view;
+  // every member is used by `assemble` only under the spec key that typed it.
+  const impl: Sources<SubscriptionRef.SubscriptionRef<unknown>, Store.Store<unknown, unknown>> = implementation as never
+  const client = assemble(spec, impl, {
+    cell: (ref) => ({ read: SubscriptionRef.get(ref), subscribe: SubscriptionRef.changes(ref) }),
+    collection: (store) => ({ read: store.snapshot, subscribe: store.changes, get: store.get })
+  })
   // Each member was built from the implementation of the same key, whose type `Implementation<S>`
   // derives from the same spec `Client<S>` is derived from; the mapping over keys is run-time.
   return client as unknown as Client<S>

@@ -16,6 +16,12 @@ import * as Surface from "./Surface.ts"
  * How one procedure is exposed: `true`, or an entry that overrides what the spec says it does.
  * `mutates` defaults to the procedure's own declaration, and that to `true`.
  *
+ * @example
+ * ```ts
+ * import type { Expose } from "effect-surface"
+ * const readOnly: Expose.ProcedureEntry = { mutates: false }
+ * ```
+ *
  * @since 0.1.0
  */
 export type ProcedureEntry = true | { readonly mutates?: boolean }
@@ -23,6 +29,15 @@ export type ProcedureEntry = true | { readonly mutates?: boolean }
 /**
  * The expose map of a surface: each group names the members that cross, by their spec key;
  * procedures by their `"ns.verb"` address.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({ cells: { filter: Surface.cell(Schema.String, "all") }, procedures: { todo: { add: {} } } })
+ * const expose: Expose.ExposeMap<typeof Todos> = { cells: { filter: true }, procedures: { "todo.add": true } }
+ * ```
  *
  * @since 0.1.0
  */
@@ -35,16 +50,23 @@ export interface ExposeMap<S extends Surface.Spec> {
 }
 
 /**
- * An expose map whose surface is known only at run time.
+ * An expose map whose surface is known only at run time: what `check` accepts once it has decoded
+ * its input. `true` (or a procedure entry) exposes; `false` or leaving a key out denies.
+ *
+ * @example
+ * ```ts
+ * import type { Expose } from "effect-surface"
+ * const expose: Expose.AnyExposeMap = { cells: { filter: true }, procedures: { "todo.add": { mutates: true }, "todo.drop": false } }
+ * ```
  *
  * @since 0.1.0
  */
 export interface AnyExposeMap {
-  readonly cells?: { readonly [key: string]: true | undefined }
-  readonly collections?: { readonly [key: string]: true | undefined }
-  readonly streams?: { readonly [key: string]: true | undefined }
-  readonly events?: { readonly [key: string]: true | undefined }
-  readonly procedures?: { readonly [name: string]: ProcedureEntry | undefined }
+  readonly cells?: { readonly [key: string]: boolean | undefined }
+  readonly collections?: { readonly [key: string]: boolean | undefined }
+  readonly streams?: { readonly [key: string]: boolean | undefined }
+  readonly events?: { readonly [key: string]: boolean | undefined }
+  readonly procedures?: { readonly [name: string]: ProcedureEntry | false | undefined }
 }
 
 /**
@@ -52,7 +74,10 @@ export interface AnyExposeMap {
  *
  * @example
  * ```ts
- * import { Expose } from "effect-surface"
+ * import { Schema } from "effect"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({ cells: { filter: Surface.cell(Schema.String, "all") }, procedures: { todo: { add: {} } } })
  * const expose = Expose.make(Todos, { cells: { filter: true }, procedures: { "todo.add": { mutates: true } } })
  * ```
  *
@@ -62,6 +87,12 @@ export const make = <S extends Surface.Spec>(_spec: S, expose: ExposeMap<S>): Ex
 
 /**
  * An exposed procedure, resolved against its spec.
+ *
+ * @example
+ * ```ts
+ * import type { Expose } from "effect-surface"
+ * const add: Expose.ExposedProcedure = { ns: "todo", verb: "add", procedure: {}, mutates: true }
+ * ```
  *
  * @since 0.1.0
  */
@@ -73,7 +104,16 @@ export interface ExposedProcedure {
 }
 
 /**
- * An expose map checked against a spec: every name in it exists, in spec order.
+ * An expose map checked against a spec: every name in it exists, and every group — procedures
+ * included — lists its members in spec order, whatever order the map was written in.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Expose } from "effect-surface"
+ * declare const checked: Expose.Checked
+ * const tools = checked.procedures.map((p) => `${p.ns}.${p.verb}`)
+ * ```
  *
  * @since 0.1.0
  */
@@ -85,32 +125,160 @@ export interface Checked {
   readonly procedures: ReadonlyArray<ExposedProcedure>
 }
 
+const groups = ["cells", "collections", "streams", "events", "procedures"] as const
+type GroupName = typeof groups[number]
+
+const memberOf = (group: GroupName): string => group === "procedures" ? "procedure" : group.slice(0, -1)
+
 /**
  * An expose key that names nothing on its surface.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({ cells: { filter: Surface.cell(Schema.String, "all") } })
+ * Expose.check(Todos, { cells: { filtr: true } }, "mcp").pipe(
+ *   Effect.catchTag("UnknownExposeKey", (e) => Effect.logError(e.message))
+ * )
+ * ```
  *
  * @since 0.1.0
  */
 export class UnknownExposeKey extends Schema.TaggedError<UnknownExposeKey>()("UnknownExposeKey", {
   face: Schema.String,
-  group: Schema.Literals(["cells", "collections", "streams", "events", "procedures"]),
+  group: Schema.Literals(groups),
   key: Schema.String
 }) {
   override get message(): string {
-    const member = this.group === "procedures" ? "procedure" : this.group.slice(0, -1)
-    return `the expose map for ${this.face} names ${member} "${this.key}", which its surface does not declare`
+    return `the expose map for ${this.face} names ${memberOf(this.group)} "${this.key}", which its surface does not declare`
   }
 }
 
-const memberGroups = ["cells", "collections", "streams", "events"] as const
+/**
+ * An expose map, or an entry of it, that is not what an expose map may hold — read from a config
+ * file or a roster move, a map is untrusted input. `key` is where the fault is: a member name or
+ * procedure address under `group`; without a group, a top-level key of the map (or `""` for the map
+ * itself). `reason` says what was wrong and what is allowed.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({ procedures: { todo: { add: {} } } })
+ * const fromConfig: unknown = JSON.parse(`{"procedures":{"todo.add":{"mutates":"no"}}}`)
+ * Expose.check(Todos, fromConfig, "mcp").pipe(
+ *   Effect.catchTag("InvalidExposeEntry", (e) => Effect.logError(e.message))
+ *   // the expose map for mcp has an invalid entry for procedure "todo.add": "mutates" is "no", …
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class InvalidExposeEntry extends Schema.TaggedError<InvalidExposeEntry>()("InvalidExposeEntry", {
+  face: Schema.String,
+  group: Schema.optionalKey(Schema.Literals(groups)),
+  key: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    const where = this.group !== undefined
+      ? `has an invalid entry for ${memberOf(this.group)} "${this.key}"`
+      : this.key === "" ? "is invalid" : `has an invalid group "${this.key}"`
+    return `the expose map for ${this.face} ${where}: ${this.reason}`
+  }
+}
+
+/**
+ * A spec declares a procedure verb containing a dot. Addresses are `"ns.verb"` split at the last
+ * dot, so such a procedure could not be named (and `{ a: { "b.c" } }` would collide with
+ * `{ "a.b": { c } }`). `Surface.make` refuses it at compile time; this is the run-time refusal, for
+ * specs that arrive as values.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * const fromRoster: Surface.Spec = { cells: {}, collections: {}, streams: {}, events: {}, procedures: { a: { "b.c": {} } } }
+ * Expose.check(fromRoster, {}, "mcp").pipe(Effect.catchTag("DottedVerb", (e) => Effect.logError(e.message)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class DottedVerb extends Schema.TaggedError<DottedVerb>()("DottedVerb", {
+  face: Schema.String,
+  ns: Schema.String,
+  verb: Schema.String
+}) {
+  override get message(): string {
+    return `the surface for ${this.face} declares procedure verb "${this.verb}" in namespace "${this.ns}": ` +
+      `a verb may not contain a dot (a namespace may), because "${this.ns}.${this.verb}" is split at its last dot`
+  }
+}
+
+/**
+ * Every way `check` refuses a map.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * declare const spec: Surface.Spec
+ * const checked: Effect.Effect<Expose.Checked, Expose.CheckError> = Expose.check(spec, {}, "mcp")
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type CheckError = UnknownExposeKey | InvalidExposeEntry | DottedVerb
+
+type Entries = { readonly [key: string]: unknown }
+
+const isEntries = (u: unknown): u is Entries => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** A value as a refusal quotes it. */
+const shown = (u: unknown): string =>
+  Array.isArray(u) ? "an array"
+  : typeof u === "object" && u !== null ? "an object"
+  : typeof u === "string" ? JSON.stringify(u)
+  : String(u)
+
+const memberEntry = "a member is exposed by true and denied by false or by leaving it out"
+const procedureEntry = "a procedure is exposed by true or { mutates?: boolean } and denied by false or by leaving it out"
+
+/** A procedure entry decoded: `undefined` denies, otherwise the `mutates` override (maybe none). */
+type Decoded = { readonly exposed: false } | { readonly exposed: true; readonly mutates: boolean | undefined }
+
+const decodeProcedureEntry = (entry: unknown): Decoded | string => {
+  if (entry === true) return { exposed: true, mutates: undefined }
+  if (entry === false || entry === undefined) return { exposed: false }
+  if (!isEntries(entry)) return `${shown(entry)} is not an entry: ${procedureEntry}`
+  const extra = Object.keys(entry).find((field) => field !== "mutates")
+  if (extra !== undefined) return `unknown field "${extra}": ${procedureEntry}`
+  const mutates = Object.hasOwn(entry, "mutates") ? entry["mutates"] : undefined
+  if (mutates !== undefined && typeof mutates !== "boolean") return `"mutates" is ${shown(mutates)}: it must be true or false`
+  return { exposed: true, mutates }
+}
 
 /**
  * Check an expose map against a spec at run time. `face` says whose map it is ("mcp", "mcp
  * sibling tasks", …) so the refusal names where to fix it.
  *
+ * The map is decoded as the untrusted input it is (it may come from a config file): only `true`
+ * exposes a member, and only `true` or `{ mutates?: boolean }` a procedure; `false` or a missing key
+ * denies; anything else is an {@link InvalidExposeEntry} naming the key. Only the map's own keys
+ * count, never ones inherited through its prototype. A key naming nothing is an
+ * {@link UnknownExposeKey}, and a spec with a dotted verb is a {@link DottedVerb}.
+ *
  * @example
  * ```ts
- * import { Effect } from "effect"
- * import { Expose } from "effect-surface"
+ * import { Effect, Schema } from "effect"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({ cells: { filter: Surface.cell(Schema.String, "all") } })
  * const checked = Expose.check(Todos, { cells: { filtr: true } }, "mcp")
  * // fails: the expose map for mcp names cell "filtr", which its surface does not declare
  * ```
@@ -119,39 +287,81 @@ const memberGroups = ["cells", "collections", "streams", "events"] as const
  */
 export const check = (
   spec: Surface.Spec,
-  expose: AnyExposeMap,
+  expose: AnyExposeMap | unknown,
   face: string
-): Effect.Effect<Checked, UnknownExposeKey> =>
+): Effect.Effect<Checked, CheckError> =>
   Effect.gen(function*() {
-    const named = (group: typeof memberGroups[number]): Effect.Effect<ReadonlyArray<string>, UnknownExposeKey> => {
-      const entries = expose[group] ?? {}
-      for (const key of Object.keys(entries)) {
-        if (!Object.hasOwn(spec[group], key)) return Effect.fail(new UnknownExposeKey({ face, group, key }))
-      }
-      // Spec order, so every face lists members the same way whatever order the map was written in.
-      return Effect.succeed(Object.keys(spec[group]).filter((key) => entries[key] === true))
+    for (const [ns, verbs] of Object.entries(spec.procedures)) {
+      const verb = Object.keys(verbs).find((verb) => verb.includes("."))
+      if (verb !== undefined) return yield* new DottedVerb({ face, ns, verb })
     }
+    if (!isEntries(expose)) {
+      return yield* new InvalidExposeEntry({ face, key: "", reason: `it is ${shown(expose)}, not an object of groups` })
+    }
+    const unknownGroup = Object.keys(expose).find((key) => !(groups as ReadonlyArray<string>).includes(key))
+    if (unknownGroup !== undefined) {
+      return yield* new InvalidExposeEntry({ face, key: unknownGroup, reason: `an expose map's groups are ${groups.join(", ")}` })
+    }
+    const entriesOf = (group: GroupName): Effect.Effect<Entries, InvalidExposeEntry> => {
+      const entries = Object.hasOwn(expose, group) ? expose[group] : undefined
+      if (entries === undefined) return Effect.succeed({})
+      return isEntries(entries)
+        ? Effect.succeed(entries)
+        : Effect.fail(new InvalidExposeEntry({ face, key: group, reason: `it is ${shown(entries)}, not an object of entries` }))
+    }
+    const named = (group: Exclude<GroupName, "procedures">) =>
+      Effect.gen(function*() {
+        const entries = yield* entriesOf(group)
+        const exposed = new Set<string>()
+        for (const key of Object.keys(entries)) {
+          if (!Object.hasOwn(spec[group], key)) return yield* new UnknownExposeKey({ face, group, key })
+          const entry = entries[key]
+          if (entry === true) exposed.add(key)
+          else if (entry !== false && entry !== undefined) {
+            return yield* new InvalidExposeEntry({ face, group, key, reason: `${shown(entry)} is not an entry: ${memberEntry}` })
+          }
+        }
+        return Object.keys(spec[group]).filter((key) => exposed.has(key))
+      })
     const cells = yield* named("cells")
     const collections = yield* named("collections")
     const streams = yield* named("streams")
     const events = yield* named("events")
-    const procedureEntries = expose.procedures ?? {}
-    const procedures: Array<ExposedProcedure> = []
-    for (const [name, entry] of Object.entries(procedureEntries)) {
-      if (entry === undefined) continue
+    const procedureEntries = yield* entriesOf("procedures")
+    const overrides = new Map<string, boolean | undefined>()
+    for (const name of Object.keys(procedureEntries)) {
       const address = Surface.splitProcedureName(name)
-      const procedure = address && Surface.procedureAt(spec, address.ns, address.verb)
-      if (address === undefined || procedure === undefined) {
+      if (address === undefined || Surface.procedureAt(spec, address.ns, address.verb) === undefined) {
         return yield* new UnknownExposeKey({ face, group: "procedures", key: name })
       }
-      const mutates = (entry === true ? undefined : entry.mutates) ?? procedure.mutates ?? true
-      procedures.push({ ns: address.ns, verb: address.verb, procedure, mutates })
+      const decoded = decodeProcedureEntry(procedureEntries[name])
+      if (typeof decoded === "string") {
+        return yield* new InvalidExposeEntry({ face, group: "procedures", key: name, reason: decoded })
+      }
+      if (decoded.exposed) overrides.set(name, decoded.mutates)
     }
+    // Spec order, so every face lists procedures the same way whatever order the map was written in.
+    const procedures = Object.entries(spec.procedures).flatMap(([ns, verbs]) =>
+      Object.entries(verbs).flatMap(([verb, procedure]): ReadonlyArray<ExposedProcedure> => {
+        const name = `${ns}.${verb}`
+        if (!overrides.has(name)) return []
+        return [{ ns, verb, procedure, mutates: overrides.get(name) ?? procedure.mutates ?? true }]
+      })
+    )
     return { cells, collections, streams, events, procedures }
   })
 
 /**
  * Expose everything a spec declares — for trusted, local use and tests; faces still default-deny.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({ cells: { filter: Surface.cell(Schema.String, "all") }, procedures: { todo: { add: {} } } })
+ * Expose.all(Todos) // { cells: { filter: true }, …, procedures: { "todo.add": true } }
+ * ```
  *
  * @since 0.1.0
  */

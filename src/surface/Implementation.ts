@@ -13,11 +13,19 @@ import type { Stream } from "effect"
 import { Effect, SubscriptionRef } from "effect"
 import type * as Store from "./Store.ts"
 import type * as Surface from "./Surface.ts"
-
-type Group<K extends string, T> = keyof T extends never ? { readonly [P in K]?: T } : { readonly [P in K]: T }
+import type { Group } from "./internal/members.ts"
 
 /**
  * The implementation of each procedure: `(input) => Effect<output, declared errors>`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Implementation, Surface } from "effect-surface"
+ *
+ * const Echo = Surface.make({ procedures: { echo: { say: { input: Schema.String, output: Schema.String } } } })
+ * const procedures: Implementation.ProceduresImpl<typeof Echo.procedures> = { echo: { say: (s) => Effect.succeed(s) } }
+ * ```
  *
  * @since 0.1.0
  */
@@ -69,7 +77,19 @@ export type Implementation<S extends Surface.Spec> =
   & Group<"procedures", ProceduresImpl<S["procedures"]>>
 
 /**
- * A spec paired with an implementation checked against it.
+ * A spec paired with an implementation checked against it: what `Implementation.make` returns and
+ * every face (`Client.directDispatch`, the wire face) takes.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Implementation, Surface } from "effect-surface"
+ *
+ * const Echo = Surface.make({ procedures: { echo: { say: { input: Schema.String, output: Schema.String } } } })
+ * const echo: Implementation.Implemented<typeof Echo> = Implementation.make(Echo, {
+ *   procedures: { echo: { say: (s) => Effect.succeed(s) } }
+ * })
+ * ```
  *
  * @since 0.1.0
  */
@@ -79,11 +99,12 @@ export interface Implemented<S extends Surface.Spec> {
 }
 
 /**
- * Pair a spec with its implementation; the type parameter ties the two together.
+ * Pair a spec with its implementation; the type parameter ties the two together. Only what the spec
+ * declares is ever served from it: an extra member or verb the implementation carries is unreachable.
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Effect, Schema } from "effect"
  * import { Implementation, Surface } from "effect-surface"
  *
  * const Echo = Surface.make({ procedures: { echo: { say: { input: Schema.String, output: Schema.String } } } })

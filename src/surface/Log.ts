@@ -17,7 +17,16 @@ interface State<A> {
 }
 
 /**
- * An append-only log read backlog first.
+ * An append-only log read backlog first: what implements a `Surface.Stream` member (pass its
+ * `frames`), as a `Store` implements a collection.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Log } from "effect-surface"
+ * declare const log: Log.Log<string>
+ * const program = Effect.andThen(log.append("a", "b"), log.backlog) // ["a", "b"], or its last `capacity`
+ * ```
  *
  * @since 0.1.0
  */
@@ -30,7 +39,9 @@ export interface Log<A> {
 }
 
 /**
- * Make a log keeping at most `capacity` entries of backlog (default 1,000).
+ * Make a log keeping at most `capacity` entries of backlog (default 1,000). `capacity` must be a
+ * whole number of at least 1: anything else (`0`, `2.5`, `NaN`, `Infinity`) is a programming error,
+ * so the Effect dies with a `RangeError` rather than keep a bound other than the one asked for.
  *
  * @example
  * ```ts
@@ -47,7 +58,10 @@ export interface Log<A> {
  * @since 0.1.0
  */
 export const make = <A>(options?: { readonly capacity?: number }): Effect.Effect<Log<A>> => {
-  const capacity = Math.max(1, options?.capacity ?? 1000)
+  const capacity = options?.capacity ?? 1000
+  if (!Number.isInteger(capacity) || capacity < 1) {
+    return Effect.die(new RangeError(`Log.make: capacity must be a whole number of at least 1, got ${capacity}`))
+  }
   return Effect.map(SubscriptionRef.make<State<A>>({ entries: [], total: 0 }), (ref): Log<A> => ({
     append: (...entries) =>
       entries.length === 0 ? Effect.void : SubscriptionRef.update(ref, (state) => {

@@ -9,17 +9,27 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option, Stream } from "effect"
-import { LinkError } from "../core/LinkError.ts"
+import { Effect } from "effect"
+import type { Stream } from "effect"
+import type { LinkError } from "../core/LinkError.ts"
 import type * as Client from "./Client.ts"
 import type * as Surface from "./Surface.ts"
-import { firstOf, mapMembers } from "./internal/members.ts"
-
-type Group<K extends string, T> = keyof T extends never ? { readonly [P in K]?: T } : { readonly [P in K]: T }
+import { assemble, firstOf, lookup } from "./internal/members.ts"
+import type { Group, Sources } from "./internal/members.ts"
 
 /**
  * How each member of a projected spec is derived: cells, collections and streams as snapshot-first
- * streams, events as pulse streams, procedures (if the projection keeps any) as calls.
+ * streams, events as pulse streams, procedures (if the projection keeps any) as calls. A derived
+ * source that ends before its first value makes reads fail with `Client.NoSnapshot`.
+ *
+ * @example
+ * ```ts
+ * import { Schema, Stream } from "effect"
+ * import { Project, Surface } from "effect-surface"
+ *
+ * const Clock = Surface.make({ cells: { tick: Surface.cell(Schema.Int, 0) } })
+ * const derivation: Project.Derivation<typeof Clock> = { cells: { tick: Stream.make(1, 2, 3) } }
+ * ```
  *
  * @since 0.1.0
  */
@@ -42,12 +52,20 @@ export type Derivation<S extends Surface.Spec> =
   & Group<"procedures", Client.Client<S>["procedures"]>
 
 /**
- * Build the client of a projected surface.
+ * Build the client of a projected surface. Only what the projected spec declares is served: a
+ * procedure kept from the source must be declared under the same namespace and verb.
  *
  * @example
  * ```ts
  * import { Schema, Stream } from "effect"
- * import { Project, Surface } from "effect-surface"
+ * import { Client, Project, Surface } from "effect-surface"
+ *
+ * const Todo = Schema.Struct({ title: Schema.String, done: Schema.Boolean })
+ * const Todos = Surface.make({
+ *   collections: { todos: Surface.collection(Schema.String, Todo) },
+ *   procedures: { todo: { remove: { input: Schema.String } } }
+ * })
+ * declare const source: Client.Client<typeof Todos>
  *
  * // Observers see how many todos are open, and the todos themselves, but can change nothing.
  * const Observer = Surface.make({
@@ -63,25 +81,16 @@ export type Derivation<S extends Surface.Spec> =
  * @since 0.1.0
  */
 export const make = <S extends Surface.Spec>(spec: S, derivation: Derivation<S>): Client.Client<S> => {
-  const derived: {
-    readonly cells?: { readonly [key: string]: Stream.Stream<unknown, LinkError> }
-    readonly collections?: { readonly [key: string]: Stream.Stream<ReadonlyMap<unknown, unknown>, LinkError> }
-    readonly streams?: { readonly [key: string]: Stream.Stream<ReadonlyArray<unknown>, LinkError> }
-    readonly events?: { readonly [key: string]: Stream.Stream<unknown, LinkError> }
-    readonly procedures?: Client.AnyClient["procedures"]
-  } = derivation
-  const client: Client.AnyClient = {
-    spec,
-    cells: mapMembers(derived.cells, spec.cells, (changes, key) => ({ read: firstOf(changes, `cell ${key}`), subscribe: changes })),
-    collections: mapMembers(derived.collections, spec.collections, (changes, key) => ({
-      read: firstOf(changes, `collection ${key}`),
-      subscribe: changes,
-      get: (item: unknown) => Effect.map(firstOf(changes, `collection ${key}`), (items) => Option.fromUndefinedOr(items.get(item)))
-    })),
-    streams: mapMembers(derived.streams, spec.streams, (frames, key) => ({ read: firstOf(frames, `stream ${key}`), subscribe: frames })),
-    events: mapMembers(derived.events, spec.events, (pulses, key) => ({ subscribe: pulses, next: firstOf(pulses, `event ${key}`) })),
-    procedures: mapMembers(derived.procedures, spec.procedures, (verbs) => verbs)
-  }
+  type Changes<A> = Stream.Stream<A, LinkError>
+  // The run-time view of a derivation; each member is used by `assemble` only under its own key.
+  const derived: Sources<Changes<unknown>, Changes<ReadonlyMap<unknown, unknown>>> = derivation
+  const client = assemble(spec, derived, {
+    cell: (changes, key) => ({ read: firstOf(changes, `cell ${key}`), subscribe: changes }),
+    collection: (changes, key) => {
+      const read = firstOf(changes, `collection ${key}`)
+      return { read, subscribe: changes, get: (item: unknown) => Effect.map(read, (items) => lookup(items, item)) }
+    }
+  })
   // Each member was derived under the key of `S` it is read back by; see `Client.directDispatch`.
   return client as unknown as Client.Client<S>
 }

@@ -9,9 +9,19 @@
  * @since 0.1.0
  */
 import { Effect, Option, Stream, SubscriptionRef } from "effect"
+import { lookup } from "./internal/members.ts"
 
 /**
- * A keyed store with change notifications.
+ * A keyed store with change notifications: what implements a `Surface.Collection` member. A key
+ * is present when the map has it, whatever its value — a stored `undefined` is `Some(undefined)`.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import { Store } from "effect-surface"
+ * declare const users: Store.Store<string, { readonly name: string }>
+ * const rename = users.update("u1", Option.map((user) => ({ ...user, name: "Ada" })))
+ * ```
  *
  * @since 0.1.0
  */
@@ -51,12 +61,12 @@ export const make = <K, V>(initial: Iterable<readonly [K, V]> = []): Effect.Effe
     ref,
     snapshot: SubscriptionRef.get(ref),
     changes: SubscriptionRef.changes(ref),
-    get: (key) => Effect.map(SubscriptionRef.get(ref), (map) => Option.fromUndefinedOr(map.get(key))),
+    get: (key) => Effect.map(SubscriptionRef.get(ref), (map) => lookup(map, key)),
     set: (key, value) => SubscriptionRef.update(ref, (map) => new Map(map).set(key, value)),
     update: (key, f) =>
       SubscriptionRef.update(ref, (map) => {
         const next = new Map(map)
-        const result = f(Option.fromUndefinedOr(map.get(key)))
+        const result = f(lookup(map, key))
         if (Option.isSome(result)) next.set(key, result.value)
         else next.delete(key)
         return next

@@ -14,6 +14,13 @@ import type { Schema } from "effect"
 /**
  * A schema a surface can carry across a wire: no services needed to decode or encode it.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Surface } from "effect-surface"
+ * const title: Surface.Shape = Schema.String
+ * ```
+ *
  * @since 0.1.0
  */
 export type Shape = Schema.Codec<unknown, unknown, never, never>
@@ -21,12 +28,26 @@ export type Shape = Schema.Codec<unknown, unknown, never, never>
 /**
  * A key schema: the wire form of a key is a string, because it is a segment of an address.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Surface } from "effect-surface"
+ * const id: Surface.KeyShape = Schema.String
+ * ```
+ *
  * @since 0.1.0
  */
 export type KeyShape = Schema.Codec<string | number, string, never, never>
 
 /**
  * A cell: one current value, with the value it holds before anything is written.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const count: Surface.Cell<typeof Schema.Int> = Surface.cell(Schema.Int, 0)
+ * ```
  *
  * @since 0.1.0
  */
@@ -39,6 +60,13 @@ export interface Cell<S extends Shape = Shape> {
 /**
  * A collection: items of one schema, keyed by a key schema.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const users: Surface.Collection = Surface.collection(Schema.String, Schema.Struct({ name: Schema.String }))
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Collection<K extends KeyShape = KeyShape, V extends Shape = Shape> {
@@ -48,18 +76,50 @@ export interface Collection<K extends KeyShape = KeyShape, V extends Shape = Sha
 }
 
 /**
- * A stream: an append-only log. A reader's first frame is the backlog, later frames are what was
- * appended since.
+ * A stream: an append-only log of entries. A reader's first frame is the backlog, later frames are
+ * what was appended since. Declared with `Surface.stream`, grouped under `streams`, implemented by
+ * the frames of a `Log.Log` (or any backlog-first `Stream` of entry arrays).
+ *
+ * Named like the other member kinds (`Surface.Cell`, `Surface.Event`) and always written with its
+ * namespace, so `Surface.Stream` (a declared member) never reads as effect's `Stream.Stream`.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const log: Surface.Stream<typeof Schema.String> = Surface.stream(Schema.String)
+ * ```
  *
  * @since 0.1.0
  */
-export interface Log<S extends Shape = Shape> {
-  readonly _tag: "Log"
+export interface Stream<S extends Shape = Shape> {
+  readonly _tag: "Stream"
   readonly schema: S
 }
 
 /**
+ * The former name of {@link Stream}.
+ *
+ * @deprecated Use `Surface.Stream`: the member kind is a stream, declared by `Surface.stream`.
+ * @example
+ * ```ts
+ * import type { Surface } from "effect-surface"
+ * type Entries = Surface.Stream // not Surface.Log
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Log<S extends Shape = Shape> = Stream<S>
+
+/**
  * An event: a pulse. A reader sees only what happens after it starts reading.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const saved: Surface.Event = Surface.event(Schema.Struct({ id: Schema.String }))
+ * ```
  *
  * @since 0.1.0
  */
@@ -72,6 +132,15 @@ export interface Event<S extends Shape = Shape> {
  * A procedure: a call. A missing `input` means the call takes no input; a missing `output` answers
  * nothing; `error` is a schema for the union of tagged errors the call may fail with. `mutates`
  * defaults to true, so a procedure is treated as dangerous until it says otherwise.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Surface } from "effect-surface"
+ *
+ * class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { id: Schema.String }) {}
+ * const complete: Surface.Procedure = { input: Schema.String, output: Schema.Boolean, error: NotFound, mutates: true }
+ * ```
  *
  * @since 0.1.0
  */
@@ -87,6 +156,13 @@ export interface Procedure {
 /**
  * Procedures grouped by namespace: `{ ns: { verb: Procedure } }`.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Surface } from "effect-surface"
+ * const procedures: Surface.Procedures = { todo: { count: { output: Schema.Int, mutates: false } } }
+ * ```
+ *
  * @since 0.1.0
  */
 export type Procedures = { readonly [ns: string]: { readonly [verb: string]: Procedure } }
@@ -95,12 +171,20 @@ export type Procedures = { readonly [ns: string]: { readonly [verb: string]: Pro
  * A whole surface declaration. Every group is present (possibly empty) so faces never branch on a
  * missing group.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const spec: Surface.Spec = Surface.make({ cells: { on: Surface.cell(Schema.Boolean, false) } })
+ * Object.keys(spec.procedures) // [] — a group left out of the declaration is present and empty
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Spec {
   readonly cells: { readonly [key: string]: Cell }
   readonly collections: { readonly [key: string]: Collection }
-  readonly streams: { readonly [key: string]: Log }
+  readonly streams: { readonly [key: string]: Stream }
   readonly events: { readonly [key: string]: Event }
   readonly procedures: Procedures
 }
@@ -108,33 +192,69 @@ export interface Spec {
 /**
  * What `make` accepts: any group may be left out.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Surface } from "effect-surface"
+ * const declaration: Surface.Declaration = { procedures: { app: { quit: {} } } }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Declaration {
   readonly cells?: { readonly [key: string]: Cell }
   readonly collections?: { readonly [key: string]: Collection }
-  readonly streams?: { readonly [key: string]: Log }
+  readonly streams?: { readonly [key: string]: Stream }
   readonly events?: { readonly [key: string]: Event }
   readonly procedures?: Procedures
 }
 
-type Group<D, K extends keyof Declaration, Empty> = D extends { readonly [P in K]: infer G } ? G : Empty
+type GroupOf<D, K extends keyof Declaration> = D extends { readonly [P in K]: infer G } ? G : {}
 
 /**
  * The spec a declaration makes, with the missing groups filled in as empty.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const Switch: Surface.Make<{ readonly cells: { readonly on: Surface.Cell<typeof Schema.Boolean> } }> = Surface.make({
+ *   cells: { on: Surface.cell(Schema.Boolean, false) }
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Make<D extends Declaration> extends Spec {
-  readonly cells: Group<D, "cells", {}>
-  readonly collections: Group<D, "collections", {}>
-  readonly streams: Group<D, "streams", {}>
-  readonly events: Group<D, "events", {}>
-  readonly procedures: Group<D, "procedures", {}>
+  readonly cells: GroupOf<D, "cells">
+  readonly collections: GroupOf<D, "collections">
+  readonly streams: GroupOf<D, "streams">
+  readonly events: GroupOf<D, "events">
+  readonly procedures: GroupOf<D, "procedures">
 }
 
 /**
- * Declare a surface.
+ * What a verb containing a dot is told where it is written: a procedure is addressed `"ns.verb"` and
+ * split at the last dot, so a namespace may contain dots and a verb may not (`{ a: { "b.c" } }` and
+ * `{ "a.b": { c } }` would both be `"a.b.c"`).
+ *
+ * @example
+ * ```ts
+ * import { Surface } from "effect-surface"
+ * const ok: Surface.DotlessVerbs<{ readonly "a.b": { readonly c: {} } }> = { "a.b": { c: {} } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type DotlessVerbs<P> = {
+  readonly [N in keyof P]: {
+    readonly [V in keyof P[N]]: V extends `${string}.${string}` ? "a verb may not contain a dot; put it in the namespace" : P[N][V]
+  }
+}
+
+/**
+ * Declare a surface. A procedure verb containing a dot does not compile (see {@link DotlessVerbs});
+ * a spec built at run time with one is refused by `Expose.check` with `Expose.DottedVerb`.
  *
  * @example
  * ```ts
@@ -150,7 +270,9 @@ export interface Make<D extends Declaration> extends Spec {
  *
  * @since 0.1.0
  */
-export const make = <const D extends Declaration>(declaration: D): Make<D> => ({
+export const make = <const D extends Declaration>(
+  declaration: D & (D extends { readonly procedures: infer P } ? { readonly procedures: DotlessVerbs<P> } : unknown)
+): Make<D> => ({
   cells: declaration.cells ?? {},
   collections: declaration.collections ?? {},
   streams: declaration.streams ?? {},
@@ -202,7 +324,7 @@ export const collection = <K extends KeyShape, V extends Shape>(key: K, value: V
  *
  * @since 0.1.0
  */
-export const stream = <S extends Shape>(schema: S): Log<S> => ({ _tag: "Log", schema })
+export const stream = <S extends Shape>(schema: S): Stream<S> => ({ _tag: "Stream", schema })
 
 /**
  * Declare an event (a pulse with no snapshot) of one schema.
@@ -225,12 +347,28 @@ export const event = <S extends Shape>(schema: S): Event<S> => ({ _tag: "Event",
 /**
  * The value type of a cell, stream entry or event.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const count = Surface.cell(Schema.Int, 0)
+ * const n: Surface.ValueOf<typeof count> = 1
+ * ```
+ *
  * @since 0.1.0
  */
 export type ValueOf<M> = M extends { readonly schema: infer S extends Shape } ? S["Type"] : never
 
 /**
  * The key type of a collection.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const users = Surface.collection(Schema.String, Schema.Struct({ name: Schema.String }))
+ * const key: Surface.KeyOf<typeof users> = "u1"
+ * ```
  *
  * @since 0.1.0
  */
@@ -239,12 +377,28 @@ export type KeyOf<M> = M extends Collection<infer K, Shape> ? K["Type"] : never
 /**
  * The item type of a collection.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * const users = Surface.collection(Schema.String, Schema.Struct({ name: Schema.String }))
+ * const ada: Surface.ItemOf<typeof users> = { name: "Ada" }
+ * ```
+ *
  * @since 0.1.0
  */
 export type ItemOf<M> = M extends Collection<KeyShape, infer V> ? V["Type"] : never
 
 /**
  * The input a procedure takes: `void` when it declares none.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Surface } from "effect-surface"
+ * const add = { input: Schema.Int }
+ * const by: Surface.InputOf<typeof add> = 2
+ * ```
  *
  * @since 0.1.0
  */
@@ -253,6 +407,14 @@ export type InputOf<P> = P extends { readonly input: infer S extends Shape } ? S
 /**
  * The value a procedure answers with: `void` when it declares none.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Surface } from "effect-surface"
+ * const count = { output: Schema.Int }
+ * const answer: Surface.OutputOf<typeof count> = 3
+ * ```
+ *
  * @since 0.1.0
  */
 export type OutputOf<P> = P extends { readonly output: infer S extends Shape } ? S["Type"] : void
@@ -260,12 +422,28 @@ export type OutputOf<P> = P extends { readonly output: infer S extends Shape } ?
 /**
  * The union of errors a procedure may fail with: `never` when it declares none.
  *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Surface } from "effect-surface"
+ * class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { id: Schema.String }) {}
+ * const complete = { input: Schema.String, error: NotFound }
+ * const failure: Surface.ErrorOf<typeof complete> = new NotFound({ id: "a" })
+ * ```
+ *
  * @since 0.1.0
  */
 export type ErrorOf<P> = P extends { readonly error: infer S extends Shape } ? S["Type"] : never
 
 /**
  * Every procedure of a spec as its `"ns.verb"` address.
+ *
+ * @example
+ * ```ts
+ * import { Surface } from "effect-surface"
+ * const Todos = Surface.make({ procedures: { todo: { add: {}, remove: {} } } })
+ * const name: Surface.ProcedureName<typeof Todos> = "todo.add" // or "todo.remove"
+ * ```
  *
  * @since 0.1.0
  */
@@ -275,6 +453,12 @@ export type ProcedureName<S extends Spec> = {
 
 /**
  * The five member kinds, as the groups of a spec name them.
+ *
+ * @example
+ * ```ts
+ * import type { Surface } from "effect-surface"
+ * const kinds: ReadonlyArray<Surface.MemberKind> = ["cells", "collections", "streams", "events", "procedures"]
+ * ```
  *
  * @since 0.1.0
  */
@@ -298,6 +482,14 @@ export const splitProcedureName = (name: string): { readonly ns: string; readonl
 
 /**
  * Look up a procedure by namespace and verb, without trusting either to exist.
+ *
+ * @example
+ * ```ts
+ * import { Surface } from "effect-surface"
+ * const Todos = Surface.make({ procedures: { todo: { add: {} } } })
+ * Surface.procedureAt(Todos, "todo", "add") // {}
+ * Surface.procedureAt(Todos, "todo", "toString") // undefined: only declared verbs count
+ * ```
  *
  * @since 0.1.0
  */

@@ -1,0 +1,80 @@
+// The doc examples of the surface modules are code a reader copies: each one must compile on its own
+// against the public API (`import { … } from "effect-surface"`), and every public export has one.
+import { assert, describe, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("../../", import.meta.url))
+const publicModules = ["Client", "Expose", "Implementation", "Log", "Project", "Store", "Surface"]
+const modules = [...publicModules.map((name) => `src/surface/${name}.ts`), "src/surface/internal/members.ts"]
+
+interface Doc {
+  readonly text: string
+  readonly exported: string
+}
+
+/** Each doc comment directly followed by an export, with what it exports. */
+const docsOf = (source: string): ReadonlyArray<Doc> =>
+  Array.from(
+    source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*export\s+(?:declare\s+)?(?:const|class|interface|type|function|\{)\s*(\w+)/g),
+    (m) => ({ text: m[1] ?? "", exported: m[2] ?? "" })
+  )
+
+/** Every `export …` declaration of a module, by name. */
+const exportsOf = (source: string): ReadonlyArray<string> =>
+  Array.from(source.matchAll(/^export\s+(?:declare\s+)?(?:const|class|interface|type|function|\{)\s*(\w+)/gm), (m) => m[1] ?? "")
+
+/** The code of each ```ts block in a doc comment, without the comment's leading stars. */
+const examplesOf = (doc: string): ReadonlyArray<string> =>
+  Array.from(doc.matchAll(/```ts\n([\s\S]*?)\n\s*\*\s*```/g), (m) =>
+    (m[1] ?? "").split("\n").map((line) => line.replace(/^\s*\* ?/, "")).join("\n"))
+
+describe("doc examples", () => {
+  it("every export of a public surface module has a doc comment with an example", () => {
+    for (const name of publicModules) {
+      const source = Fs.readFileSync(Path.join(root, `src/surface/${name}.ts`), "utf8")
+      const documented = new Map(docsOf(source).map((doc) => [doc.exported, doc.text]))
+      for (const exported of exportsOf(source)) {
+        assert.include(documented.get(exported) ?? "", "@example", `${name}.${exported} has no doc example`)
+      }
+    }
+  })
+
+  it("every example in the surface modules compiles against the public API", async () => {
+    // A dot-directory: the project's own `include` globs never pick it up, so a concurrent type
+    // check of the project cannot see these files half-written.
+    const dir = Fs.mkdtempSync(Path.join(root, "test/surface/.examples-"))
+    try {
+      const written: Array<string> = []
+      for (const module of modules) {
+        const source = Fs.readFileSync(Path.join(root, module), "utf8")
+        docsOf(source).flatMap((doc) => examplesOf(doc.text).map((code) => ({ code, of: doc.exported })))
+          .forEach(({ code, of }, i) => {
+            const file = `${Path.basename(module, ".ts")}.${of}.${i}.ts`
+            Fs.writeFileSync(Path.join(dir, file), `${code}\nexport {}\n`)
+            written.push(file)
+          })
+      }
+      assert.isAbove(written.length, 40)
+      Fs.writeFileSync(
+        Path.join(dir, "tsconfig.json"),
+        JSON.stringify({ extends: "../../../tsconfig.json", include: ["*.ts"] })
+      )
+      const output = await new Promise<string>((resolve) =>
+        execFile(
+          process.execPath,
+          [Path.join(root, "node_modules/typescript/bin/tsc"), "--noEmit", "-p", Path.join(dir, "tsconfig.json")],
+          { cwd: root, maxBuffer: 16 * 1024 * 1024 },
+          (_error, stdout) => resolve(stdout)
+        )
+      )
+      // Only the examples' own diagnostics: the sources they import are type-checked by the project.
+      const mine = output.split("\n").filter((line) => line.includes(Path.basename(dir)))
+      assert.deepStrictEqual(mine, [])
+    } finally {
+      Fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})
