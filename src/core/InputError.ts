@@ -3,15 +3,28 @@
  *
  * An Effect Schema decoder and a raw-JSON-Schema checker fail in different vocabularies; a model
  * calling a tool should not care which one it met. Both report here as a list of issues, each with
- * the path of the wrong field from the root the caller sent, and the message reads the same:
- * `value at "user.age": expected a number, got "x"`. A schema that cannot be used at all is a
- * different failure (`InvalidJsonSchema`), aimed at whoever supplied the schema, not the model.
+ * the path of the wrong field from the root the caller sent, and both word the common mistakes
+ * alike: a wrong type (`value at "user.age": expected a number, got "x"`), a missing field, a
+ * literal union (`expected "low" or "high", got "mid"`), a tagged union at its `_tag` field, a
+ * length (`expected at least 3 characters`) or a bound (`expected a number at most 5`). A schema
+ * that cannot be used at all is a different failure (`InvalidJsonSchema`), aimed at whoever
+ * supplied the schema, not the model.
  *
  * @since 0.1.0
  */
 import { Schema } from "effect"
 
-/** One step into a value: an object key or an array index. @since 0.1.0 */
+/**
+ * One step into a value: an object key or an array index.
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * const path: ReadonlyArray<SchemaBridge.PathSegment> = ["user", "tags", 2]
+ * ```
+ *
+ * @since 0.1.0
+ */
 export type PathSegment = string | number
 
 const Issue = Schema.Struct({
@@ -21,6 +34,12 @@ const Issue = Schema.Struct({
 
 /**
  * One thing wrong with an input: where (`path`, from the root the caller sent) and what.
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * const issue: SchemaBridge.Issue = { path: ["user", "age"], message: "expected a number, got \"x\"" }
+ * ```
  *
  * @since 0.1.0
  */

@@ -9,89 +9,67 @@
  * because that importer refuses what it cannot translate (`if`/`then`/`else`, `contains`,
  * object-valued `enum`, patterns unless trusted). A stranger's schema must degrade to "checks
  * less", never to "cannot call the tool": keywords this module does not know are ignored (the
- * server still validates), an external `$ref` is not fetched and checks nothing, and only a schema
- * that is malformed where it matters is refused, with an `InvalidJsonSchema` naming the spot.
+ * server still validates), an external `$ref` is not fetched and checks nothing, a pattern is not
+ * run unless trusted (`FromJsonSchemaOptions`), and only a schema that is malformed where it
+ * matters is refused, with an `InvalidJsonSchema` naming the spot.
  *
  * @since 0.1.0
  */
 import { Effect, Result } from "effect"
-import { InputError, InvalidJsonSchema, type Issue, type PathSegment, preview } from "./InputError.ts"
+import { InputError, InvalidJsonSchema, type Issue, preview } from "./InputError.ts"
+import {
+  type Check,
+  compileRegExp,
+  describe,
+  equal as equalTo,
+  escapeToken,
+  isRecord,
+  noAlternative,
+  numberCheck,
+  own,
+  type Path,
+  readers,
+  resolvePointer,
+  stringCheck,
+  typeOf,
+  valueMisses
+} from "./internal/jsonSchemaValues.ts"
+import * as Words from "./internal/wording.ts"
 
 /**
  * A checker built once from a JSON Schema: it returns the input untouched, or every issue found.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { SchemaBridge } from "effect-surface"
+ * const decode: Effect.Effect<SchemaBridge.JsonDecoder, SchemaBridge.InvalidJsonSchema> = SchemaBridge.fromJsonSchema({ type: "string" })
+ * ```
+ *
  * @since 0.1.0
  */
 export type JsonDecoder = (input: unknown) => Effect.Effect<unknown, InputError>
-
-type Path = ReadonlyArray<PathSegment>
-type Check = (value: unknown, path: Path, out: Array<Issue>, depth: number) => void
 
 // Both bounds keep recursion far from the JS stack limit, so a hostile schema or value yields an
 // issue instead of a RangeError.
 const MAX_VALUE_DEPTH = 128
 const MAX_SCHEMA_DEPTH = 256
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
-
 const show = (value: unknown): string => preview(value)
 
-const equal = (a: unknown, b: unknown, depth = 0): boolean => {
-  if (a === b) return true
-  if (depth > MAX_VALUE_DEPTH || typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => equal(x, b[i], depth + 1))
-  }
-  if (!isRecord(a) || !isRecord(b)) return false
-  const keys = Object.keys(a)
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && equal(a[k], b[k], depth + 1))
-}
-
-const TYPES: Readonly<Record<string, readonly [string, (u: unknown) => boolean]>> = {
-  string: ["a string", (u) => typeof u === "string"],
-  number: ["a number", (u) => typeof u === "number" && Number.isFinite(u)],
-  integer: ["an integer", (u) => typeof u === "number" && Number.isInteger(u)],
-  boolean: ["a boolean", (u) => typeof u === "boolean"],
-  object: ["an object", isRecord],
-  array: ["an array", Array.isArray],
-  null: ["null", (u) => u === null]
-}
-
-const orList = (items: ReadonlyArray<string>): string =>
-  items.length <= 1 ? (items[0] ?? "nothing") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`
+const equal = (a: unknown, b: unknown): boolean => equalTo(a, b, MAX_VALUE_DEPTH)
 
 interface Compiler {
   readonly root: unknown
   readonly problems: Array<InvalidJsonSchema>
   readonly refs: Map<string, Check>
+  readonly trustPatterns: boolean
   // `$ref` targets entered since the last step into a child value: meeting one again is a cycle
   // that would never consume input.
   sameValue: Set<string>
 }
 
-const escapeToken = (key: string): string => key.replaceAll("~", "~0").replaceAll("/", "~1")
-
 const accept: Check = () => {}
-
-const resolvePointer = (root: unknown, ref: string): Result.Result<unknown, string> => {
-  let node: unknown = root
-  for (const raw of ref.slice(1).split("/").slice(1)) {
-    const decoded = Result.try(() => decodeURIComponent(raw))
-    if (Result.isFailure(decoded)) return Result.fail(`$ref ${JSON.stringify(ref)} is not a valid JSON pointer`)
-    const token = decoded.success.replaceAll("~1", "/").replaceAll("~0", "~")
-    if (Array.isArray(node) && /^\d+$/.test(token)) node = node[Number(token)]
-    else if (isRecord(node) && Object.hasOwn(node, token)) node = node[token]
-    else return Result.fail(`$ref ${JSON.stringify(ref)} points at nothing`)
-  }
-  return Result.succeed(node)
-}
-
-const compileRegExp = (source: unknown): Result.Result<RegExp, string> =>
-  typeof source !== "string"
-    ? Result.fail("must be a string")
-    // JSON Schema patterns are ECMA-262; try Unicode mode first, then the legacy grammar many servers write in.
-    : Result.orElse(Result.try(() => new RegExp(source, "u")), () =>
-      Result.try({ try: () => new RegExp(source), catch: () => `${JSON.stringify(source)} is not a valid regular expression` }))
 
 const compileRef = (ref: string, pointer: string, c: Compiler, depth: number): Check => {
   if (!ref.startsWith("#/") && ref !== "#") return accept // external or anchor reference: not fetched, so unchecked
@@ -138,49 +116,19 @@ const runs = (check: Check, value: unknown, path: Path, depth: number): Array<Is
   return out
 }
 
-/** What a schema expects, in a few words, for "expected X or Y" messages. */
-const describe = (node: unknown): string | undefined => {
-  if (!isRecord(node)) return undefined
-  if ("const" in node) return show(node["const"])
-  if (Array.isArray(node["enum"])) return `one of ${node["enum"].map(show).join(", ")}`
-  const types = typeof node["type"] === "string" ? [node["type"]] : Array.isArray(node["type"]) ? node["type"] : []
-  const words = types.flatMap((t) => typeof t === "string" && TYPES[t] !== undefined ? [TYPES[t][0]] : [])
-  return words.length > 0 ? orList(words) : undefined
-}
-
-// A `const`/`enum` miss, remembered with what it wanted: across union branches it names the field
-// that picks the branch (a `_tag`), which is the one fix the model needs.
-const valueMisses = new WeakMap<Issue, { readonly wanted: ReadonlyArray<string>; readonly got: unknown }>()
-
-const fewest = (results: ReadonlyArray<Array<Issue>>): Array<Issue> | undefined =>
-  results.reduce<Array<Issue> | undefined>((best, r) => best === undefined || r.length < best.length ? r : best, undefined)
-
 const compileAlternatives = (key: "anyOf" | "oneOf", list: ReadonlyArray<unknown>, pointer: string, c: Compiler, depth: number): Check => {
   const branches = list.map((branch, i) => compileNode(branch, `${pointer}/${key}/${i}`, c, depth + 1))
   const words = list.map(describe)
-  const expected = words.every((w) => w !== undefined) ? orList([...new Set(words)]) : `a value matching one of ${list.length} alternatives`
+  const expected = words.every((w) => w !== undefined) ? Words.orList([...new Set(words)]) : `a value matching one of ${list.length} alternatives`
   return (value, path, out, d) => {
     const results = branches.map((branch) => runs(branch, value, path, d))
     const matched = results.filter((r) => r.length === 0).length
     if (key === "oneOf" && matched > 1) {
-      out.push({ path, message: `matches ${matched} alternatives where exactly one is allowed, got ${show(value)}` })
+      out.push({ path, message: Words.oneOfIssue(matched, value) })
       return
     }
     if (matched > 0) return
-    const below = (issue: Issue) => issue.path.length > path.length
-    const isSwitch = (issue: Issue) => issue.path.length === path.length + 1 && valueMisses.has(issue)
-    // A branch that took this value's shape and its discriminants failed only further down: report it.
-    const agreeing = fewest(results.filter((r) => r.every((issue) => below(issue) && !isSwitch(issue))))
-    if (agreeing !== undefined) return void out.push(...agreeing)
-    const switches = results.map((r) => r.find(isSwitch))
-    const field = switches[0]?.path.at(-1)
-    if (field !== undefined && switches.every((sw) => sw?.path.at(-1) === field)) {
-      const misses = switches.flatMap((sw) => sw === undefined ? [] : [valueMisses.get(sw)])
-      const wanted = [...new Set(misses.flatMap((m) => m?.wanted ?? []))]
-      return void out.push({ path: [...path, field], message: `expected ${orList(wanted)}, got ${show(misses[0]?.got)}` })
-    }
-    const deeper = fewest(results.filter((r) => r.every(below)))
-    out.push(...(deeper ?? [{ path, message: `expected ${expected}, got ${show(value)}` }]))
+    out.push(...noAlternative(results, path, value, expected))
   }
 }
 
@@ -193,20 +141,22 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
     c.problems.push(new InvalidJsonSchema({ pointer, reason }))
     return accept
   }
-  const s = node
+  // Keywords are read from a prototype-free copy: a schema saying nothing about `constructor`
+  // must not find `Object.prototype.constructor` there.
+  const s: Readonly<Record<string, unknown>> = Object.assign(Object.create(null) as Record<string, unknown>, node)
   const gates: Array<Check> = [] // type/enum/const: when one fails, the keyword checks below would only repeat it
   const checks: Array<Check> = []
-  // Readers for a keyword's value: `undefined` when absent, or when malformed (and then a problem is filed).
-  const num = (key: string, ok = (n: number) => Number.isFinite(n), what = "a number"): number | undefined => {
-    const v = s[key]
-    if (v === undefined || (typeof v === "number" && ok(v))) return v
-    return problem(key, `must be ${what}, got ${show(v)}`)
-  }
-  const count = (key: string) => num(key, (n) => Number.isInteger(n) && n >= 0, "a non-negative integer")
+  const keywords = readers(s, problem)
+  const count = keywords.count
   const schemaList = (key: string): ReadonlyArray<unknown> | undefined => {
     const v = s[key]
     if (v === undefined || (Array.isArray(v) && v.length > 0)) return v
     return problem(key, "must be a non-empty array of schemas")
+  }
+  const valueMiss = (path: Path, wanted: ReadonlyArray<unknown>, got: unknown, message: string): Issue => {
+    const issue = { path, message }
+    valueMisses.set(issue, { wanted, got })
+    return issue
   }
 
   if (s["$ref"] !== undefined) {
@@ -218,10 +168,12 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
   if (s["type"] !== undefined) {
     const raw = s["type"]
     const names: ReadonlyArray<unknown> = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : []
-    const tests = names.flatMap((n) => typeof n === "string" && TYPES[n] !== undefined ? [TYPES[n]] : [])
-    if (tests.length === 0 || tests.length !== names.length) problem("type", `must be a type name or an array of them, got ${show(raw)}`)
+    const unknown = names.find((n) => typeof n === "string" && typeOf(n) === undefined)
+    const tests = names.flatMap((n) => [typeOf(n)].filter((t) => t !== undefined))
+    if (typeof unknown === "string") problem("type", `unknown type ${JSON.stringify(unknown)}`)
+    else if (tests.length === 0 || tests.length !== names.length) problem("type", `must be a type name or an array of them, got ${show(raw)}`)
     else {
-      const words = orList(tests.map(([w]) => w).concat(nullable && !names.includes("null") ? ["null"] : []))
+      const words = Words.orList(tests.map(([w]) => w).concat(nullable && !names.includes("null") ? ["null"] : []))
       gates.push((value, path, out) => {
         if (!tests.some(([, test]) => test(value))) out.push({ path, message: `expected ${words}, got ${show(value)}` })
       })
@@ -232,54 +184,18 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
     if (!Array.isArray(options)) problem("enum", "must be an array")
     else {
       gates.push((value, path, out) => {
-        if (options.some((o) => equal(o, value))) return
-        const issue = { path, message: `expected ${options.length === 1 ? "" : "one of "}${options.map(show).join(", ")}, got ${show(value)}` }
-        valueMisses.set(issue, { wanted: options.map(show), got: value })
-        out.push(issue)
+        if (!options.some((o) => equal(o, value))) out.push(valueMiss(path, options, value, `expected ${Words.values(options)}, got ${show(value)}`))
       })
     }
   }
   if ("const" in s) {
     const expected = s["const"]
     gates.push((value, path, out) => {
-      if (equal(expected, value)) return
-      const issue = { path, message: `expected ${show(expected)}, got ${show(value)}` }
-      valueMisses.set(issue, { wanted: [show(expected)], got: value })
-      out.push(issue)
+      if (!equal(expected, value)) out.push(valueMiss(path, [expected], value, `expected ${show(expected)}, got ${show(value)}`))
     })
   }
 
-  // numbers
-  const minimum = num("minimum")
-  const maximum = num("maximum")
-  // draft-04 wrote exclusive bounds as a boolean modifier of minimum/maximum
-  const exMin = s["exclusiveMinimum"] === true ? minimum : s["exclusiveMinimum"] === false ? undefined : num("exclusiveMinimum")
-  const exMax = s["exclusiveMaximum"] === true ? maximum : s["exclusiveMaximum"] === false ? undefined : num("exclusiveMaximum")
-  const multipleOf = num("multipleOf", (n) => n > 0, "a positive number")
-  checks.push((value, path, out) => {
-    if (typeof value !== "number") return
-    const fail = (what: string) => out.push({ path, message: `expected a number ${what}, got ${show(value)}` })
-    if (exMin !== undefined && !(value > exMin)) fail(`greater than ${exMin}`)
-    else if (minimum !== undefined && !(value >= minimum)) fail(`at least ${minimum}`)
-    if (exMax !== undefined && !(value < exMax)) fail(`less than ${exMax}`)
-    else if (maximum !== undefined && !(value <= maximum)) fail(`at most ${maximum}`)
-    if (multipleOf !== undefined && !Number.isInteger(value / multipleOf)) fail(`that is a multiple of ${multipleOf}`)
-  })
-
-  // strings: lengths count code points, as JSON Schema defines them
-  const minLength = count("minLength")
-  const maxLength = count("maxLength")
-  const pattern = s["pattern"] === undefined ? undefined : compileRegExp(s["pattern"])
-  if (pattern !== undefined && Result.isFailure(pattern)) problem("pattern", pattern.failure)
-  checks.push((value, path, out) => {
-    if (typeof value !== "string") return
-    const length = [...value].length
-    if (minLength !== undefined && length < minLength) out.push({ path, message: `expected at least ${minLength} characters, got ${show(value)}` })
-    if (maxLength !== undefined && length > maxLength) out.push({ path, message: `expected at most ${maxLength} characters, got ${show(value)}` })
-    if (pattern !== undefined && Result.isSuccess(pattern) && !pattern.success.test(value)) {
-      out.push({ path, message: `expected a string matching /${pattern.success.source}/, got ${show(value)}` })
-    }
-  })
+  checks.push(numberCheck(keywords), stringCheck(keywords, c.trustPatterns))
 
   // arrays; draft-07 tuples wrote `items` as an array and the rest under `additionalItems`
   const items = s["items"]
@@ -294,8 +210,9 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
   const unique = s["uniqueItems"] === true
   checks.push((value, path, out, d) => {
     if (!Array.isArray(value)) return
-    if (minItems !== undefined && value.length < minItems) out.push({ path, message: `expected at least ${minItems} items, got ${value.length}` })
-    if (maxItems !== undefined && value.length > maxItems) out.push({ path, message: `expected at most ${maxItems} items, got ${value.length}` })
+    if ((minItems !== undefined && value.length < minItems) || (maxItems !== undefined && value.length > maxItems)) {
+      out.push({ path, message: Words.lengthIssue(value, minItems, maxItems) })
+    }
     if (unique && value.some((x, i) => value.findIndex((y) => equal(x, y)) !== i)) out.push({ path, message: "expected items to be unique" })
     if (d >= MAX_VALUE_DEPTH) return void out.push({ path, message: `nests deeper than ${MAX_VALUE_DEPTH} levels` })
     value.forEach((item, i) => (prefix[i] ?? rest)?.(item, [...path, i], out, d + 1))
@@ -304,18 +221,27 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
   // objects
   const properties = s["properties"]
   const propertyChecks = new Map<string, Check>()
+  // The values a field must hold when its schema is a `const`/`enum` (a `_tag`): missing, it is a miss.
+  const fixedValues = new Map<string, ReadonlyArray<unknown>>()
   if (properties !== undefined) {
     if (!isRecord(properties)) problem("properties", "must be an object of schemas")
-    else for (const [key, sub] of Object.entries(properties)) propertyChecks.set(key, compileChild(sub, `${pointer}/properties/${escapeToken(key)}`, c, depth))
+    else {
+      for (const [key, sub] of Object.entries(properties)) {
+        propertyChecks.set(key, compileChild(sub, `${pointer}/properties/${escapeToken(key)}`, c, depth))
+        const fixed = !isRecord(sub) ? undefined : Object.hasOwn(sub, "const") ? [sub["const"]] : own(sub, "enum")
+        if (Array.isArray(fixed)) fixedValues.set(key, fixed)
+      }
+    }
   }
   const required = s["required"]
   const requiredKeys = required === undefined ? [] : Array.isArray(required) && required.every((k) => typeof k === "string") ? required : undefined
   if (requiredKeys === undefined) problem("required", "must be an array of strings")
   const patterns: Array<readonly [RegExp, Check]> = []
-  if (s["patternProperties"] !== undefined) {
-    if (!isRecord(s["patternProperties"])) problem("patternProperties", "must be an object of schemas")
+  const patternProperties = s["patternProperties"]
+  if (patternProperties !== undefined && c.trustPatterns) {
+    if (!isRecord(patternProperties)) problem("patternProperties", "must be an object of schemas")
     else {
-      for (const [source, sub] of Object.entries(s["patternProperties"])) {
+      for (const [source, sub] of Object.entries(patternProperties)) {
         const at = `patternProperties/${escapeToken(source)}`
         const re = compileRegExp(source)
         if (Result.isFailure(re)) problem(at, re.failure)
@@ -323,27 +249,36 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
       }
     }
   }
-  const additional = s["additionalProperties"] === undefined ? undefined : compileChild(s["additionalProperties"], `${pointer}/additionalProperties`, c, depth)
+  // Untrusted patterns are not run, so which keys they claim is unknown: `additionalProperties` then
+  // judges no key outside `properties` rather than refuse one a pattern would have taken.
+  const additional = s["additionalProperties"] === undefined || (patternProperties !== undefined && !c.trustPatterns)
+    ? undefined
+    : compileChild(s["additionalProperties"], `${pointer}/additionalProperties`, c, depth)
   const minProperties = count("minProperties")
   const maxProperties = count("maxProperties")
   checks.push((value, path, out, d) => {
     if (!isRecord(value)) return
     const keys = Object.keys(value)
-    for (const key of requiredKeys ?? []) if (!Object.hasOwn(value, key)) out.push({ path: [...path, key], message: "missing required field" })
-    if (minProperties !== undefined && keys.length < minProperties) out.push({ path, message: `expected at least ${minProperties} fields, got ${keys.length}` })
-    if (maxProperties !== undefined && keys.length > maxProperties) out.push({ path, message: `expected at most ${maxProperties} fields, got ${keys.length}` })
+    for (const key of requiredKeys ?? []) {
+      if (Object.hasOwn(value, key)) continue
+      const fixed = fixedValues.get(key)
+      out.push(fixed === undefined ? { path: [...path, key], message: Words.MISSING } : valueMiss([...path, key], fixed, undefined, Words.MISSING))
+    }
+    if ((minProperties !== undefined && keys.length < minProperties) || (maxProperties !== undefined && keys.length > maxProperties)) {
+      out.push({ path, message: Words.lengthIssue(value, minProperties, maxProperties) })
+    }
     if (d >= MAX_VALUE_DEPTH) return void out.push({ path, message: `nests deeper than ${MAX_VALUE_DEPTH} levels` })
     for (const key of keys) {
       const at = [...path, key]
-      const own = propertyChecks.get(key)
-      own?.(value[key], at, out, d + 1)
+      const declared = propertyChecks.get(key)
+      declared?.(value[key], at, out, d + 1)
       const matching = patterns.filter(([re]) => re.test(key))
       for (const [, check] of matching) check(value[key], at, out, d + 1)
-      if (own === undefined && matching.length === 0 && additional !== undefined) {
+      if (declared === undefined && matching.length === 0 && additional !== undefined) {
         const before = out.length
         additional(value[key], at, out, d + 1)
         // `additionalProperties: false` fails with a vague "no value allowed"; say what is wrong instead.
-        if (s["additionalProperties"] === false && out.length > before) out.splice(before, out.length - before, { path: at, message: "unexpected field" })
+        if (s["additionalProperties"] === false && out.length > before) out.splice(before, out.length - before, { path: at, message: Words.UNEXPECTED })
       }
     }
   })
@@ -377,17 +312,42 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
 }
 
 /**
+ * How far to trust the schema a checker is built from.
+ *
+ * `trustPatterns` (default `false`): run `pattern` and `patternProperties`. A pattern is a regular
+ * expression written by whoever wrote the schema, and JavaScript's engine backtracks: `^(a+)+$`
+ * takes seconds on a 30-character string and blocks the event loop meanwhile. So by default a
+ * remote schema's patterns check nothing (the server still validates), and `additionalProperties`
+ * beside `patternProperties` judges no key outside `properties`. Set it for a schema you wrote.
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * const options: SchemaBridge.FromJsonSchemaOptions = { trustPatterns: true }
+ * SchemaBridge.fromJsonSchema({ type: "string", pattern: "^[a-z]+$" }, options)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface FromJsonSchemaOptions {
+  readonly trustPatterns?: boolean | undefined
+}
+
+/**
  * Build a checker from a raw JSON Schema (draft 2020-12, with draft-07 and OpenAPI 3.0 spellings
  * understood). The checker returns its input unchanged or fails with an `InputError` naming each
- * wrong field; a schema it cannot use fails here with `InvalidJsonSchema`. Neither ever throws.
+ * wrong field, worded as the Effect Schema decoder words it; a schema it cannot use fails here with
+ * `InvalidJsonSchema`. Neither ever throws.
  *
  * Understood: `type` (and arrays of types), `nullable`, `enum`, `const`, `properties`, `required`,
- * `additionalProperties`, `patternProperties`, `min/maxProperties`, `items`, `prefixItems`,
- * `additionalItems`, `min/maxItems`, `uniqueItems`, `minimum`, `maximum`, `exclusiveMinimum`,
- * `exclusiveMaximum`, `multipleOf`, `min/maxLength`, `pattern`, `anyOf`, `oneOf`, `allOf`, `not`,
- * `if`/`then`/`else`, and `$ref` to any JSON pointer in the document (`#/$defs/…`,
- * `#/definitions/…`), recursion included. Anything else (`format`, `contains`, `$dynamicRef`,
- * vendor keywords, external `$ref`s) is ignored, which means it checks nothing.
+ * `additionalProperties`, `min/maxProperties`, `items`, `prefixItems`, `additionalItems`,
+ * `min/maxItems`, `uniqueItems`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
+ * `multipleOf` (exact on the decimals written, so 0.3 is a multiple of 0.1), `min/maxLength`,
+ * `anyOf`, `oneOf`, `allOf`, `not`, `if`/`then`/`else`, and `$ref` to any JSON pointer in the
+ * document (`#/$defs/…`, `#/definitions/…`), recursion included; `pattern` and
+ * `patternProperties` only with `trustPatterns` (see `FromJsonSchemaOptions`). Anything else
+ * (`format`, `contains`, `$dynamicRef`, vendor keywords, external `$ref`s) is ignored, which means
+ * it checks nothing.
  *
  * @example
  * ```ts
@@ -401,13 +361,13 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
  *
  * @since 0.1.0
  */
-export const fromJsonSchema = (schema: unknown): Effect.Effect<JsonDecoder, InvalidJsonSchema> =>
+export const fromJsonSchema = (schema: unknown, options?: FromJsonSchemaOptions): Effect.Effect<JsonDecoder, InvalidJsonSchema> =>
   Effect.suspend(() => {
-    const c: Compiler = { root: schema, problems: [], refs: new Map(), sameValue: new Set(["#"]) }
+    const c: Compiler = { root: schema, problems: [], refs: new Map(), sameValue: new Set(["#"]), trustPatterns: options?.trustPatterns === true }
     // The net under a validator that is meant never to throw: a getter on a hostile object still could.
     const built = Result.try({
       try: () => compileNode(schema, "#", c, 0),
-      catch: (cause) => new InvalidJsonSchema({ pointer: "#", reason: `could not be read (${String(cause)})` })
+      catch: (cause) => new InvalidJsonSchema({ pointer: "#", reason: Words.unreadable(cause) })
     })
     if (Result.isFailure(built)) return Effect.fail(built.failure)
     const first = c.problems[0]
@@ -417,7 +377,7 @@ export const fromJsonSchema = (schema: unknown): Effect.Effect<JsonDecoder, Inva
       Effect.suspend(() => {
         const issues = Result.try({
           try: () => runs(check, input, [], 0),
-          catch: (cause): Array<Issue> => [{ path: [], message: `could not be checked (${String(cause)})` }]
+          catch: (cause): Array<Issue> => [{ path: [], message: Words.unreadable(cause) }]
         })
         const found = Result.merge(issues)
         const [head, ...tail] = found

@@ -13,6 +13,21 @@ const Tree: Schema.Codec<Tree> = Schema.Struct({
   children: Schema.Array(Schema.suspend((): Schema.Codec<Tree> => Tree))
 }).annotate({ identifier: "Tree" })
 
+// Three definitions that each reach all three: recursion a per-definition bound multiplies out.
+interface Mutual {
+  readonly a?: ReadonlyArray<Mutual>
+  readonly b?: ReadonlyArray<Mutual>
+  readonly c?: ReadonlyArray<Mutual>
+}
+const mutual = (names: ReadonlyArray<string>): ReadonlyArray<Schema.Codec<Mutual>> => {
+  const out: Array<Schema.Codec<Mutual>> = []
+  const field = (i: number) => Schema.optionalKey(Schema.Array(Schema.suspend((): Schema.Codec<Mutual> => out[i % names.length]!)))
+  for (const [i, name] of names.entries()) {
+    out.push(Schema.Struct({ a: field(i + 1), b: field(i + 2), c: field(i + 3) }).annotate({ identifier: name }))
+  }
+  return out
+}
+
 const Shape = Schema.Union([
   Schema.TaggedStruct("Circle", { radius: Schema.Finite }),
   Schema.TaggedStruct("Square", { side: Schema.Finite })
@@ -39,7 +54,9 @@ const representative = {
   "literal union": Schema.Literals(["low", "high"]),
   "recursive": Tree,
   "nested struct": Schema.Struct({ user: Schema.Struct({ name: Schema.String, age: Schema.Int }) }),
-  "tagged union": Shape
+  "tagged union": Shape,
+  "Option of a struct with an optional field": Schema.Option(Schema.Struct({ a: Schema.String, b: Schema.optional(Schema.String) })),
+  "struct with a Never field": Schema.Struct({ gone: Schema.optionalKey(Schema.Never) })
 }
 
 const fixture = new URL("./fixtures/input-schemas.json", import.meta.url)
@@ -142,6 +159,63 @@ describe("SchemaBridge.inputSchema", () => {
     assert.deepStrictEqual(node, {})
   })
 
+  it("bounds recursion by the $ref depth along a path, so three mutually recursive definitions with fan-out 3 stay small", () => {
+    const [First] = mutual(["MA", "MB", "MC"])
+    const out = SchemaBridge.inputSchema(First!)
+    const text = JSON.stringify(out)
+    assert.isBelow(text.length, 4_000)
+    assert.notInclude(text, "$ref")
+    // The first RECURSION_DEPTH levels are shown in full, whichever definitions they pass through.
+    let node: Json.Json | undefined = out
+    let levels = 0
+    for (; dig(node, "properties") !== undefined; levels++) node = dig(node, "properties", "b", "items")
+    assert.strictEqual(levels, SchemaBridge.RECURSION_DEPTH)
+    assert.deepStrictEqual(node, {})
+  })
+
+  it("keeps a wide recursive schema within the size budget by showing fewer levels", () => {
+    // An expression tree: thirteen node kinds, twelve of them with two sub-expressions each.
+    const kinds = ["Add", "Sub", "Mul", "Div", "Mod", "Pow", "And", "Or", "Eq", "Lt", "Gt", "If"]
+    const Expr: Schema.Codec<unknown> = Schema.Union([
+      Schema.TaggedStruct("Num", { n: Schema.Finite }),
+      ...kinds.map((kind) => Schema.TaggedStruct(kind, { left: Schema.suspend(() => Expr), right: Schema.suspend(() => Expr) }))
+    ]).annotate({ identifier: "Expr" })
+    const out = SchemaBridge.inputSchema(Schema.Struct({ e: Expr }))
+    assert.isBelow(JSON.stringify(out).length, 16_000)
+    // The top level is still shown in full: every kind, with its fields.
+    const arms = dig(out, "properties", "e", "anyOf")
+    assert.isTrue(Array.isArray(arms) && arms.length === 13)
+    assert.deepStrictEqual(Array.isArray(arms) ? dig(arms[1], "properties", "_tag") : undefined, { type: "string", enum: ["Add"] })
+  })
+
+  it("advertises optional fields inside a Declaration such as Schema.Option(Struct) as not required and not null", () => {
+    const out = SchemaBridge.inputSchema(Schema.Struct({
+      o: Schema.Option(Schema.Struct({ a: Schema.String, b: Schema.optional(Schema.String), n: Schema.Number }))
+    }))
+    const some = dig(out, "properties", "o", "anyOf")
+    assert.isTrue(Array.isArray(some))
+    assert.deepStrictEqual(dig(Array.isArray(some) ? some[0] : null, "properties", "value"), {
+      type: "object",
+      properties: { a: { type: "string" }, b: { type: "string" }, n: { type: "number" } },
+      required: ["a", "n"]
+    })
+  })
+
+  it("advertises Schema.Never without the not keyword hosts reject, and drops it from a union", () => {
+    const out = SchemaBridge.inputSchema(Schema.Struct({
+      gone: Schema.optionalKey(Schema.Never),
+      either: Schema.Union([Schema.String, Schema.Never]),
+      said: Schema.optionalKey(Schema.Never.annotate({ description: "reserved" }))
+    }))
+    assert.notInclude(JSON.stringify(out), `"not"`)
+    assert.deepStrictEqual(out.properties, {
+      gone: { description: "no value is accepted here" },
+      either: { type: "string" },
+      said: { description: "reserved (no value is accepted here)" }
+    })
+    assert.notInclude(JSON.stringify(SchemaBridge.inputSchema(Schema.Never)), `"not"`)
+  })
+
   it("wraps a scalar, array or union input under a required value property", () => {
     const wrapped = (value: Json.Json) => ({ type: "object", properties: { value }, required: ["value"] })
     assert.deepStrictEqual(SchemaBridge.inputSchema(Schema.Finite), wrapped({ type: "number" }))
@@ -202,6 +276,72 @@ describe("SchemaBridge.compile", () => {
       assert.strictEqual(yield* SchemaBridge.compile().decode({ stray: 1 }), undefined)
     }))
 
+  it.effect("refuses null arguments for an object tool, naming each missing field, while absent arguments still read as {}", () =>
+    Effect.gen(function*() {
+      const required = SchemaBridge.decoder(Schema.Struct({ a: Schema.String, b: Schema.optionalKey(Schema.String) }))
+      assert.strictEqual(yield* messageOf(required(null)), `value: expected an object, got null; value at "a": missing required field`)
+      const optional = SchemaBridge.decoder(Schema.Struct({ b: Schema.optionalKey(Schema.String) }))
+      assert.strictEqual(yield* messageOf(optional(null)), `value: expected an object, got null`)
+      assert.deepStrictEqual(yield* optional(undefined), {})
+      assert.strictEqual(yield* SchemaBridge.decoder(Schema.Void)(null), undefined)
+      assert.deepStrictEqual(yield* SchemaBridge.decoder(Schema.Struct({}))(null), {})
+    }))
+
+  it.effect("decode never throws: a throwing getter or Proxy in the input fails the Effect with an InputError", () =>
+    Effect.gen(function*() {
+      const getter = Object.defineProperty({}, "a", { enumerable: true, get: () => { throw new Error("boom") } })
+      const proxy = new Proxy({}, { ownKeys: () => { throw new Error("trap") } })
+      for (const [schema, input] of [
+        [Schema.Struct({ a: Schema.String }), getter],
+        [Schema.Struct({ a: Schema.String }), { nested: proxy }],
+        [Schema.Finite, { value: proxy }],
+        [Schema.Finite, new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error("trap") } })]
+      ] as const) {
+        const decode = SchemaBridge.decoder(schema)
+        const effect = (() => {
+          try {
+            return decode(input)
+          } catch (cause) {
+            return assert.fail(`decode threw synchronously: ${String(cause)}`)
+          }
+        })()
+        const error = yield* Effect.flip(effect)
+        assert.strictEqual(error._tag, "InputError")
+        assert.include(error.message, "could not be read (Error: ")
+      }
+    }))
+
+  it.effect("words the common failures as the reverse decoder does: literal unions, tagged unions by their _tag, lengths and bounds", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [Schema.Codec<unknown, unknown>, unknown, string]> = [
+        [Schema.Literals(["x", "y"]), "z", `expected "x" or "y", got "z"`],
+        [Shape, { _tag: "Hexagon" }, `value at "s._tag": expected "Circle" or "Square", got "Hexagon"`],
+        [Shape, { radius: 1 }, `value at "s._tag": expected "Circle" or "Square", got nothing`],
+        [Shape, { _tag: "Square", side: "x" }, `value at "s.side": expected a number, got "x"`],
+        [Shape, 3, `expected an object, got 3`],
+        [Schema.Option(Schema.Finite), { _tag: "Maybe" }, `value at "s._tag": expected "Some" or "None", got "Maybe"`],
+        [Schema.String.check(Schema.isMaxLength(3)), "abcd", `expected at most 3 characters, got "abcd"`],
+        [Schema.NonEmptyString, "", `expected at least 1 character, got ""`],
+        [Schema.Array(Schema.String).check(Schema.isMinLength(2)), ["a"], `expected at least 2 items, got 1`],
+        [Schema.Finite.check(Schema.isGreaterThan(3)), 1, `expected a number greater than 3, got 1`],
+        [Schema.Finite.check(Schema.isLessThanOrEqualTo(3)), 4, `expected a number at most 3, got 4`],
+        [Schema.Finite.check(Schema.isBetween({ minimum: 1, maximum: 5 })), 9, `expected a number between 1 and 5, got 9`],
+        [Schema.Int, 1.5, `expected an integer, got 1.5`],
+        [Schema.Number, "abc", `expected a number, got "abc"`],
+        [Schema.Finite.check(Schema.isMultipleOf(0.5)), 0.3, `expected a number that is a multiple of 0.5, got 0.3`],
+        [Schema.Union([Schema.String, Schema.Finite]), true, `expected a string or a number, got true`],
+        [Schema.NullOr(Schema.String), 1, `expected a string or null, got 1`],
+        [Schema.Struct({ a: Schema.String }), {}, `value at "s.a": missing required field`]
+      ]
+      for (const [field, input, wanted] of cases) {
+        const schema = Schema.Struct({ s: field })
+        const message = wanted.startsWith("value at") ? wanted : `value at "s": ${wanted}`
+        const reverse = yield* SchemaBridge.fromJsonSchema(SchemaBridge.inputSchema(schema))
+        assert.strictEqual(yield* messageOf(SchemaBridge.decoder(schema)({ s: input })), message, `forward: ${message}`)
+        assert.strictEqual(yield* messageOf(reverse({ s: input })), message, `reverse: ${message}`)
+      }
+    }))
+
   it("compiles a schema value once: the same schema yields the same compiled tool", () => {
     assert.strictEqual(SchemaBridge.compile(Search), SchemaBridge.compile(Search))
   })
@@ -211,89 +351,6 @@ describe("SchemaBridge.compile", () => {
       let deep: unknown = { value: 1, children: [] }
       for (let i = 0; i < 20_000; i++) deep = { value: i, children: [deep] }
       assert.include(yield* messageOf(SchemaBridge.decoder(Tree)(deep)), "nests deeper than")
-    }))
-})
-
-describe("SchemaBridge.fromJsonSchema", () => {
-  const check = (schema: unknown, input: unknown) =>
-    Effect.flatMap(SchemaBridge.fromJsonSchema(schema), (decode) => decode(input))
-
-  it.effect("reads back a schema the bridge emitted and names the wrong field", () =>
-    Effect.gen(function*() {
-      const emitted = SchemaBridge.inputSchema(Schema.Struct({ user: Schema.Struct({ age: Schema.Finite }), shape: Shape }))
-      const decode = yield* SchemaBridge.fromJsonSchema(emitted)
-      assert.strictEqual(
-        yield* messageOf(decode({ user: { age: "x" }, shape: { _tag: "Square", side: true } })),
-        `value at "user.age": expected a number, got "x"; value at "shape.side": expected a number, got true`
-      )
-      assert.strictEqual(yield* messageOf(decode({ user: { age: 1 }, shape: { _tag: "Hexagon" } })), `value at "shape._tag": expected "Circle" or "Square", got "Hexagon"`)
-      const good = { user: { age: 1 }, shape: { _tag: "Circle", radius: 2 } }
-      assert.strictEqual(yield* decode(good), good)
-    }))
-
-  it.effect("checks the common draft 2020-12 vocabulary, naming the field each time", () =>
-    Effect.gen(function*() {
-      const cases: ReadonlyArray<readonly [unknown, unknown, unknown, string]> = [
-        [{ type: ["string", "null"] }, null, 1, "value: expected a string or null, got 1"],
-        [{ type: "string", nullable: true }, null, 1, "value: expected a string or null, got 1"],
-        [{ type: "integer", minimum: 1, exclusiveMaximum: 5 }, 4, 5, "value: expected a number less than 5, got 5"],
-        [{ type: "string", minLength: 2, maxLength: 3, pattern: "^a" }, "ab", "b", "value: expected at least 2 characters, got \"b\"; value: expected a string matching /^a/, got \"b\""],
-        [{ type: "string", pattern: "^a" }, "ab", "ba", "value: expected a string matching /^a/, got \"ba\""],
-        [{ enum: ["a", "b"] }, "a", "c", "value: expected one of \"a\", \"b\", got \"c\""],
-        [{ const: { k: 1 } }, { k: 1 }, { k: 2 }, "value: expected {\"k\":1}, got {\"k\":2}"],
-        [{ type: "array", items: { type: "number" }, minItems: 1 }, [1], [1, "x"], "value at \"[1]\": expected a number, got \"x\""],
-        [{ type: "array", maxItems: 1 }, [], [1, 2], "value: expected at most 1 items, got 2"],
-        [{ prefixItems: [{ type: "string" }], items: false }, ["a"], ["a", 1], "value at \"[1]\": no value is allowed here, got 1"],
-        [{ properties: { a: {} }, required: ["a"], additionalProperties: false }, { a: 1 }, { b: 1 }, "value at \"a\": missing required field; value at \"b\": unexpected field"],
-        [{ additionalProperties: { type: "string" } }, { x: "s" }, { x: 1 }, "value at \"x\": expected a string, got 1"],
-        [{ anyOf: [{ type: "string" }, { type: "number" }] }, 1, true, "value: expected a string or a number, got true"],
-        [{ oneOf: [{ type: "number" }, { type: "integer" }] }, 1.5, 1, "value: matches 2 alternatives where exactly one is allowed, got 1"],
-        [{ allOf: [{ minimum: 1 }, { maximum: 2 }] }, 2, 3, "value: expected a number at most 2, got 3"]
-      ]
-      for (const [schema, good, bad, message] of cases) {
-        assert.deepStrictEqual(yield* check(schema, good), good, JSON.stringify(schema))
-        assert.strictEqual(yield* messageOf(check(schema, bad)), message, JSON.stringify(schema))
-      }
-    }))
-
-  it.effect("follows $ref into #/$defs and #/definitions, recursion included", () =>
-    Effect.gen(function*() {
-      const list = { $defs: { Node: { type: "object", properties: { v: { type: "integer" }, next: { anyOf: [{ $ref: "#/$defs/Node" }, { type: "null" }] } }, required: ["v"] } }, $ref: "#/$defs/Node" }
-      assert.strictEqual(yield* messageOf(check(list, { v: 1, next: { v: 2, next: { v: "3", next: null } } })), `value at "next.next.v": expected an integer, got "3"`)
-      const draft07 = { definitions: { Age: { type: "number" } }, properties: { age: { $ref: "#/definitions/Age" } } }
-      assert.strictEqual(yield* messageOf(check(draft07, { age: "x" })), `value at "age": expected a number, got "x"`)
-    }))
-
-  it.effect("ignores keywords it does not know, and external references it does not fetch", () =>
-    Effect.gen(function*() {
-      const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "string", format: "email", contains: {}, "x-vendor": 1 }
-      assert.strictEqual(yield* check(schema, "not an email"), "not an email")
-      assert.strictEqual(yield* check({ $ref: "https://example.com/schema.json" }, 1), 1)
-    }))
-
-  it.effect("refuses a malformed schema with InvalidJsonSchema naming where it is wrong, and never throws", () =>
-    Effect.gen(function*() {
-      const refusal = (schema: unknown) => Effect.map(Effect.flip(SchemaBridge.fromJsonSchema(schema)), (e) => `${e._tag} ${e.message}`)
-      assert.strictEqual(yield* refusal(42), `InvalidJsonSchema JSON Schema at "#": a schema must be an object or a boolean, got 42`)
-      assert.strictEqual(yield* refusal({ properties: { a: { type: 5 } } }), `InvalidJsonSchema JSON Schema at "#/properties/a/type": must be a type name or an array of them, got 5`)
-      assert.strictEqual(yield* refusal({ required: "a" }), `InvalidJsonSchema JSON Schema at "#/required": must be an array of strings`)
-      assert.strictEqual(yield* refusal({ pattern: "(" }), `InvalidJsonSchema JSON Schema at "#/pattern": "(" is not a valid regular expression`)
-      assert.strictEqual(yield* refusal({ $ref: "#/$defs/Missing" }), `InvalidJsonSchema JSON Schema at "#/$ref": $ref "#/$defs/Missing" points at nothing`)
-      assert.include(yield* refusal({ $defs: { A: { anyOf: [{ $ref: "#/$defs/A" }] } }, $ref: "#/$defs/A" }), "refers back to itself")
-      let deep: unknown = {}
-      for (let i = 0; i < 10_000; i++) deep = { not: deep }
-      assert.include(yield* refusal(deep), "nests deeper than")
-      // A loop first reached through a child slips past the schema check; checking a value still ends.
-      const sneaky = { $defs: { N: { properties: { q: { $ref: "#/$defs/M" } }, anyOf: [{ $ref: "#/$defs/M" }] }, M: { anyOf: [{ $ref: "#/$defs/N" }] } }, $ref: "#/$defs/N" }
-      assert.strictEqual((yield* Effect.flip(check(sneaky, { q: 1 })))._tag, "InputError")
-    }))
-
-  it.effect("refuses a value nested past the bound instead of overflowing the stack", () =>
-    Effect.gen(function*() {
-      let deep: unknown = 1
-      for (let i = 0; i < 20_000; i++) deep = [deep]
-      const nested = { $defs: { D: { anyOf: [{ type: "number" }, { type: "array", items: { $ref: "#/$defs/D" } }] } }, $ref: "#/$defs/D" }
-      assert.include(yield* messageOf(check(nested, deep)), "nests deeper than 128 levels")
     }))
 })
 
