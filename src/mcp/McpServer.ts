@@ -93,8 +93,18 @@ export const serveStdio = <E, R>(options: Face.Options<E, R>): Effect.Effect<voi
     yield* stdoutToStderr
     const face = yield* Face.make(options)
     const session = yield* Session.connect(face, new StdioServerTransport())
-    yield* session.closed
+    // The SDK's stdio transport does not notice its input ending, so a host that closes our stdin
+    // would leave this process running; the end of stdin is the end of the session.
+    yield* Effect.raceFirst(session.closed, stdinEnded)
   }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true))
+
+const stdinEnded: Effect.Effect<void> = Effect.callback<void>((resume) => {
+  const done = () => resume(Effect.void)
+  process.stdin.once("end", done).once("close", done)
+  return Effect.sync(() => {
+    process.stdin.off("end", done).off("close", done)
+  })
+})
 
 // The console methods that write to stdout, sent to stderr for the scope's life.
 const stdoutToStderr = Effect.acquireRelease(

@@ -33,6 +33,27 @@ describe("the example over stdio", () => {
       assert.include(resources.map((r) => r.uri), "surface://collections/tasks")
     }), { timeout: 60_000 })
 
+  it.live("the server exits once its host closes the connection, leaving no process behind", () =>
+    Effect.gen(function*() {
+      const transport = new StdioClientTransport({ command: process.execPath, args: ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"], cwd: root, stderr: "pipe" })
+      const client = new Client({ name: "stdio-exit", version: "1.0.0" })
+      yield* Effect.promise(() => client.connect(transport))
+      const pid = transport.pid
+      assert.isNumber(pid)
+      yield* Effect.promise(() => client.close())
+      const alive = () => {
+        try {
+          process.kill(pid ?? 0, 0)
+          return true
+        } catch {
+          return false
+        }
+      }
+      // Bounded wait: the child must be gone within a few seconds of stdin closing.
+      for (let i = 0; i < 50 && alive(); i++) yield* Effect.sleep("100 millis")
+      assert.isFalse(alive())
+    }), { timeout: 60_000 })
+
   it.live("a tool that logs does not corrupt stdout: its lines go to stderr", () =>
     Effect.gen(function*() {
       const { client, stderr } = yield* startExample
