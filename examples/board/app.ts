@@ -1,5 +1,6 @@
 // A small task board served to agents: every member kind, a sibling, bespoke tools, an image answer.
 import { Clock, Console, Effect, PubSub, Schema, Stream, SubscriptionRef } from "effect"
+import type { Bundle } from "effect-surface"
 import { Client, Expose, Implementation, Log, okImage, Store, Surface, ToolFailure, Tools } from "effect-surface"
 import type { McpFace } from "effect-surface/mcp"
 import { encodePng } from "./png.ts"
@@ -117,7 +118,6 @@ const progressPng = (done: number, total: number) => {
   return encodePng(width, height, (x) => x < filled ? [46, 160, 67] : [208, 215, 222])
 }
 
-export type BoardClient = Client.Client<typeof Board>
 
 /** The bundle's clients, as the MCP face dials them. */
 export const makeClients = Effect.gen(function*() {
@@ -126,18 +126,17 @@ export const makeClients = Effect.gen(function*() {
   return { board, stopwatch, clients: { core: Client.erase(board), clients: { stopwatch: Client.erase(stopwatch) } } }
 })
 
-/** Hand-authored tools at the bundle root, handed every client. */
-export const rootTools = (board: BoardClient) => ({
+/** Hand-authored tools at the bundle root, handed every client of the bundle. */
+export const rootTools = {
   board_progress: Tools.make({
     description: "A picture of the board's progress: a bar, green for done, grey for open.",
     title: "Board progress",
     mutates: false,
-    handler: () =>
-      Effect.map(board.collections.tasks.read, (tasks) => {
-        const total = tasks.size
-        const done = [...tasks.values()].filter((task) => task.done).length
-        return { done, total }
-      }),
+    handler: (_: void, clients: Bundle.Clients) =>
+      Client.narrow(Board, clients.core).pipe(
+        Effect.flatMap((board) => board.collections.tasks.read),
+        Effect.map((tasks) => ({ done: [...tasks.values()].filter((task) => task.done).length, total: tasks.size }))
+      ),
     render: ({ done, total }) =>
       okImage({ data: progressPng(done, total).toString("base64"), mimeType: "image/png" }, { done, total, width: 200, height: 20 })
   }),
@@ -145,29 +144,37 @@ export const rootTools = (board: BoardClient) => ({
     description: "Fail with a structured refusal unless the given task is done.",
     input: Schema.Struct({ id: Schema.String }),
     mutates: false,
-    handler: ({ id }) =>
-      Effect.flatMap(board.collections.tasks.get(id), (task) =>
-        task._tag === "Some" && task.value.done
-          ? Effect.succeed(`${id} is done`)
-          : Effect.fail(new ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })))
+    handler: ({ id }, clients: Bundle.Clients) =>
+      Client.narrow(Board, clients.core).pipe(
+        Effect.flatMap((board) => board.collections.tasks.get(id)),
+        Effect.flatMap((task) =>
+          task._tag === "Some" && task.value.done
+            ? Effect.succeed(`${id} is done`)
+            : Effect.fail(new ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })))
+      )
   })
-})
+}
 
-/** A sibling's bespoke tool: a long wait an agent can cancel. */
+/** A sibling's bespoke tool, handed the sibling's own client: a long wait an agent can cancel. */
 export const stopwatchTools = {
   wait: Tools.make({
-    description: "Wait the given number of seconds, then answer. Cancellable.",
+    description: "Wait the given number of seconds, then answer the lap count. Cancellable.",
     input: Schema.Struct({ seconds: Schema.Finite }),
     mutates: false,
-    handler: ({ seconds }) => Effect.as(Effect.sleep(`${seconds} seconds`), `waited ${seconds}s`)
+    handler: ({ seconds }, client: Client.AnyClient) =>
+      Effect.sleep(`${seconds} seconds`).pipe(
+        Effect.andThen(Client.narrow(Stopwatch, client)),
+        Effect.flatMap((stopwatch) => stopwatch.cells.laps.read),
+        Effect.map((laps) => `waited ${seconds}s at lap ${laps}`)
+      )
   })
 }
 
 /** Everything `McpServer` needs to serve the example. */
-export const serverOptions = Effect.map(makeClients, ({ board, clients }): McpFace.Options => ({
+export const serverOptions = Effect.map(makeClients, ({ clients }): McpFace.Options => ({
   core: { surface: Board, expose: boardExpose },
   surfaces: { stopwatch: { surface: Stopwatch, expose: stopwatchExpose, tools: stopwatchTools } },
-  tools: rootTools(board),
+  tools: rootTools,
   client: Effect.succeed(clients),
   serverInfo: { name: "board", version: "0.1.0", title: "Task board" },
   instructions: "A task board. Tasks are resources under surface://collections/tasks; add and complete them with the tasks_* tools."

@@ -226,6 +226,30 @@ export const erase = <S extends Surface.Spec>(client: Client<S>): AnyClient =>
   client as unknown as AnyClient
 
 /**
+ * Recover the typed client of a run-time one — a root tool's view of a bundle client — when it was
+ * built for exactly this spec. The check is by identity of the declaration, the one every client
+ * carries, so a client of another surface is refused rather than trusted.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Client, Surface } from "effect-surface"
+ *
+ * const Counter = Surface.make({ cells: { count: Surface.cell(Schema.Int, 0) } })
+ * declare const any: Client.AnyClient | undefined
+ * const count = Effect.flatMap(Client.narrow(Counter, any), (client) => client.cells.count.read)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const narrow = <S extends Surface.Spec>(spec: S, client: AnyClient | undefined): Effect.Effect<Client<S>, NotServed> =>
+  client !== undefined && client.spec === spec
+    // Every client is built from the spec it carries (directDispatch, Project, Wire), so a client
+    // carrying this very declaration serves it; the checker cannot follow that identity.
+    ? Effect.succeed(client as unknown as Client<S>)
+    : Effect.fail(new NotServed({ member: `surface this client was asked for${client === undefined ? " (no client)" : ""}` }))
+
+/**
  * Call a procedure of a run-time client by address, with an input the caller has already decoded
  * against the procedure's own input schema. It fails with the procedure's declared errors or a
  * `LinkError`, and with {@link NotServed} when the client serves no such procedure — a wrong name,

@@ -91,7 +91,18 @@ describe("MCP face over the SDK client", () => {
       const c = yield* board
       assert.deepStrictEqual((yield* call(c, "stopwatch_watch_lap")).structuredContent, { value: 1 })
       assert.deepStrictEqual((yield* call(c, "stopwatch_watch_lap")).structuredContent, { value: 2 })
-      assert.strictEqual(textOf(yield* call(c, "stopwatch_wait", { seconds: 0 })), `"waited 0s"`)
+      // The sibling's bespoke tool reads the lap count through the client it is handed: the sibling's.
+      assert.strictEqual(textOf(yield* call(c, "stopwatch_wait", { seconds: 0 })), `"waited 0s at lap 2"`)
+    }))
+
+  it.live("a root bespoke tool is handed the whole bundle and reads the core through it", () =>
+    Effect.gen(function*() {
+      const c = yield* board
+      const { id } = (yield* call(c, "tasks_add", { title: "ship" })).structuredContent as { id: string }
+      yield* call(c, "tasks_add", { title: "rest" })
+      yield* call(c, "tasks_complete", { value: id })
+      assert.deepInclude((yield* call(c, "board_progress")).structuredContent, { done: 1, total: 2 })
+      assert.strictEqual(textOf(yield* call(c, "tasks_require", { id })), `"${id} is done"`)
     }))
 
   it.live("a bad argument is an isError result naming the field", () =>
