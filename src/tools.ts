@@ -13,8 +13,16 @@ import type { Effect, Schema } from "effect"
 import * as ToolResult from "./core/ToolResult.ts"
 
 export { is as isToolFailure, messageOf, ToolFailure } from "./core/ToolFailure.ts"
-export { failure, fromExit, frame, ok, okImage } from "./core/ToolResult.ts"
-export type { ImageContent, TextContent, ToolContent, ToolResult } from "./core/ToolResult.ts"
+export { audio, content, failure, fromExit, frame, image, ok, okImage, resource, text } from "./core/ToolResult.ts"
+export type {
+  AudioContent,
+  EmbeddedResource,
+  ImageContent,
+  ResourceContents,
+  TextContent,
+  ToolContent,
+  ToolResult
+} from "./core/ToolResult.ts"
 
 /**
  * Any Effect Schema a tool's input may be declared with. The face decodes the wire input through

@@ -15,6 +15,9 @@ import type * as Client from "../surface/Client.ts"
 import type * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
 import type * as Tools from "../tools.ts"
+// Types only, from a module that loads no SDK: the request services are the one thing a face
+// provides to every bespoke handler, so the bundle's tool type names them.
+import type * as Request from "../mcp/Request.ts"
 
 /**
  * The clients of a bundle, as bespoke root tools receive them: the core's, and each sibling's by key.
@@ -27,14 +30,16 @@ export interface Clients {
 }
 
 /**
- * A hand-authored tool as a bundle holds it: any input and answer, over client `C`. Its services
- * are `never` — a face cannot know what a table's handlers need, so an app provides them when it
- * builds the table (close over them, or `Effect.provide` inside the handler).
+ * A hand-authored tool as a bundle holds it: any input and answer, over client `C`. Its handler may
+ * require the request services a face provides on each call (`McpRequest.Services`: progress, and
+ * asking the calling client) and nothing else — a face cannot know what else a table's handlers
+ * need, so an app provides the rest when it builds the table (close over them, or `Effect.provide`
+ * inside the handler). A face with no request to serve provides `McpRequest.none`.
  *
  * @since 0.1.0
  */
 // `any` for input and answer, as in `Tools.AnyTool`: those positions are contravariant.
-export type BespokeTool<C> = Tools.Tool<any, any, unknown, never, C>
+export type BespokeTool<C> = Tools.Tool<any, any, unknown, Request.Services, C>
 
 /**
  * One surface of a bundle and the map saying what of it crosses.

@@ -212,6 +212,28 @@ export class DuplicateResourceUri extends Schema.TaggedError<DuplicateResourceUr
 }
 
 /**
+ * A resource the app serves by handler, at an address under `surface://`: that scheme is the
+ * bundle's surfaces' own, so the handler would shadow a member or be shadowed by one.
+ *
+ * @example
+ * ```ts
+ * import { McpFace } from "effect-surface/mcp"
+ * // resources: { "surface://cells/notes": notes }
+ * // fails: resource "surface://cells/notes" is served by a handler under surface://, which only the bundle's surfaces may mint; ...
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ReservedResourceUri extends Schema.TaggedError<ReservedResourceUri>()("ReservedResourceUri", {
+  uri: Schema.String
+}) {
+  override get message(): string {
+    return `resource "${this.uri}" is served by a handler under surface://, which only the bundle's surfaces may mint; ` +
+      `serve it under another scheme`
+  }
+}
+
+/**
  * Every way composing a bundle can be refused.
  *
  * @example
@@ -230,4 +252,5 @@ export type ResolveError =
   | DuplicateToolName
   | InvalidToolName
   | DuplicateResourceUri
+  | ReservedResourceUri
   | CheckError

@@ -25,6 +25,7 @@ export {
   EmptyBundle,
   InvalidSiblingKey,
   InvalidToolName,
+  ReservedResourceUri,
   type ResolveError,
   SiblingShadowsCollection,
   TOOL_NAME

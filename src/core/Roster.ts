@@ -6,8 +6,10 @@
  * `SubscriptionRef`, so a move is one write — a request reads either the old roster or the new, never
  * a mix, and a name is always either served or tombstoned in the same snapshot — and faces react to
  * `changes` (list_changed notifications, re-opening subscriptions). A move re-runs the whole boot
- * composition; a roster the boot would refuse leaves the current one exactly as it was. The core and
- * the root tools never move: serving a different core is a different endpoint.
+ * composition; a roster the boot would refuse leaves the current one exactly as it was. The core
+ * never moves (serving a different core is a different endpoint); the root tools move by `retool`,
+ * through the same composition, so a tool added at run time is refused exactly where a clashing name
+ * at boot would be.
  *
  * @since 0.1.0
  */
@@ -77,6 +79,10 @@ export interface Roster {
   readonly reroster: (
     surfaces: { readonly [sibling: string]: Bundle.Sibling }
   ) => Effect.Effect<Bundle.Resolved, Resolver.ResolveError>
+  /** Replace the bare-named root tools whole; refused (leaving the roster as it was) like a boot clash. */
+  readonly retool: (
+    tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }
+  ) => Effect.Effect<Bundle.Resolved, Resolver.ResolveError>
   readonly lookupTool: (name: string) => Effect.Effect<Tombstones.ToolLookup>
   readonly lookupUri: (uri: string) => Effect.Effect<Tombstones.UriLookup>
 }
@@ -124,15 +130,17 @@ export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effe
     const ref = yield* SubscriptionRef.make<Snapshot>({ resolved, generation: 0, tombstones: Tombstones.empty })
     const snapshot = SubscriptionRef.get(ref)
 
-    const reroster = (surfaces: { readonly [sibling: string]: Bundle.Sibling }) =>
-      // Resolved under the ref's own lock, so concurrent moves apply one at a time, each against
-      // the roster the previous one left; a refusal fails before the write, leaving the value as it was.
+    // Resolved under the ref's own lock, so concurrent moves apply one at a time, each against the
+    // roster the previous one left; a refusal fails before the write, leaving the value as it was.
+    const move = (change: (now: Bundle.Bundle) => Bundle.Bundle) =>
       SubscriptionRef.modifyEffect(ref, (now) =>
-        Effect.map(Resolver.resolveBundle({ ...bundle, surfaces }), (next): [Bundle.Resolved, Snapshot] => {
+        Effect.map(Resolver.resolveBundle(change(now.resolved.bundle)), (next): [Bundle.Resolved, Snapshot] => {
           const generation = now.generation + 1
           const tombstones = Tombstones.advance(now.tombstones, now.resolved, next, generation, cap)
           return [next, { resolved: next, generation, tombstones }]
         }))
+    const reroster = (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => move((now) => ({ ...now, surfaces }))
+    const retool = (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) => move((now) => ({ ...now, tools }))
 
     return Roster.of({
       current: Effect.map(snapshot, (s) => s.resolved),
@@ -140,6 +148,7 @@ export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effe
       changes: Stream.map(SubscriptionRef.changes(ref), (s) => s.resolved),
       generation: Effect.map(snapshot, (s) => s.generation),
       reroster,
+      retool,
       lookupTool: (name) => Effect.map(snapshot, (s) => Tombstones.lookupTool(s.resolved, s.tombstones, name)),
       lookupUri: (uri) => Effect.map(snapshot, (s) => Tombstones.lookupUri(s.resolved, s.tombstones, uri))
     })

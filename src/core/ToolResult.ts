@@ -38,6 +38,45 @@ export type TextContent = { readonly type: "text"; readonly text: string }
 export type ImageContent = { readonly type: "image"; readonly data: string; readonly mimeType: string }
 
 /**
+ * A sound in a result: base64 bytes and their mime type.
+ *
+ * @example
+ * ```ts
+ * const block: AudioContent = { type: "audio", data: "UklGRg==", mimeType: "audio/wav" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type AudioContent = { readonly type: "audio"; readonly data: string; readonly mimeType: string }
+
+/**
+ * The contents of a resource carried inside a result: text, or base64 bytes as `blob`.
+ *
+ * @example
+ * ```ts
+ * const text: ResourceContents = { uri: "notes://today", mimeType: "text/plain", text: "buy milk" }
+ * const bytes: ResourceContents = { uri: "files://logo.png", mimeType: "image/png", blob: "iVBORw0KGgo=" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ResourceContents =
+  | { readonly uri: string; readonly mimeType?: string; readonly text: string }
+  | { readonly uri: string; readonly mimeType?: string; readonly blob: string }
+
+/**
+ * A resource embedded in a result, so the host has its contents without a second read.
+ *
+ * @example
+ * ```ts
+ * const block: EmbeddedResource = { type: "resource", resource: { uri: "notes://today", mimeType: "text/plain", text: "buy milk" } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type EmbeddedResource = { readonly type: "resource"; readonly resource: ResourceContents }
+
+/**
  * The content blocks a result may carry.
  *
  * @example
@@ -47,7 +86,7 @@ export type ImageContent = { readonly type: "image"; readonly data: string; read
  *
  * @since 0.1.0
  */
-export type ToolContent = TextContent | ImageContent
+export type ToolContent = TextContent | ImageContent | AudioContent | EmbeddedResource
 
 /**
  * A tool's answer as a host reads it. A type alias, not an interface, and a mutable `content`
@@ -142,6 +181,83 @@ export const okImage = (image: Image, detail: unknown): ToolResult =>
     }),
     onFailure: (unserializable) => errorText(`the image's detail could not be sent: ${unserializable.message}`)
   })
+
+/**
+ * Frame several blocks as one answer — prose beside a picture, a sound, an embedded resource — and
+ * `detail`, when given, as the structured arm, normalized like any success. The blocks travel as
+ * given and in order; like `okImage`, keeping bytes out of `detail` is the caller's contract.
+ *
+ * @example
+ * ```ts
+ * import * as ToolResult from "./core/ToolResult.ts" // consumers: import { content } from "effect-surface/tools"
+ * ToolResult.content([
+ *   ToolResult.text("Here is the chart and its data:"),
+ *   ToolResult.image("iVBORw0KGgo=", "image/png"),
+ *   ToolResult.resource({ uri: "data://chart.json", mimeType: "application/json", text: "[1,2,3]" })
+ * ], { points: 3 })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const content = (blocks: ReadonlyArray<ToolContent>, detail?: unknown): ToolResult => {
+  if (detail === undefined) return { content: [...blocks] }
+  return Result.match(Json.serialize(detail), {
+    onSuccess: ({ structured }): ToolResult => ({ content: [...blocks], structuredContent: structured }),
+    onFailure: (unserializable) => errorText(`the answer's detail could not be sent: ${unserializable.message}`)
+  })
+}
+
+/**
+ * A text block, for `content`.
+ *
+ * @example
+ * ```ts
+ * import * as ToolResult from "./core/ToolResult.ts"
+ * ToolResult.text("done") // { type: "text", text: "done" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const text = (text: string): TextContent => ({ type: "text", text })
+
+/**
+ * An image block (base64 bytes), for `content`.
+ *
+ * @example
+ * ```ts
+ * import * as ToolResult from "./core/ToolResult.ts"
+ * ToolResult.image("iVBORw0KGgo=", "image/png")
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const image = (data: string, mimeType: string): ImageContent => ({ type: "image", data, mimeType })
+
+/**
+ * An audio block (base64 bytes), for `content`.
+ *
+ * @example
+ * ```ts
+ * import * as ToolResult from "./core/ToolResult.ts"
+ * ToolResult.audio("UklGRg==", "audio/wav")
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const audio = (data: string, mimeType: string): AudioContent => ({ type: "audio", data, mimeType })
+
+/**
+ * An embedded resource block, for `content`.
+ *
+ * @example
+ * ```ts
+ * import * as ToolResult from "./core/ToolResult.ts"
+ * ToolResult.resource({ uri: "notes://today", mimeType: "text/plain", text: "buy milk" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const resource = (contents: ResourceContents): EmbeddedResource => ({ type: "resource", resource: contents })
 
 /**
  * Frame a failure value. Every failure becomes a branded sentence (`messageOf`) with `isError`; only

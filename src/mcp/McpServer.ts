@@ -15,7 +15,9 @@ import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as ConnectionPool from "../core/ConnectionPool.ts"
 import type * as Resolver from "../core/Resolver.ts"
+import type * as AppResources from "./AppResources.ts"
 import * as Face from "./Face.ts"
+import type * as Prompts from "./Prompts.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -149,6 +151,12 @@ export interface Served {
   readonly server: Session.Session["server"]
   /** Replace the sibling map whole; rejects (leaving the old roster serving) when refused. */
   readonly reroster: (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => Promise<void>
+  /** Replace the root tools whole; rejects (leaving the old tools serving) on a clash. */
+  readonly setTools: (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) => Promise<void>
+  /** Replace the prompts whole. */
+  readonly setPrompts: (prompts: Prompts.Table) => Promise<void>
+  /** Replace the app's resources whole; rejects when one claims `surface:`. */
+  readonly setResources: (resources: AppResources.Table) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -196,6 +204,9 @@ export const serveSurfaceAsMcp = async (options: ServeOptions): Promise<Served> 
   return {
     server: session.server,
     reroster: (surfaces) => runtime.runPromise(server.reroster(surfaces)),
+    setTools: (tools) => runtime.runPromise(server.setTools(tools)),
+    setPrompts: (prompts) => runtime.runPromise(server.setPrompts(prompts)),
+    setResources: (resources) => runtime.runPromise(server.setResources(resources)),
     close: () => runtime.dispose()
   }
 }

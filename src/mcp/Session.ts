@@ -4,32 +4,53 @@
  * The SDK owns the protocol — framing, version negotiation, request ids, cancellation messages — and
  * is used for exactly that. Everything a request does runs as an Effect in a fiber this session's
  * scope owns, so closing the session interrupts its handlers, ends its subscriptions and leaves no
- * fiber behind; a host's `notifications/cancelled` interrupts the one handler it names. Only this
- * module imports the SDK's server, so a new protocol revision is a new session module, not a new face.
+ * fiber behind; a host's `notifications/cancelled` interrupts the one handler it names. A handler's
+ * request path is this session's too: its Effect log lines at or above the session's level, its
+ * progress, and its questions to the client travel as notifications and requests related to that
+ * request (so over Streamable HTTP they ride the request's own stream), and every notification it
+ * queued is sent before its result. Only this module imports the SDK's server, so a new protocol
+ * revision is a new session module, not a new face.
  *
  * @since 0.1.0
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  CompleteRequestSchema,
+  type ElicitRequestFormParams,
+  GetPromptRequestSchema,
+  type GetPromptResult,
   type InitializeRequest,
   InitializeRequestSchema,
   type InitializeResult,
+  ListPromptsRequestSchema,
+  type ListPromptsResult,
   ListResourcesRequestSchema,
   type ListResourcesResult,
   ListResourceTemplatesRequestSchema,
   type ListResourceTemplatesResult,
   ListToolsRequestSchema,
   type ListToolsResult,
+  type ReadResourceResult,
   ReadResourceRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+  SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Deferred, Effect, Exit, FiberMap, FiberSet, Option, Stream } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, FiberMap, FiberSet, Option, Queue, Ref, Stream } from "effect"
 import type { Scope } from "effect"
+import * as AppResources from "./AppResources.ts"
+import * as ClientRequests from "./ClientRequests.ts"
+import type * as Elicitation from "./Elicitation.ts"
 import type * as Face from "./Face.ts"
+import * as Logging from "./Logging.ts"
+import * as Progress from "./Progress.ts"
+import type * as Request from "./Request.ts"
 import * as Resources from "./Resources.ts"
 
 /**
@@ -62,6 +83,12 @@ const toRpcError = (cause: Cause.Cause<Resources.ProtocolError>): Error => {
   return Cause.hasInterrupts(cause) ? rpcError(-32800, "request cancelled") : rpcError(Resources.internalError, Cause.pretty(cause))
 }
 
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+// The SDK types a requested schema as a strict union of primitive shapes; `McpElicitation` derives
+// exactly those shapes, as plain JSON, so the value is the same object seen through a wider type.
+const asRequestedSchema = (schema: Elicitation.RequestedSchema) => schema as ElicitRequestFormParams["requestedSchema"]
+
 /**
  * Serve a face on one transport until the scope closes or the transport does.
  *
@@ -86,12 +113,19 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
     const server = new Server(face.serverInfo, {
       // Advertised from the first initialize even when nothing is exposed: a host that never heard
       // the lists can change has no reason to re-read them after a roster move.
-      capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {}
+      },
       ...(instructions._tag === "Static" && instructions.text !== undefined ? { instructions: instructions.text } : {})
     })
     const run = yield* FiberSet.makeRuntimePromise<never>()
     const subscriptions = yield* FiberMap.make<string>()
     const closed = yield* Deferred.make<void>()
+    const level = yield* Ref.make<Logging.Level>(face.logLevel)
 
     // The one Promise boundary: the SDK calls in, the Effect runs in this session's scope, and a
     // typed refusal leaves as the JSON-RPC error it names.
@@ -101,6 +135,40 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
         throw toRpcError(exit.cause)
       })
 
+    const channel = (extra: Extra): ClientRequests.Channel => {
+      const declared = server.getClientCapabilities()
+      // Related to the request being served, so the transport sends it on that request's stream.
+      const related = { relatedRequestId: extra.requestId }
+      return {
+        capabilities: { elicitation: declared?.elicitation?.form !== undefined, sampling: declared?.sampling !== undefined },
+        elicit: (params, options) =>
+          server.elicitInput({ mode: "form", message: params.message, requestedSchema: asRequestedSchema(params.requestedSchema) }, { ...options, ...related }),
+        sample: (params, options) => server.createMessage(params, { ...options, ...related })
+      }
+    }
+
+    // A handler's request path: its services wired to this request, its log lines forwarded at the
+    // session's level, and every notification it queued sent, in order, before its result is.
+    const requestPath = <A, E>(extra: Extra, effect: Effect.Effect<A, E, Request.Services>): Effect.Effect<A, E> =>
+      Effect.gen(function*() {
+        const outbox = yield* Queue.unbounded<ServerNotification, Cause.Done>()
+        const sending = yield* Stream.fromQueue(outbox).pipe(
+          Stream.runForEach((notification) => Effect.tryPromise(() => extra.sendNotification(notification)).pipe(Effect.ignore)),
+          Effect.forkChild
+        )
+        const progress = yield* Progress.make(extra._meta?.progressToken, (params) =>
+          Effect.asVoid(Queue.offer(outbox, { method: "notifications/progress", params })))
+        const at = yield* Ref.get(level)
+        const forwarded = Logging.forward(effect, at, (params) => {
+          Queue.offerUnsafe(outbox, { method: "notifications/message", params })
+        }, face.serverInfo.name)
+        return yield* forwarded.pipe(
+          Effect.provideService(Progress.McpProgress, progress),
+          Effect.provideService(ClientRequests.McpClientRequests, ClientRequests.make(channel(extra))),
+          Effect.ensuring(Queue.end(outbox).pipe(Effect.andThen(Fiber.join(sending))))
+        )
+      })
+
     if (instructions._tag === "Dynamic") {
       server.setRequestHandler(InitializeRequestSchema, async (request) => {
         const result = await (server as unknown as Initializing)._oninitialize(request)
@@ -108,6 +176,9 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
         return text === undefined ? result : { ...result, instructions: text }
       })
     }
+    // Replaces the SDK's own handler, which keys levels by transport session id; here the level is
+    // this session's, read by its own request path.
+    server.setRequestHandler(SetLevelRequestSchema, (request) => handle(Effect.as(Ref.set(level, request.params.level), {})))
     server.setRequestHandler(ListToolsRequestSchema, () =>
       handle(Effect.map(face.roster.current, (resolved): ListToolsResult =>
         // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
@@ -115,17 +186,28 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
       handle(
         // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
-        Effect.map(face.callTool(request.params.name, request.params.arguments ?? {}), (result): CallToolResult => result),
+        Effect.map(requestPath(extra, face.callTool(request.params.name, request.params.arguments ?? {})), (result): CallToolResult => result),
         extra.signal
       ))
+    server.setRequestHandler(ListPromptsRequestSchema, () =>
+      handle(Effect.map(face.listPrompts, (prompts): ListPromptsResult => ({ prompts: prompts as ListPromptsResult["prompts"] }))))
+    server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
+      handle(
+        Effect.map(requestPath(extra, face.getPrompt(request.params.name, request.params.arguments ?? {})), (result): GetPromptResult => result),
+        extra.signal
+      ))
+    server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
+      handle(Effect.map(requestPath(extra, face.complete(request.params)), (completion) => ({ completion })), extra.signal))
     server.setRequestHandler(ListResourcesRequestSchema, () =>
-      handle(Effect.map(face.roster.current, (resolved): ListResourcesResult =>
-        ({ resources: resolved.advertisedResources as ListResourcesResult["resources"] }))))
+      handle(Effect.map(face.listResources, (resources): ListResourcesResult => ({ resources: resources as ListResourcesResult["resources"] }))))
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
-      handle(Effect.map(face.roster.current, (resolved): ListResourceTemplatesResult =>
-        ({ resourceTemplates: resolved.advertisedResourceTemplates as ListResourceTemplatesResult["resourceTemplates"] }))))
+      handle(Effect.map(face.listResourceTemplates, (templates): ListResourceTemplatesResult =>
+        ({ resourceTemplates: templates as ListResourceTemplatesResult["resourceTemplates"] }))))
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-      handle(Effect.map(face.readResource(request.params.uri), (contents) => ({ contents: [contents] })), extra.signal))
+      handle(
+        Effect.map(requestPath(extra, face.readResource(request.params.uri)), (contents): ReadResourceResult => ({ contents: [...contents] })),
+        extra.signal
+      ))
 
     const notifyUpdated = (uri: string) =>
       Effect.tryPromise(() => server.sendResourceUpdated({ uri })).pipe(Effect.ignore)
@@ -134,7 +216,7 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
 
     server.setRequestHandler(SubscribeRequestSchema, (request) =>
       handle(
-        face.resolveUri(request.params.uri).pipe(
+        face.checkUri(request.params.uri).pipe(
           Effect.andThen(FiberMap.has(subscriptions, request.params.uri)),
           // Subscribing twice is one subscription, not a restart of the first.
           Effect.flatMap((already) => already ? Effect.void : follow(request.params.uri)),
@@ -144,24 +226,48 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
     server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
       handle(Effect.as(FiberMap.remove(subscriptions, request.params.uri), {})))
 
-    // A roster move: both lists changed; subscriptions the new roster cannot serve end (with a last
-    // "updated", so the host re-reads and learns why), and survivors re-open on the new connection.
-    // Compared by identity with the roster this session started on, not by dropping the first
+    // After the resources moved: subscriptions that can no longer be served end (with a last
+    // "updated", so the host re-reads and learns why), and survivors re-open on what serves them now.
+    const recheck = (affected: (uri: string) => boolean) =>
+      Effect.gen(function*() {
+        for (const uri of Array.from(subscriptions, ([key]) => key).filter(affected)) {
+          const served = yield* Effect.result(face.checkUri(uri))
+          if (served._tag === "Success") yield* follow(uri)
+          else yield* FiberMap.remove(subscriptions, uri).pipe(Effect.andThen(notifyUpdated(uri)))
+        }
+      })
+    const announce = (send: () => Promise<void>) => Effect.tryPromise(send).pipe(Effect.ignore)
+
+    // Each listener compares with the value this session started on, not by dropping the first
     // frame: a move that lands before the listener subscribes is then still announced.
     const initial = yield* face.roster.current
+    const previous = yield* Ref.make(initial)
     yield* face.roster.changes.pipe(
       Stream.filter((resolved) => resolved !== initial),
-      Stream.runForEach(() =>
+      Stream.runForEach((resolved) =>
         Effect.gen(function*() {
-          yield* Effect.tryPromise(() => server.sendToolListChanged()).pipe(Effect.ignore)
-          yield* Effect.tryPromise(() => server.sendResourceListChanged()).pipe(Effect.ignore)
-          for (const uri of Array.from(subscriptions, ([key]) => key)) {
-            const served = yield* Effect.result(face.resolveUri(uri))
-            if (served._tag === "Success") yield* follow(uri)
-            else yield* FiberMap.remove(subscriptions, uri).pipe(Effect.andThen(notifyUpdated(uri)))
-          }
+          const before = yield* Ref.getAndSet(previous, resolved)
+          yield* announce(() => server.sendToolListChanged())
+          // A move of the root tools alone leaves every resource where it was.
+          if (before.bundle.surfaces === resolved.bundle.surfaces && before.bundle.core === resolved.bundle.core) return
+          yield* announce(() => server.sendResourceListChanged())
+          yield* recheck(AppResources.isSurfaceUri)
         })
       ),
+      Effect.forkScoped
+    )
+    const initialApps = yield* face.appResources.current
+    yield* face.appResources.changes.pipe(
+      Stream.filter((compiled) => compiled !== initialApps),
+      Stream.runForEach(() =>
+        announce(() => server.sendResourceListChanged()).pipe(Effect.andThen(recheck((uri) => !AppResources.isSurfaceUri(uri))))
+      ),
+      Effect.forkScoped
+    )
+    const initialPrompts = yield* face.prompts.current
+    yield* face.prompts.changes.pipe(
+      Stream.filter((table) => table !== initialPrompts),
+      Stream.runForEach(() => announce(() => server.sendPromptListChanged())),
       Effect.forkScoped
     )
 

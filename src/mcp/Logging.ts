@@ -1,0 +1,202 @@
+/**
+ * A handler's Effect log lines, delivered to the host whose request it is serving.
+ *
+ * A handler already logs with `Effect.log*`; asking it to log a second time through an MCP API would
+ * split every app's logging in two. So the session adds an Effect `Logger` for the length of one
+ * request's fiber, which turns each line at or above the session's `logging/setLevel` into a
+ * `notifications/message` for that session alone. Effect's levels map onto MCP's syslog levels,
+ * and lowering Effect's minimum for the host (to let `Effect.logDebug` through) leaves every logger
+ * already installed with the floor it had, so a host asking for debug lines never opens the
+ * server's own console to them.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Effect, Logger, LogLevel, References, Result } from "effect"
+import * as Json from "../core/Json.ts"
+
+/**
+ * MCP's log levels (RFC 5424's syslog severities), least severe first.
+ *
+ * @example
+ * ```ts
+ * const level: McpLogging.Level = "warning"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Level = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency"
+
+/**
+ * Every MCP level, least severe first.
+ *
+ * @example
+ * ```ts
+ * import { McpLogging } from "effect-surface/mcp"
+ * McpLogging.levels.indexOf("error") > McpLogging.levels.indexOf("info") // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const levels: ReadonlyArray<Level> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+
+const rank = (level: Level): number => levels.indexOf(level)
+
+/**
+ * The MCP level an Effect log line is sent at: Trace and Debug as `debug`, Info as `info`, Warn as
+ * `warning`, Error as `error`, Fatal as `critical`. `All` and `None` are thresholds, not levels a
+ * line is logged at, and map to nothing.
+ *
+ * @example
+ * ```ts
+ * import { McpLogging } from "effect-surface/mcp"
+ * McpLogging.fromEffect("Warn") // "warning"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const fromEffect = (level: LogLevel.LogLevel): Level | undefined => {
+  switch (level) {
+    case "Trace":
+    case "Debug":
+      return "debug"
+    case "Info":
+      return "info"
+    case "Warn":
+      return "warning"
+    case "Error":
+      return "error"
+    case "Fatal":
+      return "critical"
+    case "All":
+    case "None":
+      return undefined
+  }
+}
+
+/**
+ * The least severe Effect level whose lines reach a session at `level`: `notice` has no Effect
+ * counterpart, so a session at `notice` hears `Warn` and above.
+ *
+ * @example
+ * ```ts
+ * import { McpLogging } from "effect-surface/mcp"
+ * McpLogging.threshold("debug") // "Trace"
+ * McpLogging.threshold("notice") // "Warn"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const threshold = (level: Level): LogLevel.LogLevel => {
+  const candidates: ReadonlyArray<LogLevel.LogLevel> = ["Trace", "Debug", "Info", "Warn", "Error", "Fatal"]
+  return candidates.find((candidate) => rank(fromEffect(candidate) ?? "emergency") >= rank(level)) ?? "None"
+}
+
+/**
+ * Whether a line at `line` reaches a session listening at `session`.
+ *
+ * @example
+ * ```ts
+ * import { McpLogging } from "effect-surface/mcp"
+ * McpLogging.reaches("warning", "info") // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const reaches = (line: Level, session: Level): boolean => rank(line) >= rank(session)
+
+/**
+ * The params of one `notifications/message`.
+ *
+ * @example
+ * ```ts
+ * const params: McpLogging.Message = { level: "info", logger: "effect-surface", data: "task added" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Message {
+  readonly level: Level
+  readonly logger?: string
+  readonly data: Json.Json
+}
+
+const pieceText = (piece: unknown): string =>
+  typeof piece === "string" ? piece : Result.getOrElse(Json.stringify(piece), () => String(piece))
+
+/**
+ * The text a log line travels as: its message parts joined by spaces (a non-string part as its
+ * JSON), then the pretty cause, when the line carried one.
+ *
+ * @example
+ * ```ts
+ * import { McpLogging } from "effect-surface/mcp"
+ * McpLogging.format(["added", { id: "t1" }], Cause.empty) // 'added {"id":"t1"}'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const format = (message: unknown, cause: Cause.Cause<unknown>): string => {
+  const parts = Array.isArray(message) ? message : [message]
+  const text = parts.map(pieceText).join(" ")
+  return cause.reasons.length === 0 ? text : `${text}\n${Cause.pretty(cause)}`
+}
+
+/**
+ * A logger that hands each line at or above `level` to `send`, as MCP's message params. `send` is
+ * called synchronously from the logging fiber, so it must only enqueue.
+ *
+ * @example
+ * ```ts
+ * import { McpLogging } from "effect-surface/mcp"
+ * const logger = McpLogging.logger("info", (message) => { queue.push(message) }, "my-app")
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const logger = (level: Level, send: (message: Message) => void, name?: string): Logger.Logger<unknown, void> =>
+  Logger.make((options) => {
+    const at = fromEffect(options.logLevel)
+    if (at === undefined || !reaches(at, level)) return
+    send({ level: at, ...(name === undefined ? {} : { logger: name }), data: format(options.message, options.cause) })
+  })
+
+// A logger installed before the request keeps the floor it had when the minimum is lowered for the host.
+const floored = (inner: Logger.Logger<unknown, unknown>, floor: LogLevel.LogLevel): Logger.Logger<unknown, void> =>
+  Logger.make((options) => {
+    if (LogLevel.isGreaterThanOrEqualTo(options.logLevel, floor)) inner.log(options)
+  })
+
+/**
+ * Run `effect` with its log lines at or above `level` also handed to `send`. Effect's minimum level
+ * is lowered to `level`'s threshold for the effect's fiber (and the fibers it forks) when that is
+ * lower, and every logger already installed is held to the old minimum.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpLogging } from "effect-surface/mcp"
+ *
+ * const run = McpLogging.forward(Effect.logDebug("looking"), "debug", (message) => { sent.push(message) })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const forward = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  level: Level,
+  send: (message: Message) => void,
+  name?: string
+): Effect.Effect<A, E, R> =>
+  Effect.gen(function*() {
+    const minimum = yield* References.MinimumLogLevel
+    const installed = yield* Logger.CurrentLoggers
+    const wanted = threshold(level)
+    const lowered = LogLevel.isLessThan(wanted, minimum)
+    const kept: ReadonlyArray<Logger.Logger<unknown, unknown>> = lowered
+      ? [...installed].map((inner) => floored(inner, minimum))
+      : [...installed]
+    return yield* effect.pipe(
+      Effect.provideService(Logger.CurrentLoggers, new Set([...kept, logger(level, send, name)])),
+      Effect.provideService(References.MinimumLogLevel, lowered ? wanted : minimum)
+    )
+  })

@@ -1,0 +1,59 @@
+/**
+ * The services a handler on the MCP request path may require, and nothing else.
+ *
+ * A bespoke tool's handler (and a prompt's) may report progress and ask the calling client for input
+ * or a model's answer; the session provides exactly these services per request, wired to that
+ * request. Naming the set here keeps one definition of "what a handler may ask for" shared by the
+ * bundle's tool type, the face and the session, and gives every other place a handler runs (a
+ * command line, a test) one stand-in to provide. No SDK code is loaded by this module.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect } from "effect"
+import * as ClientRequests from "./ClientRequests.ts"
+import * as Progress from "./Progress.ts"
+
+/**
+ * What a handler on the request path may require: `McpProgress` and `McpClientRequests`.
+ *
+ * @example
+ * ```ts
+ * import type { Effect } from "effect"
+ * import type { McpRequest } from "effect-surface/mcp"
+ * type Handler = (input: { readonly id: string }) => Effect.Effect<string, never, McpRequest.Services>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Services = Progress.McpProgress | ClientRequests.McpClientRequests
+
+/**
+ * The services with nothing behind them: progress goes nowhere, asking the client fails with
+ * `ClientLacksCapability`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpRequest } from "effect-surface/mcp"
+ * handler(input).pipe(Effect.provideContext(McpRequest.none))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const none: Context.Context<Services> = Context.make(Progress.McpProgress, Progress.none).pipe(
+  Context.add(ClientRequests.McpClientRequests, ClientRequests.none)
+)
+
+/**
+ * Run a handler outside any MCP request, with `none` behind its services.
+ *
+ * @example
+ * ```ts
+ * import { McpRequest } from "effect-surface/mcp"
+ * const result = yield* McpRequest.detached(tool.handler(input, client))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const detached = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Services>> =>
+  Effect.provideContext(effect, none)
