@@ -1,14 +1,25 @@
 // `npm start`: the example task board as an MCP server.
+//   npm start                 serve it over Streamable HTTP on 127.0.0.1 (port from PORT, default 3000)
 //   npm -s start -- --stdio   serve it over stdio (nothing but protocol on stdout) for an MCP host
-//   npm start                 a short in-process tour: an SDK client lists, calls and reads it
+//   npm start -- --tour       a short in-process tour: an SDK client lists, calls and reads it
 import { NodeRuntime } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { Console, Effect } from "effect"
-import { McpFace, McpSessions, serveStdio } from "effect-surface/mcp"
+import { Cause, Config, Console, Effect, Exit, Runtime } from "effect"
+import { McpFace, McpHttp, McpSessions, serveStdio } from "effect-surface/mcp"
 import { serverOptions } from "./board/app.ts"
 
 const stdio = Effect.flatMap(serverOptions, serveStdio)
+
+const http = Effect.gen(function*() {
+  // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.
+  const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
+  const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port } })
+  yield* Console.log(`Task board MCP server at ${served.url}`)
+  yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)
+  yield* Console.log("Ctrl-C stops it.")
+  return yield* Effect.never
+}).pipe(Effect.scoped)
 
 const tour = Effect.gen(function*() {
   const face = yield* McpFace.make(yield* serverOptions)
@@ -22,7 +33,15 @@ const tour = Effect.gen(function*() {
   yield* Console.log(`tasks_add → ${JSON.stringify(added.structuredContent)}`)
   const read = yield* Effect.promise(() => client.readResource({ uri: "surface://streams/activity" }))
   yield* Console.log(`surface://streams/activity → ${JSON.stringify(read.contents[0])}`)
-  yield* Console.log(`\nServe it to an MCP host over stdio with: npm -s start -- --stdio`)
+  yield* Console.log(`\nServe it to an MCP host with: npm start (HTTP), or npm -s start -- --stdio`)
 }).pipe(Effect.scoped)
 
-NodeRuntime.runMain(process.argv.includes("--stdio") ? stdio : tour, { disableErrorReporting: false })
+const main = process.argv.includes("--stdio") ? stdio : process.argv.includes("--tour") ? tour : http
+
+NodeRuntime.runMain(main, {
+  disableErrorReporting: false,
+  // Ctrl-C is how this server is meant to stop: once its scope has closed every session, that is
+  // a clean exit (0), not the 130 an interrupted program reports.
+  teardown: (exit, onExit) =>
+    Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+})

@@ -79,7 +79,9 @@ export interface Tool<S extends ToolInputSchema | undefined, Out, E, R, C> {
   readonly input?: S
   readonly mutates: boolean
   readonly handler: (input: InputOf<S>, client: C) => Effect.Effect<Out, E, R>
-  readonly render?: (out: Out) => ToolResult.ToolResult
+  // Method syntax, so its parameter is bivariant: a tool that only ever fails (`Out` = never) still
+  // fits a table of tools whose answers differ.
+  render?(out: Out): ToolResult.ToolResult
 }
 
 /**

@@ -1,0 +1,235 @@
+/**
+ * What the Streamable HTTP face refuses before any session sees a request.
+ *
+ * A local MCP server is reachable from every web page the user opens: DNS rebinding points a
+ * foreign name at 127.0.0.1, and the browser then sends that name as `Host` and its page as
+ * `Origin`. So a request naming anything but the server's own loopback names is refused before it
+ * can reach a session. A body is read under a byte bound and stops being read the moment it passes
+ * it, and text that is not JSON is a JSON-RPC parse error, never a crash. Each refusal is a
+ * JSON-RPC error body with the HTTP status the transport specification names. Kept apart from the
+ * session table so the rules can be read, and tested, as one list.
+ *
+ * @since 0.1.0
+ */
+import { Data, Effect, Option, Stream } from "effect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+
+/**
+ * A refused request: the HTTP status and the JSON-RPC error it answers with.
+ *
+ * @example
+ * ```ts
+ * import * as McpHttpGuard from "./HttpGuard.ts"
+ *
+ * const refusal = new McpHttpGuard.Refusal({ status: 404, code: -32001, message: "Session not found" })
+ * const response = McpHttpGuard.respond(refusal)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Refusal extends Data.TaggedError("Refusal")<{
+  readonly status: number
+  readonly code: number
+  readonly message: string
+}> {}
+
+/**
+ * The HTTP answer to a refusal: a JSON-RPC error with no request id, as the transport answers
+ * anything it could not attribute to a request.
+ *
+ * @example
+ * ```ts
+ * import * as McpHttpGuard from "./HttpGuard.ts"
+ *
+ * const response = McpHttpGuard.respond(new McpHttpGuard.Refusal({ status: 400, code: -32700, message: "Parse error" }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const respond = (refusal: Refusal): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.jsonUnsafe(
+    { jsonrpc: "2.0", error: { code: refusal.code, message: refusal.message }, id: null },
+    { status: refusal.status }
+  )
+
+/** The loopback names a local browser or host uses to reach this machine. */
+const loopbackNames = ["localhost", "127.0.0.1", "[::1]"]
+
+/**
+ * Whether an address to bind is a loopback one, the case where rebinding protection is on by default.
+ *
+ * @example
+ * ```ts
+ * import * as McpHttpGuard from "./HttpGuard.ts"
+ *
+ * McpHttpGuard.isLoopback("127.0.0.1") // true
+ * McpHttpGuard.isLoopback("0.0.0.0") // false
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const isLoopback = (host: string): boolean => {
+  const name = host.toLowerCase()
+  return name === "localhost" || name === "::1" || name === "[::1]" || /^127(\.\d{1,3}){3}$/.test(name)
+}
+
+/**
+ * Which `Host` and `Origin` values are served. `undefined` lists are not checked.
+ *
+ * @since 0.1.0
+ */
+export interface Allow {
+  /** Host names (any port in `port`, or none) or exact `name:port` values. */
+  readonly hosts: ReadonlyArray<string> | undefined
+  /** Exact origins (`scheme://name[:port]`), or for the default, any origin whose host name is listed. */
+  readonly origins: { readonly _tag: "Exact"; readonly origins: ReadonlyArray<string> } | { readonly _tag: "Names"; readonly names: ReadonlyArray<string> } | undefined
+  /** The bound port, the one a bare host name in `hosts` may carry. */
+  readonly port: number
+}
+
+/**
+ * What is allowed for a server bound to `host:port`: with protection on (the default for a
+ * loopback bind) hosts default to the loopback names with the bound port or none, and origins to
+ * any origin on a loopback name; given lists replace the defaults.
+ *
+ * @example
+ * ```ts
+ * import * as McpHttpGuard from "./HttpGuard.ts"
+ *
+ * const allow = McpHttpGuard.allowFor({ host: "127.0.0.1", port: 3000 })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const allowFor = (options: {
+  readonly host: string
+  readonly port: number
+  readonly protect?: boolean | undefined
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
+  readonly allowedOrigins?: ReadonlyArray<string> | undefined
+}): Allow => {
+  const protect = options.protect ?? (isLoopback(options.host) || options.allowedHosts !== undefined || options.allowedOrigins !== undefined)
+  if (!protect) return { hosts: undefined, origins: undefined, port: options.port }
+  const local = isLoopback(options.host)
+  return {
+    hosts: options.allowedHosts ?? (local ? loopbackNames : undefined),
+    origins: options.allowedOrigins !== undefined
+      ? { _tag: "Exact", origins: options.allowedOrigins.flatMap((o) => Option.toArray(originOf(o))) }
+      : local ? { _tag: "Names", names: loopbackNames } : undefined,
+    port: options.port
+  }
+}
+
+const parseHost = (value: string): Option.Option<URL> => {
+  // `host` with no scheme: the URL parser normalises the name, brackets IPv6 and drops a default port.
+  const url = URL.parse(`http://${value}`)
+  return url === null || url.username !== "" || url.pathname !== "/" || url.search !== "" ? Option.none() : Option.some(url)
+}
+
+const originOf = (value: string): Option.Option<string> => {
+  const url = URL.parse(value)
+  return url === null || (url.protocol !== "http:" && url.protocol !== "https:") ? Option.none() : Option.some(url.origin)
+}
+
+const hostAllowed = (allow: Allow, value: string): boolean =>
+  Option.match(parseHost(value), {
+    onNone: () => false,
+    onSome: (url) =>
+      (allow.hosts ?? []).some((entry) =>
+        Option.match(parseHost(entry), {
+          onNone: () => false,
+          onSome: (allowed) => allowed.port === ""
+            ? allowed.hostname === url.hostname && (url.port === "" || url.port === String(allow.port))
+            : allowed.host === url.host
+        })
+      )
+  })
+
+const originAllowed = (origins: NonNullable<Allow["origins"]>, value: string): boolean =>
+  Option.match(Option.flatMap(originOf(value), (origin) => Option.fromNullishOr(URL.parse(origin))), {
+    onNone: () => false,
+    onSome: (url) => origins._tag === "Exact" ? origins.origins.includes(url.origin) : origins.names.includes(url.hostname)
+  })
+
+/**
+ * Refuse a request whose `Host` or `Origin` is not allowed (403). A request without `Origin` (any
+ * non-browser client) is judged by its `Host` alone.
+ *
+ * @example
+ * ```ts
+ * import * as McpHttpGuard from "./HttpGuard.ts"
+ *
+ * const allow = McpHttpGuard.allowFor({ host: "127.0.0.1", port: 3000 })
+ * McpHttpGuard.checkHeaders(allow, { host: "evil.example.com" }) // Some(Refusal 403)
+ * McpHttpGuard.checkHeaders(allow, { host: "localhost:3000" }) // None
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const checkHeaders = (allow: Allow, headers: { readonly [name: string]: string | undefined }): Option.Option<Refusal> => {
+  const host = headers["host"]
+  if (allow.hosts !== undefined && (host === undefined || !hostAllowed(allow, host))) {
+    return Option.some(new Refusal({ status: 403, code: -32000, message: `Forbidden: Host ${host ?? "(none)"} is not served here` }))
+  }
+  const origin = headers["origin"]
+  if (allow.origins !== undefined && origin !== undefined && !originAllowed(allow.origins, origin)) {
+    return Option.some(new Refusal({ status: 403, code: -32000, message: `Forbidden: Origin ${origin} is not allowed` }))
+  }
+  return Option.none()
+}
+
+/**
+ * Whether a `Content-Type` names JSON (its media type, parameters ignored).
+ *
+ * @example
+ * ```ts
+ * import * as McpHttpGuard from "./HttpGuard.ts"
+ *
+ * McpHttpGuard.isJson("application/json; charset=utf-8") // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const isJson = (contentType: string | undefined): boolean =>
+  contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json"
+
+/**
+ * Read a request body as JSON, at most `maxBytes` of it. A declared length over the bound is
+ * refused before a byte is read, and a streamed body the moment it passes the bound (413); text
+ * that is not JSON is a parse error (-32700).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpServerRequest } from "effect/http"
+ * import * as McpHttpGuard from "./HttpGuard.ts"
+ *
+ * const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => McpHttpGuard.readJson(request, 4 * 1024 * 1024))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const readJson = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<unknown, Refusal> => {
+  const tooLarge = new Refusal({ status: 413, code: -32000, message: `Payload Too Large: the body must not exceed ${maxBytes} bytes` })
+  const declared = Number(request.headers["content-length"])
+  if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge)
+  return request.stream.pipe(
+    Stream.mapError(() => new Refusal({ status: 400, code: -32700, message: "Parse error: the body could not be read" })),
+    Stream.runFoldEffect(
+      () => ({ size: 0, chunks: [] as Array<Uint8Array> }),
+      (read, chunk): Effect.Effect<{ size: number; chunks: Array<Uint8Array> }, Refusal> => {
+        const size = read.size + chunk.byteLength
+        if (size > maxBytes) return Effect.fail(tooLarge)
+        read.chunks.push(chunk)
+        return Effect.succeed({ size, chunks: read.chunks })
+      }
+    ),
+    Effect.flatMap(({ chunks }) =>
+      Effect.try({
+        try: (): unknown => JSON.parse(new TextDecoder().decode(Buffer.concat(chunks))),
+        catch: () => new Refusal({ status: 400, code: -32700, message: "Parse error: Invalid JSON" })
+      })
+    )
+  )
+}

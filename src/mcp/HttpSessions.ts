@@ -1,0 +1,195 @@
+/**
+ * The live sessions of a Streamable HTTP face: one SDK transport and one protocol session each.
+ *
+ * Every MCP session gets its own `WebStandardStreamableHTTPServerTransport` and its own SDK
+ * `Server` (`Session.connect`), created at `initialize` and never handed to another session — one
+ * shared server or transport is the cross-client leak of CVE-2026-25536. Everything else (roster,
+ * decoders, connection pool) is the shared face, so an idle session costs a transport, a server and
+ * a few fibers. A session's life is one fiber in a `FiberMap`: it owns the session's scope, so
+ * ending it for any reason — `DELETE`, idle expiry, the transport closing, the server shutting
+ * down — closes the SDK server, ends its subscriptions and handlers, and forgets its stored events.
+ *
+ * @since 0.1.0
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { Clock, Data, Deferred, Duration, Effect, Fiber, FiberMap, Option, Ref, Schedule } from "effect"
+import type { Scope } from "effect"
+import * as EventStore from "./EventStore.ts"
+import type * as Face from "./Face.ts"
+import * as Session from "./Session.ts"
+
+/**
+ * A live session: its id, its transport, and what says whether it is idle.
+ *
+ * @since 0.1.0
+ */
+export interface Entry {
+  readonly id: string
+  readonly transport: WebStandardStreamableHTTPServerTransport
+  /** Responses begun and not yet finished, GET streams included: a session with one is in use. */
+  readonly open: Ref.Ref<number>
+  /** When a response last began or ended (clock millis). */
+  readonly lastSeen: Ref.Ref<number>
+}
+
+/**
+ * No session could be opened: the table is at `maxSessions`, or it is closing.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as HttpSessions from "./HttpSessions.ts"
+ *
+ * const opened = (table: HttpSessions.Table) =>
+ *   table.open.pipe(Effect.catchTag("Unavailable", (refused) => Effect.logWarning(refused.reason)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly reason: string }> {}
+
+/**
+ * The session table.
+ *
+ * @since 0.1.0
+ */
+export interface Table {
+  /** A session by its `Mcp-Session-Id`; none once it has ended. */
+  readonly lookup: (id: string) => Effect.Effect<Option.Option<Entry>>
+  /** Open a session whose transport awaits its `initialize`. */
+  readonly open: Effect.Effect<Entry, Unavailable>
+  /** End a session now and forget it; later requests naming it are unknown. */
+  readonly end: (id: string) => Effect.Effect<void>
+  /** The ids of the live sessions. */
+  readonly ids: Effect.Effect<ReadonlyArray<string>>
+  /** Count a response as open on `entry` until the current scope closes. */
+  readonly track: (entry: Entry) => Effect.Effect<void, never, Scope.Scope>
+  /** End every session. */
+  readonly endAll: Effect.Effect<void>
+}
+
+/**
+ * How the table bounds its sessions.
+ *
+ * @since 0.1.0
+ */
+export interface Config {
+  /** A session with no open response for this long ends. */
+  readonly idleTimeout: Duration.Duration
+  readonly maxSessions: number
+  /** The SSE `retry` hint (milliseconds) written with each priming event. */
+  readonly retryInterval: number | undefined
+}
+
+/**
+ * Make a session table for a face in a scope; closing the scope ends every session.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import * as EventStore from "./EventStore.ts"
+ * import type * as Face from "./Face.ts"
+ * import * as HttpSessions from "./HttpSessions.ts"
+ *
+ * const table = (face: Face.Face) =>
+ *   HttpSessions.make(face, EventStore.makeMemory(), { idleTimeout: Duration.minutes(10), maxSessions: 1000, retryInterval: undefined })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = (
+  face: Face.Face,
+  store: EventStore.EventStore["Service"],
+  config: Config
+): Effect.Effect<Table, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const entries = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map())
+    const lives = yield* FiberMap.make<string>()
+    // Lives run in the table's own context, not the request that opened them: a session outlives
+    // its `initialize`, and must not carry that request's services into every later call.
+    const runLife = yield* FiberMap.runtime(lives)<never>()
+    const context = yield* Effect.context<never>()
+    const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(context)(effect)
+    const fork = Effect.runForkWith(context)
+    const idleMillis = Duration.toMillis(config.idleTimeout)
+
+    const touch = (entry: Entry) => Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(entry.lastSeen, now))
+
+    // How long until the session has been idle for the whole timeout; zero once it has. A session
+    // with an open response is looked at again a full timeout later.
+    const remaining = (entry: Entry) =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        if ((yield* Ref.get(entry.open)) > 0) return idleMillis
+        return Math.max(0, (yield* Ref.get(entry.lastSeen)) + idleMillis - now)
+      })
+    const expiry = (entry: Entry) =>
+      Effect.repeat(remaining(entry), {
+        schedule: Schedule.forever.pipe(Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))),
+        until: (left) => left === 0
+      }).pipe(Effect.andThen(Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))))
+
+    const open = Effect.gen(function*() {
+      const id = crypto.randomUUID()
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => id,
+        // SSE, not JSON: logging and progress travel on the request's own response stream.
+        enableJsonResponse: false,
+        eventStore: EventStore.forSession(store, id, run),
+        ...(config.retryInterval === undefined ? {} : { retryInterval: config.retryInterval })
+      })
+      // Chained, not replaced, by the SDK server when it connects.
+      transport.onerror = (error) => {
+        fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
+      }
+      const entry: Entry = { id, transport, open: yield* Ref.make(0), lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis) }
+      const admitted = yield* Ref.modify(entries, (map): readonly [boolean, ReadonlyMap<string, Entry>] =>
+        map.size >= config.maxSessions ? [false, map] : [true, new Map(map).set(id, entry)])
+      if (!admitted) return yield* new Unavailable({ reason: `at the limit of ${config.maxSessions} sessions` })
+
+      const connected = yield* Deferred.make<void>()
+      const forgetEntry = Ref.update(entries, (map) => {
+        const next = new Map(map)
+        next.delete(id)
+        return next
+      })
+      const life = Effect.gen(function*() {
+        const session = yield* Session.connect(face, transport)
+        yield* Deferred.succeed(connected, undefined)
+        yield* Effect.logDebug("MCP session opened")
+        yield* Effect.raceFirst(session.closed, expiry(entry))
+      }).pipe(
+        Effect.scoped,
+        Effect.ensuring(Effect.all([
+          forgetEntry,
+          store.forget(id),
+          Effect.logDebug("MCP session closed")
+        ], { discard: true })),
+        Effect.annotateLogs("session", id)
+      )
+      const fiber = runLife(id, life)
+      // A table already closed never runs the life (so never connects); nor does one closing now.
+      yield* Effect.raceFirst(
+        Deferred.await(connected),
+        Fiber.await(fiber).pipe(Effect.andThen(forgetEntry), Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" }))))
+      )
+      return entry
+    })
+
+    const lookup = (id: string) => Effect.map(Ref.get(entries), (map) => Option.fromNullishOr(map.get(id)))
+
+    const track = (entry: Entry) =>
+      Effect.acquireRelease(
+        Ref.update(entry.open, (n) => n + 1).pipe(Effect.andThen(touch(entry))),
+        () => Ref.update(entry.open, (n) => n - 1).pipe(Effect.andThen(touch(entry)))
+      )
+
+    return {
+      lookup,
+      open,
+      end: (id) => FiberMap.remove(lives, id),
+      ids: Effect.map(Ref.get(entries), (map) => [...map.keys()]),
+      track,
+      endAll: FiberMap.clear(lives)
+    } satisfies Table
+  })

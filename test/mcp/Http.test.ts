@@ -1,0 +1,278 @@
+// The Streamable HTTP face, driven by the official SDK client over real loopback HTTP, and by raw
+// fetch where the HTTP exchange itself is what is checked.
+import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import {
+  type CallToolResult,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
+import { Tools } from "effect-surface"
+import { McpHttp, McpServer } from "effect-surface/mcp"
+import { serverOptions } from "../../examples/board/app.ts"
+
+const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options> = {}) =>
+  Effect.flatMap(serverOptions, (options) => McpHttp.serve({ ...options, coalesce: "1 millis", ...extra, http: { port: 0, ...http } }))
+
+/** An SDK client over Streamable HTTP, with the notifications it receives queued by kind. */
+const connect = (url: string) =>
+  Effect.gen(function*() {
+    const client = new Client({ name: "http-test", version: "1.0.0" }, { capabilities: {} })
+    const transport = new StreamableHTTPClientTransport(new URL(url))
+    const updated = yield* Queue.unbounded<string>()
+    const logged = yield* Queue.unbounded<string>()
+    const toolsChanged = yield* Queue.unbounded<void>()
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { Queue.offerUnsafe(updated, n.params.uri) })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { Queue.offerUnsafe(logged, n.params.level) })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => { Queue.offerUnsafe(toolsChanged, undefined) })
+    yield* Effect.acquireRelease(Effect.promise(() => client.connect(transport)), () => Effect.promise(() => client.close()))
+    return { client, transport, updated, logged, toolsChanged, sessionId: transport.sessionId ?? "" }
+  })
+
+const call = (client: Client, name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
+  // The SDK's return type also admits a pre-2025 `toolResult` shape this server never sends.
+  Effect.promise(() => client.callTool({ name, arguments: args }, undefined, signal === undefined ? {} : { signal }) as Promise<CallToolResult>)
+
+const headers = (session?: string) => ({
+  "content-type": "application/json",
+  accept: "application/json, text/event-stream",
+  "mcp-protocol-version": "2025-11-25",
+  ...(session === undefined ? {} : { "mcp-session-id": session })
+})
+
+const post = (url: string, body: unknown, session?: string) =>
+  Effect.promise(() => fetch(url, { method: "POST", headers: headers(session), body: JSON.stringify(body) }))
+
+const json = (response: Response) => Effect.promise(() => response.json() as Promise<{ readonly error?: { readonly code: number } }>)
+
+/** Open a session with raw requests: `initialize`, then `notifications/initialized`. */
+const rawSession = (url: string) =>
+  Effect.gen(function*() {
+    const init = yield* post(url, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
+    })
+    assert.strictEqual(init.status, 200)
+    const session = init.headers.get("mcp-session-id") ?? ""
+    yield* Effect.promise(() => init.text())
+    const initialized = yield* post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
+    assert.strictEqual(initialized.status, 202)
+    return session
+  })
+
+interface SseEvent {
+  readonly id: string | undefined
+  readonly data: string
+}
+
+/** The events of an SSE body (comments and priming events without data skipped). */
+const events = (response: Response): Stream.Stream<SseEvent> =>
+  Stream.fromReadableStream({ evaluate: () => response.body ?? new ReadableStream<Uint8Array>(), onError: (e) => e }).pipe(
+    Stream.orDie,
+    Stream.decodeText,
+    Stream.splitLines,
+    Stream.mapAccum(() => ({ id: undefined as string | undefined, data: [] as Array<string> }), (event, line) => {
+      if (line === "") return [{ id: undefined, data: [] }, event.data.length === 0 ? [] : [{ id: event.id, data: event.data.join("\n") }]]
+      if (line.startsWith("id:")) return [{ ...event, id: line.slice(3).trim() }, []]
+      if (line.startsWith("data:")) return [{ ...event, data: [...event.data, line.slice(5).trim()] }, []]
+      return [event, []]
+    }),
+    Stream.filter((event) => event.data !== "")
+  )
+
+const openGet = (url: string, session: string, lastEventId?: string) =>
+  Effect.promise(() =>
+    fetch(url, {
+      headers: {
+        accept: "text/event-stream",
+        "mcp-session-id": session,
+        "mcp-protocol-version": "2025-11-25",
+        ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
+      }
+    })
+  )
+
+const isUpdate = (event: SseEvent) => event.data.includes("notifications/resources/updated")
+
+describe("MCP over Streamable HTTP: sessions", () => {
+  it.live("two sessions never see each other's subscriptions: a resource update reaches only the session that subscribed", () =>
+    Effect.gen(function*() {
+      const served = yield* serveBoard()
+      const a = yield* connect(served.url)
+      const b = yield* connect(served.url)
+      assert.notStrictEqual(a.sessionId, b.sessionId)
+      yield* Effect.promise(() => a.client.subscribeResource({ uri: "surface://cells/focus" }))
+      yield* Effect.promise(() => b.client.subscribeResource({ uri: "surface://cells/stopwatch/laps" }))
+      const seenA = new Set<string>()
+      const seenB = new Set<string>()
+      // Each client opens its GET stream on its own schedule: change both until each has heard its
+      // own update (bounded), which also proves both streams are live for what follows.
+      for (let round = 0; round < 50 && !(seenA.has("surface://cells/focus") && seenB.has("surface://cells/stopwatch/laps")); round++) {
+        yield* call(b.client, "board_focus", { value: `round ${round}` })
+        yield* call(a.client, "stopwatch_watch_lap")
+        yield* Effect.sleep("40 millis")
+        for (const uri of yield* Queue.clear(a.updated)) seenA.add(uri)
+        for (const uri of yield* Queue.clear(b.updated)) seenB.add(uri)
+      }
+      yield* Effect.sleep("100 millis")
+      for (const uri of yield* Queue.clear(a.updated)) seenA.add(uri)
+      for (const uri of yield* Queue.clear(b.updated)) seenB.add(uri)
+      assert.deepStrictEqual([...seenA], ["surface://cells/focus"])
+      assert.deepStrictEqual([...seenB], ["surface://cells/stopwatch/laps"])
+    }))
+
+  it.live("the layers serve a face over HTTP: built from options, or the face of an McpServer layer", () =>
+    Effect.gen(function*() {
+      const options = yield* serverOptions
+      // Built into the test's scope, so the servers live until it ends.
+      const fromOptions = Context.get(yield* Layer.build(McpHttp.layer({ ...options, http: { port: 0 } })), McpHttp.Endpoint)
+      const fromServer = Context.get(
+        yield* Layer.build(McpHttp.layerServer({ port: 0, path: "/mcp/board" }).pipe(Layer.provide(McpServer.layer(options)))),
+        McpHttp.Endpoint
+      )
+      assert.match(fromServer.url, /\/mcp\/board$/)
+      for (const endpoint of [fromOptions, fromServer]) {
+        const c = yield* connect(endpoint.url)
+        assert.include((yield* Effect.promise(() => c.client.listTools())).tools.map((t) => t.name), "tasks_add")
+      }
+    }))
+
+  it.live("a roster move announces list_changed on every session's GET stream", () =>
+    Effect.gen(function*() {
+      const options = yield* serverOptions
+      const served = yield* McpHttp.serve({ ...options, http: { port: 0 } })
+      const clients = [yield* connect(served.url), yield* connect(served.url)]
+      const heard = [false, false]
+      // A client opens its GET stream after `initialize` on its own schedule: move the roster back
+      // and forth until each has heard a move (bounded).
+      for (let round = 0; round < 40 && heard.includes(false); round++) {
+        yield* served.face.reroster(round % 2 === 0 ? {} : options.surfaces ?? {})
+        yield* Effect.sleep("50 millis")
+        for (const [i, c] of clients.entries()) if ((yield* Queue.clear(c.toolsChanged)).length > 0) heard[i] = true
+      }
+      assert.deepStrictEqual(heard, [true, true])
+    }))
+
+  it.live("two sessions keep their own log level: a tool's log line reaches only the session whose level admits it, on the call's own stream", () =>
+    Effect.gen(function*() {
+      const served = yield* serveBoard()
+      const a = yield* connect(served.url)
+      const b = yield* connect(served.url)
+      yield* Effect.promise(() => a.client.setLoggingLevel("debug"))
+      yield* Effect.promise(() => b.client.setLoggingLevel("error"))
+      // tasks_add logs "added task …" at Info; the line travels before the result on the POST's stream.
+      yield* call(a.client, "tasks_add", { title: "from a" })
+      yield* call(b.client, "tasks_add", { title: "from b" })
+      assert.include(yield* Queue.clear(a.logged), "info")
+      assert.deepStrictEqual(yield* Queue.clear(b.logged), [])
+    }))
+
+  it.live("an unknown session id is 404, a request without one is 400, and a deleted session stays gone", () =>
+    Effect.gen(function*() {
+      const served = yield* serveBoard()
+      const unknown = yield* post(served.url, { jsonrpc: "2.0", id: 1, method: "tools/list" }, crypto.randomUUID())
+      assert.strictEqual(unknown.status, 404)
+      assert.strictEqual((yield* json(unknown)).error?.code, -32001)
+      const missing = yield* post(served.url, { jsonrpc: "2.0", id: 1, method: "tools/list" })
+      assert.strictEqual(missing.status, 400)
+
+      const c = yield* connect(served.url)
+      assert.include(yield* served.sessions, c.sessionId)
+      yield* Effect.promise(() => c.transport.terminateSession())
+      assert.notInclude(yield* served.sessions, c.sessionId)
+      for (const attempt of [0, 1]) {
+        const after = yield* post(served.url, { jsonrpc: "2.0", id: 2 + attempt, method: "tools/list" }, c.sessionId)
+        assert.strictEqual(after.status, 404)
+        assert.strictEqual((yield* json(after)).error?.code, -32001)
+      }
+      const get = yield* openGet(served.url, c.sessionId)
+      assert.strictEqual(get.status, 404)
+    }))
+
+  it.live("a client reconnecting to the GET stream with Last-Event-ID receives the events it missed", () =>
+    Effect.gen(function*() {
+      const served = yield* serveBoard()
+      const session = yield* rawSession(served.url)
+      const subscribed = yield* post(served.url, { jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "surface://cells/focus" } }, session)
+      assert.include(yield* Effect.promise(() => subscribed.text()), "\"result\"")
+      const other = yield* connect(served.url)
+
+      // Read the stream until the first update, then drop the connection.
+      const first = yield* openGet(served.url, session)
+      assert.strictEqual(first.status, 200)
+      const reading = yield* events(first).pipe(Stream.filter(isUpdate), Stream.runHead, Effect.forkChild)
+      const heard = yield* Effect.gen(function*() {
+        for (let round = 0; round < 50; round++) {
+          yield* call(other.client, "board_focus", { value: `before ${round}` })
+          yield* Effect.sleep("40 millis")
+          if (reading.pollUnsafe() !== undefined) break
+        }
+        return yield* Fiber.await(reading)
+      })
+      assert.isTrue(heard._tag === "Success" && Option.isSome(heard.value))
+      const lastEventId = heard._tag === "Success" ? Option.getOrThrow(heard.value).id : undefined
+      assert.isString(lastEventId)
+
+      // Updates while disconnected, then a resume from the last event seen.
+      yield* call(other.client, "board_focus", { value: "missed 1" })
+      yield* Effect.sleep("50 millis")
+      yield* call(other.client, "board_focus", { value: "missed 2" })
+      yield* Effect.sleep("50 millis")
+      const resumed = yield* openGet(served.url, session, lastEventId)
+      assert.strictEqual(resumed.status, 200)
+      const replayed = yield* events(resumed).pipe(Stream.filter(isUpdate), Stream.take(2), Stream.runCollect, Effect.timeout("5 seconds"))
+      assert.strictEqual(replayed.length, 2)
+      for (const event of replayed) {
+        assert.isString(event.id)
+        assert.notStrictEqual(event.id, lastEventId)
+      }
+    }))
+
+  it.live("an event id issued to another session replays nothing to this one", () =>
+    Effect.gen(function*() {
+      const served = yield* serveBoard()
+      const owner = yield* rawSession(served.url)
+      const stranger = yield* rawSession(served.url)
+      // Every POST stream of the owner's opens with a priming event bearing one of its event ids.
+      const listed = yield* post(served.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, owner)
+      const ownersId = /^id: (\S+)$/m.exec(yield* Effect.promise(() => listed.text()))?.[1]
+      assert.isString(ownersId)
+      const foreign = yield* openGet(served.url, stranger, ownersId)
+      assert.strictEqual(foreign.status, 400)
+      const own = yield* openGet(served.url, owner, ownersId)
+      assert.strictEqual(own.status, 200)
+      yield* Effect.promise(() => own.body?.cancel() ?? Promise.resolve())
+    }))
+
+  it.live("a slow tool cancelled by the client stops: its fiber is interrupted", () =>
+    Effect.gen(function*() {
+      const started = yield* Deferred.make<void>()
+      const interrupted = yield* Deferred.make<void>()
+      const options = yield* serverOptions
+      const slow = Tools.make({
+        description: "Wait until cancelled.",
+        mutates: false,
+        handler: () =>
+          Deferred.succeed(started, undefined).pipe(
+            Effect.andThen(Effect.never),
+            Effect.as("never answered"),
+            Effect.onInterrupt(() => Deferred.succeed(interrupted, undefined))
+          )
+      })
+      const served = yield* McpHttp.serve({ ...options, tools: { ...options.tools, slow }, http: { port: 0 } })
+      const c = yield* connect(served.url)
+      const controller = new AbortController()
+      const calling = yield* call(c.client, "slow", {}, controller.signal).pipe(Effect.exit, Effect.forkChild)
+      yield* Deferred.await(started).pipe(Effect.timeout("5 seconds"))
+      controller.abort()
+      yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
+      yield* Fiber.await(calling)
+      // The session serves on after the cancellation.
+      assert.isAbove((yield* Effect.promise(() => c.client.listTools())).tools.length, 0)
+    }))
+})
