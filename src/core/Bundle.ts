@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import type { Effect, Schema } from "effect"
 import type * as Json from "./Json.ts"
 import type * as SchemaBridge from "./SchemaBridge.ts"
 import type * as Client from "../surface/Client.ts"
@@ -21,6 +22,15 @@ import type * as Request from "../mcp/Request.ts"
 
 /**
  * The clients of a bundle, as bespoke root tools receive them: the core's, and each sibling's by key.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle, Client } from "effect-surface"
+ *
+ * declare const board: Client.AnyClient
+ * declare const stopwatch: Client.AnyClient
+ * const clients: Bundle.Clients = { core: board, clients: { stopwatch } }
+ * ```
  *
  * @since 0.1.0
  */
@@ -36,13 +46,37 @@ export interface Clients {
  * need, so an app provides the rest when it builds the table (close over them, or `Effect.provide`
  * inside the handler). A face with no request to serve provides `McpRequest.none`.
  *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import * as Tools from "effect-surface/tools"
+ *
+ * const ping: Bundle.BespokeTool<Bundle.Clients> = Tools.make({
+ *   description: "Answer pong.",
+ *   input: Schema.Struct({ times: Schema.Int }),
+ *   mutates: false,
+ *   handler: ({ times }) => Effect.succeed("pong".repeat(times))
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
-// `any` for input and answer, as in `Tools.AnyTool`: those positions are contravariant.
-export type BespokeTool<C> = Tools.Tool<any, any, unknown, Request.Services, C>
+export type BespokeTool<C> = // `any` for input and answer, as in `Tools.AnyTool`: those positions are contravariant.
+  Tools.Tool<any, any, unknown, Request.Services, C>
 
 /**
  * One surface of a bundle and the map saying what of it crosses.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { Expose, Surface } from "effect-surface"
+ *
+ * const Notes = Surface.make({ cells: { latest: Surface.cell(Schema.String, "") } })
+ * const core: Bundle.Member = { surface: Notes, expose: Expose.make(Notes, { cells: { latest: true } }) }
+ * ```
  *
  * @since 0.1.0
  */
@@ -54,6 +88,21 @@ export interface Member {
 /**
  * A sibling: a member with its own bespoke tools, which receive the sibling's client.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Bundle, Surface } from "effect-surface"
+ * import * as Tools from "effect-surface/tools"
+ *
+ * declare const Jobs: Surface.Spec
+ * const jobs: Bundle.Sibling = {
+ *   surface: Jobs,
+ *   expose: {},
+ *   // named `jobs_count` on the face; its handler is handed the sibling's own client
+ *   tools: { count: Tools.make({ description: "Count the procedures.", mutates: false, handler: (_: void, client) => Effect.succeed(Object.keys(client.procedures).length) }) }
+ * }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Sibling extends Member {
@@ -63,6 +112,15 @@ export interface Sibling extends Member {
 /**
  * A rooted bundle: an optional core, keyed siblings, and bare-named root tools that receive every
  * client. At least one of `core` and `surfaces` must be given.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ *
+ * declare const core: Bundle.Member
+ * declare const jobs: Bundle.Sibling
+ * const bundle: Bundle.Bundle = { core, surfaces: { jobs } } // jobs' names are prefixed `jobs_`
+ * ```
  *
  * @since 0.1.0
  */
@@ -75,6 +133,15 @@ export interface Bundle {
 /**
  * Where a tool name came from — recorded at resolution, never parsed back out of the name.
  *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { ResolveError } from "effect-surface"
+ *
+ * const origin: Bundle.Origin = { _tag: "Procedure", sibling: "jobs", ns: "job", verb: "run" } // tool "jobs_job_run"
+ * ResolveError.describeOrigin(origin) // 'sibling "jobs"\'s procedure "job.run"'
+ * ```
+ *
  * @since 0.1.0
  */
 export type Origin =
@@ -83,7 +150,39 @@ export type Origin =
   | { readonly _tag: "RootTool"; readonly name: string }
 
 /**
- * A resource a bundle serves: one exposed cell, collection, stream or event.
+ * One direction of a member's JSON codec, compiled once at resolution: a value to its wire form
+ * (what `resources/read` and a tool's answer carry: a `Date` as its ISO string, …), or a wire form
+ * back to a value.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import type { Bundle } from "effect-surface"
+ *
+ * const encode: Bundle.Codec = Schema.encodeUnknownEffect(Schema.toCodecJson(Schema.Date))
+ * const wire = Effect.runSync(encode(new Date(0))) // "1970-01-01T00:00:00.000Z"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Codec = (value: unknown) => Effect.Effect<unknown, Schema.SchemaError>
+
+/**
+ * A resource a bundle serves: one exposed cell, collection, stream or event, with the codecs its
+ * reads and subscriptions need compiled once, when the bundle is resolved.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Resolver, Surface } from "effect-surface"
+ *
+ * const Clock = Surface.make({ cells: { since: Surface.cell(Schema.Date, new Date(0)) } })
+ * const program = Effect.gen(function*() {
+ *   const resolved = yield* Resolver.resolveBundle({ core: { surface: Clock, expose: { cells: { since: true } } } })
+ *   const since = resolved.byUri.get("surface://cells/since")
+ *   return since === undefined ? undefined : yield* since.encode(new Date(0)) // "1970-01-01T00:00:00.000Z"
+ * })
+ * ```
  *
  * @since 0.1.0
  */
@@ -97,10 +196,29 @@ export interface Resource {
   readonly schema: Surface.Shape
   /** The whole declaration, for a collection: its key schema is needed to encode a snapshot. */
   readonly collection?: Surface.Collection
+  /** `schema`'s JSON encoder: a cell's value, one entry of a stream or event, one item of a collection. */
+  readonly encode: Codec
+  /** For a collection, its key schema's JSON encoder (a key's wire form is a string). */
+  readonly encodeKey?: Codec
 }
 
 /**
- * The item template of an exposed collection: `surface://collections[/<sibling>]/<key>/{id}`.
+ * The item template of an exposed collection: `surface://collections[/<sibling>]/<key>/{id}`, with
+ * the codecs an item read needs compiled once: the id (the URI's last segment, percent-decoded) to a
+ * key, a key back to its wire form, and an item to its wire form.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Resolver, Surface } from "effect-surface"
+ *
+ * const Board = Surface.make({ collections: { tasks: Surface.collection(Schema.String, Schema.Struct({ title: Schema.String })) } })
+ * const program = Effect.gen(function*() {
+ *   const resolved = yield* Resolver.resolveBundle({ core: { surface: Board, expose: { collections: { tasks: true } } } })
+ *   const tasks = resolved.templateByCollection.get("tasks") // surface://collections/tasks/{id}
+ *   return tasks === undefined ? undefined : yield* tasks.decodeKey("t1") // the key "t1"
+ * })
+ * ```
  *
  * @since 0.1.0
  */
@@ -110,10 +228,26 @@ export interface Template {
   readonly sibling: string | undefined
   readonly key: string
   readonly collection: Surface.Collection
+  /** The item schema's JSON encoder. */
+  readonly encode: Codec
+  /** The key schema's JSON encoder. */
+  readonly encodeKey: Codec
+  /** The key schema's JSON decoder, for an id read out of a URI. */
+  readonly decodeKey: Codec
 }
 
 /**
  * A tool a bundle serves, generated from a procedure or hand-authored, with its input compiled once.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
+ *
+ * declare const tool: Bundle.Tool
+ * const decoded = tool.input.decode({ title: "write docs" }) // the tool's input, or an InputError naming the field
+ * const answer = tool.target._tag === "Procedure" ? tool.target.encode(new Date(0)) : Effect.succeed(undefined)
+ * ```
  *
  * @since 0.1.0
  */
@@ -127,7 +261,14 @@ export interface Tool {
   readonly mutates: boolean
   readonly input: SchemaBridge.Compiled<unknown>
   readonly target:
-    | { readonly _tag: "Procedure"; readonly ns: string; readonly verb: string; readonly procedure: Surface.Procedure }
+    | {
+      readonly _tag: "Procedure"
+      readonly ns: string
+      readonly verb: string
+      readonly procedure: Surface.Procedure
+      /** The declared output's JSON encoder (the identity when none is declared): an answer travels in its wire form. */
+      readonly encode: Codec
+    }
     | { readonly _tag: "SiblingTool"; readonly tool: BespokeTool<Client.AnyClient> }
     | { readonly _tag: "RootTool"; readonly tool: BespokeTool<Clients> }
 }
@@ -135,6 +276,15 @@ export interface Tool {
 /**
  * A resolved bundle: flat tables, their indices, and the three list answers, computed once per
  * generation and replaced whole by a roster move, so no request reads a half-updated roster.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ *
+ * declare const resolved: Bundle.Resolved
+ * const listed = resolved.advertisedTools.map((tool) => tool["name"])
+ * const focus = resolved.byUri.get("surface://cells/focus")
+ * ```
  *
  * @since 0.1.0
  */

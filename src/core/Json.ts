@@ -14,6 +14,12 @@ import { Data, Result } from "effect"
 /**
  * A JSON value, as it exists after a round trip through `JSON.stringify`.
  *
+ * @example
+ * ```ts
+ * import type { Json } from "effect-surface"
+ * const value: Json.Json = { open: 3, tags: ["a", "b"], done: null }
+ * ```
+ *
  * @since 0.1.0
  */
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
@@ -21,12 +27,24 @@ export type Json = null | boolean | number | string | ReadonlyArray<Json> | { re
 /**
  * A JSON object: the only shape MCP accepts as `structuredContent`.
  *
+ * @example
+ * ```ts
+ * import type { Json } from "effect-surface"
+ * const structured: Json.JsonObject = { value: 42 }
+ * ```
+ *
  * @since 0.1.0
  */
 export type JsonObject = { readonly [key: string]: Json }
 
 /**
  * An answer read once: its JSON text and the object a host receives as structured data.
+ *
+ * @example
+ * ```ts
+ * import type { Json } from "effect-surface"
+ * const answer: Json.Serialized = { text: "42", structured: { value: 42 } }
+ * ```
  *
  * @since 0.1.0
  */
@@ -37,6 +55,13 @@ export interface Serialized {
 
 /**
  * An answer that has no JSON form (a `BigInt`, a cycle, a throwing `toJSON`).
+ *
+ * @example
+ * ```ts
+ * import { Json } from "effect-surface"
+ * new Json.Unserializable({ constructorName: "BigInt", reason: "Do not know how to serialize a BigInt" }).message
+ * // "a BigInt has no JSON form (Do not know how to serialize a BigInt)"
+ * ```
  *
  * @since 0.1.0
  */
@@ -87,6 +112,13 @@ const isJsonObject = (json: Json): json is JsonObject =>
 /**
  * Wrap a JSON value as the structured arm: an object travels bare, anything else under `value`.
  *
+ * @example
+ * ```ts
+ * import { Json } from "effect-surface"
+ * Json.toStructured(42) // { value: 42 }
+ * Json.toStructured({ open: 3 }) // { open: 3 }
+ * ```
+ *
  * @since 0.1.0
  */
 export const toStructured = (json: Json): JsonObject => isJsonObject(json) ? json : { value: json }
@@ -112,6 +144,12 @@ export const serialize = (value: unknown): Result.Result<Serialized, Unserializa
 
 /**
  * A value as it arrives on the far side of the wire: `Date` as its ISO string, `undefined` as `null`.
+ *
+ * @example
+ * ```ts
+ * import { Json } from "effect-surface"
+ * Json.normalize({ at: new Date(0), gone: undefined }) // Result.succeed({ at: "1970-01-01T00:00:00.000Z" })
+ * ```
  *
  * @since 0.1.0
  */

@@ -76,25 +76,57 @@ export class EmptyBundle extends Schema.TaggedError<EmptyBundle>()("EmptyBundle"
 }
 
 /**
- * A sibling key that cannot be one segment of an address: empty, or containing `/`.
+ * The pattern a sibling key must match: letters, digits, `_` and `-`. A sibling key is a segment of
+ * every URI (`surface://cells/<sibling>/…`) and a prefix of every tool name (`<sibling>_…`) it mints,
+ * so a character a host would percent-encode, read as a query or fragment (`?`, `#`), or take for a
+ * template variable (`{`, `}`) would mint addresses that do not survive the trip.
  *
  * @example
  * ```ts
+ * import { ResolveError } from "effect-surface"
+ * ResolveError.SIBLING_KEY.test("jobs-2") // true
+ * ResolveError.SIBLING_KEY.test("my jobs") // false
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const SIBLING_KEY = /^[A-Za-z0-9_-]+$/
+
+/**
+ * A sibling key that cannot be one segment of an address: empty, containing `/`, or containing any
+ * other character outside `SIBLING_KEY` (a space, `?`, `#`, `%`, `{`, `.`, …).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
  * import { Resolver } from "effect-surface"
- * Resolver.resolveBundle({ surfaces: { "a/b": sibling } }) // fails with InvalidSiblingKey
+ * import type { Bundle } from "effect-surface"
+ *
+ * declare const sibling: Bundle.Sibling
+ * const refused = Resolver.resolveBundle({ surfaces: { "a/b": sibling } }).pipe(
+ *   Effect.catchTag("InvalidSiblingKey", (e) => Effect.succeed(e.reason)) // "slash"
+ * )
  * ```
  *
  * @since 0.1.0
  */
 export class InvalidSiblingKey extends Schema.TaggedError<InvalidSiblingKey>()("InvalidSiblingKey", {
   sibling: Schema.String,
-  reason: Schema.Literals(["empty", "slash"])
+  reason: Schema.Literals(["empty", "slash", "character"])
 }) {
   override get message(): string {
-    const what = this.reason === "empty" ? "is empty" : `"${this.sibling}" contains "/"`
+    const what = this.reason === "empty"
+      ? "is empty"
+      : this.reason === "slash"
+      ? `"${this.sibling}" contains "/"`
+      : `"${this.sibling}" contains ${outside(this.sibling)}, outside A-Z, a-z, 0-9, _ and -`
     return `the sibling key ${what}: a sibling key is a single segment of every URI and tool name it mints`
   }
 }
+
+// The characters of a key that SIBLING_KEY refuses, each quoted once, in order.
+const outside = (key: string): string =>
+  [...new Set(Array.from(key).filter((c) => !SIBLING_KEY.test(c)))].map((c) => JSON.stringify(c)).join(", ")
 
 /**
  * A sibling keyed like a collection the core exposes: `surface://collections/<k>/{id}` would name
@@ -103,7 +135,12 @@ export class InvalidSiblingKey extends Schema.TaggedError<InvalidSiblingKey>()("
  *
  * @example
  * ```ts
- * import { Resolver } from "effect-surface"
+ * import { Schema } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { Resolver, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({ collections: { todos: Surface.collection(Schema.String, Schema.String) } })
+ * declare const other: Bundle.Sibling
  * Resolver.resolveBundle({ core: { surface: Todos, expose: { collections: { todos: true } } }, surfaces: { todos: other } })
  * // fails with SiblingShadowsCollection
  * ```
@@ -239,7 +276,10 @@ export class ReservedResourceUri extends Schema.TaggedError<ReservedResourceUri>
  * @example
  * ```ts
  * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
  * import { Resolver } from "effect-surface"
+ *
+ * declare const bundle: Bundle.Bundle
  * Resolver.resolveBundle(bundle).pipe(Effect.catchTag("DuplicateToolName", (e) => Effect.logError(e.message)))
  * ```
  *

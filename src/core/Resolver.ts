@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result } from "effect"
+import { Effect, Result, Schema } from "effect"
 import type * as Bundle from "./Bundle.ts"
 import type * as Json from "./Json.ts"
 import * as ResolveError from "./ResolveError.ts"
@@ -18,6 +18,24 @@ import * as SchemaBridge from "./SchemaBridge.ts"
 import * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
 
+/**
+ * The refusals a composition owes, and their helpers, re-exported from `ResolveError` so a caller
+ * of the Resolver matches on them without a second import.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { Resolver } from "effect-surface"
+ *
+ * declare const bundle: Bundle.Bundle
+ * const why = Resolver.resolveBundle(bundle).pipe(
+ *   Effect.catchTag("DuplicateToolName", (e) => Effect.succeed(Resolver.describeOrigin(e.first)))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
 export {
   describeOrigin,
   DuplicateResourceUri,
@@ -27,6 +45,7 @@ export {
   InvalidToolName,
   ReservedResourceUri,
   type ResolveError,
+  SIBLING_KEY,
   SiblingShadowsCollection,
   TOOL_NAME
 } from "./ResolveError.ts"
@@ -36,7 +55,16 @@ export {
  *
  * @example
  * ```ts
- * const { resources, templates, tools } = yield* Resolver.resolveExpose(Todos, expose, undefined)
+ * import { Effect } from "effect"
+ * import type { Expose, Surface } from "effect-surface"
+ * import { Resolver } from "effect-surface"
+ *
+ * declare const Todos: Surface.Spec
+ * declare const expose: Expose.AnyExposeMap
+ * const program = Effect.gen(function*() {
+ *   const { resources, templates, tools }: Resolver.Tables = yield* Resolver.resolveExpose(Todos, expose, undefined)
+ *   return tools.map((tool) => tool.name)
+ * })
  * ```
  *
  * @since 0.1.0
@@ -107,6 +135,12 @@ const surfaceName = (sibling: string | undefined): string =>
 const described = (given: string | undefined, fallback: () => string): string =>
   given !== undefined && given.trim() !== "" ? given : fallback()
 
+// Each member's JSON codecs are compiled here, once per resolution, and carried on the tables: a
+// read or a subscription frame never rebuilds one.
+const encoderOf = (schema: Surface.Shape): Bundle.Codec => Schema.encodeUnknownEffect(Schema.toCodecJson(schema))
+const decoderOf = (schema: Surface.Shape): Bundle.Codec => Schema.decodeUnknownEffect(Schema.toCodecJson(schema))
+const identity: Bundle.Codec = Effect.succeed
+
 const compileInput = (schema: Surface.Shape | undefined): Bundle.Tool["input"] =>
   schema === undefined ? SchemaBridge.compile() : SchemaBridge.compile(schema)
 
@@ -121,7 +155,7 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
     description: described(procedure.description, () => `Calls ${ns}.${verb} on ${surfaceName(sibling)}.`),
     mutates,
     input: compileInput(procedure.input),
-    target: { _tag: "Procedure", ns, verb, procedure }
+    target: { _tag: "Procedure", ns, verb, procedure, encode: procedure.output === undefined ? identity : encoderOf(procedure.output) }
   }
 }
 
@@ -133,8 +167,13 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
- * import { Resolver } from "effect-surface"
+ * import { Effect, Schema } from "effect"
+ * import { Resolver, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({
+ *   cells: { filter: Surface.cell(Schema.String, "all") },
+ *   procedures: { todo: { add: { input: Schema.String, output: Schema.String, mutates: true } } }
+ * })
  * const tables = Resolver.resolveExpose(Todos, { cells: { filter: true }, procedures: { "todo.add": true } }, "t")
  * // resources: surface://cells/t/filter; tools: t_todo_add
  * ```
@@ -155,12 +194,23 @@ export const resolveExpose = (
         if (kind === "collection") {
           const collection = spec.collections[key]
           if (collection === undefined) continue // checked above: the key is declared
-          resources.push({ uri: uriOf(group, sibling, key), name, kind, sibling, key, schema: collection.value, collection })
-          templates.push({ uriTemplate: `${uriOf(group, sibling, key)}/${ID}`, name: `${name} item`, sibling, key, collection })
+          const encode = encoderOf(collection.value)
+          const encodeKey = encoderOf(collection.key)
+          resources.push({ uri: uriOf(group, sibling, key), name, kind, sibling, key, schema: collection.value, collection, encode, encodeKey })
+          templates.push({
+            uriTemplate: `${uriOf(group, sibling, key)}/${ID}`,
+            name: `${name} item`,
+            sibling,
+            key,
+            collection,
+            encode,
+            encodeKey,
+            decodeKey: decoderOf(collection.key)
+          })
         } else {
           const member = spec[group][key]
           if (member === undefined) continue // checked above: the key is declared
-          resources.push({ uri: uriOf(group, sibling, key), name, kind, sibling, key, schema: member.schema })
+          resources.push({ uri: uriOf(group, sibling, key), name, kind, sibling, key, schema: member.schema, encode: encoderOf(member.schema) })
         }
       }
     }
@@ -242,9 +292,17 @@ const claimOf = (r: Bundle.Resource | Bundle.Template) => ({
  * @example
  * ```ts
  * import { Effect } from "effect"
+ * import type { Expose, Surface } from "effect-surface"
  * import { Resolver } from "effect-surface"
- * const resolved = yield* Resolver.resolveBundle({ core: { surface: Todos, expose }, surfaces: { t: { surface: Jobs, expose: jobs } } })
- * resolved.toolByName.get("t_job_run")
+ *
+ * declare const Todos: Surface.Spec
+ * declare const Jobs: Surface.Spec
+ * declare const expose: Expose.AnyExposeMap
+ * declare const jobs: Expose.AnyExposeMap
+ * const program = Effect.gen(function*() {
+ *   const resolved = yield* Resolver.resolveBundle({ core: { surface: Todos, expose }, surfaces: { t: { surface: Jobs, expose: jobs } } })
+ *   return resolved.toolByName.get("t_job_run")
+ * })
  * ```
  *
  * @since 0.1.0
@@ -257,6 +315,7 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
     for (const sibling of siblings) {
       if (sibling === "") return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "empty" })
       if (sibling.includes("/")) return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "slash" })
+      if (!ResolveError.SIBLING_KEY.test(sibling)) return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "character" })
     }
     const core = bundle.core === undefined
       ? { resources: [], templates: [], tools: [] }
@@ -336,7 +395,10 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
  * import { Resolver } from "effect-surface"
+ *
+ * declare const template: Bundle.Template // surface://collections/t/todos/{id}
  * Resolver.itemUri(template, "a/b") // "surface://collections/t/todos/a%2Fb"
  * ```
  *
@@ -373,7 +435,10 @@ export const splitItemUri = (uri: string): { readonly collection: string; readon
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
  * import { Resolver } from "effect-surface"
+ *
+ * declare const resolved: Bundle.Resolved
  * Resolver.parseItemUri(resolved, "surface://collections/t/todos/a%2Fb") // { template, id: "a/b" }
  * ```
  *

@@ -25,6 +25,10 @@ import * as Tombstones from "./Tombstones.ts"
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { Roster } from "effect-surface"
+ *
+ * declare const bundle: Bundle.Bundle
  * Roster.make(bundle, { cap: 500 })
  * ```
  *
@@ -40,7 +44,14 @@ export interface Options {
  *
  * @example
  * ```ts
- * const { generation, resolved } = yield* roster.snapshot
+ * import { Effect } from "effect"
+ * import type { Roster } from "effect-surface"
+ *
+ * declare const roster: Roster.Roster
+ * const program = Effect.gen(function*() {
+ *   const { generation, resolved }: Roster.Snapshot = yield* roster.snapshot
+ *   return `${resolved.tools.length} tools at generation ${generation}`
+ * })
  * ```
  *
  * @since 0.1.0
@@ -95,7 +106,10 @@ export interface Roster {
  * @example
  * ```ts
  * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
  * import { Roster } from "effect-surface"
+ *
+ * declare const bundle: Bundle.Bundle
  * const program = Effect.gen(function*() {
  *   const roster = yield* Roster.Roster
  *   return yield* roster.generation
@@ -111,8 +125,10 @@ export const Roster: Context.Service<Roster, Roster> = Context.Service<Roster, R
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
- * import { Roster } from "effect-surface"
+ * import { Effect, Schema } from "effect"
+ * import { Roster, Surface } from "effect-surface"
+ *
+ * const Todos = Surface.make({ cells: { filter: Surface.cell(Schema.String, "all") } })
  * const program = Effect.gen(function*() {
  *   const roster = yield* Roster.make({ core: { surface: Todos, expose: { cells: { filter: true } } } })
  *   return yield* roster.current
@@ -160,7 +176,11 @@ export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effe
  * @example
  * ```ts
  * import { Effect } from "effect"
+ * import type { Surface } from "effect-surface"
  * import { Roster } from "effect-surface"
+ *
+ * declare const Todos: Surface.Spec
+ * declare const program: Effect.Effect<void, never, Roster.Roster>
  * program.pipe(Effect.provide(Roster.layer({ core: { surface: Todos, expose: {} } })))
  * ```
  *

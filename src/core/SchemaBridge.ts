@@ -22,7 +22,34 @@ import * as Words from "./internal/wording.ts"
 import * as Json from "./Json.ts"
 import { fromJsonSchema } from "./JsonSchemaDecoder.ts"
 
+/**
+ * The refusal both directions fail with, and its helpers, re-exported from `InputError`.
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * SchemaBridge.formatPath(["user", "tags", 2]) // "user.tags[2]"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export { formatPath, InputError, InvalidJsonSchema, type Issue, type PathSegment, preview } from "./InputError.ts"
+
+/**
+ * The reverse direction — a stranger's JSON Schema to a checker — re-exported from `JsonSchemaDecoder`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { SchemaBridge } from "effect-surface"
+ * const program = Effect.gen(function*() {
+ *   const decode = yield* SchemaBridge.fromJsonSchema({ type: "object", properties: { age: { type: "number" } } })
+ *   return yield* decode({ age: 42 })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
 export { fromJsonSchema, type FromJsonSchemaOptions, type JsonDecoder } from "./JsonSchemaDecoder.ts"
 
 /**

@@ -22,7 +22,10 @@ import * as Resolver from "./Resolver.ts"
  *
  * @example
  * ```ts
- * import { Roster } from "effect-surface"
+ * import type { Bundle } from "effect-surface"
+ * import { Roster, Tombstones } from "effect-surface"
+ *
+ * declare const bundle: Bundle.Bundle
  * Roster.make(bundle, { cap: Tombstones.DEFAULT_CAP * 2 })
  * ```
  *
@@ -39,9 +42,14 @@ export const DEFAULT_CAP = 10_000
  * @example
  * ```ts
  * import { Effect } from "effect"
- * const found = yield* roster.lookupTool("t_ops_run")
- * if (found._tag === "Retired") yield* Effect.logInfo(found.tombstone.message)
- * // tool "t_ops_run" is no longer served: sibling "t" left the roster; re-read the tool list
+ * import type { Roster } from "effect-surface"
+ *
+ * declare const roster: Roster.Roster
+ * const program = Effect.gen(function*() {
+ *   const found = yield* roster.lookupTool("t_ops_run")
+ *   if (found._tag === "Retired") yield* Effect.logInfo(found.tombstone.message)
+ *   // tool "t_ops_run" is no longer served: sibling "t" left the roster; re-read the tool list
+ * })
  * ```
  *
  * @since 0.1.0
@@ -75,6 +83,7 @@ export class Tombstone extends Schema.TaggedError<Tombstone>()("Tombstone", {
  *
  * @example
  * ```ts
+ * import type { Tombstones } from "effect-surface"
  * const r: Tombstones.Retirement = { kind: "tool", name: "t_ops_run", sibling: "t", reason: "SiblingLeft", retiredAt: 1 }
  * ```
  *
@@ -93,6 +102,7 @@ export interface Retirement {
  *
  * @example
  * ```ts
+ * import { Tombstones } from "effect-surface"
  * const table: Tombstones.Table = Tombstones.empty
  * ```
  *
@@ -105,6 +115,7 @@ export type Table = ReadonlyMap<string, Retirement>
  *
  * @example
  * ```ts
+ * import { Tombstones } from "effect-surface"
  * Tombstones.empty.size // 0
  * ```
  *
@@ -139,6 +150,11 @@ const servedBy = (resolved: Bundle.Resolved): ReadonlyArray<Owned> => [
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { Tombstones } from "effect-surface"
+ *
+ * declare const before: Bundle.Resolved
+ * declare const after: Bundle.Resolved
  * const table = Tombstones.advance(Tombstones.empty, before, after, 1, Tombstones.DEFAULT_CAP)
  * ```
  *
@@ -178,7 +194,12 @@ export const advance = (
  *
  * @example
  * ```ts
- * const found = Tombstones.lookupTool(resolved, table, "t_ops_run")
+ * import type { Bundle } from "effect-surface"
+ * import { Tombstones } from "effect-surface"
+ *
+ * declare const resolved: Bundle.Resolved
+ * declare const table: Tombstones.Table
+ * const found: Tombstones.ToolLookup = Tombstones.lookupTool(resolved, table, "t_ops_run")
  * ```
  *
  * @since 0.1.0
@@ -194,7 +215,12 @@ export type ToolLookup =
  *
  * @example
  * ```ts
- * const found = Tombstones.lookupUri(resolved, table, "surface://collections/t/todos/42")
+ * import type { Bundle } from "effect-surface"
+ * import { Tombstones } from "effect-surface"
+ *
+ * declare const resolved: Bundle.Resolved
+ * declare const table: Tombstones.Table
+ * const found: Tombstones.UriLookup = Tombstones.lookupUri(resolved, table, "surface://collections/t/todos/42")
  * ```
  *
  * @since 0.1.0
@@ -210,6 +236,10 @@ export type UriLookup =
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { Tombstones } from "effect-surface"
+ *
+ * declare const resolved: Bundle.Resolved
  * Tombstones.lookupTool(resolved, Tombstones.empty, "todo_add") // { _tag: "Served", tool }
  * ```
  *
@@ -229,6 +259,10 @@ export const lookupTool = (resolved: Bundle.Resolved, table: Table, name: string
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { Tombstones } from "effect-surface"
+ *
+ * declare const resolved: Bundle.Resolved
  * Tombstones.lookupUri(resolved, Tombstones.empty, "surface://cells/filter") // { _tag: "Resource", resource }
  * ```
  *

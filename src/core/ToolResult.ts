@@ -18,6 +18,7 @@ import * as ToolFailure from "./ToolFailure.ts"
  *
  * @example
  * ```ts
+ * import type { TextContent } from "effect-surface/tools"
  * const block: TextContent = { type: "text", text: "3 sessions open" }
  * ```
  *
@@ -30,6 +31,7 @@ export type TextContent = { readonly type: "text"; readonly text: string }
  *
  * @example
  * ```ts
+ * import type { ImageContent } from "effect-surface/tools"
  * const block: ImageContent = { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }
  * ```
  *
@@ -42,6 +44,7 @@ export type ImageContent = { readonly type: "image"; readonly data: string; read
  *
  * @example
  * ```ts
+ * import type { AudioContent } from "effect-surface/tools"
  * const block: AudioContent = { type: "audio", data: "UklGRg==", mimeType: "audio/wav" }
  * ```
  *
@@ -54,6 +57,7 @@ export type AudioContent = { readonly type: "audio"; readonly data: string; read
  *
  * @example
  * ```ts
+ * import type { ResourceContents } from "effect-surface/tools"
  * const text: ResourceContents = { uri: "notes://today", mimeType: "text/plain", text: "buy milk" }
  * const bytes: ResourceContents = { uri: "files://logo.png", mimeType: "image/png", blob: "iVBORw0KGgo=" }
  * ```
@@ -69,6 +73,7 @@ export type ResourceContents =
  *
  * @example
  * ```ts
+ * import type { EmbeddedResource } from "effect-surface/tools"
  * const block: EmbeddedResource = { type: "resource", resource: { uri: "notes://today", mimeType: "text/plain", text: "buy milk" } }
  * ```
  *
@@ -81,6 +86,7 @@ export type EmbeddedResource = { readonly type: "resource"; readonly resource: R
  *
  * @example
  * ```ts
+ * import type { ToolContent } from "effect-surface/tools"
  * const blocks: Array<ToolContent> = [{ type: "text", text: "done" }]
  * ```
  *
@@ -94,6 +100,7 @@ export type ToolContent = TextContent | ImageContent | AudioContent | EmbeddedRe
  *
  * @example
  * ```ts
+ * import type { ToolResult } from "effect-surface/tools"
  * const result: ToolResult = { content: [{ type: "text", text: "42" }], structuredContent: { value: 42 } }
  * ```
  *
@@ -110,7 +117,8 @@ export type ToolResult = {
  *
  * @example
  * ```ts
- * const image: Image = { data: "iVBORw0KGgo=", mimeType: "image/png" }
+ * import type { ToolResult } from "effect-surface"
+ * const image: ToolResult.Image = { data: "iVBORw0KGgo=", mimeType: "image/png" }
  * ```
  *
  * @since 0.1.0
@@ -126,7 +134,7 @@ export interface Image {
  *
  * @example
  * ```ts
- * import * as ToolResult from "./core/ToolResult.ts"
+ * import { ToolResult } from "effect-surface"
  * ToolResult.brand + "link failed" // "effect-surface: link failed"
  * ```
  *
@@ -146,7 +154,7 @@ const errorText = (message: string): ToolResult => ({
  *
  * @example
  * ```ts
- * import * as ToolResult from "./core/ToolResult.ts" // consumers: import { ok } from "effect-surface/tools"
+ * import { ToolResult } from "effect-surface" // or: import { ok } from "effect-surface/tools"
  * ToolResult.ok({ open: 3 }) // { content: [{ type: "text", text: '{"open":3}' }], structuredContent: { open: 3 } }
  * ToolResult.ok(42) // { content: [{ type: "text", text: "42" }], structuredContent: { value: 42 } }
  * ```
@@ -189,7 +197,7 @@ export const okImage = (image: Image, detail: unknown): ToolResult =>
  *
  * @example
  * ```ts
- * import * as ToolResult from "./core/ToolResult.ts" // consumers: import { content } from "effect-surface/tools"
+ * import { ToolResult } from "effect-surface" // or: import { content } from "effect-surface/tools"
  * ToolResult.content([
  *   ToolResult.text("Here is the chart and its data:"),
  *   ToolResult.image("iVBORw0KGgo=", "image/png"),
@@ -212,7 +220,7 @@ export const content = (blocks: ReadonlyArray<ToolContent>, detail?: unknown): T
  *
  * @example
  * ```ts
- * import * as ToolResult from "./core/ToolResult.ts"
+ * import { ToolResult } from "effect-surface"
  * ToolResult.text("done") // { type: "text", text: "done" }
  * ```
  *
@@ -225,7 +233,7 @@ export const text = (text: string): TextContent => ({ type: "text", text })
  *
  * @example
  * ```ts
- * import * as ToolResult from "./core/ToolResult.ts"
+ * import { ToolResult } from "effect-surface"
  * ToolResult.image("iVBORw0KGgo=", "image/png")
  * ```
  *
@@ -238,7 +246,7 @@ export const image = (data: string, mimeType: string): ImageContent => ({ type: 
  *
  * @example
  * ```ts
- * import * as ToolResult from "./core/ToolResult.ts"
+ * import { ToolResult } from "effect-surface"
  * ToolResult.audio("UklGRg==", "audio/wav")
  * ```
  *
@@ -251,7 +259,7 @@ export const audio = (data: string, mimeType: string): AudioContent => ({ type: 
  *
  * @example
  * ```ts
- * import * as ToolResult from "./core/ToolResult.ts"
+ * import { ToolResult } from "effect-surface"
  * ToolResult.resource({ uri: "notes://today", mimeType: "text/plain", text: "buy milk" })
  * ```
  *
@@ -295,7 +303,7 @@ export const failure = (error: unknown): ToolResult => {
  * @example
  * ```ts
  * import { Cause } from "effect"
- * import * as ToolResult from "./core/ToolResult.ts"
+ * import { ToolResult } from "effect-surface"
  * ToolResult.fromCause(Cause.interrupt()) // { isError: true, content: [{ type: "text", text: "effect-surface: interrupted" }] }
  * ```
  *
@@ -327,8 +335,12 @@ export const fromExit = <A, E>(exit: Exit.Exit<A, E>, render?: (out: A) => ToolR
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
  * import { frame } from "effect-surface/tools"
- * const result = yield* frame(tool.handler(input, client), tool.render)
+ *
+ * declare const tool: Bundle.BespokeTool<Bundle.Clients>
+ * declare const clients: Bundle.Clients
+ * const result = frame(tool.handler({}, clients), tool.render) // never fails: a refusal is an isError result
  * ```
  *
  * @since 0.1.0

@@ -25,6 +25,7 @@ import * as Resources from "./Resources.ts"
  *
  * @example
  * ```ts
+ * import type { McpAppResources } from "effect-surface/mcp"
  * const text: McpAppResources.Contents = { text: "hello", mimeType: "text/plain" }
  * const bytes: McpAppResources.Contents = { blob: "iVBORw0KGgo=", mimeType: "image/png" }
  * ```
@@ -40,6 +41,7 @@ export type Contents =
  *
  * @example
  * ```ts
+ * import type { McpAppResources } from "effect-surface/mcp"
  * const listing: McpAppResources.Listing = { name: "readme", mimeType: "text/markdown" }
  * ```
  *
@@ -60,6 +62,7 @@ export interface Listing {
  * @example
  * ```ts
  * import { Effect } from "effect"
+ * import type { McpAppResources } from "effect-surface/mcp"
  * const readme: McpAppResources.Resource = { name: "readme", mimeType: "text/markdown", read: Effect.succeed({ text: "# Board" }) }
  * ```
  *
@@ -75,6 +78,7 @@ export interface Resource extends Listing {
  *
  * @example
  * ```ts
+ * import type { McpAppResources } from "effect-surface/mcp"
  * const params: McpAppResources.Params = { id: "123" }
  * ```
  *
@@ -89,6 +93,7 @@ export type Params = { readonly [variable: string]: string }
  * @example
  * ```ts
  * import { Effect } from "effect"
+ * import type { McpAppResources } from "effect-surface/mcp"
  * const item: McpAppResources.Template = {
  *   name: "item",
  *   mimeType: "application/json",
@@ -109,6 +114,10 @@ export interface Template extends Listing {
  *
  * @example
  * ```ts
+ * import type { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const readme: McpAppResources.Resource
+ * declare const item: McpAppResources.Template
  * const table: McpAppResources.Table = { resources: { "docs://readme": readme }, templates: { "items://{id}": item } }
  * ```
  *
@@ -124,8 +133,11 @@ export interface Table {
  *
  * @example
  * ```ts
- * const compiled = yield* McpAppResources.compile(table)
- * compiled.advertisedResources // the resources/list entries
+ * import { Effect } from "effect"
+ * import { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const table: McpAppResources.Table
+ * const listed = Effect.map(McpAppResources.compile(table), (compiled) => compiled.advertisedResources) // the resources/list entries
  * ```
  *
  * @since 0.1.0
@@ -177,6 +189,8 @@ const listing = (listed: Listing): Json.JsonObject => ({
  * @example
  * ```ts
  * import { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const readme: McpAppResources.Resource
  * McpAppResources.compile({ resources: { "surface://cells/x": readme } }) // fails with ReservedResourceUri
  * ```
  *
@@ -202,6 +216,9 @@ export const compile = (table: Table): Effect.Effect<Compiled, ReservedResourceU
  *
  * @example
  * ```ts
+ * import type { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const item: McpAppResources.Template
  * const found: McpAppResources.Found = { _tag: "Template", uri: "items://1", template: item, params: { id: "1" } }
  * ```
  *
@@ -222,6 +239,8 @@ const decodeParam = (value: string | ReadonlyArray<string>): string => {
  * @example
  * ```ts
  * import { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const compiled: McpAppResources.Compiled
  * McpAppResources.find(compiled, "items://1") // { _tag: "Template", params: { id: "1" }, ... }
  * ```
  *
@@ -253,7 +272,9 @@ const asArray = (contents: Contents | ReadonlyArray<Contents>): ReadonlyArray<Co
  * @example
  * ```ts
  * import { McpAppResources } from "effect-surface/mcp"
- * const contents = yield* McpAppResources.read(found) // [{ uri: "items://1", mimeType: "application/json", text: "..." }]
+ *
+ * declare const found: McpAppResources.Found
+ * const contents = McpAppResources.read(found) // [{ uri: "items://1", mimeType: "application/json", text: "..." }]
  * ```
  *
  * @since 0.1.0
@@ -287,6 +308,8 @@ export const read = (found: Found): Effect.Effect<Array<ToolResult.ResourceConte
  * @example
  * ```ts
  * import { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const found: McpAppResources.Found
  * const pulses = McpAppResources.changes(found) // Stream of unknown, or undefined
  * ```
  *
@@ -301,6 +324,8 @@ export const changes = (found: Found): Stream.Stream<unknown, unknown> | undefin
  * @example
  * ```ts
  * import { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const compiled: McpAppResources.Compiled
  * McpAppResources.completerOf(compiled, "items://{id}", "id")
  * ```
  *
@@ -318,6 +343,8 @@ export const completerOf = (compiled: Compiled, uriTemplate: string, variable: s
  * @example
  * ```ts
  * import { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const compiled: McpAppResources.Compiled
  * McpAppResources.hasTemplate(compiled, "items://{id}") // true
  * ```
  *

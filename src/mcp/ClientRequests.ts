@@ -65,7 +65,10 @@ export class ClientRequestFailed extends Schema.TaggedError<ClientRequestFailed>
  * @example
  * ```ts
  * import { Effect } from "effect"
- * ask.pipe(Effect.catchTag("ClientLacksCapability", () => Effect.succeed(fallback)))
+ * import type { McpClientRequests } from "effect-surface/mcp"
+ *
+ * declare const ask: Effect.Effect<string, McpClientRequests.ClientRequestError>
+ * const answer = ask.pipe(Effect.catchTag("ClientLacksCapability", () => Effect.succeed("no client to ask")))
  * ```
  *
  * @since 0.1.0
@@ -78,6 +81,7 @@ export type ClientRequestError = ClientLacksCapability | ClientRequestFailed | E
  *
  * @example
  * ```ts
+ * import type { McpClientRequests } from "effect-surface/mcp"
  * const options: McpClientRequests.AskOptions = { timeout: "10 minutes" }
  * ```
  *
@@ -126,8 +130,10 @@ export class McpClientRequests extends Context.Service<McpClientRequests, {
  * import { Effect, Schema } from "effect"
  * import { McpClientRequests } from "effect-surface/mcp"
  *
- * const answer = yield* McpClientRequests.elicit("Who are you?", Schema.Struct({ name: Schema.String }))
- * if (answer._tag === "Accept") yield* Effect.log(`hello ${answer.content.name}`)
+ * const greet = Effect.gen(function*() {
+ *   const answer = yield* McpClientRequests.elicit("Who are you?", Schema.Struct({ name: Schema.String }))
+ *   if (answer._tag === "Accept") yield* Effect.log(`hello ${answer.content.name}`)
+ * })
  * ```
  *
  * @since 0.1.0
@@ -146,10 +152,10 @@ export const elicit = <S extends Schema.Top>(
  * ```ts
  * import { McpClientRequests } from "effect-surface/mcp"
  *
- * const reply = yield* McpClientRequests.sample({
+ * const reply = McpClientRequests.sample({
  *   messages: [{ role: "user", content: { type: "text", text: "Name a colour" } }],
  *   maxTokens: 100
- * })
+ * }) // Effect of the model's message, requiring McpClientRequests
  * ```
  *
  * @since 0.1.0
@@ -166,9 +172,19 @@ export const sample = (
  *
  * @example
  * ```ts
+ * import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+ * import type { ElicitRequestFormParams } from "@modelcontextprotocol/sdk/types.js"
+ * import type { McpClientRequests } from "effect-surface/mcp"
+ *
+ * declare const server: Server
+ * declare const relatedRequestId: string | number
  * const channel: McpClientRequests.Channel = {
  *   capabilities: { elicitation: true, sampling: false },
- *   elicit: (params, options) => server.elicitInput(params, { ...options, relatedRequestId }),
+ *   elicit: (params, options) =>
+ *     server.elicitInput(
+ *       { mode: "form", message: params.message, requestedSchema: params.requestedSchema as ElicitRequestFormParams["requestedSchema"] },
+ *       { ...options, relatedRequestId }
+ *     ),
  *   sample: (params, options) => server.createMessage(params, { ...options, relatedRequestId })
  * }
  * ```
@@ -205,6 +221,9 @@ const failed = (method: string) => (cause: unknown) => new ClientRequestFailed({
  * ```ts
  * import { Effect } from "effect"
  * import { McpClientRequests } from "effect-surface/mcp"
+ *
+ * declare const channel: McpClientRequests.Channel
+ * declare const handler: Effect.Effect<string, never, McpClientRequests.McpClientRequests>
  * handler.pipe(Effect.provideService(McpClientRequests.McpClientRequests, McpClientRequests.make(channel)))
  * ```
  *
@@ -247,6 +266,8 @@ export const make = (channel: Channel): McpClientRequests["Service"] => ({
  * ```ts
  * import { Effect } from "effect"
  * import { McpClientRequests } from "effect-surface/mcp"
+ *
+ * declare const handler: Effect.Effect<string, never, McpClientRequests.McpClientRequests>
  * handler.pipe(Effect.provideService(McpClientRequests.McpClientRequests, McpClientRequests.none))
  * ```
  *

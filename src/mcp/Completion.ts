@@ -20,6 +20,7 @@ import * as Resources from "./Resources.ts"
  *
  * @example
  * ```ts
+ * import type { McpCompletion } from "effect-surface/mcp"
  * const context: McpCompletion.Context = { arguments: { language: "en" } }
  * ```
  *
@@ -36,6 +37,7 @@ export interface Context {
  * @example
  * ```ts
  * import { Effect } from "effect"
+ * import type { McpCompletion } from "effect-surface/mcp"
  * const colour: McpCompletion.Completer = (value) => Effect.succeed(["red", "green"].filter((c) => c.startsWith(value)))
  * ```
  *
@@ -61,6 +63,7 @@ export const MAX_VALUES = 100
  *
  * @example
  * ```ts
+ * import type { McpCompletion } from "effect-surface/mcp"
  * const answer: McpCompletion.Completion = { values: ["red"], total: 1, hasMore: false }
  * ```
  *
@@ -135,8 +138,12 @@ export const fromValues = (candidates: ReadonlyArray<string>): Completer => (val
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
  * import { McpCompletion } from "effect-surface/mcp"
- * const ids = yield* McpCompletion.collectionKeys(template, clients, "t", "5 seconds")
+ *
+ * declare const template: Bundle.Template
+ * declare const clients: Bundle.Clients
+ * const ids = McpCompletion.collectionKeys(template, clients, "t", "5 seconds") // ["t1", "t10", ...]
  * ```
  *
  * @since 0.1.0
@@ -157,7 +164,7 @@ export const collectionKeys = (
       Effect.timeoutOrElse({ duration: deadline, orElse: () => Effect.fail(unreadable("its source did not answer in time")) }),
       Effect.catchTag("NoSnapshot", (e) => Effect.fail(unreadable(e.message)))
     )
-    const encode = Resources.encodeWith(template.collection.key)
+    const encode = template.encodeKey
     const keys: Array<string> = []
     for (const key of items.keys()) {
       const wire = yield* Effect.orElseSucceed(encode(key), () => String(key))
@@ -172,7 +179,9 @@ export const collectionKeys = (
  * @example
  * ```ts
  * import { McpCompletion } from "effect-surface/mcp"
- * const answer = yield* McpCompletion.run("language", completer, "e", { arguments: {} })
+ *
+ * const completer = McpCompletion.fromValues(["en", "es", "fr"])
+ * const answer = McpCompletion.run("language", completer, "e", { arguments: {} }) // { values: ["en", "es"], ... }
  * ```
  *
  * @since 0.1.0

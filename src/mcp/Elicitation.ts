@@ -45,6 +45,7 @@ export class UnsupportedElicitationSchema extends Schema.TaggedError<Unsupported
  *
  * @example
  * ```ts
+ * import type { McpElicitation } from "effect-surface/mcp"
  * const answer: McpElicitation.Answer<{ readonly name: string }> = { _tag: "Accept", content: { name: "Ada" } }
  * ```
  *
@@ -60,6 +61,7 @@ export type Answer<A> =
  *
  * @example
  * ```ts
+ * import type { McpElicitation } from "effect-surface/mcp"
  * const schema: McpElicitation.RequestedSchema = { type: "object", properties: { name: { type: "string" } }, required: ["name"] }
  * ```
  *

@@ -10,13 +10,14 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Queue, Ref, Schedule, Stream, SubscriptionRef } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Option, Pull, Queue, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import * as ConnectionPool from "../core/ConnectionPool.ts"
 import type * as Json from "../core/Json.ts"
 import * as Resolver from "../core/Resolver.ts"
 import * as Roster from "../core/Roster.ts"
+import { messageOf } from "../core/ToolFailure.ts"
 import * as ToolResult from "../core/ToolResult.ts"
 import * as Client from "../surface/Client.ts"
 import * as AppResources from "./AppResources.ts"
@@ -28,6 +29,20 @@ import * as Resources from "./Resources.ts"
 
 /**
  * How a bundle is served over MCP.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Client, Expose, Implementation, Surface } from "effect-surface"
+ * import type { McpFace } from "effect-surface/mcp"
+ *
+ * const Notes = Surface.make({ cells: { latest: Surface.cell(Schema.String, "") } })
+ * const options = Effect.map(Implementation.cells(Notes), (cells): McpFace.Options => ({
+ *   core: { surface: Notes, expose: Expose.make(Notes, { cells: { latest: true } }) },
+ *   client: Effect.succeed({ core: Client.erase(Client.directDispatch(Implementation.make(Notes, { cells, procedures: {} }))), clients: {} }),
+ *   readDeadline: "5 seconds"
+ * }))
+ * ```
  *
  * @since 0.1.0
  */
@@ -49,9 +64,20 @@ export interface Options<E = never, R = never> {
   readonly instructions?: string | Effect.Effect<string>
   /** How long a collection item read waits for its source. Default 5 seconds. */
   readonly itemDeadline?: Duration.Input
+  /**
+   * How long any `resources/read` waits for its answer (a cell, collection, stream or item of the
+   * bundle, or an app resource): past it the read fails, naming the URI. Default 10 seconds.
+   */
+  readonly readDeadline?: Duration.Input
   /** The least time between two `resources/updated` for one URI. Default 50 milliseconds. */
   readonly coalesce?: Duration.Input
-  /** How a subscription whose source is not live is retried while its subscriber waits. */
+  /**
+   * How a subscription whose source drops (or is not live yet) is re-opened while its subscriber
+   * waits. The budget starts again each time an open delivers its first frame, so a link that drops
+   * now and then is followed for as long as the subscriber stays; a subscription whose budget runs
+   * out ends, with a last `resources/updated` (so the host re-reads and sees the failure) and a
+   * warning in the server's log. Default: exponential from 100 milliseconds, 6 retries.
+   */
   readonly resubscribe?: Schedule.Schedule<unknown, unknown>
   /** The most retired names remembered; see `Roster`. */
   readonly tombstoneCap?: number
@@ -69,11 +95,14 @@ export interface Options<E = never, R = never> {
  *
  * @example
  * ```ts
+ * import type { McpFace } from "effect-surface/mcp"
+ *
+ * declare const face: McpFace.Face
  * const request: McpFace.CompleteRequest = {
  *   ref: { type: "ref/resource", uri: "surface://collections/tasks/{id}" },
  *   argument: { name: "id", value: "t1" }
  * }
- * const answer = yield* face.complete(request) // { values: ["t1", "t10", ...], total, hasMore }
+ * const answer = face.complete(request) // { values: ["t1", "t10", ...], total, hasMore }
  * ```
  *
  * @since 0.1.0
@@ -85,7 +114,22 @@ export interface CompleteRequest {
 }
 
 /**
- * A served bundle, shared by its sessions.
+ * A served bundle, shared by its sessions: every request a session answers is one of these
+ * Effects, so a session module only translates the protocol.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpFace } from "effect-surface/mcp"
+ *
+ * declare const options: McpFace.Options
+ * const program = Effect.gen(function*() {
+ *   const face: McpFace.Face = yield* McpFace.make(options)
+ *   const tools = (yield* face.roster.current).advertisedTools
+ *   const contents = yield* face.readResource("surface://cells/focus")
+ *   return { tools, contents }
+ * }).pipe(Effect.scoped)
+ * ```
  *
  * @since 0.1.0
  */
@@ -127,8 +171,19 @@ export interface Face {
   /** Whether anything serves `uri`, of either kind: -32602 naming it when nothing does. */
   readonly checkUri: (uri: string) => Effect.Effect<void, Resources.ProtocolError>
   readonly readResource: (uri: string) => Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, Resources.ProtocolError>
-  /** Run `onChange` (coalesced) at each change of `uri` until interrupted. */
-  readonly watch: (uri: string, onChange: Effect.Effect<void>) => Effect.Effect<void, Resources.ProtocolError>
+  /**
+   * Follow `uri` for one subscriber: run `onChange` (coalesced) at each change until interrupted.
+   * `onOpen` runs once, when the subscription is live (its first frame arrived, or its source was
+   * subscribed, for a member with no snapshot) or has ended before it could be. The subscription
+   * follows roster and app-resource moves and dropped links on its own, re-opening on what serves
+   * the URI now; a change made while it re-opened is announced. It ends — with a last `onChange`, so
+   * the host re-reads and learns why, and a line in the server's log — when the URI is no longer
+   * served, its source completes or fails for good, or its retry budget runs out. Fails only when
+   * nothing serves `uri` to begin with.
+   */
+  readonly watch: (uri: string, onChange: Effect.Effect<void>, onOpen?: Effect.Effect<void>) => Effect.Effect<void, Resources.ProtocolError>
+  /** How many subscriptions, across every session, are being followed now. */
+  readonly watching: Effect.Effect<number>
 }
 
 const defaultServerInfo = { name: "effect-surface", version: "0.1.0" }
@@ -141,13 +196,17 @@ const unknownUri = (uri: string) =>
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
- * import { Client, McpFace } from "effect-surface"
+ * import { Effect, Schema } from "effect"
+ * import { Client, Implementation, Surface } from "effect-surface"
+ * import { McpFace } from "effect-surface/mcp"
+ *
+ * const Todos = Surface.make({ procedures: { todo: { add: { input: Schema.String, output: Schema.String, mutates: true } } } })
+ * const todos = Implementation.make(Todos, { procedures: { todo: { add: (title) => Effect.succeed(`added ${title}`) } } })
  *
  * const face = McpFace.make({
  *   core: { surface: Todos, expose: { procedures: { "todo.add": true } } },
- *   client: Effect.map(todos, (impl) => ({ core: Client.erase(Client.directDispatch(impl)), clients: {} }))
- * })
+ *   client: Effect.succeed({ core: Client.erase(Client.directDispatch(todos)), clients: {} })
+ * }) // Effect<McpFace.Face, ResolveError, Scope>
  * ```
  *
  * @since 0.1.0
@@ -166,6 +225,7 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
     const apps = yield* SubscriptionRef.make(yield* AppResources.compile(options.resources ?? {}))
     const pool = yield* ConnectionPool.make({ dial: options.client, name: "the served surface", server: "The MCP server" })
     const itemDeadline = options.itemDeadline ?? Duration.seconds(5)
+    const readDeadline = Duration.fromInputUnsafe(options.readDeadline ?? Duration.seconds(10))
     const coalesce = options.coalesce ?? Duration.millis(50)
     const resubscribe = options.resubscribe ?? Schedule.max([Schedule.exponential("100 millis"), Schedule.recurs(6)])
 
@@ -193,12 +253,11 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
       const target = tool.target
       switch (target._tag) {
         case "Procedure": {
-          const output = target.procedure.output
           return ToolResult.frame(pool.use((clients) =>
             Resources.clientOf(clients, tool.sibling).pipe(
               Effect.flatMap((client) => Client.call(client, target.ns, target.verb, input)),
               // The answer travels in its declared wire form (a Date as its ISO string, …).
-              Effect.flatMap((out) => output === undefined ? Effect.succeed(out) : Resources.encodeWith(output)(out))
+              Effect.flatMap(target.encode)
             )
           ))
         }
@@ -239,42 +298,115 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
     const linkFailure = (uri: string) => (error: { readonly message: string }) =>
       new Resources.ProtocolError({ code: Resources.internalError, message: `resource ${uri} could not be read: ${error.message}`, data: { uri } })
 
-    const readResource = (uri: string): Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, Resources.ProtocolError> =>
-      AppResources.isSurfaceUri(uri)
+    const readResource = (uri: string): Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, Resources.ProtocolError> => {
+      const reading = AppResources.isSurfaceUri(uri)
         ? Effect.flatMap(resolveUri(uri), (target) =>
           pool.use((clients) => Resources.read(uri, target, clients, itemDeadline)).pipe(
-            Effect.map((contents) => [contents]),
+            Effect.map((contents): ReadonlyArray<ToolResult.ResourceContents> => [contents]),
             Effect.catchTags({ ConnectionLost: linkFailure(uri), DialFailed: linkFailure(uri), PoolClosed: linkFailure(uri) })
           ))
         : Effect.flatMap(findApp(uri), AppResources.read)
+      return Effect.timeoutOrElse(reading, {
+        duration: readDeadline,
+        orElse: () => Effect.fail(linkFailure(uri)({ message: `no answer within ${Duration.format(readDeadline)}` }))
+      })
+    }
 
-    // Changes of a `surface://` target, re-opened over the pool while the subscriber waits.
-    const followSurface = (uri: string, pending: Queue.Queue<void>) =>
+    // How one subscription ended, told to the server's log (the host is told by a last update): a
+    // URI no longer served is the roster's doing, anything else a failure worth a warning.
+    const logEnd = (uri: string, exit: Exit.Exit<void, unknown>): Effect.Effect<void> => {
+      if (Exit.isSuccess(exit)) return Effect.logInfo(`subscription to ${uri} ended: its source completed`)
+      const failure = Cause.findErrorOption(exit.cause)
+      if (Option.isNone(failure)) return Effect.logError(`subscription to ${uri} ended: ${messageOf(exit.cause)}`, exit.cause)
+      const error = failure.value
+      return error instanceof Resources.ProtocolError && error.code === Resources.invalidParams
+        ? Effect.logInfo(`subscription to ${uri} ended: ${error.message}`)
+        : Effect.logWarning(`subscription to ${uri} ended: ${messageOf(error)}`)
+    }
+
+    // Follow one generation of what serves a URI (a roster, an app-resource table) until `follow`
+    // ends; a new generation interrupts it and follows again. Answers how the last one ended.
+    const acrossGenerations = <G, E>(
+      generations: Stream.Stream<G>,
+      follow: (generation: G) => Effect.Effect<void, E>
+    ): Effect.Effect<void, E> =>
+      generations.pipe(
+        Stream.switchMap((generation) => Stream.fromEffect(Effect.exit(follow(generation)))),
+        Stream.runHead,
+        // The generations never end, so the head is the first follow that ended.
+        Effect.flatMap(Option.match({ onNone: () => Effect.never, onSome: (exit) => exit }))
+      )
+
+    // One open of a `surface://` target, re-opened over the pool while the subscriber waits: each
+    // open that delivers its first frame starts the retry budget again; a refusal, a completed
+    // source or a spent budget ends the follow.
+    const followTarget = (uri: string, seen: Resources.Seen, pulse: Effect.Effect<void>, opened: Effect.Effect<void>) =>
       Effect.gen(function*() {
         const target = yield* resolveUri(uri)
-        const opened = yield* Ref.make(false)
-        const follow = Effect.flatMap(Ref.getAndSet(opened, true), (reopening) =>
-          pool.use((clients) =>
-            Stream.runForEach(Resources.changes(target, clients, !reopening), () => Queue.offer(pending, undefined))
+        // A member with no snapshot is live as soon as its source is subscribed.
+        const live = target._tag === "Member" && target.resource.kind === "event" ? opened : Effect.void
+        let step = yield* Schedule.toStepWithSleep(resubscribe)
+        while (true) {
+          const delivered = yield* Ref.make(false)
+          const exit = yield* Effect.exit(pool.use((clients) =>
+            Effect.andThen(
+              live,
+              Stream.runForEach(Resources.changes(target, clients, seen), (frame) =>
+                Effect.gen(function*() {
+                  if (frame.first) {
+                    yield* Ref.set(delivered, true)
+                    yield* opened
+                  }
+                  if (frame.changed) yield* pulse
+                }))
+            )
           ))
-        yield* follow.pipe(
-          Effect.retry({ schedule: resubscribe, while: (e) => e._tag !== "ProtocolError" }),
-          Effect.catch(() => Effect.void)
+          if (Exit.isSuccess(exit)) return
+          const failure = Cause.findErrorOption(exit.cause)
+          if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause)
+          const error = failure.value
+          if (error._tag === "ProtocolError") return yield* Effect.fail(error)
+          if (yield* Ref.get(delivered)) step = yield* Schedule.toStepWithSleep(resubscribe)
+          const again = yield* step(error).pipe(Effect.as(true), Pull.catchDone(() => Effect.succeed(false)))
+          if (!again) return yield* Effect.fail(error)
+        }
+      })
+
+    // A roster move that leaves the core and the siblings as they were (the root tools moved) leaves
+    // every resource where it was; any other re-opens, on the connection the move re-dialled.
+    const sameMembers = (a: Bundle.Resolved, b: Bundle.Resolved) => a.bundle.surfaces === b.bundle.surfaces && a.bundle.core === b.bundle.core
+
+    const followSurface = (uri: string, pulse: Effect.Effect<void>, opened: Effect.Effect<void>) =>
+      Effect.flatMap(
+        Ref.make<Option.Option<Effect.Effect<string>>>(Option.none()),
+        (seen) => acrossGenerations(Stream.changesWith(roster.changes, sameMembers), () => followTarget(uri, seen, pulse, opened))
+      )
+
+    // An app resource is followed under each table in turn; one without `changes` never changes, so
+    // its subscription stands, silent, until the table moves.
+    const followApp = (uri: string, pulse: Effect.Effect<void>, opened: Effect.Effect<void>) =>
+      acrossGenerations(SubscriptionRef.changes(apps), (compiled) => {
+        const found = AppResources.find(compiled, uri)
+        if (found === undefined) return Effect.fail(unknownUri(uri))
+        const changes = AppResources.changes(found)
+        return Effect.andThen(
+          opened,
+          changes === undefined ? Effect.never : Stream.runForEach(changes, () => pulse).pipe(
+            Effect.mapError((error) =>
+              new Resources.ProtocolError({ code: Resources.internalError, message: `the changes of resource ${uri} failed: ${messageOf(error)}`, data: { uri } })
+            )
+          )
         )
       })
 
-    // An app resource without `changes` never changes: the subscription stands, silent.
-    const followApp = (uri: string, pending: Queue.Queue<void>) =>
-      Effect.flatMap(findApp(uri), (found) => {
-        const changes = AppResources.changes(found)
-        return changes === undefined
-          ? Effect.never
-          : Stream.runForEach(changes, () => Queue.offer(pending, undefined)).pipe(Effect.catch(() => Effect.void))
-      })
+    const watchers = yield* Ref.make(0)
 
-    const watch = (uri: string, onChange: Effect.Effect<void>) =>
+    const watch = (uri: string, onChange: Effect.Effect<void>, onOpen: Effect.Effect<void> = Effect.void) =>
       Effect.gen(function*() {
         yield* checkUri(uri)
+        yield* Effect.acquireRelease(Ref.update(watchers, (n) => n + 1), () => Ref.update(watchers, (n) => n - 1))
+        const once = yield* Deferred.make<void>()
+        const opened = Effect.flatMap(Deferred.succeed(once, undefined), (first) => first ? onOpen : Effect.void)
         // One pending pulse at most: changes during the quiet window collapse into one trailing
         // notification, so no state goes unannounced and a busy source cannot flood the host.
         const pending = yield* Queue.sliding<void>(1)
@@ -283,7 +415,11 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
           Effect.repeat(Schedule.spaced(coalesce)),
           Effect.forkScoped
         )
-        yield* AppResources.isSurfaceUri(uri) ? followSurface(uri, pending) : followApp(uri, pending)
+        const pulse = Effect.asVoid(Queue.offer(pending, undefined))
+        const ended = yield* Effect.exit(AppResources.isSurfaceUri(uri) ? followSurface(uri, pulse, opened) : followApp(uri, pulse, opened))
+        yield* opened
+        yield* logEnd(uri, ended)
+        yield* onChange
       }).pipe(Effect.scoped)
 
     const withClients = <A, E2, R2>(f: (clients: Bundle.Clients) => Effect.Effect<A, E2, R2>) => pool.use(f)
@@ -328,8 +464,16 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
         return yield* Completion.run(argument.name, AppResources.completerOf(compiled, ref.uri, argument.name), argument.value, context)
       })
 
+    // Checked first, so a refused move touches nothing; then the connection is retired BEFORE the
+    // move is published, so nothing reacting to the move (a subscription re-opening) can lease the
+    // connection the old roster dialled. Uninterruptible: the move never stops between the two.
     const reroster = (surfaces: { readonly [sibling: string]: Bundle.Sibling }) =>
-      roster.reroster(surfaces).pipe(Effect.andThen(pool.retire))
+      Effect.gen(function*() {
+        const now = yield* roster.current
+        yield* Resolver.resolveBundle({ ...now.bundle, surfaces })
+        yield* pool.retire
+        yield* roster.reroster(surfaces)
+      }).pipe(Effect.uninterruptible)
 
     return {
       roster,
@@ -358,6 +502,7 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
       resolveUri,
       checkUri,
       readResource,
-      watch
+      watch,
+      watching: Ref.get(watchers)
     } satisfies Face
   })

@@ -19,6 +19,7 @@ import * as Json from "../core/Json.ts"
  *
  * @example
  * ```ts
+ * import type { McpLogging } from "effect-surface/mcp"
  * const level: McpLogging.Level = "warning"
  * ```
  *
@@ -109,6 +110,7 @@ export const reaches = (line: Level, session: Level): boolean => rank(line) >= r
  *
  * @example
  * ```ts
+ * import type { McpLogging } from "effect-surface/mcp"
  * const params: McpLogging.Message = { level: "info", logger: "effect-surface", data: "task added" }
  * ```
  *
@@ -129,6 +131,7 @@ const pieceText = (piece: unknown): string =>
  *
  * @example
  * ```ts
+ * import { Cause } from "effect"
  * import { McpLogging } from "effect-surface/mcp"
  * McpLogging.format(["added", { id: "t1" }], Cause.empty) // 'added {"id":"t1"}'
  * ```
@@ -148,6 +151,7 @@ export const format = (message: unknown, cause: Cause.Cause<unknown>): string =>
  * @example
  * ```ts
  * import { McpLogging } from "effect-surface/mcp"
+ * const queue: Array<McpLogging.Message> = []
  * const logger = McpLogging.logger("info", (message) => { queue.push(message) }, "my-app")
  * ```
  *
@@ -176,6 +180,7 @@ const floored = (inner: Logger.Logger<unknown, unknown>, floor: LogLevel.LogLeve
  * import { Effect } from "effect"
  * import { McpLogging } from "effect-surface/mcp"
  *
+ * const sent: Array<McpLogging.Message> = []
  * const run = McpLogging.forward(Effect.logDebug("looking"), "debug", (message) => { sent.push(message) })
  * ```
  *

@@ -4,7 +4,8 @@
  * The Effect API is a service — the shared face plus `connect` for a transport — built by a scoped
  * `Layer`, so an Effect app composes it like any other resource and a roster move is one call on the
  * service. The Promise API, for callers outside Effect, is that same layer run by a `ManagedRuntime`:
- * one implementation, two doors.
+ * one implementation, two doors. Over stdio both doors go through one path, `layerStdio`: nothing but
+ * protocol reaches stdout, and the end of stdin ends the session.
  *
  * @since 0.1.0
  */
@@ -23,6 +24,20 @@ import * as Session from "./Session.ts"
 /**
  * The served bundle: its shared face, and `connect` to serve it on one more transport.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+ * import { McpServer } from "effect-surface/mcp"
+ *
+ * declare const transport: Transport
+ * const serveOne = Effect.gen(function*() {
+ *   const server = yield* McpServer
+ *   const session = yield* server.connect(transport)
+ *   yield* session.closed
+ * }).pipe(Effect.scoped)
+ * ```
+ *
  * @since 0.1.0
  */
 export class McpServer extends Context.Service<McpServer, Face.Face & {
@@ -34,8 +49,11 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @example
    * ```ts
    * import { Effect } from "effect"
-   * import { McpServer } from "effect-surface/mcp"
+   * import type { Surface } from "effect-surface"
+   * import { McpFace, McpServer } from "effect-surface/mcp"
    *
+   * declare const options: McpFace.Options
+   * declare const Tasks: Surface.Spec
    * const program = Effect.gen(function*() {
    *   const server = yield* McpServer
    *   yield* server.reroster({ tasks: { surface: Tasks, expose: { cells: { count: true } } } })
@@ -51,7 +69,21 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
     )
 
   /**
-   * The face, connected to one transport for the layer's life.
+   * The face, connected to one transport for the layer's life (or until the host disconnects:
+   * `McpSession`'s `closed` says when).
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+   * import { McpFace, McpServer, McpSession } from "effect-surface/mcp"
+   *
+   * declare const options: McpFace.Options
+   * const [, serverSide] = InMemoryTransport.createLinkedPair()
+   * const untilTheHostLeaves = Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+   *   Effect.provide(McpServer.layerTransport(options, serverSide))
+   * )
+   * ```
    *
    * @since 0.1.0
    */
@@ -59,49 +91,96 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
     options: Face.Options<E, R>,
     transport: Transport
   ): Layer.Layer<McpServer | McpSession, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
+    Layer.effectContext(Effect.flatMap(Face.make(options), (face) => served(face, Session.connect(face, transport))))
+
+  /**
+   * The face served over this process's stdin and stdout: the one stdio path both doors take.
+   * While the layer lives, nothing but protocol reaches stdout — Effect's logs go to stderr, and so
+   * does `console.log` (a stray print from a handler would otherwise corrupt the stream) — and the
+   * end of stdin (the host closed it) ends the session, so `McpSession`'s `closed` completes and the
+   * process can exit instead of outliving its host.
+   *
+   * @example
+   * ```ts
+   * import { Effect } from "effect"
+   * import { McpFace, McpServer, McpSession } from "effect-surface/mcp"
+   *
+   * declare const options: McpFace.Options
+   * const serve = Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+   *   Effect.provide(McpServer.layerStdio(options))
+   * )
+   * ```
+   *
+   * @since 0.1.0
+   */
+  static readonly layerStdio = <E, R>(
+    options: Face.Options<E, R>
+  ): Layer.Layer<McpServer | McpSession, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
     Layer.effectContext(Effect.gen(function*() {
+      // Before anything else, so nothing the boot prints reaches stdout either.
+      yield* stdoutToStderr
       const face = yield* Face.make(options)
-      const session = yield* Session.connect(face, transport)
-      return Context.make(McpServer, McpServer.of({ ...face, connect: (t) => Session.connect(face, t) })).pipe(
-        Context.add(McpSession, session)
-      )
-    }))
+      return yield* served(face, connectStdio(face))
+    })).pipe(Layer.provideMerge(Layer.succeed(Logger.LogToStderr, true)))
 }
 
+const served = (face: Face.Face, connecting: Effect.Effect<Session.Session, never, Scope.Scope>) =>
+  Effect.map(connecting, (session) =>
+    Context.make(McpServer, McpServer.of({ ...face, connect: (t) => Session.connect(face, t) })).pipe(
+      Context.add(McpSession, session)
+    ))
+
+// The SDK's stdio transport does not notice its input ending, so a host that closes our stdin would
+// leave the session (and the process) running: the end of stdin closes the server, which ends it.
+const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const session = yield* Session.connect(face, new StdioServerTransport())
+    yield* stdinEnded.pipe(
+      Effect.andThen(Effect.promise(() => session.server.close())),
+      Effect.raceFirst(session.closed),
+      Effect.forkScoped
+    )
+    return session
+  })
+
 /**
- * The session a `layerTransport` connected.
+ * The session a `layerTransport` or `layerStdio` connected.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpSession } from "effect-surface/mcp"
+ * const untilTheHostLeaves = Effect.flatMap(Effect.service(McpSession), (session) => session.closed)
+ * ```
  *
  * @since 0.1.0
  */
 export class McpSession extends Context.Service<McpSession, Session.Session>()("effect-surface/McpSession") {}
 
 /**
- * Serve a bundle over this process's stdin and stdout until the host disconnects. Nothing but
- * protocol reaches stdout: Effect logs go to stderr, and so does `console.log` while serving (a
- * stray print from a handler would otherwise corrupt the stream).
+ * Serve a bundle over this process's stdin and stdout until the host disconnects (or closes stdin).
+ * Nothing but protocol reaches stdout: Effect logs go to stderr, and so does `console.log` while
+ * serving (a stray print from a handler would otherwise corrupt the stream). `McpServer.layerStdio`
+ * run to the session's end.
  *
  * @example
  * ```ts
  * import { NodeRuntime } from "@effect/platform-node"
- * import { McpServer } from "effect-surface/mcp"
+ * import { McpFace, serveStdio } from "effect-surface/mcp"
  *
- * NodeRuntime.runMain(McpServer.serveStdio(options))
+ * declare const options: McpFace.Options
+ * NodeRuntime.runMain(serveStdio(options))
  * ```
  *
  * @since 0.1.0
  */
 export const serveStdio = <E, R>(options: Face.Options<E, R>): Effect.Effect<void, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
-  Effect.gen(function*() {
-    yield* stdoutToStderr
-    const face = yield* Face.make(options)
-    const session = yield* Session.connect(face, new StdioServerTransport())
-    // The SDK's stdio transport does not notice its input ending, so a host that closes our stdin
-    // would leave this process running; the end of stdin is the end of the session.
-    yield* Effect.raceFirst(session.closed, stdinEnded)
-  }).pipe(Effect.scoped, Effect.provideService(Logger.LogToStderr, true))
+  Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(Effect.provide(McpServer.layerStdio(options)))
 
 const stdinEnded: Effect.Effect<void> = Effect.callback<void>((resume) => {
   const done = () => resume(Effect.void)
+  // Ended before anyone listened (a host that wrote its requests and closed at once): ended now.
+  if (process.stdin.readableEnded || process.stdin.destroyed) return done()
   process.stdin.once("end", done).once("close", done)
   return Effect.sync(() => {
     process.stdin.off("end", done).off("close", done)
@@ -119,7 +198,21 @@ const stdoutToStderr = Effect.acquireRelease(
 )
 
 /**
- * A connection the Promise API's client factory may return when it owns a transport.
+ * A connection the Promise API's client factory may return when it owns a transport: `dispose`
+ * runs once, when the connection is retired, dropped or the server closes.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import type { OwnedConnection } from "effect-surface/mcp"
+ * import * as Net from "node:net"
+ *
+ * declare const clientsOver: (socket: Net.Socket) => Bundle.Clients
+ * const dial = (): OwnedConnection => {
+ *   const socket = Net.connect("/tmp/board.sock")
+ *   return { client: clientsOver(socket), dispose: () => { socket.destroy() }, onClose: (f) => { socket.once("close", f) } }
+ * }
+ * ```
  *
  * @since 0.1.0
  */
@@ -130,7 +223,22 @@ export interface OwnedConnection {
 }
 
 /**
- * Options of the Promise API.
+ * Options of the Promise API: a face's options, with a client factory and instructions as plain
+ * functions, and the transport to serve on (this process's stdio when omitted).
+ *
+ * @example
+ * ```ts
+ * import type { Bundle, Surface } from "effect-surface"
+ * import type { ServeOptions } from "effect-surface/mcp"
+ *
+ * declare const Todos: Surface.Spec
+ * declare const todosClients: Bundle.Clients
+ * const options: ServeOptions = {
+ *   core: { surface: Todos, expose: {} },
+ *   client: () => todosClients,
+ *   instructions: () => "A todo list."
+ * }
+ * ```
  *
  * @since 0.1.0
  */
@@ -143,7 +251,16 @@ export interface ServeOptions extends Omit<Face.Options, "client" | "instruction
 }
 
 /**
- * What the Promise API answers.
+ * What the Promise API answers: the SDK server, the run-time moves, and the end.
+ *
+ * @example
+ * ```ts
+ * import type { Served } from "effect-surface/mcp"
+ *
+ * declare const served: Served
+ * await served.setPrompts({})
+ * await served.closed // the host disconnected (or closed stdin), and everything was disposed
+ * ```
  *
  * @since 0.1.0
  */
@@ -157,18 +274,31 @@ export interface Served {
   readonly setPrompts: (prompts: Prompts.Table) => Promise<void>
   /** Replace the app's resources whole; rejects when one claims `surface:`. */
   readonly setResources: (resources: AppResources.Table) => Promise<void>
+  /** Stop serving and dispose everything, every connection the client factory opened included. */
   readonly close: () => Promise<void>
+  /** Settles once the session has ended — the host disconnected, stdin ended, or `close` — and all is disposed. */
+  readonly closed: Promise<void>
 }
 
 const isOwnedConnection = (u: Bundle.Clients | OwnedConnection): u is OwnedConnection =>
   "dispose" in u && typeof u.dispose === "function"
 
 /**
- * Serve a bundle as an MCP server from outside Effect.
+ * Serve a bundle as an MCP server from outside Effect, on one transport (this process's stdio by
+ * default, through `McpServer.layerStdio`, the same path as `serveStdio`). When the host disconnects
+ * (or closes stdin) everything is disposed as by `close`, and `closed` settles. A bundle that is
+ * refused rejects, with nothing left running.
  *
  * @example
  * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Client, Implementation, Surface } from "effect-surface"
  * import { serveSurfaceAsMcp } from "effect-surface/mcp"
+ *
+ * const Todos = Surface.make({ procedures: { todo: { add: { input: Schema.String, output: Schema.String, mutates: true } } } })
+ * const todosClient = Client.erase(Client.directDispatch(Implementation.make(Todos, {
+ *   procedures: { todo: { add: (title) => Effect.succeed(title) } }
+ * })))
  *
  * const { reroster, close } = await serveSurfaceAsMcp({
  *   core: { surface: Todos, expose: { procedures: { "todo.add": true } } },
@@ -195,18 +325,27 @@ export const serveSurfaceAsMcp = async (options: ServeOptions): Promise<Served> 
     ...(instructions === undefined ? {} : { instructions: typeof instructions === "string" ? instructions : Effect.sync(instructions) })
   }
   const runtime = ManagedRuntime.make(
-    McpServer.layerTransport(faceOptions, transport ?? new StdioServerTransport()).pipe(
-      Layer.provide(transport === undefined ? Layer.succeed(Logger.LogToStderr, true) : Layer.empty)
-    )
+    transport === undefined ? McpServer.layerStdio(faceOptions) : McpServer.layerTransport(faceOptions, transport)
   )
-  const session = await runtime.runPromise(Effect.service(McpSession))
-  const server = await runtime.runPromise(Effect.service(McpServer))
+  // A boot that fails may already hold something (the console redirected, a transport started):
+  // released before the refusal is passed on.
+  const booted = await runtime.runPromise(Effect.all([Effect.service(McpSession), Effect.service(McpServer)])).then(
+    (services) => services,
+    async (error: unknown) => {
+      await runtime.dispose()
+      throw error
+    }
+  )
+  const [session, server] = booted
+  // Disposed from outside the runtime: a fiber of the runtime cannot dispose it.
+  const closed = runtime.runPromise(session.closed).then(() => runtime.dispose(), () => runtime.dispose())
   return {
     server: session.server,
     reroster: (surfaces) => runtime.runPromise(server.reroster(surfaces)),
     setTools: (tools) => runtime.runPromise(server.setTools(tools)),
     setPrompts: (prompts) => runtime.runPromise(server.setPrompts(prompts)),
     setResources: (resources) => runtime.runPromise(server.setResources(resources)),
-    close: () => runtime.dispose()
+    close: () => runtime.dispose(),
+    closed
   }
 }

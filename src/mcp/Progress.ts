@@ -17,6 +17,7 @@ import { Context, Effect, SynchronizedRef } from "effect"
  *
  * @example
  * ```ts
+ * import type { McpProgress } from "effect-surface/mcp"
  * const update: McpProgress.Update = { progress: 50, total: 100, message: "half way" }
  * ```
  *
@@ -33,6 +34,7 @@ export interface Update {
  *
  * @example
  * ```ts
+ * import type { McpProgress } from "effect-surface/mcp"
  * const token: McpProgress.Token = "job-42"
  * ```
  *
@@ -88,6 +90,7 @@ export const report = (update: Update): Effect.Effect<void, never, McpProgress> 
  * import { Effect } from "effect"
  * import { McpProgress } from "effect-surface/mcp"
  *
+ * declare const handler: Effect.Effect<string, never, McpProgress.McpProgress>
  * handler.pipe(Effect.provideService(McpProgress.McpProgress, McpProgress.none))
  * ```
  *
@@ -100,6 +103,7 @@ export const none: McpProgress["Service"] = { token: undefined, report: () => Ef
  *
  * @example
  * ```ts
+ * import type { McpProgress } from "effect-surface/mcp"
  * const params: McpProgress.Notification = { progressToken: "job-42", progress: 50, total: 100 }
  * ```
  *
@@ -120,7 +124,7 @@ export interface Notification {
  * import { Effect } from "effect"
  * import { McpProgress } from "effect-surface/mcp"
  *
- * const progress = yield* McpProgress.make("job-42", (params) => Effect.log(params))
+ * const progress = McpProgress.make("job-42", (params) => Effect.log(params)) // Effect of the service
  * ```
  *
  * @since 0.1.0

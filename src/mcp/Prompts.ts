@@ -25,6 +25,7 @@ import * as Resources from "./Resources.ts"
  *
  * @example
  * ```ts
+ * import type { McpPrompts } from "effect-surface/mcp"
  * const block: McpPrompts.Content = { type: "text", text: "Summarise this:" }
  * ```
  *
@@ -37,6 +38,7 @@ export type Content = ToolResult.ToolContent
  *
  * @example
  * ```ts
+ * import type { McpPrompts } from "effect-surface/mcp"
  * const message: McpPrompts.Message = { role: "user", content: { type: "text", text: "hello" } }
  * ```
  *
@@ -54,6 +56,7 @@ export interface Message {
  * @example
  * ```ts
  * import { Schema } from "effect"
+ * import type { McpPrompts } from "effect-surface/mcp"
  * const args: McpPrompts.ArgumentsSchema = Schema.Struct({ topic: Schema.String, tone: Schema.optionalKey(Schema.String) })
  * ```
  *
@@ -101,19 +104,27 @@ export interface Prompt<S extends ArgumentsSchema | undefined, E = unknown, R = 
  *
  * @example
  * ```ts
+ * import type { McpPrompts } from "effect-surface/mcp"
+ *
+ * declare const review: McpPrompts.Prompt<undefined>
+ * declare const summarise: McpPrompts.AnyPrompt
  * const table: McpPrompts.Table = { review, summarise }
  * ```
  *
  * @since 0.1.0
  */
-// `any`: the handler's argument position is contravariant, so no concrete type admits every prompt.
-export type AnyPrompt = Prompt<any, unknown, Request.Services>
+export type AnyPrompt = // `any`: the handler's argument position is contravariant, so no concrete type admits every prompt.
+  Prompt<any, unknown, Request.Services>
 
 /**
  * The prompts a face serves, by name.
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
+ * import { McpPrompts } from "effect-surface/mcp"
+ *
+ * const review = McpPrompts.make({ description: "Review the board", handler: () => Effect.succeed([McpPrompts.user("Review the board")]) })
  * const prompts: McpPrompts.Table = { review }
  * ```
  *
@@ -186,6 +197,8 @@ const isRecord = (u: unknown): u is { readonly [key: string]: Json.Json } => typ
  * @example
  * ```ts
  * import { McpPrompts } from "effect-surface/mcp"
+ *
+ * declare const greet: McpPrompts.AnyPrompt
  * McpPrompts.advertise("greet", greet)
  * // { name: "greet", description: "Greet someone", arguments: [{ name: "name", required: true }] }
  * ```
@@ -216,8 +229,13 @@ const invalid = (message: string, data: Json.JsonObject) => new Resources.Protoc
  *
  * @example
  * ```ts
+ * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
  * import { McpPrompts } from "effect-surface/mcp"
- * const result = yield* McpPrompts.get("greet", greet, { name: "Ada" }, (run) => pool.use(run))
+ *
+ * declare const greet: McpPrompts.AnyPrompt
+ * declare const clients: Bundle.Clients
+ * const result = McpPrompts.get("greet", greet, { name: "Ada" }, (run) => run(clients)) // { description, messages }
  * ```
  *
  * @since 0.1.0
@@ -250,6 +268,8 @@ export const get = (
  * @example
  * ```ts
  * import { McpPrompts } from "effect-surface/mcp"
+ *
+ * declare const greet: McpPrompts.AnyPrompt
  * McpPrompts.completerOf(greet, "name") // the `name` completer
  * ```
  *

@@ -35,7 +35,9 @@ export type Services = Progress.McpProgress | ClientRequests.McpClientRequests
  * ```ts
  * import { Effect } from "effect"
  * import { McpRequest } from "effect-surface/mcp"
- * handler(input).pipe(Effect.provideContext(McpRequest.none))
+ *
+ * declare const handler: (input: string) => Effect.Effect<string, never, McpRequest.Services>
+ * handler("t1").pipe(Effect.provideContext(McpRequest.none))
  * ```
  *
  * @since 0.1.0
@@ -49,8 +51,12 @@ export const none: Context.Context<Services> = Context.make(Progress.McpProgress
  *
  * @example
  * ```ts
+ * import type { Bundle } from "effect-surface"
  * import { McpRequest } from "effect-surface/mcp"
- * const result = yield* McpRequest.detached(tool.handler(input, client))
+ *
+ * declare const tool: Bundle.BespokeTool<Bundle.Clients>
+ * declare const clients: Bundle.Clients
+ * const result = McpRequest.detached(tool.handler({}, clients)) // no progress, no questions to a client
  * ```
  *
  * @since 0.1.0

@@ -4,19 +4,33 @@
  * Reads are snapshot-first: a cell, collection or stream answers with the first frame its
  * subscription yields, so a source that opens empty is an error, never a silent `null`. An event has
  * no snapshot and reads as `null`. A collection item is read with a deadline, so a source that never
- * answers fails instead of holding the request. Watching turns a member's changes into bare
- * "updated" pulses, the only thing MCP's `notifications/resources/updated` carries.
+ * answers fails instead of holding the request. Watching judges each frame of a member against what
+ * its subscriber was last told, so the face can turn changes into bare "updated" pulses — the only
+ * thing MCP's `notifications/resources/updated` carries — without losing one across a re-open or
+ * sending one for a state the subscriber already has.
  *
  * @since 0.1.0
  */
-import { Data, Duration, Effect, Option, Result, Schema, Stream } from "effect"
+import { Data, Duration, Effect, Option, Ref, Result, Stream } from "effect"
+import type { Schema } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Json from "../core/Json.ts"
 import { LinkError } from "../core/LinkError.ts"
 import type * as Client from "../surface/Client.ts"
 
 /**
- * A request the protocol itself refuses (as opposed to a tool failure, which is a result).
+ * A request the protocol itself refuses (as opposed to a tool failure, which is a result): it leaves
+ * as the JSON-RPC error with this `code`, `message` and `data`.
+ *
+ * @example
+ * ```ts
+ * import { McpResources } from "effect-surface/mcp"
+ * const unknown = new McpResources.ProtocolError({
+ *   code: McpResources.invalidParams,
+ *   message: "unknown resource notes://x",
+ *   data: { uri: "notes://x" }
+ * })
+ * ```
  *
  * @since 0.1.0
  */
@@ -26,13 +40,43 @@ export class ProtocolError extends Data.TaggedError("ProtocolError")<{
   readonly data?: Json.JsonObject
 }> {}
 
-/** JSON-RPC's "invalid params", which MCP uses for an unknown resource or tool. */
+/**
+ * JSON-RPC's "invalid params", which MCP uses for an unknown resource or tool.
+ *
+ * @example
+ * ```ts
+ * import { McpResources } from "effect-surface/mcp"
+ * McpResources.invalidParams // -32602
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const invalidParams = -32602
-/** JSON-RPC's "internal error". */
+
+/**
+ * JSON-RPC's "internal error": what a request that broke on the server's side is answered with.
+ *
+ * @example
+ * ```ts
+ * import { McpResources } from "effect-surface/mcp"
+ * McpResources.internalError // -32603
+ * ```
+ *
+ * @since 0.1.0
+ */
 export const internalError = -32603
 
 /**
  * What a URI addresses: a whole member, or one item of an exposed collection.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import type { McpResources } from "effect-surface/mcp"
+ *
+ * declare const tasks: Bundle.Template
+ * const item: McpResources.Target = { _tag: "Item", template: tasks, id: "t1" } // surface://collections/tasks/t1
+ * ```
  *
  * @since 0.1.0
  */
@@ -41,7 +85,13 @@ export type Target =
   | { readonly _tag: "Item"; readonly template: Bundle.Template; readonly id: string }
 
 /**
- * The answer to `resources/read`.
+ * The answer to `resources/read` for a `surface://` URI: the member's wire form as JSON text.
+ *
+ * @example
+ * ```ts
+ * import type { McpResources } from "effect-surface/mcp"
+ * const focus: McpResources.Contents = { uri: "surface://cells/focus", mimeType: "application/json", text: "\"tests\"" }
+ * ```
  *
  * @since 0.1.0
  */
@@ -51,25 +101,18 @@ export interface Contents {
   readonly text: string
 }
 
-const encoders = new WeakMap<object, (value: unknown) => Effect.Effect<unknown, Schema.SchemaError>>()
-
-/**
- * The wire (JSON) form of a value of a declared schema, encoded once per schema.
- *
- * @since 0.1.0
- */
-export const encodeWith = (schema: Schema.Codec<unknown, unknown>) => (value: unknown): Effect.Effect<unknown, Schema.SchemaError> => {
-  let encode = encoders.get(schema)
-  if (encode === undefined) {
-    encode = Schema.encodeUnknownEffect(Schema.toCodecJson(schema))
-    encoders.set(schema, encode)
-  }
-  return encode(value)
-}
-
 /**
  * The client a member is read through: the core's or its sibling's. A factory that returned no
  * client for a sibling on the roster is a link fault, so the pool re-dials.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { McpResources } from "effect-surface/mcp"
+ *
+ * declare const clients: Bundle.Clients
+ * const stopwatch = McpResources.clientOf(clients, "stopwatch") // Effect<Client.AnyClient, LinkError>
+ * ```
  *
  * @since 0.1.0
  */
@@ -85,20 +128,37 @@ export const clientOf = (clients: Bundle.Clients, sibling: string | undefined): 
 const unreadable = (uri: string, reason: string) =>
   new ProtocolError({ code: internalError, message: `resource ${uri} could not be read: ${reason}`, data: { uri } })
 
-const encodeOrRefuse = (uri: string, schema: Schema.Codec<unknown, unknown>, value: unknown) =>
-  Effect.mapError(encodeWith(schema)(value), (e) => unreadable(uri, `its value does not match its declared schema (${e.message})`))
+const encodeOrRefuse = (uri: string, encode: Bundle.Codec, value: unknown) =>
+  Effect.mapError(encode(value), (e) => unreadable(uri, `its value does not match its declared schema (${e.message})`))
 
-const encodeEntries = (uri: string, template: { readonly key: Schema.Codec<unknown, unknown>; readonly value: Schema.Codec<unknown, unknown> }, items: ReadonlyMap<unknown, unknown>) =>
+// A collection's items as one JSON object, keyed by each key's wire form.
+const encodeEntries = (
+  items: ReadonlyMap<unknown, unknown>,
+  encodeKey: Bundle.Codec,
+  encode: Bundle.Codec
+): Effect.Effect<Json.JsonObject, Schema.SchemaError> =>
   Effect.map(
-    Effect.forEach(items, ([key, item]) =>
-      Effect.zip(encodeOrRefuse(uri, template.key, key), encodeOrRefuse(uri, template.value, item))),
-    (pairs) => Object.fromEntries(pairs.map(([key, item]) => [String(key), item]))
+    Effect.forEach(items, ([key, item]) => Effect.zip(encodeKey(key), encode(item))),
+    (pairs) => Object.fromEntries(pairs.map(([key, item]) => [String(key), item])) as Json.JsonObject
   )
 
 const contents = (uri: string, json: unknown): Contents => ({ uri, mimeType: "application/json", text: JSON.stringify(json) ?? "null" })
 
 /**
  * Read a target through a client, snapshot first. Collection items wait at most `itemDeadline`.
+ * Values travel in their wire form, through the codecs the resolver compiled for the member.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { McpResources } from "effect-surface/mcp"
+ *
+ * declare const clients: Bundle.Clients
+ * declare const focus: Bundle.Resource
+ * const answer = McpResources.read(focus.uri, { _tag: "Member", resource: focus }, clients, "5 seconds")
+ * // Effect<{ uri, mimeType: "application/json", text }, ProtocolError | LinkError>
+ * ```
  *
  * @since 0.1.0
  */
@@ -112,7 +172,7 @@ export const read = (
     if (target._tag === "Item") {
       const { id, template } = target
       const client = yield* clientOf(clients, template.sibling)
-      const key = yield* Schema.decodeUnknownEffect(Schema.toCodecJson(template.collection.key))(id).pipe(
+      const key = yield* template.decodeKey(id).pipe(
         Effect.mapError((e) => new ProtocolError({ code: invalidParams, message: `resource ${uri}: "${id}" is not a key of collection ${template.key} (${e.message})`, data: { uri } }))
       )
       const member = client.collections[template.key]
@@ -127,7 +187,7 @@ export const read = (
       if (Option.isNone(found)) {
         return yield* new ProtocolError({ code: invalidParams, message: `resource ${uri} not found: collection ${template.key} has no item "${id}"`, data: { uri } })
       }
-      return contents(uri, yield* encodeOrRefuse(uri, template.collection.value, found.value))
+      return contents(uri, yield* encodeOrRefuse(uri, template.encode, found.value))
     }
     const { resource } = target
     const client = yield* clientOf(clients, resource.sibling)
@@ -137,21 +197,28 @@ export const read = (
       case "cell": {
         const member = client.cells[resource.key]
         if (member === undefined) return yield* unreadable(uri, `the client serves no cell ${resource.key}`)
-        return contents(uri, yield* encodeOrRefuse(uri, resource.schema, yield* member.read))
+        return contents(uri, yield* encodeOrRefuse(uri, resource.encode, yield* member.read))
       }
       case "stream": {
         const member = client.streams[resource.key]
         if (member === undefined) return yield* unreadable(uri, `the client serves no stream ${resource.key}`)
         const backlog = yield* member.read
-        return contents(uri, yield* Effect.forEach(backlog, (entry) => encodeOrRefuse(uri, resource.schema, entry)))
+        return contents(uri, yield* Effect.forEach(backlog, (entry) => encodeOrRefuse(uri, resource.encode, entry)))
       }
       case "collection": {
         const member = client.collections[resource.key]
-        const collection = resource.collection
-        if (member === undefined || collection === undefined) {
+        const encodeKey = resource.encodeKey
+        if (member === undefined || encodeKey === undefined) {
           return yield* unreadable(uri, `the client serves no collection ${resource.key}`)
         }
-        return contents(uri, yield* encodeEntries(uri, collection, yield* member.read))
+        const items = yield* member.read
+        return contents(
+          uri,
+          yield* Effect.mapError(
+            encodeEntries(items, encodeKey, resource.encode),
+            (e) => unreadable(uri, `its value does not match its declared schema (${e.message})`)
+          )
+        )
       }
     }
   }).pipe(
@@ -160,50 +227,135 @@ export const read = (
   )
 
 /**
- * The changes of a target as a stream of pulses. The first frame of a snapshot-first member is the
- * state the subscriber already has, so it is skipped when `skipSnapshot` is set (a first
- * subscription) and counted as a change otherwise (a re-subscription after the link dropped, when
- * the state may have moved while no one was listening).
+ * One frame of a subscription, as its watcher sees it. `first` marks the first frame of one open
+ * (the subscription is live from then on); `changed` says whether the frame changes what the
+ * subscriber was last told, so a pulse is owed.
+ *
+ * @example
+ * ```ts
+ * import type { McpResources } from "effect-surface/mcp"
+ * const snapshot: McpResources.Frame = { first: true, changed: false } // a fresh subscription's first frame
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Frame {
+  readonly first: boolean
+  readonly changed: boolean
+}
+
+/**
+ * What one subscription has seen, kept across its re-opens (after a dropped link, after a roster
+ * move): a signature of the last state it was told about — computed only when compared — or
+ * nothing before its first frame. An event has no state, so it never sets one.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Option, Ref } from "effect"
+ * import type { McpResources } from "effect-surface/mcp"
+ * const seen: Effect.Effect<McpResources.Seen> = Ref.make<Option.Option<Effect.Effect<string>>>(Option.none())
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Seen = Ref.Ref<Option.Option<Effect.Effect<string>>>
+
+// The JSON text of a wire form; a value that will not encode still needs a stable text to compare.
+const textOf = (encoded: Effect.Effect<unknown, Schema.SchemaError>): Effect.Effect<string> =>
+  Effect.match(encoded, {
+    onFailure: (e) => `unencodable: ${e.message}`,
+    onSuccess: (json) => Result.getOrElse(Json.stringify(json), (e) => e.message)
+  })
+
+/**
+ * The frames of a target through one client, each judged against `seen`. The first frame of a
+ * snapshot-first member is the state now: it is a change only when a previous open told the
+ * subscriber of a different state (compared by wire text), so nothing that moved while no one was
+ * listening goes unannounced, and a re-open that finds the state as it was sends nothing. Every
+ * later frame is a change (an item's, only when the item's own wire text moved); every event is.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Option, Ref, Stream } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { McpResources } from "effect-surface/mcp"
+ *
+ * declare const clients: Bundle.Clients
+ * declare const target: McpResources.Target
+ * const pulses = Effect.gen(function*() {
+ *   const seen = yield* Ref.make<Option.Option<Effect.Effect<string>>>(Option.none())
+ *   return McpResources.changes(target, clients, seen).pipe(Stream.filter((frame) => frame.changed))
+ * })
+ * ```
  *
  * @since 0.1.0
  */
 export const changes = (
   target: Target,
   clients: Bundle.Clients,
-  skipSnapshot: boolean
-): Stream.Stream<void, ProtocolError | LinkError> =>
-  Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<void, ProtocolError | LinkError>, LinkError> {
-    const skip = <A, E>(stream: Stream.Stream<A, E>) => skipSnapshot ? Stream.drop(stream, 1) : stream
+  seen: Seen
+): Stream.Stream<Frame, ProtocolError | LinkError> =>
+  Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<Frame, ProtocolError | LinkError>, LinkError> {
+    // Per open: whether a frame has arrived yet, and (for an item) the text of the last one.
+    const opened = yield* Ref.make(false)
+    const judge = (signature: Effect.Effect<string>, dedupe: boolean): Effect.Effect<Frame> =>
+      Effect.gen(function*() {
+        const first = !(yield* Ref.getAndSet(opened, true))
+        const before = yield* Ref.getAndSet(seen, Option.some(signature))
+        if (!first && !dedupe) return { first, changed: true }
+        if (Option.isNone(before)) return { first, changed: false }
+        return { first, changed: (yield* before.value) !== (yield* signature) }
+      })
     if (target._tag === "Item") {
       const { id, template } = target
       const client = yield* clientOf(clients, template.sibling)
       const member = client.collections[template.key]
       if (member === undefined) return Stream.fail(unreadable(itemLabel(template, id), "no such collection"))
-      const key = yield* Effect.orElseSucceed(Schema.decodeUnknownEffect(Schema.toCodecJson(template.collection.key))(id), () => id)
-      return member.subscribe.pipe(
-        // An item changes when its wire form changes; comparing JSON text makes that structural.
-        Stream.map((items) => {
-          const item = items.get(key)
-          return item === undefined ? "" : safeText(item)
-        }),
-        Stream.changes,
-        skip,
-        Stream.as(undefined)
-      )
+      const key = yield* Effect.orElseSucceed(template.decodeKey(id), () => id)
+      // A collection frame comes for any item's change; this item changed when its wire text did.
+      return Stream.mapEffect(member.subscribe, (items) => {
+        const item = items.get(key)
+        return Effect.flatMap(item === undefined ? Effect.succeed("") : textOf(template.encode(item)), (text) => judge(Effect.succeed(text), true))
+      })
     }
     const { resource } = target
     const client = yield* clientOf(clients, resource.sibling)
-    const member: { readonly subscribe: Stream.Stream<unknown, LinkError> } | undefined =
-      resource.kind === "cell" ? client.cells[resource.key]
-      : resource.kind === "collection" ? client.collections[resource.key]
-      : resource.kind === "stream" ? client.streams[resource.key]
-      : client.events[resource.key]
-    if (member === undefined) return Stream.fail(unreadable(resource.uri, `the client serves no ${resource.kind} ${resource.key}`))
-    // An event has no snapshot: every pulse is a change.
-    return Stream.as(resource.kind === "event" ? member.subscribe : skip(member.subscribe), undefined)
+    switch (resource.kind) {
+      case "event": {
+        const member = client.events[resource.key]
+        if (member === undefined) return Stream.fail(unreadable(resource.uri, `the client serves no event ${resource.key}`))
+        return Stream.mapEffect(member.subscribe, () => Effect.map(Ref.getAndSet(opened, true), (was) => ({ first: !was, changed: true })))
+      }
+      case "cell": {
+        const member = client.cells[resource.key]
+        if (member === undefined) return Stream.fail(unreadable(resource.uri, `the client serves no cell ${resource.key}`))
+        return Stream.mapEffect(member.subscribe, (value) => judge(textOf(resource.encode(value)), false))
+      }
+      case "collection": {
+        const member = client.collections[resource.key]
+        const encodeKey = resource.encodeKey
+        if (member === undefined || encodeKey === undefined) {
+          return Stream.fail(unreadable(resource.uri, `the client serves no collection ${resource.key}`))
+        }
+        return Stream.mapEffect(member.subscribe, (items) => judge(textOf(encodeEntries(items, encodeKey, resource.encode)), false))
+      }
+      case "stream": {
+        const member = client.streams[resource.key]
+        if (member === undefined) return Stream.fail(unreadable(resource.uri, `the client serves no stream ${resource.key}`))
+        // The first frame is the backlog, each later one what was appended: a log's state is how
+        // long it is and what it ends with.
+        const length = yield* Ref.make(0)
+        return Stream.mapEffect(member.subscribe, (entries) =>
+          Effect.gen(function*() {
+            const first = !(yield* Ref.get(opened))
+            const total = first ? entries.length : (yield* Ref.get(length)) + entries.length
+            yield* Ref.set(length, total)
+            const last = entries.at(-1)
+            const tail = last === undefined ? Effect.succeed("") : textOf(resource.encode(last))
+            return yield* judge(Effect.map(tail, (text) => `${total} ${text}`), false)
+          }))
+      }
+    }
   }))
 
 const itemLabel = (template: Bundle.Template, id: string) => template.uriTemplate.replace("{id}", encodeURIComponent(id))
-
-// A value with no JSON form still needs a stable text to compare; its failure message is one.
-const safeText = (value: unknown): string => Result.getOrElse(Json.stringify(value), (e) => e.message)

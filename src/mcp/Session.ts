@@ -3,12 +3,14 @@
  *
  * The SDK owns the protocol — framing, version negotiation, request ids, cancellation messages — and
  * is used for exactly that. Everything a request does runs as an Effect in a fiber this session's
- * scope owns, so closing the session interrupts its handlers, ends its subscriptions and leaves no
- * fiber behind; a host's `notifications/cancelled` interrupts the one handler it names. A handler's
- * request path is this session's too: its Effect log lines at or above the session's level, its
- * progress, and its questions to the client travel as notifications and requests related to that
- * request (so over Streamable HTTP they ride the request's own stream), and every notification it
- * queued is sent before its result. Only this module imports the SDK's server, so a new protocol
+ * own scope owns, and that scope lives exactly as long as the transport: a host that disconnects
+ * ends the session's handlers, subscriptions (and the connection leases they hold) and roster
+ * listeners at once, not when the server stops — under Streamable HTTP, where every MCP session is
+ * one of these, nothing of a departed host is left behind. A host's `notifications/cancelled`
+ * interrupts the one handler it names. A handler's request path is this session's too: its Effect
+ * log lines at or above the session's level, its progress, and its questions to the client travel
+ * as notifications and requests related to that request (so over Streamable HTTP they ride the
+ * request's own stream), and every notification it queued is sent before its result. Only this module imports the SDK's server, so a new protocol
  * revision is a new session module, not a new face.
  *
  * @since 0.1.0
@@ -42,9 +44,8 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Deferred, Effect, Exit, Fiber, FiberMap, FiberSet, Option, Queue, Ref, Stream } from "effect"
-import type { Scope } from "effect"
-import * as AppResources from "./AppResources.ts"
+import { Cause, Deferred, Duration, Effect, Exit, Fiber, FiberMap, FiberSet, Option, Queue, Ref, Scope, Semaphore, Stream } from "effect"
+import { messageOf } from "../core/ToolFailure.ts"
 import * as ClientRequests from "./ClientRequests.ts"
 import type * as Elicitation from "./Elicitation.ts"
 import type * as Face from "./Face.ts"
@@ -56,14 +57,49 @@ import * as Resources from "./Resources.ts"
 /**
  * A connected session.
  *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+ * import { McpFace, McpSessions } from "effect-surface/mcp"
+ *
+ * declare const face: McpFace.Face
+ * declare const transport: Transport
+ * const program = Effect.gen(function*() {
+ *   const session: McpSessions.Session = yield* McpSessions.connect(face, transport)
+ *   yield* session.closed // the host disconnected, and everything the session owned has ended
+ *   return yield* session.subscriptions // []
+ * }).pipe(Effect.scoped)
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Session {
   /** The SDK server, for what the face does not cover (custom notifications, tests). */
   readonly server: Server
-  /** Completes when the transport closes, from either side. */
+  /**
+   * Completes when the session has ended — its transport closed, from either side, or the scope it
+   * was connected in closed — and everything it owned (handlers, subscriptions, listeners) with it.
+   */
   readonly closed: Effect.Effect<void>
+  /** The URIs this session is subscribed to now. */
+  readonly subscriptions: Effect.Effect<ReadonlyArray<string>>
 }
+
+/**
+ * The longest `resources/subscribe` waits for its subscription to go live (its first frame) before
+ * answering anyway; a source that is down is then followed in the background.
+ *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import { McpSessions } from "effect-surface/mcp"
+ * Duration.toMillis(McpSessions.openWait) // 1000
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const openWait: Duration.Duration = Duration.seconds(1)
 
 // What the SDK's `Server` does on `initialize` (version negotiation, recording the client's
 // capabilities) is private; the function arm of `instructions` calls through to it and overlays only
@@ -77,11 +113,14 @@ interface Initializing {
 const rpcError = (code: number, message: string, data?: unknown): Error =>
   Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
 
+// A defect leaves as one sentence: its stack and the server's paths are for the server's log.
 const toRpcError = (cause: Cause.Cause<Resources.ProtocolError>): Error => {
   const failure = Cause.findErrorOption(cause)
   if (Option.isSome(failure)) return rpcError(failure.value.code, failure.value.message, failure.value.data)
-  return Cause.hasInterrupts(cause) ? rpcError(-32800, "request cancelled") : rpcError(Resources.internalError, Cause.pretty(cause))
+  return isCancelled(cause) ? rpcError(-32800, "request cancelled") : rpcError(Resources.internalError, messageOf(cause))
 }
+
+const isCancelled = (cause: Cause.Cause<unknown>): boolean => Cause.hasInterrupts(cause) && !Cause.hasDies(cause)
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
@@ -92,15 +131,19 @@ const asRequestedSchema = (schema: Elicitation.RequestedSchema) => schema as Eli
 /**
  * Serve a face on one transport until the scope closes or the transport does.
  *
+ * The session forks its own scope from the caller's: it closes when the transport closes (and
+ * `closed` completes once it has), or when the caller's scope closes, whichever comes first.
+ *
  * @example
  * ```ts
  * import { Effect } from "effect"
  * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
- * import { McpFace, McpSession } from "effect-surface/mcp"
+ * import { McpFace, McpSessions } from "effect-surface/mcp"
  *
+ * declare const options: McpFace.Options
  * const program = Effect.gen(function*() {
  *   const face = yield* McpFace.make(options)
- *   const session = yield* McpSession.connect(face, new StdioServerTransport())
+ *   const session = yield* McpSessions.connect(face, new StdioServerTransport())
  *   yield* session.closed
  * }).pipe(Effect.scoped)
  * ```
@@ -108,6 +151,22 @@ const asRequestedSchema = (schema: Elicitation.RequestedSchema) => schema as Eli
  * @since 0.1.0
  */
 export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Session, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const closed = yield* Deferred.make<void>()
+    const scope = yield* Scope.fork(yield* Effect.scope)
+    // The first finalizer runs last: `closed` completes once everything else the session owned has ended.
+    yield* Scope.addFinalizer(scope, Deferred.succeed(closed, undefined))
+    const context = yield* Effect.context<never>()
+    // The transport's close is announced by a callback: it closes the session's scope from a fiber of
+    // its own (never one the scope owns, which the close would interrupt).
+    const end = () => {
+      Effect.runForkWith(context)(Scope.close(scope, Exit.void))
+    }
+    const opened = yield* open(face, transport, end).pipe(Scope.provide(scope))
+    return { server: opened.server, closed: Deferred.await(closed), subscriptions: opened.subscriptions }
+  })
+
+const open = (face: Face.Face, transport: Transport, end: () => void) =>
   Effect.gen(function*() {
     const instructions = face.instructions
     const server = new Server(face.serverInfo, {
@@ -124,13 +183,19 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
     })
     const run = yield* FiberSet.makeRuntimePromise<never>()
     const subscriptions = yield* FiberMap.make<string>()
-    const closed = yield* Deferred.make<void>()
     const level = yield* Ref.make<Logging.Level>(face.logLevel)
 
     // The one Promise boundary: the SDK calls in, the Effect runs in this session's scope, and a
     // typed refusal leaves as the JSON-RPC error it names.
     const handle = <A>(effect: Effect.Effect<A, Resources.ProtocolError>, signal?: AbortSignal): Promise<A> =>
-      run(Effect.exit(effect), signal === undefined ? undefined : { signal }).then((exit) => {
+      run(
+        effect.pipe(
+          // Outside the request path, so the host is not sent the stack it must not see.
+          Effect.tapCause((cause) => Cause.hasDies(cause) ? Effect.logError("MCP request failed", cause) : Effect.void),
+          Effect.exit
+        ),
+        signal === undefined ? undefined : { signal }
+      ).then((exit) => {
         if (Exit.isSuccess(exit)) return exit.value
         throw toRpcError(exit.cause)
       })
@@ -211,31 +276,43 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
 
     const notifyUpdated = (uri: string) =>
       Effect.tryPromise(() => server.sendResourceUpdated({ uri })).pipe(Effect.ignore)
+
+    // A URI's subscription and the moment it went live. Taken under one lock, so concurrent
+    // subscribes to a URI share one subscription instead of restarting each other.
+    const lock = yield* Semaphore.make(1)
+    const opening = new Map<string, Deferred.Deferred<void>>()
     const follow = (uri: string) =>
-      FiberMap.run(subscriptions, uri, face.watch(uri, notifyUpdated(uri)).pipe(Effect.ignore))
+      lock.withPermits(1)(Effect.gen(function*() {
+        const standing = opening.get(uri)
+        if (standing !== undefined && (yield* FiberMap.has(subscriptions, uri))) return standing
+        const opened = yield* Deferred.make<void>()
+        opening.set(uri, opened)
+        const settle = Effect.andThen(Deferred.succeed(opened, undefined), Effect.sync(() => {
+          if (opening.get(uri) === opened) opening.delete(uri)
+        }))
+        // The face follows moves and drops itself, and ends the subscription (with a last
+        // "updated") when the URI can no longer be served.
+        yield* FiberMap.run(
+          subscriptions,
+          uri,
+          face.watch(uri, notifyUpdated(uri), Deferred.succeed(opened, undefined)).pipe(Effect.ignore, Effect.ensuring(settle)),
+          { onlyIfMissing: true }
+        )
+        return opened
+      }))
 
     server.setRequestHandler(SubscribeRequestSchema, (request) =>
       handle(
         face.checkUri(request.params.uri).pipe(
-          Effect.andThen(FiberMap.has(subscriptions, request.params.uri)),
-          // Subscribing twice is one subscription, not a restart of the first.
-          Effect.flatMap((already) => already ? Effect.void : follow(request.params.uri)),
+          Effect.andThen(follow(request.params.uri)),
+          // Answered once the subscription is live, so a change the host makes next is announced.
+          Effect.flatMap((opened) => Effect.timeoutOption(Deferred.await(opened), openWait)),
           Effect.as({})
         )
       ))
     server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
       handle(Effect.as(FiberMap.remove(subscriptions, request.params.uri), {})))
 
-    // After the resources moved: subscriptions that can no longer be served end (with a last
-    // "updated", so the host re-reads and learns why), and survivors re-open on what serves them now.
-    const recheck = (affected: (uri: string) => boolean) =>
-      Effect.gen(function*() {
-        for (const uri of Array.from(subscriptions, ([key]) => key).filter(affected)) {
-          const served = yield* Effect.result(face.checkUri(uri))
-          if (served._tag === "Success") yield* follow(uri)
-          else yield* FiberMap.remove(subscriptions, uri).pipe(Effect.andThen(notifyUpdated(uri)))
-        }
-      })
     const announce = (send: () => Promise<void>) => Effect.tryPromise(send).pipe(Effect.ignore)
 
     // Each listener compares with the value this session started on, not by dropping the first
@@ -251,7 +328,6 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
           // A move of the root tools alone leaves every resource where it was.
           if (before.bundle.surfaces === resolved.bundle.surfaces && before.bundle.core === resolved.bundle.core) return
           yield* announce(() => server.sendResourceListChanged())
-          yield* recheck(AppResources.isSurfaceUri)
         })
       ),
       Effect.forkScoped
@@ -259,9 +335,7 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
     const initialApps = yield* face.appResources.current
     yield* face.appResources.changes.pipe(
       Stream.filter((compiled) => compiled !== initialApps),
-      Stream.runForEach(() =>
-        announce(() => server.sendResourceListChanged()).pipe(Effect.andThen(recheck((uri) => !AppResources.isSurfaceUri(uri))))
-      ),
+      Stream.runForEach(() => announce(() => server.sendResourceListChanged())),
       Effect.forkScoped
     )
     const initialPrompts = yield* face.prompts.current
@@ -271,8 +345,11 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
       Effect.forkScoped
     )
 
-    server.onclose = () => Deferred.doneUnsafe(closed, Exit.void)
+    server.onclose = end
     yield* Effect.promise(() => server.connect(transport))
     yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
-    return { server, closed: Deferred.await(closed) }
+    return {
+      server,
+      subscriptions: Effect.sync(() => Array.from(subscriptions, ([uri]) => uri))
+    }
   })

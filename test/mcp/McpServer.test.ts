@@ -65,8 +65,8 @@ describe("MCP face over the SDK client", () => {
         "surface://events/completed",
         "surface://cells/stopwatch/laps"
       ]
+      // Each subscribe is answered once its subscription is live: a change made next is announced.
       for (const uri of uris) yield* Effect.promise(() => c.client.subscribeResource({ uri }))
-      yield* Effect.sleep("20 millis") // subscriptions open asynchronously; the first frame is not an update
       yield* call(c, "board_focus", { value: "tests" })
       yield* call(c, "tasks_complete", { value: id })
       yield* call(c, "stopwatch_watch_lap")

@@ -97,13 +97,11 @@ describe("reroster", () => {
       const { c, move } = yield* setup
       yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/stopwatch/laps" }))
       yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/focus" }))
-      yield* Effect.sleep("20 millis")
       yield* move({})
       // The ended subscription gets one last update, so its host re-reads and learns it is retired.
       assert.strictEqual(yield* Queue.take(c.updated), "surface://cells/stopwatch/laps")
       const retired = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/stopwatch/laps" })))
       assert.include(String(retired.cause), "left")
-      yield* Effect.sleep("20 millis")
       yield* call(c, "board_focus", { value: "after the move" })
       assert.strictEqual(yield* Queue.take(c.updated), "surface://cells/focus")
       yield* call(c, "board_focus", { value: "again" })

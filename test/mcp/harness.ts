@@ -14,6 +14,7 @@ import * as Session from "../../src/mcp/Session.ts"
 
 export interface Connected {
   readonly face: Face.Face
+  readonly session: Session.Session
   readonly client: Client
   /** Every notification the client received, by kind, in order. */
   readonly updated: Queue.Queue<string>
@@ -24,7 +25,7 @@ export interface Connected {
 export const connectTo = (face: Face.Face): Effect.Effect<Connected, never, Scope.Scope> =>
   Effect.gen(function*() {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    yield* Session.connect(face, serverSide)
+    const session = yield* Session.connect(face, serverSide)
     const client = new Client({ name: "test-host", version: "1.0.0" }, { capabilities: {} })
     const updated = yield* Queue.unbounded<string>()
     const listChanged = yield* Queue.unbounded<"tools" | "resources">()
@@ -35,7 +36,7 @@ export const connectTo = (face: Face.Face): Effect.Effect<Connected, never, Scop
       Effect.promise(() => client.connect(clientSide)),
       () => Effect.promise(() => client.close())
     )
-    return { face, client, updated, listChanged }
+    return { face, session, client, updated, listChanged }
   })
 
 /** Build a face from options and connect an SDK client to it. */

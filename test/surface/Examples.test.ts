@@ -1,5 +1,6 @@
-// The doc examples of the surface modules are code a reader copies: each one must compile on its own
-// against the public API (`import { … } from "effect-surface"`), and every public export has one.
+// The doc examples are code a reader copies: each one must compile on its own against the public API
+// (`import { … } from "effect-surface"`, `"effect-surface/mcp"`, `"effect-surface/tools"`), and every
+// public export has one. Covers the surface, core and MCP modules.
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
@@ -7,8 +8,22 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
-const publicModules = ["Client", "Expose", "Implementation", "Log", "Project", "Store", "Surface"]
-const modules = [...publicModules.map((name) => `src/surface/${name}.ts`), "src/surface/internal/members.ts"]
+const surfaceModules = ["Client", "Expose", "Implementation", "Log", "Project", "Store", "Surface"].map((name) => `src/surface/${name}.ts`)
+const sourcesIn = (dir: string) =>
+  Fs.readdirSync(Path.join(root, dir)).filter((file) => file.endsWith(".ts")).sort().map((file) => `${dir}/${file}`)
+// Owned elsewhere and still being written: checked once they settle.
+const pending = new Set(["src/mcp/Http.ts", "src/mcp/HttpGuard.ts", "src/mcp/HttpSessions.ts", "src/mcp/EventStore.ts"])
+// A module index only re-exports; its exports are documented where they are declared.
+const indices = new Set(["src/mcp/index.ts"])
+// Known debt: a module whose examples import a package-internal path (its `make` and `primaryOf`
+// are not part of the public API, so no public import can compile them).
+const fragments = new Set(["src/core/ToolFailure.ts"])
+const coreModules = sourcesIn("src/core").filter((module) => !pending.has(module))
+const mcpModules = sourcesIn("src/mcp").filter((module) => !pending.has(module) && !indices.has(module))
+/** Every module whose exports must each carry an example. */
+const publicModules = [...surfaceModules, ...coreModules, ...mcpModules]
+/** Every module whose examples are compiled. */
+const modules = [...surfaceModules, ...coreModules, ...mcpModules, "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
 
 interface Doc {
   readonly text: string
@@ -22,6 +37,13 @@ const docsOf = (source: string): ReadonlyArray<Doc> =>
     (m) => ({ text: m[1] ?? "", exported: m[2] ?? "" })
   )
 
+/** Every doc comment, exported or not (a class's static members carry examples too), with the name it documents. */
+const allDocsOf = (source: string): ReadonlyArray<Doc> =>
+  Array.from(
+    source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*(?:export\s+)?(?:declare\s+)?(?:static\s+)?(?:readonly\s+)?(?:const|class|interface|type|function|\{)?\s*(\w*)/g),
+    (m) => ({ text: m[1] ?? "", exported: m[2] === undefined || m[2] === "" ? "doc" : m[2] })
+  )
+
 /** Every `export …` declaration of a module, by name. */
 const exportsOf = (source: string): ReadonlyArray<string> =>
   Array.from(source.matchAll(/^export\s+(?:declare\s+)?(?:const|class|interface|type|function|\{)\s*(\w+)/gm), (m) => m[1] ?? "")
@@ -32,17 +54,19 @@ const examplesOf = (doc: string): ReadonlyArray<string> =>
     (m[1] ?? "").split("\n").map((line) => line.replace(/^\s*\* ?/, "")).join("\n"))
 
 describe("doc examples", () => {
-  it("every export of a public surface module has a doc comment with an example", () => {
-    for (const name of publicModules) {
-      const source = Fs.readFileSync(Path.join(root, `src/surface/${name}.ts`), "utf8")
+  it("every export of a public module has a doc comment with an example", () => {
+    const missing: Array<string> = []
+    for (const module of publicModules) {
+      const source = Fs.readFileSync(Path.join(root, module), "utf8")
       const documented = new Map(docsOf(source).map((doc) => [doc.exported, doc.text]))
       for (const exported of exportsOf(source)) {
-        assert.include(documented.get(exported) ?? "", "@example", `${name}.${exported} has no doc example`)
+        if (!(documented.get(exported) ?? "").includes("@example")) missing.push(`${module}: ${exported}`)
       }
     }
+    assert.deepStrictEqual(missing, [])
   })
 
-  it("every example in the surface modules compiles against the public API", async () => {
+  it("every example in the surface, core and MCP modules compiles against the public API", async () => {
     // A dot-directory: the project's own `include` globs never pick it up, so a concurrent type
     // check of the project cannot see these files half-written.
     const dir = Fs.mkdtempSync(Path.join(root, "test/surface/.examples-"))
@@ -50,9 +74,9 @@ describe("doc examples", () => {
       const written: Array<string> = []
       for (const module of modules) {
         const source = Fs.readFileSync(Path.join(root, module), "utf8")
-        docsOf(source).flatMap((doc) => examplesOf(doc.text).map((code) => ({ code, of: doc.exported })))
+        allDocsOf(source).flatMap((doc) => examplesOf(doc.text).map((code) => ({ code, of: doc.exported })))
           .forEach(({ code, of }, i) => {
-            const file = `${Path.basename(module, ".ts")}.${of}.${i}.ts`
+            const file = `${module.replace(/^src\//, "").replaceAll("/", "_").replace(/\.ts$/, "")}.${of}.${i}.ts`
             Fs.writeFileSync(Path.join(dir, file), `${code}\nexport {}\n`)
             written.push(file)
           })
