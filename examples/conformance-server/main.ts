@@ -4,7 +4,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Effect, Layer, PubSub, Schedule, Schema, Stream } from "effect"
 import { Surface, ToolResult, Tools } from "effect-surface"
-import { McpClientRequests, McpCompletion, McpHttp, McpProgress, McpPrompts } from "effect-surface/mcp"
+import { McpClientRequests, McpCompletion, McpHttp, McpProgress, McpPrompts, McpRequest } from "effect-surface/mcp"
 import type { McpAppResources } from "effect-surface/mcp"
 
 // A 1×1 PNG and a silent WAV: the smallest real files of their kinds.
@@ -66,9 +66,13 @@ const tools = {
     handler: () => Effect.fail(new Error("This tool intentionally returns an error for testing"))
   }),
   test_reconnection: Tools.make({
-    description: "Answers after a pause, long enough for a client to reconnect its stream.",
+    description: "Closes its response stream mid-call; the client resumes it and receives the answer.",
     mutates: false,
-    handler: () => Effect.as(Effect.sleep("500 millis"), "Reconnection test completed"),
+    handler: () =>
+      McpRequest.closeResponseStream.pipe(
+        Effect.andThen(Effect.sleep("200 millis")),
+        Effect.as("Reconnection test completed")
+      ),
     render: say
   }),
   test_sampling: Tools.make({
@@ -206,7 +210,8 @@ export const serve = (port: number) =>
       prompts,
       resources,
       serverInfo: { name: "effect-surface-conformance", version: "0.1.0" },
-      http: { port }
+      // A client told to poll waits this long before resuming its stream.
+      http: { port, retryInterval: "500 millis" }
     })
     yield* served.face.setTools({ ...tools, test_dynamic_tool: fixed("Appears after the server starts.", [ToolResult.text("dynamic")]) })
     yield* served.face.setPrompts({

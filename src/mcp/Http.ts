@@ -11,7 +11,13 @@
  * @since 0.1.0
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { CancelledNotificationSchema, isInitializeRequest, isJSONRPCRequest } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CancelledNotificationSchema,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS
+} from "@modelcontextprotocol/sdk/types.js"
 import { Context, Duration, Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import * as HttpEffect from "effect/http/HttpEffect"
@@ -122,12 +128,25 @@ const toResponse = (web: Response): HttpServerResponse.HttpServerResponse => {
 }
 
 // The body was read (and bounded) here, so the web request carries headers only and the SDK is
-// handed the parsed body.
-const toWebRequest = (request: HttpServerRequest.HttpServerRequest, fallback: string): Request =>
-  new Request(Option.getOrElse(HttpServerRequest.toURL(request), () => new URL(fallback)), {
-    method: request.method,
-    headers: Object.entries(request.headers)
-  })
+// handed the parsed body. The SDK decides from `MCP-Protocol-Version` whether a response stream may
+// be resumed (a priming event, a `retry` hint, closing the stream mid-call); the session's version
+// is the one its `initialize` negotiated, so a request labelled with an older one does not
+// downgrade the session's streams.
+const toWebRequest = (request: HttpServerRequest.HttpServerRequest, fallback: string, version: string | undefined): Request => {
+  const labelled = request.headers["mcp-protocol-version"]
+  const headers = Object.entries(request.headers).map(([name, value]): [string, string] =>
+    name === "mcp-protocol-version" && version !== undefined && labelled !== undefined && labelled < version ? [name, version] : [name, value])
+  return new Request(Option.getOrElse(HttpServerRequest.toURL(request), () => new URL(fallback)), { method: request.method, headers })
+}
+
+const initializeVersion = (body: unknown): string => {
+  const message: unknown = Array.isArray(body) ? body[0] : body
+  if (typeof message !== "object" || message === null || !("params" in message)) return LATEST_PROTOCOL_VERSION
+  const params: unknown = message.params
+  const asked = typeof params === "object" && params !== null && "protocolVersion" in params ? params.protocolVersion : undefined
+  // What the SDK answers: the version asked for when it speaks it, else its latest.
+  return typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION
+}
 
 // Wait (at most `within`) for a ref to reach a state.
 const settled = <A>(ref: SubscriptionRef.SubscriptionRef<A>, done: (a: A) => boolean, within: Duration.Duration, late: string) =>
@@ -227,10 +246,11 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
     const url = `http://${urlHost}:${port}${path}`
 
     const forward = (entry: HttpSessions.Entry, request: HttpServerRequest.HttpServerRequest, body: Option.Option<unknown>) =>
-      Effect.tryPromise({
-        try: () => entry.transport.handleRequest(toWebRequest(request, url), Option.match(body, { onNone: () => undefined, onSome: (parsedBody) => ({ parsedBody }) })),
-        catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
-      })
+      Effect.flatMap(Ref.get(entry.version), (version) =>
+        Effect.tryPromise({
+          try: () => entry.transport.handleRequest(toWebRequest(request, url, version), Option.match(body, { onNone: () => undefined, onSome: (parsedBody) => ({ parsedBody }) })),
+          catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
+        }))
 
     // The session a request names, or the one its `initialize` opens; counted as in use while the
     // request's response is open.
@@ -244,6 +264,7 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
           ? yield* refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
           : yield* Effect.flatMap(table.lookup(id), Option.match({ onNone: () => refuse(404, -32001, "Session not found"), onSome: Effect.succeed }))
         yield* table.track(entry)
+        if (opening && Option.isSome(body)) yield* Ref.set(entry.version, initializeVersion(body.value))
         return { entry, opening }
       })
 

@@ -30,6 +30,8 @@ export interface Entry {
   readonly open: Ref.Ref<number>
   /** When a response last began or ended (clock millis). */
   readonly lastSeen: Ref.Ref<number>
+  /** The protocol version the session's `initialize` asked for, once it has. */
+  readonly version: Ref.Ref<string | undefined>
 }
 
 /**
@@ -142,7 +144,13 @@ export const make = (
       transport.onerror = (error) => {
         fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
       }
-      const entry: Entry = { id, transport, open: yield* Ref.make(0), lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis) }
+      const entry: Entry = {
+        id,
+        transport,
+        open: yield* Ref.make(0),
+        lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
+        version: yield* Ref.make<string | undefined>(undefined)
+      }
       const admitted = yield* Ref.modify(entries, (map): readonly [boolean, ReadonlyMap<string, Entry>] =>
         map.size >= config.maxSessions ? [false, map] : [true, new Map(map).set(id, entry)])
       if (!admitted) return yield* new Unavailable({ reason: `at the limit of ${config.maxSessions} sessions` })

@@ -14,7 +14,50 @@ import * as ClientRequests from "./ClientRequests.ts"
 import * as Progress from "./Progress.ts"
 
 /**
- * What a handler on the request path may require: `McpProgress` and `McpClientRequests`.
+ * The response stream of the request being served. Over Streamable HTTP a handler may close it
+ * mid-call (SEP-1699 polling): the client then resumes with `Last-Event-ID` and receives the result
+ * from the event store, so a long call need not hold a connection open.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpRequest } from "effect-surface/mcp"
+ *
+ * const longCall = Effect.gen(function*() {
+ *   yield* McpRequest.closeResponseStream // the client polls for the answer
+ *   yield* Effect.sleep("5 seconds")
+ *   return "done"
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class McpResponseStream extends Context.Service<McpResponseStream, {
+  /** Close the stream; `false` where the transport has none to close or cannot resume it. */
+  readonly close: Effect.Effect<boolean>
+}>()("effect-surface/McpResponseStream") {}
+
+/**
+ * Close the current request's response stream, as `McpResponseStream`'s `close`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpRequest } from "effect-surface/mcp"
+ *
+ * const polled = Effect.andThen(McpRequest.closeResponseStream, Effect.succeed("answered later"))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const closeResponseStream: Effect.Effect<boolean, never, McpResponseStream> = Effect.flatMap(
+  Effect.service(McpResponseStream),
+  (stream) => stream.close
+)
+
+/**
+ * What a handler on the request path may require: `McpProgress`, `McpClientRequests` and
+ * `McpResponseStream`.
  *
  * @example
  * ```ts
@@ -25,11 +68,11 @@ import * as Progress from "./Progress.ts"
  *
  * @since 0.1.0
  */
-export type Services = Progress.McpProgress | ClientRequests.McpClientRequests
+export type Services = Progress.McpProgress | ClientRequests.McpClientRequests | McpResponseStream
 
 /**
  * The services with nothing behind them: progress goes nowhere, asking the client fails with
- * `ClientLacksCapability`.
+ * `ClientLacksCapability`, and there is no response stream to close.
  *
  * @example
  * ```ts
@@ -43,7 +86,8 @@ export type Services = Progress.McpProgress | ClientRequests.McpClientRequests
  * @since 0.1.0
  */
 export const none: Context.Context<Services> = Context.make(Progress.McpProgress, Progress.none).pipe(
-  Context.add(ClientRequests.McpClientRequests, ClientRequests.none)
+  Context.add(ClientRequests.McpClientRequests, ClientRequests.none),
+  Context.add(McpResponseStream, { close: Effect.succeed(false) })
 )
 
 /**

@@ -51,7 +51,7 @@ import type * as Elicitation from "./Elicitation.ts"
 import type * as Face from "./Face.ts"
 import * as Logging from "./Logging.ts"
 import * as Progress from "./Progress.ts"
-import type * as Request from "./Request.ts"
+import * as Request from "./Request.ts"
 import * as Resources from "./Resources.ts"
 
 /**
@@ -230,6 +230,14 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
         return yield* forwarded.pipe(
           Effect.provideService(Progress.McpProgress, progress),
           Effect.provideService(ClientRequests.McpClientRequests, ClientRequests.make(channel(extra))),
+          Effect.provideService(Request.McpResponseStream, {
+            close: Effect.sync(() => {
+              // Offered by the SDK only where the stream can be resumed (an event store, 2025-11-25).
+              if (extra.closeSSEStream === undefined) return false
+              extra.closeSSEStream()
+              return true
+            })
+          }),
           Effect.ensuring(Queue.end(outbox).pipe(Effect.andThen(Fiber.join(sending))))
         )
       })
