@@ -11,6 +11,7 @@
  */
 import type { Effect, Schema } from "effect"
 import * as ToolResult from "./core/ToolResult.ts"
+import type { JsonObject } from "./core/Json.ts"
 
 export { is as isToolFailure, messageOf, ToolFailure } from "./core/ToolFailure.ts"
 export { audio, content, failure, fromExit, frame, image, ok, okImage, resource, text } from "./core/ToolResult.ts"
@@ -25,18 +26,64 @@ export type {
 } from "./core/ToolResult.ts"
 
 /**
- * Any Effect Schema a tool's input may be declared with. The face decodes the wire input through
- * its JSON codec; a scalar, array or union input is advertised wrapped under `value` by the face.
+ * A tool input given as a raw JSON Schema rather than an Effect Schema: advertised verbatim and
+ * checked by the reverse decoder, for tools whose schema comes from elsewhere (a plain tool object,
+ * a proxied server). The handler receives the checked JSON as `unknown`.
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
- * const input: ToolInputSchema = Schema.Struct({ id: Schema.String })
+ * import { Tools } from "effect-surface"
+ * const input = Tools.jsonSchema({ type: "object", properties: { id: { type: "string" } }, additionalProperties: false })
  * ```
  *
  * @since 0.1.0
  */
-export type ToolInputSchema = Schema.Top
+export interface JsonSchemaInput {
+  readonly _tag: "JsonSchemaInput"
+  readonly schema: JsonObject
+  /** Check `pattern`s too; off by default, since a remote pattern can be made to run for ever. */
+  readonly trustPatterns: boolean
+}
+
+/**
+ * Declare a tool input by its raw JSON Schema (an object schema).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Tools } from "effect-surface"
+ *
+ * const lookup = Tools.make({
+ *   description: "Look a record up",
+ *   input: Tools.jsonSchema({ type: "object", properties: { id: { type: "string" } }, required: ["id"] }),
+ *   mutates: false,
+ *   handler: (input) => Effect.succeed(input)
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const jsonSchema = (schema: JsonObject, options?: { readonly trustPatterns?: boolean }): JsonSchemaInput => ({
+  _tag: "JsonSchemaInput",
+  schema,
+  trustPatterns: options?.trustPatterns === true
+})
+
+/**
+ * What a tool's input may be declared with: any Effect Schema (the face decodes the wire input
+ * through its JSON codec; a scalar, array or union input is advertised wrapped under `value`), or a
+ * raw JSON Schema (`jsonSchema`).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Tools } from "effect-surface"
+ * const input: Tools.ToolInputSchema = Schema.Struct({ id: Schema.String })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type ToolInputSchema = Schema.Top | JsonSchemaInput
 
 /**
  * What a handler receives for a given input schema: the schema's decoded `Type`, or `void` for a
@@ -51,7 +98,9 @@ export type ToolInputSchema = Schema.Top
  *
  * @since 0.1.0
  */
-export type InputOf<S extends ToolInputSchema | undefined> = S extends ToolInputSchema ? S["Type"] : void
+export type InputOf<S extends ToolInputSchema | undefined> = S extends JsonSchemaInput ? unknown
+  : S extends Schema.Top ? S["Type"]
+  : void
 
 /**
  * A hand-authored, call-shaped capability. `handler` composes over the live client `C`; it is an
@@ -111,7 +160,7 @@ export type AnyTool<C = never> = Tool<any, any, unknown, unknown, C>
  * @since 0.1.0
  */
 export type Services<T> = T extends Tool<infer S, infer _Out, infer _E, infer R, infer _C>
-  ? R | (S extends ToolInputSchema ? S["DecodingServices"] : never)
+  ? R | (S extends Schema.Top ? S["DecodingServices"] : never)
   : never
 
 /**

@@ -75,6 +75,18 @@ const tools = {
       ),
     render: say
   }),
+  json_schema_2020_12_tool: Tools.make({
+    description: "Tool with JSON Schema 2020-12 features",
+    input: Tools.jsonSchema({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+      properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+      additionalProperties: false
+    }),
+    mutates: false,
+    handler: (input) => Effect.succeed(input)
+  }),
   test_sampling: Tools.make({
     description: "Asks the client's model to answer a prompt.",
     input: Schema.Struct({ prompt: Schema.String }),

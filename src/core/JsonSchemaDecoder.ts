@@ -362,18 +362,33 @@ export interface FromJsonSchemaOptions {
  * @since 0.1.0
  */
 export const fromJsonSchema = (schema: unknown, options?: FromJsonSchemaOptions): Effect.Effect<JsonDecoder, InvalidJsonSchema> =>
-  Effect.suspend(() => {
+  Effect.suspend(() => Effect.fromResult(compileJsonSchema(schema, options)))
+
+/**
+ * `fromJsonSchema` as a plain `Result`, for a caller that resolves synchronously (a tool table).
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { SchemaBridge } from "effect-surface"
+ * const decoder = SchemaBridge.compileJsonSchema({ type: "object", properties: { id: { type: "string" } } })
+ * Result.isSuccess(decoder) // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const compileJsonSchema = (schema: unknown, options?: FromJsonSchemaOptions): Result.Result<JsonDecoder, InvalidJsonSchema> => {
     const c: Compiler = { root: schema, problems: [], refs: new Map(), sameValue: new Set(["#"]), trustPatterns: options?.trustPatterns === true }
     // The net under a validator that is meant never to throw: a getter on a hostile object still could.
     const built = Result.try({
       try: () => compileNode(schema, "#", c, 0),
       catch: (cause) => new InvalidJsonSchema({ pointer: "#", reason: Words.unreadable(cause) })
     })
-    if (Result.isFailure(built)) return Effect.fail(built.failure)
+    if (Result.isFailure(built)) return Result.fail(built.failure)
     const first = c.problems[0]
-    if (first !== undefined) return Effect.fail(first)
+    if (first !== undefined) return Result.fail(first)
     const check = built.success
-    return Effect.succeed((input: unknown) =>
+    return Result.succeed((input: unknown) =>
       Effect.suspend(() => {
         const issues = Result.try({
           try: () => runs(check, input, [], 0),
@@ -384,4 +399,4 @@ export const fromJsonSchema = (schema: unknown, options?: FromJsonSchemaOptions)
         return head === undefined ? Effect.succeed(input) : Effect.fail(new InputError({ issues: [head, ...tail] }))
       })
     )
-  })
+}

@@ -219,6 +219,28 @@ export class InvalidToolName extends Schema.TaggedError<InvalidToolName>()("Inva
   }
 }
 
+/**
+ * A bespoke tool whose raw JSON Schema input cannot be checked against: refused at boot, so a
+ * host is never advertised a tool that no call could pass.
+ *
+ * @example
+ * ```ts
+ * import { ResolveError } from "effect-surface"
+ * new ResolveError.InvalidToolSchema({ name: "lookup", origin: { _tag: "RootTool", name: "lookup" }, reason: "#/type: unknown type \"strng\"" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("InvalidToolSchema", {
+  name: Schema.String,
+  origin: OriginSchema,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `tool "${this.name}" (from ${describeOrigin(this.origin)}) has an input schema no call could be checked against: ${this.reason}`
+  }
+}
+
 const ResourceClaim = Schema.Struct({
   sibling: Schema.UndefinedOr(Schema.String),
   kind: Schema.Literals(["cell", "collection", "stream", "event"]),
@@ -291,6 +313,7 @@ export type ResolveError =
   | SiblingShadowsCollection
   | DuplicateToolName
   | InvalidToolName
+  | InvalidToolSchema
   | DuplicateResourceUri
   | ReservedResourceUri
   | CheckError

@@ -17,6 +17,7 @@ import * as ResolveError from "./ResolveError.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
 import * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
+import type * as Tools from "../tools.ts"
 
 /**
  * The refusals a composition owes, and their helpers, re-exported from `ResolveError` so a caller
@@ -218,24 +219,37 @@ export const resolveExpose = (
     return { resources, templates, tools }
   })
 
+const isJsonSchemaInput = (input: unknown): input is Tools.JsonSchemaInput =>
+  typeof input === "object" && input !== null && "_tag" in input && input._tag === "JsonSchemaInput"
+
+// A raw JSON Schema is compiled by the reverse checker, and refused here if no call could pass it.
+const bespokeInput = (name: string, origin: Bundle.Origin, input: unknown): Effect.Effect<Bundle.Tool["input"], ResolveError.InvalidToolSchema> =>
+  isJsonSchemaInput(input)
+    ? Effect.mapError(
+      Effect.fromResult(SchemaBridge.compileJson(input.schema, { trustPatterns: input.trustPatterns })),
+      (e) => new ResolveError.InvalidToolSchema({ name, origin, reason: `${e.pointer}: ${e.reason}` })
+    )
+    // Otherwise the record's input is an Effect Schema (its type is erased in `AnyTool`).
+    : Effect.succeed(compileInput(input as Surface.Shape | undefined))
+
 const bespokeTool = (
   name: string,
   origin: Bundle.Origin,
   sibling: string | undefined,
   tool: { readonly title?: string; readonly description: string; readonly mutates: boolean; readonly input?: unknown },
   target: Bundle.Tool["target"]
-): Bundle.Tool => ({
-  name,
-  origin,
-  sibling,
-  title: tool.title,
-  description: described(tool.description, () =>
-    origin._tag === "RootTool" ? `Runs the bundle's root tool ${name}.` : `Runs a tool of ${surfaceName(sibling)}.`),
-  mutates: tool.mutates,
-  // The record's input is any Effect Schema (its type is erased in `AnyTool`); `compile` takes it as one.
-  input: compileInput(tool.input as Surface.Shape | undefined),
-  target
-})
+): Effect.Effect<Bundle.Tool, ResolveError.InvalidToolSchema> =>
+  Effect.map(bespokeInput(name, origin, tool.input), (input) => ({
+    name,
+    origin,
+    sibling,
+    title: tool.title,
+    description: described(tool.description, () =>
+      origin._tag === "RootTool" ? `Runs the bundle's root tool ${name}.` : `Runs a tool of ${surfaceName(sibling)}.`),
+    mutates: tool.mutates,
+    input,
+    target
+  }))
 
 const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
   const title = tool.title === undefined ? {} : { title: tool.title }
@@ -328,7 +342,7 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
     const templates: Array<Bundle.Template> = [...core.templates]
     const tools: Array<Bundle.Tool> = [...core.tools]
     for (const [name, tool] of Object.entries(bundle.tools ?? {})) {
-      tools.push(bespokeTool(name, { _tag: "RootTool", name }, undefined, tool, { _tag: "RootTool", tool }))
+      tools.push(yield* bespokeTool(name, { _tag: "RootTool", name }, undefined, tool, { _tag: "RootTool", tool }))
     }
     for (const [sibling, member] of Object.entries(surfaces)) {
       const own = yield* resolveExpose(member.surface, member.expose, sibling)
@@ -337,7 +351,7 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
       tools.push(...own.tools)
       for (const [name, tool] of Object.entries(member.tools ?? {})) {
         const origin: Bundle.Origin = { _tag: "SiblingTool", sibling, name }
-        tools.push(bespokeTool(scopedToolName(sibling, name), origin, sibling, tool, { _tag: "SiblingTool", tool }))
+        tools.push(yield* bespokeTool(scopedToolName(sibling, name), origin, sibling, tool, { _tag: "SiblingTool", tool }))
       }
     }
 

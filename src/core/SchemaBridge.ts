@@ -15,12 +15,12 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Result, Schema } from "effect"
-import { InputError, type PathSegment, preview } from "./InputError.ts"
+import { InputError, InvalidJsonSchema, type PathSegment, preview } from "./InputError.ts"
 import * as Advertise from "./internal/advertise.ts"
 import { toInputError } from "./internal/issues.ts"
 import * as Words from "./internal/wording.ts"
 import * as Json from "./Json.ts"
-import { fromJsonSchema } from "./JsonSchemaDecoder.ts"
+import { compileJsonSchema, type FromJsonSchemaOptions, fromJsonSchema } from "./JsonSchemaDecoder.ts"
 
 /**
  * The refusal both directions fail with, and its helpers, re-exported from `InputError`.
@@ -50,7 +50,7 @@ export { formatPath, InputError, InvalidJsonSchema, type Issue, type PathSegment
  *
  * @since 0.1.0
  */
-export { fromJsonSchema, type FromJsonSchemaOptions, type JsonDecoder } from "./JsonSchemaDecoder.ts"
+export { compileJsonSchema, fromJsonSchema, type FromJsonSchemaOptions, type JsonDecoder } from "./JsonSchemaDecoder.ts"
 
 /**
  * How many recursive definitions are inlined along one path before the rest becomes `{}` (any
@@ -214,6 +214,36 @@ export function compile<S extends Schema.Constraint>(schema?: S): Compiled<S["Ty
   const out = build(schema)
   compiled.set(schema, out)
   return out
+}
+
+/**
+ * Compile an input given as a raw JSON Schema (a plain tool, a proxied remote tool): advertised
+ * verbatim — `$schema`, `$defs`, `additionalProperties: false` and all — and decoded by the reverse
+ * checker, so a wrong field is named exactly as for an Effect Schema input. The top level must be an
+ * object schema, because MCP advertises tool inputs as objects; omitted arguments read as `{}`.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { SchemaBridge } from "effect-surface"
+ * const tool = SchemaBridge.compileJson({ type: "object", properties: { id: { type: "string" } }, additionalProperties: false })
+ * Result.isSuccess(tool) // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const compileJson = (
+  schema: Json.JsonObject,
+  options?: FromJsonSchemaOptions
+): Result.Result<Compiled<unknown>, InvalidJsonSchema> => {
+  if (schema["type"] !== "object") {
+    return Result.fail(new InvalidJsonSchema({ pointer: "#/type", reason: `a tool input must be an object schema ("type": "object")` }))
+  }
+  return Result.map(compileJsonSchema(schema, options), (check): Compiled<unknown> => ({
+    jsonSchema: schema,
+    wrapped: false,
+    decode: (input) => check(input === undefined ? {} : input)
+  }))
 }
 
 /**
