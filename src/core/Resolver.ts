@@ -10,14 +10,28 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type * as Bundle from "./Bundle.ts"
 import type * as Json from "./Json.ts"
+import { ID } from "./ItemUri.ts"
 import * as ResolveError from "./ResolveError.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
 import * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
 import type * as Tools from "../tools.ts"
+
+/**
+ * The item-address helpers, re-exported from `ItemUri` where faces already reach them.
+ *
+ * @example
+ * ```ts
+ * import { Resolver } from "effect-surface"
+ * Resolver.splitItemUri("surface://collections/t/todos/42") // { collection: "t/todos", id: "42" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export { itemUri, parseItemUri, splitItemUri } from "./ItemUri.ts"
 
 /**
  * The refusals a composition owes, and their helpers, re-exported from `ResolveError` so a caller
@@ -77,8 +91,6 @@ export interface Tables {
 }
 
 const MIME = "application/json"
-const COLLECTIONS = "surface://collections/"
-const ID = "{id}"
 
 const kindGroups = [["cell", "cells"], ["collection", "collections"], ["stream", "streams"], ["event", "events"]] as const
 
@@ -402,69 +414,3 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
       advertisedResourceTemplates: templates.map(advertiseTemplate)
     }
   })
-
-/**
- * The address of one item of a collection: its template with the id percent-encoded into the
- * `{id}` segment, so an id containing `/` stays one segment.
- *
- * @example
- * ```ts
- * import type { Bundle } from "effect-surface"
- * import { Resolver } from "effect-surface"
- *
- * declare const template: Bundle.Template // surface://collections/t/todos/{id}
- * Resolver.itemUri(template, "a/b") // "surface://collections/t/todos/a%2Fb"
- * ```
- *
- * @since 0.1.0
- */
-export const itemUri = (template: Bundle.Template, id: string): string =>
-  `${template.uriTemplate.slice(0, -ID.length)}${encodeURIComponent(id)}`
-
-/**
- * The collection path and raw id segment of an item-shaped URI (`surface://collections/<path>/<id>`),
- * whether or not anything serves it. The id is the last segment, because ids are percent-encoded.
- *
- * @example
- * ```ts
- * import { Resolver } from "effect-surface"
- * Resolver.splitItemUri("surface://collections/t/todos/42") // { collection: "t/todos", id: "42" }
- * ```
- *
- * @since 0.1.0
- */
-export const splitItemUri = (uri: string): { readonly collection: string; readonly id: string } | undefined => {
-  if (!uri.startsWith(COLLECTIONS)) return undefined
-  const rest = uri.slice(COLLECTIONS.length)
-  const at = rest.lastIndexOf("/")
-  if (at <= 0 || at === rest.length - 1) return undefined
-  return { collection: rest.slice(0, at), id: rest.slice(at + 1) }
-}
-
-/**
- * Read an item URI against a resolved bundle: the collection's template and the percent-decoded
- * id, or `undefined` when no exposed collection owns it or the id is not valid percent-encoding.
- * Unambiguous because a sibling may not share a key with a core collection (see
- * `SiblingShadowsCollection`); a face still checks `byUri` first, for the collection itself.
- *
- * @example
- * ```ts
- * import type { Bundle } from "effect-surface"
- * import { Resolver } from "effect-surface"
- *
- * declare const resolved: Bundle.Resolved
- * Resolver.parseItemUri(resolved, "surface://collections/t/todos/a%2Fb") // { template, id: "a/b" }
- * ```
- *
- * @since 0.1.0
- */
-export const parseItemUri = (
-  resolved: Bundle.Resolved,
-  uri: string
-): { readonly template: Bundle.Template; readonly id: string } | undefined => {
-  const split = splitItemUri(uri)
-  const template = split && resolved.templateByCollection.get(split.collection)
-  if (split === undefined || template === undefined) return undefined
-  const id = Result.try(() => decodeURIComponent(split.id))
-  return Result.isSuccess(id) ? { template, id: id.success } : undefined
-}

@@ -296,6 +296,8 @@ describe("Wire across processes", () => {
       assert.strictEqual(yield* fresh.client.procedures.daemon.pid(), second.pid)
       // The old connection stays dead: it never reconnects to the new daemon on its own.
       assert.deepInclude(yield* Effect.flip(owned.client.procedures.daemon.pid()), { phase: "closed" })
+      // The daemon's stdout is read asynchronously: the reply may arrive before its line does.
+      yield* second.awaitLine((line) => line === "invoked daemon.pid")
       assert.strictEqual(yield* second.invocations("daemon.pid"), 1)
       yield* Effect.sleep("200 millis")
       assert.strictEqual(yield* second.invocations("daemon.slow"), 0)
