@@ -1,0 +1,112 @@
+// Timing, sampling and reporting for the benchmarks: one place that says how a figure is measured
+// (warm-up, interleaved samples of ours and the peer, the median) and how it is printed (one JSON
+// line on stdout per figure, nothing else on stdout).
+
+/** Sizes and switches, from the environment. */
+export const config = {
+  /** `BENCH_QUICK=1`: every figure, few samples — a smoke run, not a measurement. */
+  quick: process.env.BENCH_QUICK === "1" || process.env.BENCH_QUICK === "true",
+  /** `BENCH_ONLY=regex`: run only the families whose name matches (inmemory, stdio, http, scale, fanout). */
+  only: process.env.BENCH_ONLY === undefined || process.env.BENCH_ONLY === "" ? undefined : new RegExp(process.env.BENCH_ONLY),
+  /** `BENCH_EFFORT=0.5`: multiply every sample and iteration count (not sizes) by this factor. */
+  effort: Number(process.env.BENCH_EFFORT ?? "1") || 1
+}
+
+/** A count for a full run, or for a quick one; multiplied by `BENCH_EFFORT`, at least 1. */
+export const count = (full: number, quick: number): number =>
+  Math.max(1, Math.round((config.quick ? quick : full) * config.effort))
+
+/** An integer from the environment, or the default for a full or a quick run. */
+export const envInt = (name: string, full: number, quick: number): number => {
+  const given = process.env[name]
+  const parsed = given === undefined ? Number.NaN : Number.parseInt(given, 10)
+  return Number.isFinite(parsed) && parsed > 0 ? parsed : config.quick ? quick : full
+}
+
+export const now = (): number => performance.now()
+
+export const median = (xs: ReadonlyArray<number>): number => {
+  if (xs.length === 0) return Number.NaN
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+const round = (x: number): number => {
+  if (!Number.isFinite(x)) return x
+  const magnitude = Math.abs(x)
+  const digits = magnitude >= 100 ? 1 : magnitude >= 1 ? 3 : 4
+  return Number(x.toFixed(digits))
+}
+
+export interface Figure {
+  readonly bench: string
+  readonly ours: number
+  readonly peer: number
+  /** Which way the ratio is taken: ours over peer (default) or peer over ours. */
+  readonly ratio?: "ours/peer" | "peer/ours"
+  readonly unit: string
+}
+
+/** Print one figure as one JSON line on stdout. The unit says which way the ratio is taken. */
+export const emit = (figure: Figure): void => {
+  const direction = figure.ratio ?? "ours/peer"
+  const ratio = direction === "ours/peer" ? figure.ours / figure.peer : figure.peer / figure.ours
+  process.stdout.write(
+    JSON.stringify({
+      bench: figure.bench,
+      ours: round(figure.ours),
+      peer: round(figure.peer),
+      ratio: round(ratio),
+      unit: `${figure.unit}; ratio=${direction}`
+    }) + "\n"
+  )
+}
+
+/** A progress note on stderr (stdout carries only figures). */
+export const note = (text: string): void => {
+  process.stderr.write(`  · ${text}\n`)
+}
+
+/**
+ * Take `samples` samples of each competitor, rotating which goes first each round so drift
+ * (thermal, GC, the other core) falls on all of them alike, after `warmup` rounds thrown away.
+ */
+export const interleave = async (
+  competitors: ReadonlyArray<() => Promise<number>>,
+  options: { readonly samples: number; readonly warmup: number }
+): Promise<Array<Array<number>>> => {
+  const taken = competitors.map((): Array<number> => [])
+  for (let round = 0; round < options.warmup + options.samples; round++) {
+    for (let k = 0; k < competitors.length; k++) {
+      const i = (round + k) % competitors.length
+      const sample = await competitors[i]!()
+      if (round >= options.warmup) taken[i]!.push(sample)
+    }
+  }
+  return taken
+}
+
+/** Microseconds per operation over `n` sequential runs of `op`. */
+export const sequential = async (n: number, op: () => Promise<unknown>): Promise<number> => {
+  const start = now()
+  for (let i = 0; i < n; i++) await op()
+  return ((now() - start) * 1000) / n
+}
+
+/** Microseconds per operation (amortized) over `n` runs of `op` with `inFlight` kept in flight. */
+export const concurrent = async (n: number, inFlight: number, op: () => Promise<unknown>): Promise<number> => {
+  let next = 0
+  const worker = async () => {
+    while (next < n) {
+      next++
+      await op()
+    }
+  }
+  const start = now()
+  await Promise.all(Array.from({ length: Math.min(inFlight, n) }, worker))
+  return ((now() - start) * 1000) / n
+}
+
+/** Resolve after `ms` milliseconds. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,0 +1,92 @@
+// A Streamable HTTP MCP server for the HTTP benchmark, run as a child process with an IPC channel:
+// `ours` (McpHttp.serve), `raw` (node:http + the SDK's StreamableHTTPServerTransport, one SDK
+// Server per session, as the SDK documents) or `effect-ai` (its `McpServer.layerHttp`). All bind
+// 127.0.0.1 on a free port.
+// IPC: it sends `{ type: "ready", url }`; it answers `{ type: "memory" }` (after forcing GC, when
+// run with --expose-gc) and `{ type: "cpu" }`; it exits when the parent disconnects.
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Exit, Layer, Logger, References, Scope } from "effect"
+import { McpProtocol, McpServer as AiMcpServer } from "effect/ai"
+import { HttpRouter } from "effect/http"
+import { McpHttp } from "effect-surface/mcp"
+import * as http from "node:http"
+import { serveRawHttp } from "../lib/rawHttp.ts"
+import { aiRegistrations, aiServerInfo, makeOurs } from "../lib/workload.ts"
+
+type Request = { readonly type: "memory" | "cpu"; readonly id: number }
+
+const send = (message: unknown) => process.send?.(message)
+
+const forceGc = async () => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc === undefined) return false
+  for (let i = 0; i < 6; i++) {
+    gc()
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  return true
+}
+
+process.on("message", (message: Request) => {
+  void (async () => {
+    if (message.type === "memory") {
+      const collected = await forceGc()
+      const usage = process.memoryUsage()
+      send({ id: message.id, collected, heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, arrayBuffers: usage.arrayBuffers })
+    } else if (message.type === "cpu") {
+      const usage = process.cpuUsage()
+      send({ id: message.id, user: usage.user, system: usage.system })
+    }
+  })()
+})
+// A normal exit, so `--cpu-prof` (BENCH_SERVER_NODE_FLAGS) writes its profile.
+process.on("disconnect", () => process.exit(0))
+process.on("SIGTERM", () => process.exit(0))
+
+const serveOurs = async (): Promise<string> => {
+  const scope = await Effect.runPromise(Scope.make())
+  process.on("exit", () => {
+    void Effect.runPromise(Scope.close(scope, Exit.void))
+  })
+  const served = await Effect.runPromise(
+    Effect.gen(function*() {
+      const { options } = yield* makeOurs
+      return yield* McpHttp.serve({ ...options, http: { port: 0, maxSessions: 10_000 } })
+    }).pipe(
+      Scope.provide(scope),
+      Effect.provideService(References.MinimumLogLevel, "Warn"),
+      Effect.provideService(Logger.LogToStderr, true)
+    )
+  )
+  return served.url
+}
+
+// effect/ai's own Streamable HTTP endpoint (`layerHttp`, 2025-11-25 so the SDK client can speak it).
+const serveEffectAi = async (): Promise<string> => {
+  const node = http.createServer()
+  const app = HttpRouter.serve(
+    AiMcpServer.layerHttp({ ...aiServerInfo, path: "/mcp", protocols: [McpProtocol.v2025_11_25], registrations: aiRegistrations }),
+    { disableLogger: true, disableListenLog: true }
+  ).pipe(
+    Layer.provide(NodeHttpServer.layer(() => node, { port: 0, host: "127.0.0.1" })),
+    Layer.provide(Layer.mergeAll(Layer.succeed(References.MinimumLogLevel, "Warn"), Layer.succeed(Logger.LogToStderr, true)))
+  )
+  const scope = await Effect.runPromise(Scope.make())
+  await Effect.runPromise(Layer.build(app).pipe(Scope.provide(scope)))
+  const address = node.address()
+  return `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}/mcp`
+}
+
+const kind = process.argv[2]
+const url = kind === "ours"
+  ? await serveOurs()
+  : kind === "raw"
+  ? (await serveRawHttp()).url
+  : kind === "effect-ai"
+  ? await serveEffectAi()
+  : undefined
+if (url === undefined) {
+  process.stderr.write(`usage: http.ts ours|raw|effect-ai (got ${String(kind)})\n`)
+  process.exit(2)
+}
+send({ type: "ready", url })
