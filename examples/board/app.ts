@@ -1,5 +1,5 @@
 // A small task board served to agents: every member kind, a sibling, bespoke tools, an image answer.
-import { Clock, Console, Effect, PubSub, Schema, Stream, SubscriptionRef } from "effect"
+import { Clock, Console, Duration, Effect, PubSub, Schema, Stream, SubscriptionRef } from "effect"
 import type { Bundle } from "effect-surface"
 import { Client, Expose, Implementation, Log, okImage, Store, Surface, ToolFailure, Tools } from "effect-surface"
 import type { McpFace } from "effect-surface/mcp"
@@ -162,7 +162,7 @@ export const stopwatchTools = {
     input: Schema.Struct({ seconds: Schema.Finite }),
     mutates: false,
     handler: ({ seconds }, client: Client.AnyClient) =>
-      Effect.sleep(`${seconds} seconds`).pipe(
+      Effect.sleep(Duration.seconds(seconds)).pipe(
         Effect.andThen(Client.narrow(Stopwatch, client)),
         Effect.flatMap((stopwatch) => stopwatch.cells.laps.read),
         Effect.map((laps) => `waited ${seconds}s at lap ${laps}`)

@@ -19,6 +19,7 @@ import type * as Resolver from "../core/Resolver.ts"
 import type * as AppResources from "./AppResources.ts"
 import * as Face from "./Face.ts"
 import type * as Prompts from "./Prompts.ts"
+import { boundLines } from "./internal/stdioLines.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -130,11 +131,19 @@ const served = (face: Face.Face, connecting: Effect.Effect<Session.Session, neve
       Context.add(McpSession, session)
     ))
 
+const maxStdioLine = 8 * 1024 * 1024
+
 // The SDK's stdio transport does not notice its input ending, so a host that closes our stdin would
 // leave the session (and the process) running: the end of stdin closes the server, which ends it.
 const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const session = yield* Session.connect(face, new StdioServerTransport())
+    // The drop is reported from a stream callback: run the log line in this session's context.
+    const logDropped = Effect.runForkWith(yield* Effect.context<never>())
+    // Below the SDK's own 10 MiB line buffer, so a line it would close the transport on is dropped first.
+    const input = process.stdin.pipe(boundLines(maxStdioLine, (bytes) => {
+      logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
+    }))
+    const session = yield* Session.connect(face, new StdioServerTransport(input, process.stdout))
     yield* stdinEnded.pipe(
       Effect.andThen(Effect.promise(() => session.server.close())),
       Effect.raceFirst(session.closed),
