@@ -340,9 +340,8 @@ export const make = <C, E = never, R = never>(
     // The slot may still hold a connection whose close was announced a moment ago (the drainer has
     // not run yet), and a dial's waiters may wake after a drop: never hand out either corpse.
     const live: Effect.Effect<Conn<C>, DialFailed | PoolClosed> = Effect.flatMap(slot, (conn) =>
-      Effect.flatMap(
-        Effect.zip(Deferred.isDone(conn.closed), Ref.get(conn.lease)),
-        ([dead, lease]) => dead ? Effect.andThen(kill(conn), live) : lease.retired ? live : Effect.succeed(conn)
+      Effect.suspend(() =>
+        Deferred.isDoneUnsafe(conn.closed) ? Effect.andThen(kill(conn), live) : internal.isRetired(conn) ? live : Effect.succeed(conn)
       ))
 
     // Never replays: the call failed once and that failure is the answer, re-framed. A transport
@@ -364,6 +363,20 @@ export const make = <C, E = never, R = never>(
         : reframed
     }
 
+    type Restore = <A, E2, R2>(effect: Effect.Effect<A, E2, R2>) => Effect.Effect<A, E2, R2>
+    // One call on a connection whose lease it holds, the lease returned however the call ends.
+    const leasedCall = <A, E2, R2>(conn: Conn<C>, f: (client: C) => Effect.Effect<A, E2, R2>, restore: Restore) =>
+      Effect.onExit(restore(guard(conn, f(conn.client))), () => internal.leaveNow(conn))
+    // The long way: wait (interruptibly) for a live connection, and lease it; one retired or dropped
+    // before the lease is taken sends the request back to the slot.
+    const acquire = <A, E2, R2>(f: (client: C) => Effect.Effect<A, E2, R2>, restore: Restore) => {
+      const leased: Effect.Effect<Conn<C>, DialFailed | PoolClosed> = Effect.flatMap(
+        restore(live),
+        (conn) => Effect.flatMap(internal.enter(conn), (ok) => ok ? Effect.succeed(conn) : leased)
+      )
+      return Effect.flatMap(leased, (conn) => leasedCall(conn, f, restore))
+    }
+
     const close = Effect.gen(function*() {
       const previous = yield* SynchronizedRef.getAndSet(state, { _tag: "Closed" })
       if (previous._tag === "Dialling") yield* Deferred.fail(previous.landed, closedError)
@@ -380,12 +393,11 @@ export const make = <C, E = never, R = never>(
         // Waiting for a connection stays interruptible; taking and returning the lease does not, so
         // a retired connection's count of calls in flight is never left one too high.
         Effect.uninterruptibleMask((restore) => {
-          const leased: Effect.Effect<Conn<C>, DialFailed | PoolClosed> = Effect.flatMap(
-            restore(live),
-            (conn) => Effect.flatMap(internal.enter(conn), (ok) => ok ? Effect.succeed(conn) : leased)
-          )
-          return Effect.flatMap(leased, (conn) =>
-            restore(guard(conn, f(conn.client))).pipe(Effect.ensuring(internal.leave(conn))))
+          // The usual case, decided in this one step, off the slot without its lock: a connection is
+          // in place, neither retired nor announced closed, and takes the lease. Anything else goes
+          // the long way, through the slot.
+          const now = SynchronizedRef.getUnsafe(state)
+          return now._tag === "Ready" && internal.enterNow(now.conn) ? leasedCall(now.conn, f, restore) : acquire(f, restore)
         }),
       retire: SynchronizedRef.modify(state, (s) =>
         s._tag === "Ready"

@@ -349,8 +349,10 @@ export const frame = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   render?: (out: A) => ToolResult
 ): Effect.Effect<ToolResult, never, R> =>
-  effect.pipe(
+  Effect.catchCause(
     // Inside the effect, so a throwing render is a defect framed below rather than a crashed face.
-    Effect.flatMap((out) => Effect.sync(() => render === undefined ? ok(out) : render(out))),
-    Effect.catchCause((cause) => Effect.succeed(fromCause(cause)))
+    Effect.map(effect, render ?? ok),
+    framedCause
   )
+
+const framedCause = (cause: Cause.Cause<unknown>): Effect.Effect<ToolResult> => Effect.succeed(fromCause(cause))

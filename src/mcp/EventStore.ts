@@ -136,16 +136,20 @@ export const makeMemory = (options?: MemoryOptions): EventStore["Service"] => {
 
   const append = (session: string, stream: string, message: JSONRPCMessage) =>
     Effect.sync(() => {
-      const streams = sessions.get(session) ?? new Map<string, number>()
-      sessions.set(session, streams)
+      let streams = sessions.get(session)
+      if (streams === undefined) {
+        streams = new Map<string, number>()
+        sessions.set(session, streams)
+      }
       const known = streams.get(stream)
       const log = known === undefined ? undefined : logs.get(known)
       const current: StreamLog = log ?? { session, stream, serial: ++serials, events: [], next: 0 }
       if (log === undefined) logs.set(current.serial, current)
       streams.delete(stream)
       streams.set(stream, current.serial)
-      for (const [name, serial] of streams) {
-        if (streams.size <= maxStreams) break
+      // The least recently written streams go first: a Map iterates in insertion order.
+      while (streams.size > maxStreams) {
+        const [name, serial] = streams.entries().next().value!
         streams.delete(name)
         logs.delete(serial)
       }

@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Deferred, Duration, Effect, Exit, Option, Pull, Queue, Ref, Schedule, Stream, SubscriptionRef } from "effect"
+import { Cause, Deferred, Duration, Effect, Exit, Latch, Option, Pull, Ref, Schedule, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import * as ConnectionPool from "../core/ConnectionPool.ts"
@@ -188,6 +188,8 @@ export interface Face {
 
 const defaultServerInfo = { name: "effect-surface", version: "0.1.0" }
 
+const refusedInput = (error: unknown): Effect.Effect<ToolResult.ToolResult> => Effect.succeed(ToolResult.failure(error))
+
 const unknownUri = (uri: string) =>
   new Resources.ProtocolError({ code: Resources.invalidParams, message: `unknown resource ${uri}`, data: { uri } })
 
@@ -241,11 +243,10 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
             return Effect.fail(new Resources.ProtocolError({ code: Resources.invalidParams, message: `unknown tool "${name}"`, data: { name } }))
           case "Retired":
             return Effect.succeed(ToolResult.failure(found.tombstone))
-          case "Served":
-            return Effect.matchEffect(found.tool.input.decode(args), {
-              onFailure: (error) => Effect.succeed(ToolResult.failure(error)),
-              onSuccess: (input) => invoke(found.tool, input)
-            })
+          case "Served": {
+            const tool = found.tool
+            return Effect.matchEffect(tool.input.decode(args), { onFailure: refusedInput, onSuccess: (input) => invoke(tool, input) })
+          }
         }
       })
 
@@ -253,13 +254,14 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
       const target = tool.target
       switch (target._tag) {
         case "Procedure": {
-          return ToolResult.frame(pool.use((clients) =>
-            Resources.clientOf(clients, tool.sibling).pipe(
-              Effect.flatMap((client) => Client.call(client, target.ns, target.verb, input)),
+          return ToolResult.frame(pool.use((clients) => {
+            // The client in hand when the factory gave one (the usual case), else its refusal.
+            const client = tool.sibling === undefined ? clients.core : Object.hasOwn(clients.clients, tool.sibling) ? clients.clients[tool.sibling] : undefined
+            const call = (found: Client.AnyClient) =>
               // The answer travels in its declared wire form (a Date as its ISO string, …).
-              Effect.flatMap(target.encode)
-            )
-          ))
+              Effect.flatMap(Client.call(found, target.ns, target.verb, input), target.encode)
+            return client === undefined ? Effect.flatMap(Resources.clientOf(clients, tool.sibling), call) : call(client)
+          }))
         }
         case "SiblingTool":
           return ToolResult.frame(
@@ -352,13 +354,9 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
             Effect.andThen(
               live,
               Stream.runForEach(Resources.changes(target, clients, seen), (frame) =>
-                Effect.gen(function*() {
-                  if (frame.first) {
-                    yield* Ref.set(delivered, true)
-                    yield* opened
-                  }
-                  if (frame.changed) yield* pulse
-                }))
+                frame.first
+                  ? Effect.andThen(Ref.set(delivered, true), frame.changed ? Effect.andThen(opened, pulse) : opened)
+                  : frame.changed ? pulse : Effect.void)
             )
           ))
           if (Exit.isSuccess(exit)) return
@@ -408,14 +406,20 @@ export const make = <E, R>(options: Options<E, R>): Effect.Effect<Face, Resolver
         const once = yield* Deferred.make<void>()
         const opened = Effect.flatMap(Deferred.succeed(once, undefined), (first) => first ? onOpen : Effect.void)
         // One pending pulse at most: changes during the quiet window collapse into one trailing
-        // notification, so no state goes unannounced and a busy source cannot flood the host.
-        const pending = yield* Queue.sliding<void>(1)
-        yield* Queue.take(pending).pipe(
+        // notification, so no state goes unannounced and a busy source cannot flood the host. A
+        // pulse opens the latch in place, so a notifier waiting on it sends in the same turn as
+        // the change rather than a scheduler turn later.
+        const pending = yield* Latch.make(false)
+        yield* pending.await.pipe(
+          Effect.andThen(pending.close),
           Effect.andThen(onChange),
-          Effect.repeat(Schedule.spaced(coalesce)),
+          Effect.andThen(Effect.sleep(coalesce)),
+          Effect.forever,
           Effect.forkScoped
         )
-        const pulse = Effect.asVoid(Queue.offer(pending, undefined))
+        const pulse = Effect.sync(() => {
+          Latch.openUnsafe(pending)
+        })
         const ended = yield* Effect.exit(AppResources.isSurfaceUri(uri) ? followSurface(uri, pulse, opened) : followApp(uri, pulse, opened))
         yield* opened
         yield* logEnd(uri, ended)

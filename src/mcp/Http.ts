@@ -11,15 +11,7 @@
  * @since 0.1.0
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import {
-  CancelledNotificationSchema,
-  isInitializeRequest,
-  isJSONRPCRequest,
-  LATEST_PROTOCOL_VERSION,
-  SUPPORTED_PROTOCOL_VERSIONS
-} from "@modelcontextprotocol/sdk/types.js"
-import { Context, Duration, Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
-import type { Scope } from "effect"
+import { Context, Duration, Effect, Layer, Option, Queue, Ref, Scope } from "effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -31,6 +23,7 @@ import * as EventStore from "./EventStore.ts"
 import * as Face from "./Face.ts"
 import * as HttpGuard from "./HttpGuard.ts"
 import * as HttpSessions from "./HttpSessions.ts"
+import * as Web from "./internal/web.ts"
 import { McpServer } from "./McpServer.ts"
 
 /**
@@ -109,85 +102,17 @@ export interface Served {
  */
 export class Endpoint extends Context.Service<Endpoint, Served>()("effect-surface/McpHttp/Endpoint") {}
 
-const sseOpening = new TextEncoder().encode(": stream open\n\n")
-
-// The SDK answers with a web `Response`; Effect's server writes an `HttpServerResponse`. An SSE
-// body opens with a comment so the status and headers leave at once (Node holds them until the
-// first byte, and a GET stream may stay quiet for minutes).
-const toResponse = (web: Response): HttpServerResponse.HttpServerResponse => {
-  const headers = Object.fromEntries(web.headers)
-  const body = web.body
-  if (body === null) return HttpServerResponse.empty({ status: web.status, headers })
-  const contentType = web.headers.get("content-type") ?? undefined
-  const stream = Stream.fromReadableStream({ evaluate: () => body, onError: (cause) => cause })
-  return HttpServerResponse.stream(contentType?.startsWith("text/event-stream") === true ? Stream.concat(Stream.succeed(sseOpening), stream) : stream, {
-    status: web.status,
-    headers,
-    contentType
-  })
-}
-
-// The body was read (and bounded) here, so the web request carries headers only and the SDK is
-// handed the parsed body. The SDK decides from `MCP-Protocol-Version` whether a response stream may
-// be resumed (a priming event, a `retry` hint, closing the stream mid-call); the session's version
-// is the one its `initialize` negotiated, so a request labelled with an older one does not
-// downgrade the session's streams.
-const toWebRequest = (request: HttpServerRequest.HttpServerRequest, fallback: string, version: string | undefined): Request => {
-  const labelled = request.headers["mcp-protocol-version"]
-  const headers = Object.entries(request.headers).map(([name, value]): [string, string] =>
-    name === "mcp-protocol-version" && version !== undefined && labelled !== undefined && labelled < version ? [name, version] : [name, value])
-  return new Request(Option.getOrElse(HttpServerRequest.toURL(request), () => new URL(fallback)), { method: request.method, headers })
-}
-
-const initializeVersion = (body: unknown): string => {
-  const message: unknown = Array.isArray(body) ? body[0] : body
-  if (typeof message !== "object" || message === null || !("params" in message)) return LATEST_PROTOCOL_VERSION
-  const params: unknown = message.params
-  const asked = typeof params === "object" && params !== null && "protocolVersion" in params ? params.protocolVersion : undefined
-  // What the SDK answers: the version asked for when it speaks it, else its latest.
-  return typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION
-}
-
-// Wait (at most `within`) for a ref to reach a state.
-const settled = <A>(ref: SubscriptionRef.SubscriptionRef<A>, done: (a: A) => boolean, within: Duration.Duration, late: string) =>
-  SubscriptionRef.changes(ref).pipe(
-    Stream.takeUntil(done),
-    Stream.runDrain,
-    Effect.timeoutOrElse({ duration: within, orElse: () => Effect.logWarning(`MCP over HTTP after ${Duration.format(within)}: ${late}`) })
-  )
-
-// What a shutdown waits for: POSTs being admitted, and the requests admitted and not yet answered
-// (keyed by session and JSON-RPC id).
-interface Pending {
-  readonly admitting: number
-  readonly awaiting: ReadonlySet<string>
-}
-
-const admittingBy = (delta: number) => (pending: Pending): Pending => ({ ...pending, admitting: pending.admitting + delta })
-
-const awaitingAlso = (keys: ReadonlyArray<string>, present: boolean) => (pending: Pending): Pending => {
-  if (keys.length === 0) return pending
-  const awaiting = new Set(pending.awaiting)
-  for (const key of keys) {
-    if (present) awaiting.add(key)
-    else awaiting.delete(key)
-  }
-  return { ...pending, awaiting }
+// What a shutdown waits for: POSTs being admitted, responses not yet written, and the requests
+// admitted and not yet answered (keyed by session and JSON-RPC id). Counted on every request, so
+// kept as plain values changed in single synchronous steps (each atomic), not as a published ref;
+// once a shutdown has begun, each change pokes it to look again.
+interface Drain {
+  admitting: number
+  responses: number
+  readonly awaiting: Set<string>
 }
 
 const awaitKey = (session: string, id: unknown) => `${session} ${JSON.stringify(id)}`
-
-const messagesOf = (body: unknown): ReadonlyArray<unknown> => Array.isArray(body) ? body : [body]
-
-const requestIds = (body: unknown): ReadonlyArray<unknown> => messagesOf(body).flatMap((message) => isJSONRPCRequest(message) ? [message.id] : [])
-
-const cancelledIds = (body: unknown): ReadonlyArray<unknown> =>
-  messagesOf(body).flatMap((message) => {
-    const cancelled = CancelledNotificationSchema.safeParse(message)
-    return cancelled.success && cancelled.data.params.requestId !== undefined ? [cancelled.data.params.requestId] : []
-  })
-
-const initializes = (body: unknown): boolean => Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body)
 
 const refuse = (status: number, code: number, message: string) => Effect.fail(new HttpGuard.Refusal({ status, code, message }))
 
@@ -240,57 +165,119 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
       retryInterval: options.retryInterval === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))
     })
     const closing = yield* Ref.make(false)
-    const responses = yield* SubscriptionRef.make(0)
-    const pending = yield* SubscriptionRef.make<Pending>({ admitting: 0, awaiting: new Set() })
+    // Touched only in single synchronous steps; see `Drain`.
+    const drain: Drain = { admitting: 0, responses: 0, awaiting: new Set() }
+    // Poked at each change once a shutdown has begun (it only needs to re-check, so one poke is enough).
+    const changed = yield* Queue.sliding<void>(1)
+    const count = (change: (drain: Drain) => void) =>
+      Effect.sync(() => {
+        change(drain)
+        if (Ref.getUnsafe(closing)) Queue.offerUnsafe(changed, undefined)
+      })
+    // Wait (at most `within`) for the drain to reach a state.
+    const settled = (done: (drain: Drain) => boolean, within: Duration.Duration, late: string) =>
+      Effect.suspend(function recheck(): Effect.Effect<void> {
+        return done(drain) ? Effect.void : Effect.andThen(Queue.take(changed), recheck)
+      }).pipe(
+        Effect.timeoutOrElse({ duration: within, orElse: () => Effect.logWarning(`MCP over HTTP after ${Duration.format(within)}: ${late}`) })
+      )
     const urlHost = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host
     const url = `http://${urlHost}:${port}${path}`
 
+    // The URL the transport is told a request came to, as `toURL` reads it off the request's `Host`
+    // and path: the same few on every request, so remembered (bounded, a memo of a pure function).
+    const urls = new Map<string, string>()
+    const urlOf = (request: HttpServerRequest.HttpServerRequest): string => {
+      const key = `${request.headers.host ?? ""} ${request.url}`
+      const known = urls.get(key)
+      if (known !== undefined) return known
+      const href = Option.match(HttpServerRequest.toURL(request), { onNone: () => url, onSome: (parsed) => parsed.href })
+      if (urls.size >= 64) urls.clear()
+      urls.set(key, href)
+      return href
+    }
+    // The body was read (and bounded) here, so the SDK is handed it parsed.
     const forward = (entry: HttpSessions.Entry, request: HttpServerRequest.HttpServerRequest, body: Option.Option<unknown>) =>
-      Effect.flatMap(Ref.get(entry.version), (version) =>
-        Effect.tryPromise({
-          try: () => entry.transport.handleRequest(toWebRequest(request, url, version), Option.match(body, { onNone: () => undefined, onSome: (parsedBody) => ({ parsedBody }) })),
-          catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
-        }))
+      Effect.tryPromise({
+        try: () =>
+          entry.transport.handleRequest(
+            Web.toWebRequest(request.method, urlOf(request), Web.headersFor(request.headers, Ref.getUnsafe(entry.version))),
+            Option.isSome(body) ? { parsedBody: body.value } : undefined
+          ),
+        catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
+      })
+
+    // What one request has counted, undone in one step when its scope closes (when its body has
+    // been written): its response, the session it used and the requests it carried. Filled in as
+    // the request proceeds, each entry in the same uninterruptible step as what it records.
+    interface Ledger {
+      entry: HttpSessions.Entry | undefined
+      asked: ReadonlyArray<string>
+    }
+    const settle = (ledger: Ledger) =>
+      Effect.suspend(() => {
+        const { asked, entry } = ledger
+        return Effect.andThen(
+          count((d) => {
+            d.responses--
+            for (const key of asked) d.awaiting.delete(key)
+          }),
+          entry === undefined ? Effect.void : table.touch(entry, -1)
+        )
+      })
+    const openLedger = Effect.flatMap(Effect.scope, (scope) =>
+      Effect.uninterruptible(Effect.suspend(() => {
+        const ledger: Ledger = { entry: undefined, asked: [] }
+        return Effect.as(Effect.andThen(count((d) => d.responses++), Scope.addFinalizer(scope, settle(ledger))), ledger)
+      })))
 
     // The session a request names, or the one its `initialize` opens; counted as in use while the
     // request's response is open.
-    const sessionFor = (request: HttpServerRequest.HttpServerRequest, body: Option.Option<unknown>) =>
+    const sessionFor = (request: HttpServerRequest.HttpServerRequest, body: Option.Option<unknown>, ledger: Ledger) =>
       Effect.gen(function*() {
         const id = request.headers["mcp-session-id"]
-        const opening = id === undefined && Option.isSome(body) && initializes(body.value)
+        const opening = id === undefined && Option.isSome(body) && Web.initializes(body.value)
         const entry = opening
           ? yield* table.open
           : id === undefined
           ? yield* refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
           : yield* Effect.flatMap(table.lookup(id), Option.match({ onNone: () => refuse(404, -32001, "Session not found"), onSome: Effect.succeed }))
-        yield* table.track(entry)
-        if (opening && Option.isSome(body)) yield* Ref.set(entry.version, initializeVersion(body.value))
+        yield* Effect.uninterruptible(Effect.suspend(() => {
+          ledger.entry = entry
+          return table.touch(entry, 1)
+        }))
+        if (opening && Option.isSome(body)) yield* Ref.set(entry.version, Web.initializeVersion(body.value))
         return { entry, opening }
       })
 
     // A POST is admitted (its body read under the bound, its session found) while counted as
     // admitting; the requests it carries then await their answers until the response is written,
     // or until the client cancels them — the SDK answers nothing to a cancelled request.
-    const admitPost = (request: HttpServerRequest.HttpServerRequest) =>
+    const admitPost = (request: HttpServerRequest.HttpServerRequest, ledger: Ledger) =>
       Effect.gen(function*() {
         if (!HttpGuard.isJson(request.headers["content-type"])) {
           return yield* refuse(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
         }
         const body = yield* HttpGuard.readJson(request, maxBodyBytes)
-        const { entry, opening } = yield* sessionFor(request, Option.some(body))
-        const asked = requestIds(body).map((id) => awaitKey(entry.id, id))
-        yield* Effect.acquireRelease(SubscriptionRef.update(pending, awaitingAlso(asked, true)), () => SubscriptionRef.update(pending, awaitingAlso(asked, false)))
-        yield* SubscriptionRef.update(pending, awaitingAlso(cancelledIds(body).map((id) => awaitKey(entry.id, id)), false))
+        const { entry, opening } = yield* sessionFor(request, Option.some(body), ledger)
+        const asked = Web.requestIds(body).map((id) => awaitKey(entry.id, id))
+        const cancelled = Web.cancelledIds(body)
+        if (asked.length > 0 || cancelled.length > 0) {
+          yield* count(({ awaiting }) => {
+            ledger.asked = asked
+            for (const key of asked) awaiting.add(key)
+            for (const id of cancelled) awaiting.delete(awaitKey(entry.id, id))
+          })
+        }
         return { entry, opening, body: Option.some(body) }
       }).pipe(
-        (admit) => Effect.acquireUseRelease(SubscriptionRef.update(pending, admittingBy(1)), () => admit, () => SubscriptionRef.update(pending, admittingBy(-1)))
+        (admit) => Effect.uninterruptibleMask((restore) => Effect.andThen(count((d) => d.admitting++), Effect.onExit(restore(admit), () => count((d) => d.admitting--))))
       )
 
     const handle = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      // Counted until the request scope closes, which is when the response body has been written.
-      yield* Effect.acquireRelease(SubscriptionRef.update(responses, (n) => n + 1), () => SubscriptionRef.update(responses, (n) => n - 1))
-      if (yield* Ref.get(closing)) return yield* refuse(503, -32000, "Service Unavailable: the server is shutting down")
+      const ledger = yield* openLedger
+      if (Ref.getUnsafe(closing)) return yield* refuse(503, -32000, "Service Unavailable: the server is shutting down")
       const refused = HttpGuard.checkHeaders(allow, request.headers)
       if (Option.isSome(refused)) {
         yield* Effect.logDebug(`MCP over HTTP refused: ${refused.value.message}`)
@@ -301,16 +288,17 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
         return HttpServerResponse.setHeader(HttpGuard.respond(new HttpGuard.Refusal({ status: 405, code: -32000, message: "Method not allowed." })), "allow", "GET, POST, DELETE")
       }
       const { entry, opening, body } = method === "POST"
-        ? yield* admitPost(request)
-        : { ...(yield* sessionFor(request, Option.none())), body: Option.none<unknown>() }
+        ? yield* admitPost(request, ledger)
+        : { ...(yield* sessionFor(request, Option.none(), ledger)), body: Option.none<unknown>() }
       // A client gone before its `initialize` was answered never learns the session's id.
       const web = yield* forward(entry, request, body).pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
       // An initialize the transport refused (a batch, a bad message) opened no session; a DELETE
       // the transport accepted has closed it: either way the entry goes now, not when its life ends.
       if ((opening && entry.transport.sessionId === undefined) || (method === "DELETE" && web.ok)) yield* table.end(entry.id)
       if (opening && web.ok) yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
-      // The request scope (and with it what was counted above) closes when the body has been written.
-      return HttpEffect.scopeTransferToStream(toResponse(web))
+      // The request scope (and with it what was counted above) closes when the body has been
+      // written: at once for a body written whole, when its stream ends for one streamed.
+      return HttpEffect.scopeTransferToStream(yield* Web.toResponse(web))
     }).pipe(
       Effect.catchTags({
         Refusal: (refusal) => Effect.succeed(HttpGuard.respond(refusal)),
@@ -329,10 +317,10 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
       Effect.gen(function*() {
         yield* Ref.set(closing, true)
         yield* Effect.sync(() => node.listening && node.close())
-        yield* settled(pending, (p) => p.admitting === 0 && p.awaiting.size === 0, drainTimeout, "requests still unanswered; closing their sessions")
+        yield* settled((d) => d.admitting === 0 && d.awaiting.size === 0, drainTimeout, "requests still unanswered; closing their sessions")
         const open = yield* table.ids
         yield* table.endAll
-        yield* settled(responses, (n) => n === 0, Duration.seconds(1), "responses still being written; cutting their connections")
+        yield* settled((d) => d.responses === 0, Duration.seconds(1), "responses still being written; cutting their connections")
         yield* Effect.sync(() => node.closeAllConnections())
         yield* Effect.logInfo(`MCP over HTTP stopped; closed ${open.length} session(s)`)
       })

@@ -146,6 +146,25 @@ const hostAllowed = (allow: Allow, value: string): boolean =>
       )
   })
 
+// Verdicts on `Host` values already judged against an allow list (judging parses URLs, and a client
+// sends the same `Host` on every request). A memo of a pure function, bounded so a flood of distinct
+// names cannot grow it.
+const hostVerdicts = new WeakMap<Allow, Map<string, boolean>>()
+
+const hostAllowedMemo = (allow: Allow, value: string): boolean => {
+  let verdicts = hostVerdicts.get(allow)
+  if (verdicts === undefined) {
+    verdicts = new Map()
+    hostVerdicts.set(allow, verdicts)
+  }
+  const known = verdicts.get(value)
+  if (known !== undefined) return known
+  const verdict = hostAllowed(allow, value)
+  if (verdicts.size >= 64) verdicts.clear()
+  verdicts.set(value, verdict)
+  return verdict
+}
+
 const originAllowed = (origins: NonNullable<Allow["origins"]>, value: string): boolean =>
   Option.match(Option.flatMap(originOf(value), (origin) => Option.fromNullishOr(URL.parse(origin))), {
     onNone: () => false,
@@ -169,7 +188,7 @@ const originAllowed = (origins: NonNullable<Allow["origins"]>, value: string): b
  */
 export const checkHeaders = (allow: Allow, headers: { readonly [name: string]: string | undefined }): Option.Option<Refusal> => {
   const host = headers["host"]
-  if (allow.hosts !== undefined && (host === undefined || !hostAllowed(allow, host))) {
+  if (allow.hosts !== undefined && (host === undefined || !hostAllowedMemo(allow, host))) {
     return Option.some(new Refusal({ status: 403, code: -32000, message: `Forbidden: Host ${host ?? "(none)"} is not served here` }))
   }
   const origin = headers["origin"]
@@ -211,25 +230,37 @@ export const isJson = (contentType: string | undefined): boolean =>
  * @since 0.1.0
  */
 export const readJson = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<unknown, Refusal> => {
-  const tooLarge = new Refusal({ status: 413, code: -32000, message: `Payload Too Large: the body must not exceed ${maxBytes} bytes` })
   const declared = Number(request.headers["content-length"])
-  if (Number.isFinite(declared) && declared > maxBytes) return Effect.fail(tooLarge)
+  if (Number.isFinite(declared)) {
+    if (declared > maxBytes) return Effect.fail(tooLarge(maxBytes))
+    // Node's parser holds a body to its declared length, so one within the bound is read whole.
+    return Effect.flatMap(Effect.mapError(request.arrayBuffer, unreadable), (bytes) => parse(decoder.decode(bytes)))
+  }
   return request.stream.pipe(
-    Stream.mapError(() => new Refusal({ status: 400, code: -32700, message: "Parse error: the body could not be read" })),
+    Stream.mapError(unreadable),
     Stream.runFoldEffect(
       () => ({ size: 0, chunks: [] as Array<Uint8Array> }),
       (read, chunk): Effect.Effect<{ size: number; chunks: Array<Uint8Array> }, Refusal> => {
         const size = read.size + chunk.byteLength
-        if (size > maxBytes) return Effect.fail(tooLarge)
+        if (size > maxBytes) return Effect.fail(tooLarge(maxBytes))
         read.chunks.push(chunk)
         return Effect.succeed({ size, chunks: read.chunks })
       }
     ),
-    Effect.flatMap(({ chunks }) =>
-      Effect.try({
-        try: (): unknown => JSON.parse(new TextDecoder().decode(Buffer.concat(chunks))),
-        catch: () => new Refusal({ status: 400, code: -32700, message: "Parse error: Invalid JSON" })
-      })
-    )
+    Effect.flatMap(({ chunks }) => parse(decoder.decode(Buffer.concat(chunks))))
   )
 }
+
+// Refusals are built only when a request is refused: each captures a stack trace.
+const tooLarge = (maxBytes: number) =>
+  new Refusal({ status: 413, code: -32000, message: `Payload Too Large: the body must not exceed ${maxBytes} bytes` })
+
+const unreadable = () => new Refusal({ status: 400, code: -32700, message: "Parse error: the body could not be read" })
+
+const decoder = new TextDecoder()
+
+const parse = (text: string): Effect.Effect<unknown, Refusal> =>
+  Effect.try({
+    try: (): unknown => JSON.parse(text),
+    catch: () => new Refusal({ status: 400, code: -32700, message: "Parse error: Invalid JSON" })
+  })

@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { Clock, Data, Deferred, Duration, Effect, Fiber, FiberMap, Option, Ref, Schedule } from "effect"
+import { Cause, Clock, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref, Schedule } from "effect"
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
@@ -64,8 +64,11 @@ export interface Table {
   readonly end: (id: string) => Effect.Effect<void>
   /** The ids of the live sessions. */
   readonly ids: Effect.Effect<ReadonlyArray<string>>
-  /** Count a response as open on `entry` until the current scope closes. */
-  readonly track: (entry: Entry) => Effect.Effect<void, never, Scope.Scope>
+  /**
+   * Count a response as opened (`1`) or ended (`-1`) on `entry`, and mark the session seen now. The
+   * caller pairs the two (from its own finalizer), so a request pays for no scope of its own here.
+   */
+  readonly touch: (entry: Entry, delta: 1 | -1) => Effect.Effect<void>
   /** End every session. */
   readonly endAll: Effect.Effect<void>
 }
@@ -111,11 +114,16 @@ export const make = (
     // its `initialize`, and must not carry that request's services into every later call.
     const runLife = yield* FiberMap.runtime(lives)<never>()
     const context = yield* Effect.context<never>()
-    const run = <A>(effect: Effect.Effect<A>) => Effect.runPromiseWith(context)(effect)
     const fork = Effect.runForkWith(context)
+    // What the transport's event store calls: an Effect answered within its first turn (the in-memory
+    // store always is) is handed back settled, without waiting on an observer.
+    const run = <A>(effect: Effect.Effect<A>): Promise<A> => {
+      const fiber = fork(effect)
+      const exit = fiber.pollUnsafe()
+      if (exit === undefined) return Effect.runPromiseWith(context)(Fiber.join(fiber))
+      return Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(Cause.squash(exit.cause))
+    }
     const idleMillis = Duration.toMillis(config.idleTimeout)
-
-    const touch = (entry: Entry) => Effect.flatMap(Clock.currentTimeMillis, (now) => Ref.set(entry.lastSeen, now))
 
     // How long until the session has been idle for the whole timeout; zero once it has. A session
     // with an open response is looked at again a full timeout later.
@@ -186,18 +194,15 @@ export const make = (
 
     const lookup = (id: string) => Effect.map(Ref.get(entries), (map) => Option.fromNullishOr(map.get(id)))
 
-    const track = (entry: Entry) =>
-      Effect.acquireRelease(
-        Ref.update(entry.open, (n) => n + 1).pipe(Effect.andThen(touch(entry))),
-        () => Ref.update(entry.open, (n) => n - 1).pipe(Effect.andThen(touch(entry)))
-      )
+    const touchBy = (entry: Entry, delta: 1 | -1) =>
+      Effect.clockWith((clock) => Effect.andThen(Ref.update(entry.open, (n) => n + delta), Ref.set(entry.lastSeen, clock.currentTimeMillisUnsafe())))
 
     return {
       lookup,
       open,
       end: (id) => FiberMap.remove(lives, id),
       ids: Effect.map(Ref.get(entries), (map) => [...map.keys()]),
-      track,
+      touch: touchBy,
       endAll: FiberMap.clear(lives)
     } satisfies Table
   })

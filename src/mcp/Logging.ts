@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Logger, LogLevel, References, Result } from "effect"
+import { Cause, Context, Effect, type Fiber, Logger, LogLevel, References, Result } from "effect"
 import * as Json from "../core/Json.ts"
 
 /**
@@ -41,6 +41,12 @@ export type Level = "debug" | "info" | "notice" | "warning" | "error" | "critica
 export const levels: ReadonlyArray<Level> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 
 const rank = (level: Level): number => levels.indexOf(level)
+
+/** Each Effect level's MCP rank, or -1 for the thresholds `All` and `None`: read once per log line. */
+const effectRank = (level: LogLevel.LogLevel): number => {
+  const at = fromEffect(level)
+  return at === undefined ? -1 : rank(at)
+}
 
 /**
  * The MCP level an Effect log line is sent at: Trace and Debug as `debug`, Info as `info`, Warn as
@@ -205,3 +211,48 @@ export const forward = <A, E, R>(
       Effect.provideService(References.MinimumLogLevel, lowered ? wanted : minimum)
     )
   })
+
+/**
+ * What `forward` installs at `level`, as a context to run requests in: `context` with Effect's
+ * minimum lowered to `level`'s threshold when that is lower (every logger already installed held to
+ * the old minimum), plus one logger that hands each line at or above `level` to `send`, with the
+ * fiber that logged it. Built once per level and shared by every request at it: `send` finds the
+ * request a line belongs to in that fiber's context.
+ *
+ * @example
+ * ```ts
+ * import { Context, Effect } from "effect"
+ * import { McpLogging } from "effect-surface/mcp"
+ *
+ * const sent: Array<McpLogging.Message> = []
+ * const atDebug = McpLogging.forwarding(Context.empty(), "debug", (message) => { sent.push(message) }, "my-app")
+ * Effect.runForkWith(atDebug)(Effect.logDebug("looking")) // sent: [{ level: "debug", logger: "my-app", data: "looking" }]
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const forwarding = <R>(
+  context: Context.Context<R>,
+  level: Level,
+  send: (message: Message, fiber: Fiber.Fiber<unknown, unknown>) => void,
+  name?: string
+): Context.Context<R> => {
+  const minimum = Context.get(context, References.MinimumLogLevel)
+  const installed = Context.get(context, Logger.CurrentLoggers)
+  const wanted = threshold(level)
+  const lowered = LogLevel.isLessThan(wanted, minimum)
+  const kept: ReadonlyArray<Logger.Logger<unknown, unknown>> = lowered
+    ? [...installed].map((inner) => floored(inner, minimum))
+    : [...installed]
+  const floor = rank(level)
+  const forwarder = Logger.make<unknown, void>((options) => {
+    const at = effectRank(options.logLevel)
+    if (at < floor) return
+    send({ level: levels[at]!, ...(name === undefined ? {} : { logger: name }), data: format(options.message, options.cause) }, options.fiber)
+  })
+  return Context.add(
+    Context.add(context, Logger.CurrentLoggers, new Set([...kept, forwarder])),
+    References.MinimumLogLevel,
+    lowered ? wanted : minimum
+  )
+}

@@ -260,6 +260,10 @@ export interface Frame {
  */
 export type Seen = Ref.Ref<Option.Option<Effect.Effect<string>>>
 
+const laterChanged = Effect.succeed<Frame>({ first: false, changed: true })
+const firstUnchanged = Effect.succeed<Frame>({ first: true, changed: false })
+const laterUnchanged = Effect.succeed<Frame>({ first: false, changed: false })
+
 // The JSON text of a wire form; a value that will not encode still needs a stable text to compare.
 const textOf = (encoded: Effect.Effect<unknown, Schema.SchemaError>): Effect.Effect<string> =>
   Effect.match(encoded, {
@@ -299,13 +303,14 @@ export const changes = (
     // Per open: whether a frame has arrived yet, and (for an item) the text of the last one.
     const opened = yield* Ref.make(false)
     const judge = (signature: Effect.Effect<string>, dedupe: boolean): Effect.Effect<Frame> =>
-      Effect.gen(function*() {
-        const first = !(yield* Ref.getAndSet(opened, true))
-        const before = yield* Ref.getAndSet(seen, Option.some(signature))
-        if (!first && !dedupe) return { first, changed: true }
-        if (Option.isNone(before)) return { first, changed: false }
-        return { first, changed: (yield* before.value) !== (yield* signature) }
-      })
+      Effect.flatMap(Ref.getAndSet(opened, true), (was) =>
+        Effect.flatMap(Ref.getAndSet(seen, Option.some(signature)), (before): Effect.Effect<Frame> => {
+          const first = !was
+          // Every later frame of a member is a change: its signature is not even computed.
+          if (!first && !dedupe) return laterChanged
+          if (Option.isNone(before)) return first ? firstUnchanged : laterUnchanged
+          return Effect.zipWith(before.value, signature, (a, b) => ({ first, changed: a !== b }))
+        }))
     if (target._tag === "Item") {
       const { id, template } = target
       const client = yield* clientOf(clients, template.sibling)

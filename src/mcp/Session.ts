@@ -44,7 +44,7 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Deferred, Duration, Effect, Exit, Fiber, FiberMap, FiberSet, Option, Queue, Ref, Scope, Semaphore, Stream } from "effect"
+import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, FiberMap, FiberSet, Option, Queue, Ref, Scope, Semaphore, Stream } from "effect"
 import { messageOf } from "../core/ToolFailure.ts"
 import * as ClientRequests from "./ClientRequests.ts"
 import type * as Elicitation from "./Elicitation.ts"
@@ -128,6 +128,23 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
 // exactly those shapes, as plain JSON, so the value is the same object seen through a wider type.
 const asRequestedSchema = (schema: Elicitation.RequestedSchema) => schema as ElicitRequestFormParams["requestedSchema"]
 
+// A request being served: the SDK's handle on it, and where its notifications wait to be sent, in
+// order. The wait exists only once the handler queues its first notification (most never do): a
+// queue, and one fiber sending from it. Touched synchronously only, by the fibers of this request
+// and the session's handler (one runs at a time), so its two fields are plain mutable ones.
+interface Pending {
+  readonly extra: Extra
+  outbox: { readonly queue: Queue.Queue<ServerNotification, Cause.Done>; readonly sender: Fiber.Fiber<void> } | undefined
+  /** Set once the handler has ended: anything queued later is dropped, as it was too late to precede the result. */
+  done: boolean
+}
+
+// The request the current fiber serves, read by the session's services when they are used, so a
+// request adds one entry to the context its handler runs in and builds nothing else up front.
+const CurrentRequest = Context.Reference<Pending | undefined>("effect-surface/McpSessions/CurrentRequest", { defaultValue: () => undefined })
+
+const currentRequest: Effect.Effect<Pending | undefined> = Effect.service(CurrentRequest)
+
 /**
  * Serve a face on one transport until the scope closes or the transport does.
  *
@@ -181,29 +198,68 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
       },
       ...(instructions._tag === "Static" && instructions.text !== undefined ? { instructions: instructions.text } : {})
     })
-    const run = yield* FiberSet.makeRuntimePromise<never>()
+    const handlers = yield* FiberSet.make<unknown, unknown>()
     const subscriptions = yield* FiberMap.make<string>()
     const level = yield* Ref.make<Logging.Level>(face.logLevel)
+    const context = yield* Effect.context<never>()
+    const runFork = Effect.runForkWith(context)
 
-    // The one Promise boundary: the SDK calls in, the Effect runs in this session's scope, and a
-    // typed refusal leaves as the JSON-RPC error it names.
-    const handle = <A>(effect: Effect.Effect<A, Resources.ProtocolError>, signal?: AbortSignal): Promise<A> =>
-      run(
-        effect.pipe(
-          // Outside the request path, so the host is not sent the stack it must not see.
-          Effect.tapCause((cause) => Cause.hasDies(cause) ? Effect.logError("MCP request failed", cause) : Effect.void),
-          Effect.exit
-        ),
-        signal === undefined ? undefined : { signal }
-      ).then((exit) => {
-        if (Exit.isSuccess(exit)) return exit.value
-        throw toRpcError(exit.cause)
+    // Start `effect` in `services`; a fiber still running after its first turn is this session's,
+    // so the session's end interrupts it (most answer within that turn and are never tracked).
+    const fork = <A, E, R>(services: Context.Context<R>, effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Fiber.Fiber<A, E> => {
+      const fiber = Effect.runForkWith(services)(effect, signal === undefined ? undefined : { signal })
+      if (fiber.pollUnsafe() === undefined) FiberSet.addUnsafe(handlers, fiber)
+      return fiber
+    }
+
+    // A typed refusal leaves as the JSON-RPC error it names; a defect is logged outside the request
+    // path, so the host is not sent the stack it must not see.
+    const answer = <A>(exit: Exit.Exit<A, Resources.ProtocolError>): A => {
+      if (Exit.isSuccess(exit)) return exit.value
+      if (Cause.hasDies(exit.cause)) runFork(Effect.logError("MCP request failed", exit.cause))
+      throw toRpcError(exit.cause)
+    }
+    const settled = <A, E>(fiber: Fiber.Fiber<A, E>): Promise<Exit.Exit<A, E>> => new Promise((resolve) => fiber.addObserver(resolve))
+
+    // The one Promise boundary: the SDK calls in and the Effect runs in this session's scope. An
+    // answer ready at once is handed back as is (the SDK awaits either), sparing a Promise per call.
+    const handleIn = <A, R>(services: Context.Context<R>, effect: Effect.Effect<A, Resources.ProtocolError, R>, pending?: Pending): A | Promise<A> => {
+      if (handlers.state._tag === "Closed") throw rpcError(-32800, "request cancelled")
+      const fiber = fork(services, effect, pending?.extra.signal)
+      const exit = fiber.pollUnsafe()
+      if (pending === undefined) return exit === undefined ? settled(fiber).then(answer) : answer(exit)
+      if (exit !== undefined) {
+        pending.done = true
+        if (pending.outbox === undefined) return answer(exit)
+      }
+      // Every notification the handler queued leaves before its result.
+      return settled(fiber).then((exit) => {
+        pending.done = true
+        const outbox = pending.outbox
+        return outbox === undefined
+          ? answer(exit)
+          : settled(fork(context, Effect.andThen(Queue.end(outbox.queue), Fiber.await(outbox.sender)))).then(() => answer(exit))
       })
+    }
+    const handle = <A>(effect: Effect.Effect<A, Resources.ProtocolError>): A | Promise<A> => handleIn(context, effect)
 
-    const channel = (extra: Extra): ClientRequests.Channel => {
+    // Queue a notification of the request a fiber serves; the first opens its outbox.
+    const notify = (pending: Pending | undefined, notification: ServerNotification) => {
+      if (pending === undefined || pending.done) return
+      if (pending.outbox !== undefined) {
+        Queue.offerUnsafe(pending.outbox.queue, notification)
+        return
+      }
+      const queue = Effect.runSync(Queue.unbounded<ServerNotification, Cause.Done>())
+      Queue.offerUnsafe(queue, notification)
+      const send = (queued: ServerNotification) => Effect.ignore(Effect.tryPromise(() => pending.extra.sendNotification(queued)))
+      pending.outbox = { queue, sender: fork(context, Stream.runForEach(Stream.fromQueue(queue), send)) }
+    }
+
+    const channel = (pending: Pending | undefined): ClientRequests.Channel => {
       const declared = server.getClientCapabilities()
       // Related to the request being served, so the transport sends it on that request's stream.
-      const related = { relatedRequestId: extra.requestId }
+      const related = pending === undefined ? {} : { relatedRequestId: pending.extra.requestId }
       return {
         capabilities: { elicitation: declared?.elicitation?.form !== undefined, sampling: declared?.sampling !== undefined },
         elicit: (params, options) =>
@@ -212,40 +268,60 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
       }
     }
 
+    // What a handler may ask for, the same for every request of the session: each use reads the
+    // request it serves from its fiber's context.
+    const requestServices = Context.make(ClientRequests.McpClientRequests, {
+      get capabilities() {
+        return channel(undefined).capabilities
+      },
+      elicit: (message, schema, options) => Effect.flatMap(currentRequest, (pending) => ClientRequests.make(channel(pending)).elicit(message, schema, options)),
+      sample: (params, options) => Effect.flatMap(currentRequest, (pending) => ClientRequests.make(channel(pending)).sample(params, options))
+    }).pipe(
+      Context.add(Request.McpResponseStream, {
+        close: Effect.map(currentRequest, (pending) => {
+          // Offered by the SDK only where the stream can be resumed (an event store, 2025-11-25).
+          if (pending?.extra.closeSSEStream === undefined) return false
+          pending.extra.closeSSEStream()
+          return true
+        })
+      }),
+      Context.add(Progress.McpProgress, Progress.none)
+    )
+
+    // The request path's context at each level the host picks: the session's, its log lines
+    // forwarded at that level, and the request services. Built once per level (a memo, at most one
+    // entry per MCP level, never invalidated) and flattened, so the one entry a request adds stays
+    // a shallow overlay.
+    const forwarding = new Map<Logging.Level, Context.Context<Request.Services>>()
+    const message = (params: Logging.Message, fiber: Fiber.Fiber<unknown, unknown>) =>
+      notify(fiber.getRef(CurrentRequest), { method: "notifications/message", params })
+    const forwardingAt = (at: Logging.Level): Context.Context<Request.Services> => {
+      const known = forwarding.get(at)
+      if (known !== undefined) return known
+      const built = Context.makeUnsafe<Request.Services>(
+        new Map(Context.merge(Logging.forwarding(context, at, message, face.serverInfo.name), requestServices).mapUnsafe)
+      )
+      forwarding.set(at, built)
+      return built
+    }
+
     // A handler's request path: its services wired to this request, its log lines forwarded at the
     // session's level, and every notification it queued sent, in order, before its result is.
-    const requestPath = <A, E>(extra: Extra, effect: Effect.Effect<A, E, Request.Services>): Effect.Effect<A, E> =>
-      Effect.gen(function*() {
-        const outbox = yield* Queue.unbounded<ServerNotification, Cause.Done>()
-        const sending = yield* Stream.fromQueue(outbox).pipe(
-          Stream.runForEach((notification) => Effect.tryPromise(() => extra.sendNotification(notification)).pipe(Effect.ignore)),
-          Effect.forkChild
-        )
-        const progress = yield* Progress.make(extra._meta?.progressToken, (params) =>
-          Effect.asVoid(Queue.offer(outbox, { method: "notifications/progress", params })))
-        const at = yield* Ref.get(level)
-        const forwarded = Logging.forward(effect, at, (params) => {
-          Queue.offerUnsafe(outbox, { method: "notifications/message", params })
-        }, face.serverInfo.name)
-        return yield* forwarded.pipe(
-          Effect.provideService(Progress.McpProgress, progress),
-          Effect.provideService(ClientRequests.McpClientRequests, ClientRequests.make(channel(extra))),
-          Effect.provideService(Request.McpResponseStream, {
-            close: Effect.sync(() => {
-              // Offered by the SDK only where the stream can be resumed (an event store, 2025-11-25).
-              if (extra.closeSSEStream === undefined) return false
-              extra.closeSSEStream()
-              return true
-            })
-          }),
-          Effect.ensuring(Queue.end(outbox).pipe(Effect.andThen(Fiber.join(sending))))
-        )
-      })
+    const serve = <A>(extra: Extra, effect: Effect.Effect<A, Resources.ProtocolError, Request.Services>): A | Promise<A> => {
+      const pending: Pending = { extra, outbox: undefined, done: false }
+      const token = extra._meta?.progressToken
+      // A host that asked for progress gets it on its token, queued behind the log lines before it.
+      const reporting = token === undefined ? effect : Effect.flatMap(
+        Progress.make(token, (params) => Effect.sync(() => notify(pending, { method: "notifications/progress", params }))),
+        (progress) => Effect.provideService(effect, Progress.McpProgress, progress)
+      )
+      return handleIn(Context.add(forwardingAt(Ref.getUnsafe(level)), CurrentRequest, pending), reporting, pending)
+    }
 
     if (instructions._tag === "Dynamic") {
       server.setRequestHandler(InitializeRequestSchema, async (request) => {
         const result = await (server as unknown as Initializing)._oninitialize(request)
-        const text = await run(instructions.read)
+        const text = await handle(instructions.read)
         return text === undefined ? result : { ...result, instructions: text }
       })
     }
@@ -257,30 +333,21 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
         // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
         ({ tools: resolved.advertisedTools as ListToolsResult["tools"] }))))
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      handle(
-        // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
-        Effect.map(requestPath(extra, face.callTool(request.params.name, request.params.arguments ?? {})), (result): CallToolResult => result),
-        extra.signal
-      ))
+      // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
+      serve<CallToolResult>(extra, face.callTool(request.params.name, request.params.arguments ?? {})))
     server.setRequestHandler(ListPromptsRequestSchema, () =>
       handle(Effect.map(face.listPrompts, (prompts): ListPromptsResult => ({ prompts: prompts as ListPromptsResult["prompts"] }))))
     server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
-      handle(
-        Effect.map(requestPath(extra, face.getPrompt(request.params.name, request.params.arguments ?? {})), (result): GetPromptResult => result),
-        extra.signal
-      ))
+      serve<GetPromptResult>(extra, face.getPrompt(request.params.name, request.params.arguments ?? {})))
     server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
-      handle(Effect.map(requestPath(extra, face.complete(request.params)), (completion) => ({ completion })), extra.signal))
+      serve(extra, Effect.map(face.complete(request.params), (completion) => ({ completion }))))
     server.setRequestHandler(ListResourcesRequestSchema, () =>
       handle(Effect.map(face.listResources, (resources): ListResourcesResult => ({ resources: resources as ListResourcesResult["resources"] }))))
     server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
       handle(Effect.map(face.listResourceTemplates, (templates): ListResourceTemplatesResult =>
         ({ resourceTemplates: templates as ListResourceTemplatesResult["resourceTemplates"] }))))
     server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-      handle(
-        Effect.map(requestPath(extra, face.readResource(request.params.uri)), (contents): ReadResourceResult => ({ contents: [...contents] })),
-        extra.signal
-      ))
+      serve(extra, Effect.map(face.readResource(request.params.uri), (contents): ReadResourceResult => ({ contents: [...contents] }))))
 
     const notifyUpdated = (uri: string) =>
       Effect.tryPromise(() => server.sendResourceUpdated({ uri })).pipe(Effect.ignore)

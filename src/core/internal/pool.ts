@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Deferred, type Duration, Effect, Exit, type Option, Queue, Ref, Scope, SynchronizedRef } from "effect"
+import { Cause, Deferred, type Duration, Effect, Exit, MutableRef, type Option, Queue, Ref, Scope, SynchronizedRef } from "effect"
 import type { DialFailed, Owned, PoolClosed } from "../ConnectionPool.ts"
 import { messageOf } from "../ToolFailure.ts"
 
@@ -30,7 +30,12 @@ export interface Conn<C> {
   readonly announces: boolean
   /** Closing it disposes the transport, exactly once; it is a child of the pool's scope. */
   readonly scope: Scope.Closeable
-  readonly lease: Ref.Ref<Lease>
+  /**
+   * Read and replaced only synchronously, each time within one step of one fiber (JS runs one at a
+   * time), so every change is atomic without a lock — and a call can take its lease in the same
+   * step that found the connection live.
+   */
+  readonly lease: MutableRef.MutableRef<Lease>
 }
 
 /**
@@ -88,7 +93,7 @@ export const open = <C>(id: number, scope: Scope.Closeable, dialled: Owned<C> | 
       closed: yield* Deferred.make<void>(),
       announces: owned && dialled.onClose !== undefined,
       scope,
-      lease: yield* Ref.make<Lease>({ users: 0, retired: false })
+      lease: MutableRef.make<Lease>({ users: 0, retired: false })
     }
     if (owned) yield* Scope.addFinalizer(scope, Effect.ignoreCause(dialled.dispose))
     return conn
@@ -111,30 +116,43 @@ export const subscribe = <C>(conn: Conn<C>, dialled: Owned<C> | C, closes: Queue
 }
 
 /**
- * Takes a lease for one call; `false` when the connection is retired or its close was already
+ * Takes a lease for one call, now; `false` when the connection is retired or its close was already
  * announced (the caller then asks the pool again, which drops the corpse).
  */
-export const enter = <C>(conn: Conn<C>): Effect.Effect<boolean> =>
-  Effect.flatMap(Deferred.isDone(conn.closed), (dead) =>
-    dead
-      ? Effect.succeed(false)
-      : Ref.modify(conn.lease, (l) => l.retired ? [false, l] as const : [true, { ...l, users: l.users + 1 }] as const))
+export const enterNow = <C>(conn: Conn<C>): boolean => {
+  const lease = MutableRef.get(conn.lease)
+  if (lease.retired || Deferred.isDoneUnsafe(conn.closed)) return false
+  MutableRef.set(conn.lease, { ...lease, users: lease.users + 1 })
+  return true
+}
 
-/** Returns a lease; the last call off a retired connection disposes it. */
-export const leave = <C>(conn: Conn<C>): Effect.Effect<void> =>
-  Ref.modify(conn.lease, (l) => [l.retired && l.users === 1, { ...l, users: l.users - 1 }] as const).pipe(
-    Effect.flatMap((last) => last ? dispose(conn) : Effect.void)
-  )
+/** `enterNow`, as an Effect. */
+export const enter = <C>(conn: Conn<C>): Effect.Effect<boolean> => Effect.sync(() => enterNow(conn))
+
+/** Returns a lease, now; the last call off a retired connection disposes it (the Effect answered). */
+export const leaveNow = <C>(conn: Conn<C>): Effect.Effect<void> => {
+  const lease = MutableRef.get(conn.lease)
+  MutableRef.set(conn.lease, { ...lease, users: lease.users - 1 })
+  return lease.retired && lease.users === 1 ? dispose(conn) : Effect.void
+}
 
 /** The link is healthy but unwanted: no new lease; dispose once the calls on it end. */
 export const retire = <C>(conn: Conn<C>): Effect.Effect<void> =>
-  Ref.modify(conn.lease, (l) => [!l.retired && l.users === 0, { ...l, retired: true }] as const).pipe(
-    Effect.flatMap((now) => now ? dispose(conn) : Effect.void)
-  )
+  Effect.suspend(() => {
+    const lease = MutableRef.get(conn.lease)
+    MutableRef.set(conn.lease, { ...lease, retired: true })
+    return !lease.retired && lease.users === 0 ? dispose(conn) : Effect.void
+  })
 
 /** The link is dead: no new lease, and dispose now (calls still on it are failing anyway). */
 export const condemn = <C>(conn: Conn<C>): Effect.Effect<void> =>
-  Effect.andThen(Ref.update(conn.lease, (l) => ({ ...l, retired: true })), dispose(conn))
+  Effect.suspend(() => {
+    MutableRef.set(conn.lease, { ...MutableRef.get(conn.lease), retired: true })
+    return dispose(conn)
+  })
+
+/** Whether the connection has been retired (or condemned). */
+export const isRetired = <C>(conn: Conn<C>): boolean => MutableRef.get(conn.lease).retired
 
 /** What one dial attempt needs from its pool. */
 export interface Dialler<C> {
