@@ -75,6 +75,8 @@ export const isOwned: <C>(u: Owned<C> | C) => u is Owned<C> = internal.isOwned
  */
 export class DialFailed extends Schema.TaggedError<DialFailed>()("DialFailed", {
   target: Schema.String,
+  /** Who is still running though the link is not ("The MCP server"), as the message says. */
+  server: Schema.String,
   dials: Schema.Number,
   bornDead: Schema.Number,
   reason: Schema.String
@@ -85,7 +87,7 @@ export class DialFailed extends Schema.TaggedError<DialFailed>()("DialFailed", {
         `(the transport announced its close while the connection was being registered)`
       : `could not open a connection to ${this.target} after ${this.dials} dial(s), ${this.bornDead} born dead: ` +
         this.reason
-    return `${head}. Nothing was sent; the next request dials again.`
+    return `${head}. Nothing was sent, so a retry is safe. ${this.server} is still running; the next request re-dials.`
   }
 }
 
@@ -304,7 +306,7 @@ export const make = <C, E = never, R = never>(
         if (miss._tag === "Stale") return yield* Deferred.succeed(landed, Option.none())
         const t = yield* Ref.get(tally)
         const reason = miss._tag === "Failed" ? miss.reason : "born dead"
-        return yield* Deferred.fail(landed, new DialFailed({ target, dials: t.dials, bornDead: t.bornDead, reason }))
+        return yield* Deferred.fail(landed, new DialFailed({ target, server, dials: t.dials, bornDead: t.bornDead, reason }))
       })
 
     const runDial = (landed: Landing<C>) =>

@@ -167,6 +167,9 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
     const closing = yield* Ref.make(false)
     // Touched only in single synchronous steps; see `Drain`.
     const drain: Drain = { admitting: 0, responses: 0, awaiting: new Set() }
+    // Cancellations that arrived before their requests; see `admitPost`. Same discipline as `drain`.
+    const cancelledEarly = new Set<string>()
+    const maxCancelledEarly = 1024
     // Poked at each change once a shutdown has begun (it only needs to re-check, so one poke is enough).
     const changed = yield* Queue.sliding<void>(1)
     const count = (change: (drain: Drain) => void) =>
@@ -260,16 +263,33 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
         }
         const body = yield* HttpGuard.readJson(request, maxBodyBytes)
         const { entry, opening } = yield* sessionFor(request, Option.some(body), ledger)
-        const asked = Web.requestIds(body).map((id) => awaitKey(entry.id, id))
+        const ids = Web.requestIds(body)
         const cancelled = Web.cancelledIds(body)
-        if (asked.length > 0 || cancelled.length > 0) {
+        // Over HTTP a request and its cancellation are two POSTs that may arrive in either order:
+        // a cancellation for a request not seen yet is remembered, and that request never starts.
+        const dropped: Array<unknown> = []
+        if (ids.length > 0 || cancelled.length > 0) {
           yield* count(({ awaiting }) => {
-            ledger.asked = asked
+            for (const id of cancelled) {
+              const key = awaitKey(entry.id, id)
+              if (!awaiting.delete(key)) cancelledEarly.add(key)
+            }
+            const asked: Array<string> = []
+            for (const id of ids) {
+              const key = awaitKey(entry.id, id)
+              if (cancelledEarly.delete(key)) dropped.push(id)
+              else asked.push(key)
+            }
             for (const key of asked) awaiting.add(key)
-            for (const id of cancelled) awaiting.delete(awaitKey(entry.id, id))
+            ledger.asked = asked
+            // Bounded: the oldest remembered cancellations go first (a Set iterates in insertion order).
+            for (const key of cancelledEarly) {
+              if (cancelledEarly.size <= maxCancelledEarly) break
+              cancelledEarly.delete(key)
+            }
           })
         }
-        return { entry, opening, body: Option.some(body) }
+        return { entry, opening, body: Option.some(dropped.length === 0 ? body : Web.withoutRequests(body, dropped)), dropped }
       }).pipe(
         (admit) => Effect.uninterruptibleMask((restore) => Effect.andThen(count((d) => d.admitting++), Effect.onExit(restore(admit), () => count((d) => d.admitting--))))
       )
@@ -287,9 +307,14 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
       if (method !== "GET" && method !== "POST" && method !== "DELETE") {
         return HttpServerResponse.setHeader(HttpGuard.respond(new HttpGuard.Refusal({ status: 405, code: -32000, message: "Method not allowed." })), "allow", "GET, POST, DELETE")
       }
-      const { entry, opening, body } = method === "POST"
+      const { body, dropped, entry, opening } = method === "POST"
         ? yield* admitPost(request, ledger)
-        : { ...(yield* sessionFor(request, Option.none(), ledger)), body: Option.none<unknown>() }
+        : { ...(yield* sessionFor(request, Option.none(), ledger)), body: Option.none<unknown>(), dropped: [] }
+      // Every request in the POST had been cancelled before it arrived: each is answered as such.
+      if (dropped.length > 0 && Option.isSome(body) && Web.isEmpty(body.value)) {
+        const answers = dropped.map((id) => ({ jsonrpc: "2.0", id, error: { code: -32800, message: "Request cancelled before it started" } }))
+        return HttpServerResponse.jsonUnsafe(answers.length === 1 ? answers[0] : answers, { headers: { "mcp-session-id": entry.id } })
+      }
       // A client gone before its `initialize` was answered never learns the session's id.
       const web = yield* forward(entry, request, body).pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
       // An initialize the transport refused (a batch, a bad message) opened no session; a DELETE
@@ -298,7 +323,7 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
       if (opening && web.ok) yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
       // The request scope (and with it what was counted above) closes when the body has been
       // written: at once for a body written whole, when its stream ends for one streamed.
-      return HttpEffect.scopeTransferToStream(yield* Web.toResponse(web))
+      return HttpEffect.scopeTransferToStream(yield* Web.toResponse(web, method === "POST"))
     }).pipe(
       Effect.catchTags({
         Refusal: (refusal) => Effect.succeed(HttpGuard.respond(refusal)),

@@ -50,7 +50,9 @@ export class Refusal extends Data.TaggedError("Refusal")<{
 export const respond = (refusal: Refusal): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.jsonUnsafe(
     { jsonrpc: "2.0", error: { code: refusal.code, message: refusal.message }, id: null },
-    { status: refusal.status }
+    // A body refused for its size was not read to its end, so the connection cannot carry another
+    // request: say so, rather than promise keep-alive and then close it under a pooling client.
+    refusal.status === 413 ? { status: refusal.status, headers: { connection: "close" } } : { status: refusal.status }
   )
 
 /** The loopback names a local browser or host uses to reach this machine. */

@@ -19,7 +19,9 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
+  RequestSchema,
   type CallToolResult,
   CompleteRequestSchema,
   type ElicitRequestFormParams,
@@ -100,6 +102,9 @@ export interface Session {
  * @since 0.1.0
  */
 export const openWait: Duration.Duration = Duration.seconds(1)
+
+// tools/call by its method alone; its shape is checked by the SDK's tools/call wrapper.
+const LooseCallToolRequestSchema = RequestSchema.extend({ method: CallToolRequestSchema.shape.method })
 
 // What the SDK's `Server` does on `initialize` (version negotiation, recording the client's
 // capabilities) is private; the function arm of `instructions` calls through to it and overlays only
@@ -270,7 +275,7 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
 
     // What a handler may ask for, the same for every request of the session: each use reads the
     // request it serves from its fiber's context.
-    const requestServices = Context.make(ClientRequests.McpClientRequests, {
+    const requestServices = () => Context.make(ClientRequests.McpClientRequests, {
       get capabilities() {
         return channel(undefined).capabilities
       },
@@ -289,9 +294,9 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
     )
 
     // The request path's context at each level the host picks: the session's, its log lines
-    // forwarded at that level, and the request services. Built once per level (a memo, at most one
-    // entry per MCP level, never invalidated) and flattened, so the one entry a request adds stays
-    // a shallow overlay.
+    // forwarded at that level, and the request services. Built at the first request at that level
+    // (a memo, at most one entry per MCP level, never invalidated; an idle session holds none) and
+    // flattened, so the one entry a request adds stays a shallow overlay.
     const forwarding = new Map<Logging.Level, Context.Context<Request.Services>>()
     const message = (params: Logging.Message, fiber: Fiber.Fiber<unknown, unknown>) =>
       notify(fiber.getRef(CurrentRequest), { method: "notifications/message", params })
@@ -299,7 +304,7 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
       const known = forwarding.get(at)
       if (known !== undefined) return known
       const built = Context.makeUnsafe<Request.Services>(
-        new Map(Context.merge(Logging.forwarding(context, at, message, face.serverInfo.name), requestServices).mapUnsafe)
+        new Map(Context.merge(Logging.forwarding(context, at, message, face.serverInfo.name), requestServices()).mapUnsafe)
       )
       forwarding.set(at, built)
       return built
@@ -332,9 +337,14 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
       handle(Effect.map(face.roster.current, (resolved): ListToolsResult =>
         // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
         ({ tools: resolved.advertisedTools as ListToolsResult["tools"] }))))
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    // Registered with the loose request shape: the SDK's own parse would answer a malformed call
+    // (`arguments: 0`) as an internal error, where its tools/call check answers -32602 naming it.
+    server.setRequestHandler(LooseCallToolRequestSchema, (request, extra) => {
+      // The SDK checked the request against CallToolRequestSchema before calling this handler.
+      const params = request.params as CallToolRequest["params"]
       // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
-      serve<CallToolResult>(extra, face.callTool(request.params.name, request.params.arguments ?? {})))
+      return serve<CallToolResult>(extra, face.callTool(params.name, params.arguments ?? {}))
+    })
     server.setRequestHandler(ListPromptsRequestSchema, () =>
       handle(Effect.map(face.listPrompts, (prompts): ListPromptsResult => ({ prompts: prompts as ListPromptsResult["prompts"] }))))
     server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>

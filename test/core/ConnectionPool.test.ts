@@ -81,7 +81,7 @@ describe("ConnectionPool", () => {
       assert.strictEqual(
         error.message,
         "could not open a live connection to odu.sock: all 3 dials were born dead (the transport announced its close " +
-          "while the connection was being registered). Nothing was sent; the next request dials again."
+          "while the connection was being registered). Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
       )
       assert.strictEqual(yield* fake.dials, 3)
       assert.strictEqual(yield* fake.disposes, 3)
@@ -130,7 +130,7 @@ describe("ConnectionPool", () => {
       assert.strictEqual(
         error.message,
         "could not open a connection to the served surface after 2 dial(s), 0 born dead: no answer within 1s. " +
-          "Nothing was sent; the next request dials again."
+          "Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
       )
       assert.strictEqual(yield* Ref.get(interrupted), 2)
       assert.strictEqual(yield* pool.dials, 2)

@@ -17,7 +17,7 @@ describe("ConnectionPool faults", () => {
       assert.strictEqual(
         error.message,
         "could not open a connection to odu.sock after 1 dial(s), 0 born dead: the dial died: dial #1 crashed. " +
-          "Nothing was sent; the next request dials again."
+          "Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
       )
       assert.strictEqual(yield* fake.disposes, 1, "what the dead dial opened is released")
       assert.strictEqual(yield* pool.use(call), "#2")
@@ -110,7 +110,7 @@ describe("ConnectionPool faults", () => {
       assert.strictEqual(
         error.message,
         "could not open a connection to odu.sock after 1 dial(s), 0 born dead: Refused {\"code\":7}. " +
-          "Nothing was sent; the next request dials again."
+          "Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
       )
     }))
 

@@ -128,17 +128,25 @@ const gather = (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Gather
 const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 
 /**
- * The response to write for the transport's answer. A complete body is written whole; a body still
- * open (a long call, a GET stream) is streamed, what arrived so far first. An SSE stream opens with a
- * comment so the status and headers leave at once (Node holds them until the first byte, and a GET
- * stream may stay quiet for minutes).
+ * The response to write for the transport's answer. An answer to a POST whose body is complete
+ * within the turn is written whole; a body still open (a long call) is streamed, what arrived so far
+ * first. Any other body (a GET stream, open for the session's life) is streamed from the start. An
+ * SSE stream opens with a comment so the status and headers leave at once (Node holds them until
+ * the first byte, and a GET stream may stay quiet for minutes).
  */
-export const toResponse = (web: Response): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+export const toResponse = (web: Response, answersPost: boolean): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const headers = Object.fromEntries(web.headers)
   const body = web.body
   if (body === null) return Effect.succeed(HttpServerResponse.empty({ status: web.status, headers }))
   const contentType = web.headers.get("content-type") ?? undefined
   const options = { status: web.status, headers, contentType }
+  if (!answersPost) {
+    const stream = Stream.fromReadableStream({ evaluate: () => body, onError: (cause) => cause })
+    return Effect.succeed(HttpServerResponse.stream(
+      contentType?.startsWith("text/event-stream") === true ? Stream.concat(Stream.succeed(sseOpening), stream) : stream,
+      options
+    ))
+  }
   // Interrupted while gathering (the client went away), the body is cancelled, as the SDK expects.
   const gathered = Effect.callback<Gathered>((resume) => {
     const reader = body.getReader()
@@ -178,6 +186,16 @@ export const requestIds = (body: unknown): ReadonlyArray<unknown> =>
       ? [message.id]
       : []
   )
+
+// The body without the requests of the given ids (a single message that goes leaves an empty batch).
+export const withoutRequests = (body: unknown, ids: ReadonlyArray<unknown>): unknown => {
+  const kept = messagesOf(body).filter((message) =>
+    !(typeof message === "object" && message !== null && "method" in message && "id" in message && ids.includes(message.id)))
+  return Array.isArray(body) ? kept : kept.length === 0 ? [] : kept[0]
+}
+
+// Whether a body carries no message at all.
+export const isEmpty = (body: unknown): boolean => Array.isArray(body) && body.length === 0
 
 export const cancelledIds = (body: unknown): ReadonlyArray<unknown> =>
   messagesOf(body).flatMap((message) => {
