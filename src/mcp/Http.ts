@@ -22,6 +22,7 @@ import type * as Resolver from "../core/Resolver.ts"
 import * as EventStore from "./EventStore.ts"
 import * as Face from "./Face.ts"
 import * as HttpGuard from "./HttpGuard.ts"
+import * as HttpResponse from "./HttpResponse.ts"
 import * as HttpSessions from "./HttpSessions.ts"
 import * as Web from "./internal/web.ts"
 import { McpServer } from "./McpServer.ts"
@@ -323,7 +324,10 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
       if (opening && web.ok) yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
       // The request scope (and with it what was counted above) closes when the body has been
       // written: at once for a body written whole, when its stream ends for one streamed.
-      return HttpEffect.scopeTransferToStream(yield* Web.toResponse(web, method === "POST"))
+      // A POST whose requests produced nothing but their answers is answered as one JSON body.
+      const expected = Option.match(body, { onNone: () => 0, onSome: (sent) => Web.requestIds(sent).length })
+      const answer = method === "POST" ? yield* HttpResponse.settle(web, expected) : web
+      return HttpEffect.scopeTransferToStream(yield* Web.toResponse(answer, method === "POST"))
     }).pipe(
       Effect.catchTags({
         Refusal: (refusal) => Effect.succeed(HttpGuard.respond(refusal)),

@@ -238,8 +238,9 @@ describe("MCP over Streamable HTTP: sessions", () => {
       const served = yield* serveBoard()
       const owner = yield* rawSession(served.url)
       const stranger = yield* rawSession(served.url)
-      // Every POST stream of the owner's opens with a priming event bearing one of its event ids.
-      const listed = yield* post(served.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, owner)
+      // A call that logs is answered as a stream, which opens with a priming event bearing one of
+      // the owner's event ids (a call with nothing to say before its answer is plain JSON).
+      const listed = yield* post(served.url, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "tasks_add", arguments: { title: "x" } } }, owner)
       const ownersId = /^id: (\S+)$/m.exec(yield* Effect.promise(() => listed.text()))?.[1]
       assert.isString(ownersId)
       const foreign = yield* openGet(served.url, stranger, ownersId)
