@@ -72,8 +72,16 @@ const loopbackNames = ["localhost", "127.0.0.1", "[::1]"]
  * @since 0.1.0
  */
 export const isLoopback = (host: string): boolean => {
-  const name = host.toLowerCase()
-  return name === "localhost" || name === "::1" || name === "[::1]" || /^127(\.\d{1,3}){3}$/.test(name)
+  const name = boundName(host)
+  return name === "localhost" || name === "[::1]" || name === "[::ffff:7f00:1]" || /^127(\.\d{1,3}){3}$/.test(name)
+}
+
+// An address to bind as a `Host` header would name it: the URL parser lower-cases, brackets IPv6
+// and writes it canonically (`0:0:0:0:0:0:0:1` → `[::1]`), so every spelling is tested as one.
+const boundName = (host: string): string => {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host
+  const url = URL.parse(`http://${bare.includes(":") ? `[${bare}]` : bare}`)
+  return url === null ? host.toLowerCase() : url.hostname
 }
 
 /**
@@ -114,11 +122,13 @@ export const allowFor = (options: {
   const protect = options.protect ?? (isLoopback(options.host) || options.allowedHosts !== undefined || options.allowedOrigins !== undefined)
   if (!protect) return { hosts: undefined, origins: undefined, port: options.port }
   const local = isLoopback(options.host)
+  // The bound address itself is always one of the names the server answers to.
+  const names = local ? [...new Set([...loopbackNames, boundName(options.host)])] : undefined
   return {
-    hosts: options.allowedHosts ?? (local ? loopbackNames : undefined),
+    hosts: options.allowedHosts ?? names,
     origins: options.allowedOrigins !== undefined
       ? { _tag: "Exact", origins: options.allowedOrigins.flatMap((o) => Option.toArray(originOf(o))) }
-      : local ? { _tag: "Names", names: loopbackNames } : undefined,
+      : names !== undefined ? { _tag: "Names", names } : undefined,
     port: options.port
   }
 }

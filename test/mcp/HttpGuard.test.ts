@@ -1,9 +1,10 @@
 // What the Streamable HTTP face refuses before a session sees a request: foreign Host and Origin
 // headers (DNS rebinding), oversized bodies, malformed JSON. Raw HTTP, since `fetch` may not set Host.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import * as Http from "node:http"
 import { McpHttp } from "effect-surface/mcp"
+import * as HttpGuard from "../../src/mcp/HttpGuard.ts"
 import { serverOptions } from "../../examples/board/app.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}) =>
@@ -129,4 +130,18 @@ describe("MCP over Streamable HTTP: refusals before a session", () => {
       assert.strictEqual(next.status, 200)
       assert.include(next.body, "\"serverInfo\"")
     }))
+})
+
+describe("rebinding protection on other loopback binds", () => {
+  it("every spelling of a loopback address is loopback, and the bound address is one of the names served", () => {
+    for (const host of ["127.0.0.2", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "LOCALHOST"]) {
+      assert.isTrue(HttpGuard.isLoopback(host), host)
+    }
+    assert.isFalse(HttpGuard.isLoopback("0.0.0.0"))
+    assert.isFalse(HttpGuard.isLoopback("localhost.evil.com"))
+    const allow = HttpGuard.allowFor({ host: "127.0.0.2", port: 4000 })
+    assert.isTrue(Option.isNone(HttpGuard.checkHeaders(allow, { host: "127.0.0.2:4000" })))
+    assert.isTrue(Option.isNone(HttpGuard.checkHeaders(allow, { host: "localhost:4000" })))
+    assert.isTrue(Option.isSome(HttpGuard.checkHeaders(allow, { host: "evil.example:4000" })))
+  })
 })
