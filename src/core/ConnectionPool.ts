@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import { Deferred, Duration, Effect, Exit, Option, Predicate, Queue, Ref, Schedule, Schema, Scope, SynchronizedRef } from "effect"
+import type { Context } from "effect"
 import * as internal from "./internal/pool.ts"
 import type { LinkError } from "./LinkError.ts"
 import { messageOf } from "./ToolFailure.ts"
@@ -260,6 +261,9 @@ export const make = <C, E = never, R = never>(
     const maxDials = Math.max(1, Math.floor(options.maxDials ?? 3))
     const backoff = options.backoff ?? Schedule.exponential("50 millis")
     const closedError = new PoolClosed({ target })
+    // The whole context the pool was made in. A dial runs in it alone — replaced, not merged — so a
+    // connection shared by every caller carries nothing of the request that happened to dial it
+    // (its loggers, log level or annotations would otherwise follow the connection's fibers).
     const context = yield* Effect.context<Exclude<R, Scope.Scope>>()
     // Dial fibers, the close drainer and every connection live in this scope, so close() (or the
     // caller's scope closing) interrupts the first two and disposes the last, whoever started them.
@@ -274,7 +278,7 @@ export const make = <C, E = never, R = never>(
     const dialIn = (scope: Scope.Scope): Effect.Effect<Owned<C> | C, Miss> => {
       const dial = options.dial.pipe(
         Effect.provideService(Scope.Scope, scope),
-        Effect.provideContext(context),
+        Effect.updateContext((_: Context.Context<never>) => context),
         Effect.mapError((e) => internal.failed(messageOf(e)))
       )
       return deadline === undefined ? dial : Effect.timeoutOrElse(dial, {
