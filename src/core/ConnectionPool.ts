@@ -29,7 +29,7 @@ import { messageOf } from "./ToolFailure.ts"
  * import * as Net from "node:net"
  *
  * const dial = Effect.sync((): ConnectionPool.Owned<Net.Socket> => {
- *   const socket = Net.connect("/tmp/odu.sock")
+ *   const socket = Net.connect("/tmp/app.sock")
  *   return { client: socket, dispose: Effect.sync(() => socket.destroy()), onClose: (f) => socket.once("close", f) }
  * })
  * ```

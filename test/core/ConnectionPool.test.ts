@@ -71,7 +71,7 @@ describe("ConnectionPool", () => {
   it.effect("born dead past the bound fails loudly, counting every dial, and the next request dials again", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake({ bornDead: 3 })
-      const pool = yield* ConnectionPool.make({ dial: fake.dial, maxDials: 3, name: "odu.sock" })
+      const pool = yield* ConnectionPool.make({ dial: fake.dial, maxDials: 3, name: "app.sock" })
       const fiber = yield* Effect.forkChild(Effect.flip(pool.use(call)))
       yield* settle
       yield* TestClock.adjust("1 second")
@@ -80,7 +80,7 @@ describe("ConnectionPool", () => {
       assert.isTrue(error._tag === "DialFailed" && error.dials === 3 && error.bornDead === 3)
       assert.strictEqual(
         error.message,
-        "could not open a live connection to odu.sock: all 3 dials were born dead (the transport announced its close " +
+        "could not open a live connection to app.sock: all 3 dials were born dead (the transport announced its close " +
           "while the connection was being registered). Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
       )
       assert.strictEqual(yield* fake.dials, 3)
@@ -172,20 +172,20 @@ describe("ConnectionPool", () => {
   it.effect("after close no dial starts and the current connection is disposed", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake()
-      const pool = yield* ConnectionPool.make({ dial: fake.dial, name: "odu.sock" })
+      const pool = yield* ConnectionPool.make({ dial: fake.dial, name: "app.sock" })
       assert.strictEqual(yield* pool.use(call), "#1")
       yield* pool.close
       assert.strictEqual(yield* fake.disposes, 1)
       const error = yield* Effect.flip(pool.use(call))
       assert.strictEqual(error._tag, "PoolClosed")
-      assert.strictEqual(error.message, "the connection to odu.sock is shut down: no new connection is dialled after close.")
+      assert.strictEqual(error.message, "the connection to app.sock is shut down: no new connection is dialled after close.")
       assert.strictEqual(yield* fake.dials, 1)
     }))
 
   it.effect("a death in flight is re-framed, never replayed, and the next request re-dials", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake()
-      const pool = yield* ConnectionPool.make({ dial: fake.dial, name: "odu.sock" })
+      const pool = yield* ConnectionPool.make({ dial: fake.dial, name: "app.sock" })
       assert.strictEqual(yield* pool.use(call), "#1")
       const attempts = yield* Ref.make(0)
       const error = yield* Effect.flip(pool.use((client) =>
@@ -197,7 +197,7 @@ describe("ConnectionPool", () => {
       assert.strictEqual(error._tag, "ConnectionLost")
       assert.strictEqual(
         error.message,
-        "connection #1 to odu.sock dropped while a call was in flight (socket closed). " +
+        "connection #1 to app.sock dropped while a call was in flight (socket closed). " +
           "The MCP server is still running. The call's outcome is unknown: the served side may have acted and only " +
           "the reply been lost, so it was not retried. The next request re-dials."
       )

@@ -11,12 +11,12 @@ describe("ConnectionPool faults", () => {
   it.effect("a dial that dies fails its request as DialFailed naming the defect, and the next request dials again", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake({ scoped: true, fault: (n) => n === 1 ? "die" : undefined })
-      const pool = yield* ConnectionPool.make({ dial: fake.dial, maxDials: 1, name: "odu.sock" })
+      const pool = yield* ConnectionPool.make({ dial: fake.dial, maxDials: 1, name: "app.sock" })
       const error = yield* Effect.flip(pool.use(call))
       assert.strictEqual(error._tag, "DialFailed")
       assert.strictEqual(
         error.message,
-        "could not open a connection to odu.sock after 1 dial(s), 0 born dead: the dial died: dial #1 crashed. " +
+        "could not open a connection to app.sock after 1 dial(s), 0 born dead: the dial died: dial #1 crashed. " +
           "Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
       )
       assert.strictEqual(yield* fake.disposes, 1, "what the dead dial opened is released")
@@ -70,7 +70,7 @@ describe("ConnectionPool faults", () => {
   it.effect("a close announced while a leased call is pending answers it as ConnectionLost, interrupted, never replayed", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake()
-      const pool = yield* ConnectionPool.make({ dial: fake.dial, name: "odu.sock" })
+      const pool = yield* ConnectionPool.make({ dial: fake.dial, name: "app.sock" })
       assert.strictEqual(yield* pool.use(call), "#1")
       const attempts = yield* Ref.make(0)
       const interrupted = yield* Ref.make(0)
@@ -88,7 +88,7 @@ describe("ConnectionPool faults", () => {
       assert.isTrue(error._tag === "ConnectionLost" && error.phase === "call" && error.connection === 1)
       assert.strictEqual(
         error.message,
-        "connection #1 to odu.sock dropped while a call was in flight (the transport announced its close). " +
+        "connection #1 to app.sock dropped while a call was in flight (the transport announced its close). " +
           "The MCP server is still running. The call's outcome is unknown: the served side may have acted and only " +
           "the reply been lost, so it was not retried. The next request re-dials."
       )
@@ -104,12 +104,12 @@ describe("ConnectionPool faults", () => {
       const pool = yield* ConnectionPool.make<Client, Refused>({
         dial: Effect.fail(new Refused({ code: 7 })),
         maxDials: 1,
-        name: "odu.sock"
+        name: "app.sock"
       })
       const error = yield* Effect.flip(pool.get)
       assert.strictEqual(
         error.message,
-        "could not open a connection to odu.sock after 1 dial(s), 0 born dead: Refused {\"code\":7}. " +
+        "could not open a connection to app.sock after 1 dial(s), 0 born dead: Refused {\"code\":7}. " +
           "Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
       )
     }))
