@@ -1,40 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import type { Duration } from "effect"
-import { Effect, Logger, Option, Queue, Ref, Schedule, Schema, Stream, SubscriptionRef } from "effect"
+import { Effect, Logger, Queue, Ref, Schedule, SubscriptionRef } from "effect"
 import type { Bundle, Client } from "effect-surface"
-import { Surface } from "effect-surface"
 import * as Face from "../../src/mcp/Face.ts"
 import * as GaugeSource from "./gauge.ts"
 import { connect, connectTo } from "./harness.ts"
 
-const Gauge = Surface.make({
-  cells: { level: Surface.cell(Schema.Int, 0) },
-  collections: { slow: Surface.collection(Schema.String, Schema.Int) }
-})
-
-/** A hand-built client: a live cell, and a collection whose item lookups never answer. */
-const gauge = Effect.gen(function*() {
-  const level = yield* SubscriptionRef.make(0)
-  const client: Client.AnyClient = {
-    spec: Gauge,
-    cells: { level: { read: SubscriptionRef.get(level), subscribe: SubscriptionRef.changes(level) } },
-    collections: {
-      slow: {
-        read: Effect.succeed(new Map()),
-        subscribe: Stream.succeed(new Map()),
-        get: () => Effect.never.pipe(Effect.as(Option.none()))
-      }
-    },
-    streams: {},
-    events: {},
-    procedures: {}
-  }
-  return { level, client }
-})
-
 const serve = (client: Client.AnyClient, coalesce: Duration.Input) =>
   connect({
-    core: { surface: Gauge, expose: { cells: { level: true }, collections: { slow: true } } },
+    core: { surface: GaugeSource.Gauge, expose: { cells: { level: true }, collections: { slow: true } } },
     client: Effect.succeed({ core: client, clients: {} }),
     coalesce,
     itemDeadline: "200 millis"
@@ -45,7 +19,7 @@ const drain = (queue: Queue.Queue<string>) => Effect.map(Queue.clear(queue), (al
 describe("resource subscriptions", () => {
   it.live("a burst of changes is coalesced into a bounded number of updates, the last change included", () =>
     Effect.gen(function*() {
-      const { client, level } = yield* gauge
+      const { client, level } = yield* GaugeSource.makeGauge()
       const c = yield* serve(client, "100 millis")
       yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/level" }))
       // 50 changes within ~50 ms: at most a leading and a trailing update per 100 ms window.
@@ -61,7 +35,7 @@ describe("resource subscriptions", () => {
 
   it.live("after unsubscribe no update arrives for that URI", () =>
     Effect.gen(function*() {
-      const { client, level } = yield* gauge
+      const { client, level } = yield* GaugeSource.makeGauge()
       const c = yield* serve(client, "1 millis")
       yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/level" }))
       yield* SubscriptionRef.set(level, 1)
@@ -75,7 +49,7 @@ describe("resource subscriptions", () => {
 
   it.live("an item read whose source never answers fails at its deadline, naming the URI", () =>
     Effect.gen(function*() {
-      const { client } = yield* gauge
+      const { client } = yield* GaugeSource.makeGauge()
       const c = yield* serve(client, "1 millis")
       const started = Date.now()
       const failed = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://collections/slow/k1" })))
