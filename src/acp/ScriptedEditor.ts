@@ -1,0 +1,392 @@
+/**
+ * An editor for tests: the SDK's own client app, connected in process, answering from a script.
+ *
+ * Code that asks an editor must be tested against the editors it will meet, and real editors
+ * answer, refuse, hang, answer nonsense and go away. A script says, per method, which of those this
+ * editor does (or computes it from the params); everything crosses real newline-delimited JSON
+ * streams between the SDK's client app and the agent under test, and every message the editor
+ * receives is logged in wire order, so a test can assert what was sent, when, and in what order.
+ *
+ * @since 0.1.0
+ */
+import * as Acp from "@agentclientprotocol/sdk"
+import { Context, Effect, Layer, Result, Schema, type Scope, Stream, SubscriptionRef } from "effect"
+import { AcpAgent } from "./AcpAgent.ts"
+import type { Answer, Capabilities, Method } from "./Protocol.ts"
+
+/**
+ * What the editor does with one call.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const steps: ReadonlyArray<ScriptedEditor.Step<"fs/read_text_file">> = [
+ *   ScriptedEditor.answer({ content: "hello" }),
+ *   ScriptedEditor.refuse("no such file"),
+ *   ScriptedEditor.hang,
+ *   ScriptedEditor.malformed({ content: 42 }),
+ *   ScriptedEditor.drop
+ * ]
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Step<M extends Method = Method> =
+  | { readonly _tag: "Answer"; readonly value: Answer<M> }
+  | { readonly _tag: "Malformed"; readonly value: unknown }
+  | { readonly _tag: "Refuse"; readonly code: number; readonly message: string; readonly data?: unknown }
+  | { readonly _tag: "Hang" }
+  | { readonly _tag: "Drop" }
+
+/**
+ * Answer with `value`, which must fit the method it is scripted for.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const script: ScriptedEditor.Script = { "fs/read_text_file": ScriptedEditor.answer({ content: "hello" }) }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const answer = <const A>(value: A): { readonly _tag: "Answer"; readonly value: A } => ({ _tag: "Answer", value })
+
+/**
+ * Answer with anything at all, shaped or not.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const nonsense = ScriptedEditor.malformed({ content: 42 })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const malformed = (value: unknown): Step<never> => ({ _tag: "Malformed", value })
+
+/**
+ * Answer with a JSON-RPC error (default code -32603).
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const no = ScriptedEditor.refuse("read-only file", -32000)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const refuse = (message: string, code = -32603, data?: unknown): Step<never> =>
+  ({ _tag: "Refuse", code, message, ...(data === undefined ? {} : { data }) })
+
+/**
+ * Never answer, not even to `$/cancel_request`.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const silent = ScriptedEditor.hang
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const hang: Step<never> = { _tag: "Hang" }
+
+/**
+ * Go away mid-call: the editor's end of the connection closes.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const gone = ScriptedEditor.drop
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const drop: Step<never> = { _tag: "Drop" }
+
+/**
+ * How one method is answered: always the same step, or one computed from the call (its params,
+ * how many calls to it came before, and an Effect that completes if the agent cancels it).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ScriptedEditor } from "effect-surface/acp"
+ *
+ * const script: ScriptedEditor.Script = {
+ *   "fs/read_text_file": (params) => ScriptedEditor.answer({ content: `contents of ${params.path}` }),
+ *   // answers "allow" only once the agent has cancelled the request: an answer after the cancel
+ *   "session/request_permission": (_params, call) =>
+ *     Effect.as(call.cancelled, ScriptedEditor.answer({ outcome: { outcome: "selected", optionId: "allow-once" } }))
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Script = {
+  readonly [M in Method]?:
+    | Step<M>
+    | ((params: Acp.ClientRequestParamsByMethod[M], call: Call) => Step<M> | Effect.Effect<Step<M>>)
+}
+
+/**
+ * What a computed step knows about its call.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const second: ScriptedEditor.Script = { "fs/read_text_file": (_p, call) => call.index === 0 ? ScriptedEditor.hang : ScriptedEditor.answer({ content: "" }) }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Call {
+  /** How many calls to this method the editor answered before this one. */
+  readonly index: number
+  /** Completes when the agent sends `$/cancel_request` for this call. */
+  readonly cancelled: Effect.Effect<void>
+}
+
+/**
+ * The agent answered the editor's own request with an error.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * new ScriptedEditor.AgentError({ method: "session/prompt", reason: "Internal error" }).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class AgentError extends Schema.TaggedError<AgentError>()("AgentError", {
+  method: Schema.String,
+  reason: Schema.String,
+  code: Schema.optionalKey(Schema.Number)
+}) {
+  override get message(): string {
+    return `the agent answered ${this.method} with an error: ${this.reason}`
+  }
+}
+
+/**
+ * What the scripted editor advertises and answers.
+ *
+ * @example
+ * ```ts
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const options: ScriptedEditor.Options = { capabilities: { terminal: true }, script: { "terminal/create": ScriptedEditor.answer({ terminalId: "t1" }) } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly script?: Script | undefined
+  /** Sent in `initialize`. Default: exactly what the script answers (file reads and writes, terminals, form elicitation). */
+  readonly capabilities?: Capabilities | undefined
+}
+
+/**
+ * A connected scripted editor.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ScriptedEditor } from "effect-surface/acp"
+ *
+ * const turn = Effect.gen(function*() {
+ *   const editor: ScriptedEditor.Editor = yield* ScriptedEditor.ScriptedEditor
+ *   const session = yield* editor.newSession()
+ *   const answer = yield* editor.prompt(session, "read /repo/README.md")
+ *   return [answer.stopReason, yield* editor.updates]
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Editor {
+  /** The SDK's client connection, for what this interface does not cover. */
+  readonly connection: Acp.ClientConnection
+  /** Open a session (`cwd` defaults to `/`); its id. */
+  readonly newSession: (request?: Partial<Acp.NewSessionRequest>) => Effect.Effect<string, AgentError>
+  /** Send a prompt and wait for the turn's answer. */
+  readonly prompt: (sessionId: string, prompt: string | ReadonlyArray<Acp.ContentBlock>) => Effect.Effect<Acp.PromptResponse, AgentError>
+  /** Send `session/cancel`. */
+  readonly cancel: (sessionId: string) => Effect.Effect<void>
+  /** Go away: the editor's end of the connection closes. */
+  readonly drop: Effect.Effect<void>
+  /** Every message the editor received, in wire order: requests, notifications, answers, cancels. */
+  readonly log: Effect.Effect<ReadonlyArray<Acp.AnyMessage>>
+  /** The first message received (now or later) that satisfies `predicate`. */
+  readonly waitFor: (predicate: (message: Acp.AnyMessage) => boolean) => Effect.Effect<Acp.AnyMessage>
+  /** The requests received, in order, as `{ method, params }`; only `method`'s when given. */
+  readonly requests: (method?: string) => Effect.Effect<ReadonlyArray<{ readonly method: string; readonly params: unknown }>>
+  /** Every `session/update` received, in order. */
+  readonly updates: Effect.Effect<ReadonlyArray<Acp.SessionUpdate>>
+}
+
+/**
+ * The scripted editor as a service.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { ScriptedEditor } from "effect-surface/acp"
+ * const editor = Effect.service(ScriptedEditor.ScriptedEditor)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ScriptedEditor extends Context.Service<ScriptedEditor, Editor>()("effect-surface/ScriptedEditor") {}
+
+const capabilitiesFor = (script: Script): Capabilities => {
+  const has = (method: Method) => Object.hasOwn(script, method)
+  return {
+    fs: { readTextFile: has("fs/read_text_file"), writeTextFile: has("fs/write_text_file") },
+    terminal: ["terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"].some((m) => has(m as Method)),
+    ...(has("elicitation/create") ? { elicitation: { form: {} } } : {})
+  }
+}
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
+
+/**
+ * Connect a scripted editor to the `AcpAgent` in context, over real newline-delimited JSON streams,
+ * and `initialize` it. Both ends close with the scope.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { AcpAgent, AcpSurface, ScriptedEditor } from "effect-surface/acp"
+ *
+ * const handler = () => Effect.asVoid(AcpSurface.request("fs/read_text_file", { path: "/a" }))
+ * const test = Effect.gen(function*() {
+ *   const editor = yield* ScriptedEditor.make({ script: { "fs/read_text_file": ScriptedEditor.malformed({ content: 42 }) } })
+ *   const session = yield* editor.newSession()
+ *   return yield* Effect.flip(editor.prompt(session, "go")) // the turn failed: MalformedAnswer
+ * }).pipe(Effect.scoped, Effect.provide(AcpAgent.layer(handler)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = (options?: Options): Effect.Effect<Editor, never, AcpAgent | Scope.Scope> =>
+  Effect.gen(function*() {
+    const script: Script = options?.script ?? {}
+    const toEditor = new TransformStream<Uint8Array, Uint8Array>()
+    const toAgent = new TransformStream<Uint8Array, Uint8Array>()
+    const agent = yield* Effect.service(AcpAgent)
+    yield* agent.connect(Acp.ndJsonStream(toEditor.writable, toAgent.readable))
+
+    const log = yield* SubscriptionRef.make<ReadonlyArray<Acp.AnyMessage>>([])
+    const context = yield* Effect.context<never>()
+    const runPromise = Effect.runPromiseWith(context)
+    const raw = Acp.ndJsonStream(toAgent.writable, toEditor.readable)
+    const recorded: Acp.Stream = {
+      writable: raw.writable,
+      readable: raw.readable.pipeThrough(new TransformStream<Acp.AnyMessage, Acp.AnyMessage>({
+        transform: (message, controller) => {
+          Effect.runSync(SubscriptionRef.update(log, (messages) => [...messages, message]))
+          controller.enqueue(message)
+        }
+      }))
+    }
+
+    let connection: Acp.ClientConnection | undefined
+    const dropConnection = Effect.promise(async () => {
+      await toAgent.writable.close().catch(() => undefined)
+      connection?.close()
+    })
+    const counts = new Map<string, number>()
+    const respond = async ({ method, params, signal }: Acp.ClientRequestContext<unknown>): Promise<unknown> => {
+      const entry = (script as Readonly<Record<string, unknown>>)[method]
+      if (entry === undefined || !Object.hasOwn(script, method)) throw Acp.RequestError.methodNotFound(method)
+      const index = counts.get(method) ?? 0
+      counts.set(method, index + 1)
+      const cancelled = Effect.callback<void>((resume) => {
+        if (signal.aborted) return resume(Effect.void)
+        signal.addEventListener("abort", () => resume(Effect.void), { once: true })
+      })
+      const computed = typeof entry === "function" ? (entry as (p: unknown, c: Call) => unknown)(params, { index, cancelled }) : entry
+      const step = (Effect.isEffect(computed) ? await runPromise(computed as Effect.Effect<Step>) : computed) as Step
+      switch (step._tag) {
+        case "Answer":
+        case "Malformed":
+          return step.value
+        case "Refuse":
+          throw new Acp.RequestError(step.code, step.message, step.data)
+        case "Hang":
+          return new Promise<never>(() => {})
+        case "Drop":
+          await runPromise(dropConnection)
+          return new Promise<never>(() => {})
+      }
+    }
+    const app = Acp.client({ name: "scripted-editor" }).onRequest("*", respond).onNotification("*", () => {})
+    connection = app.connect(recorded)
+    yield* Effect.addFinalizer(() => Effect.sync(() => connection?.close()))
+    const client = connection.agent
+
+    const call = <A>(method: string, send: () => Promise<A>): Effect.Effect<A, AgentError> =>
+      Effect.tryPromise({
+        try: send,
+        catch: (error) =>
+          new AgentError({
+            method,
+            reason: error instanceof Error ? error.message : String(error),
+            ...(isRecord(error) && typeof error["code"] === "number" ? { code: error["code"] } : {})
+          })
+      })
+    yield* Effect.orDie(call("initialize", () =>
+      client.request("initialize", { protocolVersion: Acp.PROTOCOL_VERSION, clientCapabilities: options?.capabilities ?? capabilitiesFor(script) })))
+
+    const messages = SubscriptionRef.get(log)
+    return ScriptedEditor.of({
+      connection,
+      newSession: (request) =>
+        Effect.map(call("session/new", () => client.request("session/new", { cwd: "/", mcpServers: [], ...request })), (answer) => answer.sessionId),
+      prompt: (sessionId, prompt) =>
+        call("session/prompt", () =>
+          client.request("session/prompt", {
+            sessionId,
+            prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : [...prompt]
+          })),
+      cancel: (sessionId) => Effect.ignore(call("session/cancel", () => client.notify("session/cancel", { sessionId }))),
+      drop: dropConnection,
+      log: messages,
+      waitFor: (predicate) =>
+        Effect.map(
+          Stream.runHead(Stream.filterMap(SubscriptionRef.changes(log), (all) => {
+            const found = all.find(predicate)
+            return found === undefined ? Result.failVoid : Result.succeed(found)
+          })),
+          (found) => found._tag === "Some" ? found.value : (undefined as never)
+        ),
+      requests: (method) =>
+        Effect.map(messages, (all) =>
+          all.flatMap((message) =>
+            "method" in message && "id" in message && (method === undefined || message.method === method)
+              ? [{ method: message.method, params: message.params }]
+              : [])),
+      updates: Effect.map(messages, (all) =>
+        all.flatMap((message) =>
+          "method" in message && !("id" in message) && message.method === "session/update" && isRecord(message.params)
+            ? [message.params["update"] as Acp.SessionUpdate]
+            : []))
+    })
+  })
+
+/**
+ * The scripted editor as a layer over the `AcpAgent` in context.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { AcpAgent, ScriptedEditor } from "effect-surface/acp"
+ *
+ * const EditorLive = ScriptedEditor.layer({ script: { "fs/read_text_file": ScriptedEditor.answer({ content: "hi" }) } }).pipe(
+ *   Layer.provide(AcpAgent.layer(() => Effect.void))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<ScriptedEditor, never, AcpAgent> => Layer.effect(ScriptedEditor, make(options))
