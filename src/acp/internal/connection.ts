@@ -120,7 +120,9 @@ export const connect = <R>(setup: Setup<R>, stream: Acp.Stream): Effect.Effect<C
     // After a cancel: the handler unwinds, the answer goes out, then what the turn registered.
     const afterCancel = (turn: Turn.Turn, handler: Fiber.Fiber<unknown, unknown>, answered: Deferred.Deferred<void>) =>
       Effect.gen(function*() {
-        yield* Effect.sync(() => handler.interruptUnsafe())
+        // Interrupted from a child fiber: `interruptUnsafe`, or a fiber forked into a set, lets an
+        // uninterruptible finalizer of a FiberMap fiber be cut short (effect 4.1.0).
+        yield* Effect.forkChild(Fiber.interrupt(handler))
         yield* Deferred.await(answered)
         yield* Effect.timeoutOption(Fiber.await(handler), setup.settleDeadline)
         yield* Turn.cleanup(turn, setup.cleanupDeadline)
@@ -135,7 +137,7 @@ export const connect = <R>(setup: Setup<R>, stream: Acp.Stream): Effect.Effect<C
         const turn = Turn.make(linkOf(), request.sessionId)
         session.current = turn
         const services = Context.add(session.context, AcpSurface, Turn.surfaceOf(turn))
-        const handler = yield* FiberMap.run(handlers, request.sessionId, Effect.provideContext(setup.handler(request, session.info), services) as Effect.Effect<Acp.StopReason | void, unknown, R>)
+        const handler = yield* FiberMap.run(handlers, request.sessionId, Effect.provideContext(setup.handler(request, session.info), services) as Effect.Effect<Acp.StopReason | void, unknown, R>, { startImmediately: false })
         const ending = yield* Effect.raceFirst(
           Effect.map(Fiber.await(handler), (exit) => Option.some(exit)),
           Effect.as(Deferred.await(turn.cancelled), Option.none())
