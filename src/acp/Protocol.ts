@@ -31,9 +31,10 @@ import type {
 export type Method = ClientRequestMethod
 
 // Key remapping keeps every declared key (and an index signature) of each union member, which
-// `Omit` would collapse; the `never` key makes a `sessionId` written by the caller a type error.
+// `Omit` would collapse; the `never` keys make a `sessionId` written by the caller, or an
+// elicitation scoped to another request, a type error.
 type WithoutSession<P> = P extends { readonly requestId: unknown } ? never
-  : { [K in keyof P as K extends "sessionId" ? never : K]: P[K] } & { readonly sessionId?: never }
+  : { [K in keyof P as K extends "sessionId" ? never : K]: P[K] } & { readonly sessionId?: never; readonly requestId?: never }
 
 /**
  * The params of `method` as a turn writes them: the SDK's params without `sessionId`.
