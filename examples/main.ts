@@ -2,11 +2,13 @@
 //   npm start                 serve it over Streamable HTTP on 127.0.0.1 (port from PORT, default 3000)
 //   npm -s start -- --stdio   serve it over stdio (nothing but protocol on stdout) for an MCP host
 //   npm start -- --tour       a short in-process tour: an SDK client lists, calls and reads it
+//   npm -s start -- --acp     the example ACP agent on stdio, for Zed or any ACP client (examples/acp)
 import { NodeRuntime } from "@effect/platform-node"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Cause, Config, Console, Effect, Exit, Runtime } from "effect"
 import { McpFace, McpHttp, McpSessions, serveStdio } from "effect-surface/mcp"
+import { acp } from "./acp/main.ts"
 import { serverOptions } from "./board/app.ts"
 
 const stdio = Effect.flatMap(serverOptions, serveStdio)
@@ -36,7 +38,7 @@ const tour = Effect.gen(function*() {
   yield* Console.log(`\nServe it to an MCP host with: npm start (HTTP), or npm -s start -- --stdio`)
 }).pipe(Effect.scoped)
 
-const main = process.argv.includes("--stdio") ? stdio : process.argv.includes("--tour") ? tour : http
+const main = process.argv.includes("--acp") ? acp : process.argv.includes("--stdio") ? stdio : process.argv.includes("--tour") ? tour : http
 
 NodeRuntime.runMain(main, {
   disableErrorReporting: false,

@@ -270,19 +270,52 @@ const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof 
  */
 export const make = (options?: Options): Effect.Effect<Editor, never, AcpAgent | Scope.Scope> =>
   Effect.gen(function*() {
-    const script: Script = options?.script ?? {}
     const toEditor = new TransformStream<Uint8Array, Uint8Array>()
     const toAgent = new TransformStream<Uint8Array, Uint8Array>()
     const agent = yield* Effect.service(AcpAgent)
     yield* agent.connect(Acp.ndJsonStream(toEditor.writable, toAgent.readable))
+    // Going away is closing the editor's raw output: the agent reads the end of its input.
+    const goAway = Effect.promise(() => toAgent.writable.close().catch(() => undefined))
+    return yield* open(Acp.ndJsonStream(toAgent.writable, toEditor.readable), options, goAway)
+  })
 
+/**
+ * Connect a scripted editor to an agent on the other end of `stream` (a child process's stdio, a
+ * socket) and `initialize` it. `drop` (the editor going away) runs `goAway`, which should end the
+ * bytes the agent reads — an ndJSON stream's own writable does not close its output — and then
+ * closes the SDK connection.
+ *
+ * @example
+ * ```ts
+ * import * as Acp from "@agentclientprotocol/sdk"
+ * import { spawn } from "node:child_process"
+ * import { Readable, Writable } from "node:stream"
+ * import { Effect } from "effect"
+ * import { ScriptedEditor } from "effect-surface/acp"
+ *
+ * const child = spawn("my-agent", [], { stdio: ["pipe", "pipe", "inherit"] })
+ * const stream = Acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>)
+ * const test = Effect.gen(function*() {
+ *   const goAway = Effect.sync(() => child.stdin.end())
+ *   const editor = yield* ScriptedEditor.connect(stream, { script: { "fs/read_text_file": ScriptedEditor.answer({ content: "hi" }) } }, goAway)
+ *   return yield* editor.prompt(yield* editor.newSession(), "read /a")
+ * }).pipe(Effect.scoped)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const connect = (stream: Acp.Stream, options?: Options, goAway: Effect.Effect<void> = Effect.void): Effect.Effect<Editor, never, Scope.Scope> =>
+  open(stream, options, goAway)
+
+const open = (stream: Acp.Stream, options: Options | undefined, goAway: Effect.Effect<void>): Effect.Effect<Editor, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const script: Script = options?.script ?? {}
     const log = yield* SubscriptionRef.make<ReadonlyArray<Acp.AnyMessage>>([])
     const context = yield* Effect.context<never>()
     const runPromise = Effect.runPromiseWith(context)
-    const raw = Acp.ndJsonStream(toAgent.writable, toEditor.readable)
     const recorded: Acp.Stream = {
-      writable: raw.writable,
-      readable: raw.readable.pipeThrough(new TransformStream<Acp.AnyMessage, Acp.AnyMessage>({
+      writable: stream.writable,
+      readable: stream.readable.pipeThrough(new TransformStream<Acp.AnyMessage, Acp.AnyMessage>({
         transform: (message, controller) => {
           Effect.runSync(SubscriptionRef.update(log, (messages) => [...messages, message]))
           controller.enqueue(message)
@@ -291,10 +324,7 @@ export const make = (options?: Options): Effect.Effect<Editor, never, AcpAgent |
     }
 
     let connection: Acp.ClientConnection | undefined
-    const dropConnection = Effect.promise(async () => {
-      await toAgent.writable.close().catch(() => undefined)
-      connection?.close()
-    })
+    const dropConnection = Effect.andThen(goAway, Effect.sync(() => connection?.close()))
     const counts = new Map<string, number>()
     const respond = async ({ method, params, signal }: Acp.ClientRequestContext<unknown>): Promise<unknown> => {
       const entry = (script as Readonly<Record<string, unknown>>)[method]
@@ -324,55 +354,63 @@ export const make = (options?: Options): Effect.Effect<Editor, never, AcpAgent |
     connection = app.connect(recorded)
     yield* Effect.addFinalizer(() => Effect.sync(() => connection?.close()))
     const client = connection.agent
-
-    const call = <A>(method: string, send: () => Promise<A>): Effect.Effect<A, AgentError> =>
-      Effect.tryPromise({
-        try: send,
-        catch: (error) =>
-          new AgentError({
-            method,
-            reason: error instanceof Error ? error.message : String(error),
-            ...(isRecord(error) && typeof error["code"] === "number" ? { code: error["code"] } : {})
-          })
-      })
-    yield* Effect.orDie(call("initialize", () =>
+    yield* Effect.orDie(agentCall("initialize", () =>
       client.request("initialize", { protocolVersion: Acp.PROTOCOL_VERSION, clientCapabilities: options?.capabilities ?? capabilitiesFor(script) })))
-
-    const messages = SubscriptionRef.get(log)
-    return ScriptedEditor.of({
-      connection,
-      newSession: (request) =>
-        Effect.map(call("session/new", () => client.request("session/new", { cwd: "/", mcpServers: [], ...request })), (answer) => answer.sessionId),
-      prompt: (sessionId, prompt) =>
-        call("session/prompt", () =>
-          client.request("session/prompt", {
-            sessionId,
-            prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : [...prompt]
-          })),
-      cancel: (sessionId) => Effect.ignore(call("session/cancel", () => client.notify("session/cancel", { sessionId }))),
-      drop: dropConnection,
-      log: messages,
-      waitFor: (predicate) =>
-        Effect.map(
-          Stream.runHead(Stream.filterMap(SubscriptionRef.changes(log), (all) => {
-            const found = all.find(predicate)
-            return found === undefined ? Result.failVoid : Result.succeed(found)
-          })),
-          (found) => found._tag === "Some" ? found.value : (undefined as never)
-        ),
-      requests: (method) =>
-        Effect.map(messages, (all) =>
-          all.flatMap((message) =>
-            "method" in message && "id" in message && (method === undefined || message.method === method)
-              ? [{ method: message.method, params: message.params }]
-              : [])),
-      updates: Effect.map(messages, (all) =>
-        all.flatMap((message) =>
-          "method" in message && !("id" in message) && message.method === "session/update" && isRecord(message.params)
-            ? [message.params["update"] as Acp.SessionUpdate]
-            : []))
-    })
+    return editorOf(connection, log, dropConnection)
   })
+
+const agentCall = <A>(method: string, send: () => Promise<A>): Effect.Effect<A, AgentError> =>
+  Effect.tryPromise({
+    try: send,
+    catch: (error) =>
+      new AgentError({
+        method,
+        reason: error instanceof Error ? error.message : String(error),
+        ...(isRecord(error) && typeof error["code"] === "number" ? { code: error["code"] } : {})
+      })
+  })
+
+const editorOf = (
+  connection: Acp.ClientConnection,
+  log: SubscriptionRef.SubscriptionRef<ReadonlyArray<Acp.AnyMessage>>,
+  drop: Effect.Effect<void>
+): Editor => {
+  const client = connection.agent
+  const messages = SubscriptionRef.get(log)
+  return ScriptedEditor.of({
+    connection,
+    newSession: (request) =>
+      Effect.map(agentCall("session/new", () => client.request("session/new", { cwd: "/", mcpServers: [], ...request })), (answer) => answer.sessionId),
+    prompt: (sessionId, prompt) =>
+      agentCall("session/prompt", () =>
+        client.request("session/prompt", {
+          sessionId,
+          prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : [...prompt]
+        })),
+    cancel: (sessionId) => Effect.ignore(agentCall("session/cancel", () => client.notify("session/cancel", { sessionId }))),
+    drop,
+    log: messages,
+    waitFor: (predicate) =>
+      Effect.map(
+        Stream.runHead(Stream.filterMap(SubscriptionRef.changes(log), (all) => {
+          const found = all.find(predicate)
+          return found === undefined ? Result.failVoid : Result.succeed(found)
+        })),
+        (found) => found._tag === "Some" ? found.value : (undefined as never)
+      ),
+    requests: (method) =>
+      Effect.map(messages, (all) =>
+        all.flatMap((message) =>
+          "method" in message && "id" in message && (method === undefined || message.method === method)
+            ? [{ method: message.method, params: message.params }]
+            : [])),
+    updates: Effect.map(messages, (all) =>
+      all.flatMap((message) =>
+        "method" in message && !("id" in message) && message.method === "session/update" && isRecord(message.params)
+          ? [message.params["update"] as Acp.SessionUpdate]
+          : []))
+  })
+}
 
 /**
  * The scripted editor as a layer over the `AcpAgent` in context.
