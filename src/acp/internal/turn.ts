@@ -86,18 +86,23 @@ const isRequestError = (error: unknown): error is { readonly code: number; reado
 
 const CANCELLED_CODE = -32800
 
-type SendError = Disconnected | Cancelled | Refused
-
-// One call on the wire. `tracked` is the turn whose cancel cancels it; cleanup calls have none.
-const send = (link: Link, method: string, params: object, tracked: Turn | undefined): Effect.Effect<unknown, SendError> =>
-  Effect.callback<unknown, SendError>((resume) => {
+// One call on the wire, its answer handed to `checked`. `tracked` is the turn whose cancel
+// cancels it; cleanup calls have none.
+const send = (
+  link: Link,
+  method: string,
+  params: object,
+  tracked: Turn | undefined,
+  checked: (answer: unknown) => Effect.Effect<unknown, RequestError>
+): Effect.Effect<unknown, RequestError> =>
+  Effect.callback<unknown, RequestError>((resume) => {
     const controller = new AbortController()
     tracked?.outstanding.add(controller)
     const settle = () => tracked?.outstanding.delete(controller)
     link.client.request<unknown, object>(method, params, { cancellationSignal: controller.signal, stopWaitingOnCancel: true }).then(
       (answer) => {
         settle()
-        resume(Effect.succeed(answer))
+        resume(checked(answer))
       },
       (error: unknown) => {
         settle()
@@ -118,7 +123,7 @@ const exchange = (link: Link, sessionId: string, method: string, params: object,
   const refusal = Capabilities.check(link.capabilities, method, params) ?? link.checks.missing(method)
   if (refusal !== undefined) return Effect.fail(refusal)
   if (link.signal.aborted) return Effect.fail(new Disconnected({ method, sent: false }))
-  return Effect.flatMap(send(link, method, { ...params, sessionId }, tracked), (answer) => link.checks.answer(method, answer))
+  return send(link, method, { ...params, sessionId }, tracked, (answer) => link.checks.answer(method, answer))
 }
 
 /** A call made by the turn: refused once it is cancelled, permission failing closed. */
