@@ -1,7 +1,7 @@
 // A small task board served to agents: every member kind, a sibling, bespoke tools, an image answer.
 import { Clock, Console, Duration, Effect, PubSub, Schema, Stream, SubscriptionRef } from "effect"
 import type { Bundle } from "effect-surface"
-import { Client, Expose, Implementation, Log, okImage, Store, Surface, ToolFailure, Tools } from "effect-surface"
+import { Client, Expose, Implementation, Log, Store, Surface, Tools } from "effect-surface"
 import type { McpFace } from "effect-surface/mcp"
 import { encodePng } from "./png.ts"
 
@@ -138,7 +138,7 @@ export const rootTools = {
         Effect.map((tasks) => ({ done: [...tasks.values()].filter((task) => task.done).length, total: tasks.size }))
       ),
     render: ({ done, total }) =>
-      okImage({ data: progressPng(done, total).toString("base64"), mimeType: "image/png" }, { done, total, width: 200, height: 20 })
+      Tools.okImage({ data: progressPng(done, total).toString("base64"), mimeType: "image/png" }, { done, total, width: 200, height: 20 })
   }),
   tasks_require: Tools.make({
     description: "Fail with a structured refusal unless the given task is done.",
@@ -150,7 +150,7 @@ export const rootTools = {
         Effect.flatMap((task) =>
           task._tag === "Some" && task.value.done
             ? Effect.succeed(`${id} is done`)
-            : Effect.fail(new ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })))
+            : Effect.fail(new Tools.ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })))
       )
   })
 }

@@ -15,10 +15,8 @@ import type * as SchemaBridge from "./SchemaBridge.ts"
 import type * as Client from "../surface/Client.ts"
 import type * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
-import type * as Tools from "../tools.ts"
-// Types only, from a module that loads no SDK: the request services are the one thing a face
-// provides to every bespoke handler, so the bundle's tool type names them.
-import type * as Request from "../mcp/Request.ts"
+import type * as Caller from "./Caller.ts"
+import type * as Tools from "./Tool.ts"
 
 /**
  * The clients of a bundle, as bespoke root tools receive them: the core's, and each sibling's by key.
@@ -41,10 +39,10 @@ export interface Clients {
 
 /**
  * A hand-authored tool as a bundle holds it: any input and answer, over client `C`. Its handler may
- * require the request services a face provides on each call (`McpRequest.Services`: progress, and
- * asking the calling client) and nothing else — a face cannot know what else a table's handlers
- * need, so an app provides the rest when it builds the table (close over them, or `Effect.provide`
- * inside the handler). A face with no request to serve provides `McpRequest.none`.
+ * require the services a face provides on each call (`Caller.Services`: progress, and asking its
+ * caller) and nothing else — a face cannot know what else a table's handlers need, so an app
+ * provides the rest when it builds the table (close over them, or `Effect.provide` inside the
+ * handler). Anything with no request to serve provides `Caller.none`.
  *
  * @example
  * ```ts
@@ -63,7 +61,7 @@ export interface Clients {
  * @since 0.1.0
  */
 export type BespokeTool<C> = // `any` for input and answer, as in `Tools.AnyTool`: those positions are contravariant.
-  Tools.Tool<any, any, unknown, Request.Services, C>
+  Tools.Tool<any, any, unknown, Caller.Services, C>
 
 /**
  * One surface of a bundle and the map saying what of it crosses.
@@ -126,9 +124,39 @@ export interface Sibling extends Member {
  */
 export interface Bundle {
   readonly core?: Member
-  readonly surfaces?: { readonly [sibling: string]: Sibling }
-  readonly tools?: { readonly [name: string]: BespokeTool<Clients> }
+  readonly surfaces?: Siblings
+  readonly tools?: RootTools
 }
+
+/**
+ * A bundle's siblings, by key: what a roster move replaces whole.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ *
+ * declare const jobs: Bundle.Sibling
+ * const surfaces: Bundle.Siblings = { jobs }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Siblings = { readonly [sibling: string]: Sibling }
+
+/**
+ * A bundle's bare-named root tools, by name, each handed every client.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ *
+ * declare const ping: Bundle.BespokeTool<Bundle.Clients>
+ * const tools: Bundle.RootTools = { ping }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type RootTools = { readonly [name: string]: BespokeTool<Clients> }
 
 /**
  * Where a tool name came from — recorded at resolution, never parsed back out of the name.

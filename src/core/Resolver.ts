@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type * as Bundle from "./Bundle.ts"
 import type * as Json from "./Json.ts"
 import { ID } from "./ItemUri.ts"
@@ -18,52 +18,7 @@ import * as ResolveError from "./ResolveError.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
 import * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
-import type * as Tools from "../tools.ts"
-
-/**
- * The item-address helpers, re-exported from `ItemUri` where faces already reach them.
- *
- * @example
- * ```ts
- * import { Resolver } from "effect-surface"
- * Resolver.splitItemUri("surface://collections/t/todos/42") // { collection: "t/todos", id: "42" }
- * ```
- *
- * @since 0.1.0
- */
-export { itemUri, parseItemUri, splitItemUri } from "./ItemUri.ts"
-
-/**
- * The refusals a composition owes, and their helpers, re-exported from `ResolveError` so a caller
- * of the Resolver matches on them without a second import.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import type { Bundle } from "effect-surface"
- * import { Resolver } from "effect-surface"
- *
- * declare const bundle: Bundle.Bundle
- * const why = Resolver.resolveBundle(bundle).pipe(
- *   Effect.catchTag("DuplicateToolName", (e) => Effect.succeed(Resolver.describeOrigin(e.first)))
- * )
- * ```
- *
- * @since 0.1.0
- */
-export {
-  describeOrigin,
-  DuplicateResourceUri,
-  DuplicateToolName,
-  EmptyBundle,
-  InvalidSiblingKey,
-  InvalidToolName,
-  ReservedResourceUri,
-  type ResolveError,
-  SIBLING_KEY,
-  SiblingShadowsCollection,
-  TOOL_NAME
-} from "./ResolveError.ts"
+import type * as Tools from "./Tool.ts"
 
 /**
  * What one surface contributes to a bundle: its exposed resources, item templates and generated tools.
@@ -111,18 +66,18 @@ export const scopedToolName = (sibling: string | undefined, name: string): strin
   sibling === undefined ? name : `${sibling}_${name}`
 
 /**
- * The label a refusal uses for the expose map of the core or of one sibling on the MCP face.
+ * The label a refusal uses for the expose map of the core or of one sibling.
  *
  * @example
  * ```ts
  * import { Resolver } from "effect-surface"
- * Resolver.faceLabel("t") // 'mcp sibling "t"'
+ * Resolver.faceLabel("t") // 'sibling "t"'
  * ```
  *
  * @since 0.1.0
  */
 export const faceLabel = (sibling: string | undefined): string =>
-  sibling === undefined ? "mcp core" : `mcp sibling "${sibling}"`
+  sibling === undefined ? "the core" : `sibling "${sibling}"`
 
 /**
  * The index key of a collection's item template: `"<sibling>/<key>"`, or `"<key>"` on the core.
@@ -180,7 +135,7 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
  *
  * @example
  * ```ts
- * import { Effect, Schema } from "effect"
+ * import { Context, Effect, Layer, Schema } from "effect"
  * import { Resolver, Surface } from "effect-surface"
  *
  * const Todos = Surface.make({
@@ -414,3 +369,42 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
       advertisedResourceTemplates: templates.map(advertiseTemplate)
     }
   })
+
+/**
+ * The resolver as a service: the composition a roster runs at boot and at every move, behind a key
+ * so a test (or a face with rules of its own) can swap it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { Resolver } from "effect-surface"
+ *
+ * declare const bundle: Bundle.Bundle
+ * const program = Effect.gen(function*() {
+ *   const resolver = yield* Resolver.Resolver
+ *   return yield* resolver.resolveBundle(bundle)
+ * }).pipe(Effect.provide(Resolver.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Resolver extends Context.Service<Resolver, {
+  readonly resolveBundle: (bundle: Bundle.Bundle) => Effect.Effect<Bundle.Resolved, ResolveError.ResolveError>
+  readonly resolveExpose: typeof resolveExpose
+}>()("effect-surface/Resolver") {}
+
+/**
+ * The resolver this module implements.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Resolver } from "effect-surface"
+ * declare const program: Effect.Effect<void, never, Resolver.Resolver>
+ * program.pipe(Effect.provide(Resolver.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Resolver> = Layer.succeed(Resolver, Resolver.of({ resolveBundle, resolveExpose }))
