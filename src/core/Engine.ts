@@ -127,23 +127,28 @@ interface Env {
   readonly watchers: Ref.Ref<number>
 }
 
-const call = (env: Env) =>
-  Effect.fn("Engine.call")(function*(name: string, args: unknown) {
-    const found = yield* env.roster.lookupTool(name)
-    switch (found._tag) {
-      case "Unknown":
-        return yield* new UnknownTool({ name })
-      case "Retired":
-        return yield* new Retired({ tombstone: found.tombstone })
-      case "Served": {
-        const tool = found.tool
-        return yield* Effect.matchEffect(tool.input.decode(args), {
-          onFailure: (error) => Effect.succeed(ToolResult.failure(error)),
-          onSuccess: (input) => invoke(env, tool, input)
-        })
+// Traced by hand rather than by `Effect.fn`: this is every tool call's path, and `Effect.fn` takes a
+// stack trace per call (see the bench); the span is the same.
+const call = (env: Env) => (name: string, args: unknown): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> =>
+  Effect.withSpan(
+    Effect.flatMap(env.roster.lookupTool(name), (found): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> => {
+      switch (found._tag) {
+        case "Unknown":
+          return Effect.fail(new UnknownTool({ name }))
+        case "Retired":
+          return Effect.fail(new Retired({ tombstone: found.tombstone }))
+        case "Served": {
+          const tool = found.tool
+          return Effect.matchEffect(tool.input.decode(args), {
+            onFailure: (error) => Effect.succeed(ToolResult.failure(error)),
+            onSuccess: (input) => invoke(env, tool, input)
+          })
+        }
       }
-    }
-  })
+    }),
+    "Engine.call",
+    { attributes: { tool: name }, captureStackTrace: false }
+  )
 
 // The client of a sibling (or the core), or the link fault of a factory that gave none.
 const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Client.AnyClient | undefined =>

@@ -186,9 +186,16 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
     // The SDK checked the request against CallToolRequestSchema before calling this handler.
     const params = request.params as CallToolRequest["params"]
     // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
-    return Path.serve<CallToolResult>(session, extra, face.callTool(params.name, params.arguments ?? {}).pipe(
-      Effect.withSpan("McpSession.tools/call", { kind: "server", attributes: { "mcp.tool": params.name } })
-    ))
+    // Data-first, with no stack trace: the data-last form captures one per call whatever it is told.
+    return Path.serve<CallToolResult>(
+      session,
+      extra,
+      Effect.withSpan(face.callTool(params.name, params.arguments ?? {}), "McpSession.tools/call", {
+        kind: "server",
+        attributes: { "mcp.tool": params.name },
+        captureStackTrace: false
+      })
+    )
   })
   server.setRequestHandler(ListPromptsRequestSchema, () =>
     handle(Effect.map(face.listPrompts, (prompts): ListPromptsResult => ({ prompts: prompts as ListPromptsResult["prompts"] }))))
@@ -202,10 +209,15 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
     handle(Effect.map(face.listResourceTemplates, (templates): ListResourceTemplatesResult =>
       ({ resourceTemplates: templates as ListResourceTemplatesResult["resourceTemplates"] }))))
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    Path.serve(session, extra, face.readResource(request.params.uri).pipe(
-      Effect.map((contents): ReadResourceResult => ({ contents: [...contents] })),
-      Effect.withSpan("McpSession.resources/read", { kind: "server", attributes: { "mcp.uri": request.params.uri } })
-    )))
+    Path.serve(
+      session,
+      extra,
+      Effect.withSpan(
+        Effect.map(face.readResource(request.params.uri), (contents): ReadResourceResult => ({ contents: [...contents] })),
+        "McpSession.resources/read",
+        { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
+      )
+    ))
 }
 
 // The session's subscriptions: one per URI, live before `resources/subscribe` is answered (or
@@ -240,12 +252,15 @@ const answerSubscriptions = (face: Face.Face, session: Path.Session, subscriptio
     server.setRequestHandler(SubscribeRequestSchema, (request) =>
       Path.handle(
         session,
-        face.checkUri(request.params.uri).pipe(
-          Effect.andThen(follow(request.params.uri)),
-          // Answered once the subscription is live, so a change the host makes next is announced.
-          Effect.flatMap((opened) => Effect.timeoutOption(Deferred.await(opened), openWait)),
-          Effect.as({}),
-          Effect.withSpan("McpSession.resources/subscribe", { kind: "server", attributes: { "mcp.uri": request.params.uri } })
+        Effect.withSpan(
+          face.checkUri(request.params.uri).pipe(
+            Effect.andThen(follow(request.params.uri)),
+            // Answered once the subscription is live, so a change the host makes next is announced.
+            Effect.flatMap((opened) => Effect.timeoutOption(Deferred.await(opened), openWait)),
+            Effect.as({})
+          ),
+          "McpSession.resources/subscribe",
+          { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
         )
       ))
     server.setRequestHandler(UnsubscribeRequestSchema, (request) =>

@@ -68,11 +68,14 @@ const finish = <C>(m: Machine<C>, landed: Landing<C>, tally: internal.Tally, exi
 
 const runDial = <C>(m: Machine<C>, landed: Landing<C>) =>
   Effect.flatMap(Ref.make({ dials: 0, bornDead: 0 }), (tally) =>
-    internal.attempt(m, landed, tally).pipe(
-      Effect.retry({ schedule: m.backoff, times: m.maxDials - 1, while: (miss: Miss) => miss._tag !== "Stale" }),
-      Effect.onExit((exit) => finish(m, landed, tally, exit)),
-      Effect.exit,
-      Effect.withSpan("ConnectionPool.dial", { attributes: { target: m.target } })
+    Effect.withSpan(
+      internal.attempt(m, landed, tally).pipe(
+        Effect.retry({ schedule: m.backoff, times: m.maxDials - 1, while: (miss: Miss) => miss._tag !== "Stale" }),
+        Effect.onExit((exit) => finish(m, landed, tally, exit)),
+        Effect.exit
+      ),
+      "ConnectionPool.dial",
+      { attributes: { target: m.target } }
     ))
 
 type Slot<C> = readonly [Effect.Effect<Conn<C>, Waiting>, internal.State<C>]
