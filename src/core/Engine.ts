@@ -31,7 +31,6 @@ import * as Watch from "./Watch.ts"
 
 /**
  * How the engine waits and follows.
- *
  * @example
  * ```ts
  * import { Schedule } from "effect"
@@ -46,11 +45,7 @@ export interface Options {
   readonly itemDeadline?: Duration.Input | undefined
   /** The least time between two notices for one subscription. Default 50 milliseconds. */
   readonly coalesce?: Duration.Input | undefined
-  /**
-   * How a subscription whose source drops (or is not live yet) is re-opened while its subscriber
-   * waits. The budget starts again each time an open delivers its first frame; one whose budget
-   * runs out ends, with a last notice. Default: exponential from 100 milliseconds, 6 retries.
-   */
+  /** How a dropped subscription is re-opened; its budget restarts at each live open. Default exponential from 100ms, 6 retries. */
   readonly resubscribe?: Schedule.Schedule<unknown, unknown> | undefined
 }
 
@@ -345,11 +340,7 @@ export const layer = (options?: Options): Layer.Layer<Engine, never, Roster.Rost
  * @since 0.1.0
  */
 export interface BundleOptions<E = never, R = never> extends Bundle.Bundle, Options {
-  /**
-   * Dials the bundle's clients. Run again after every drop and every roster move, so it must read
-   * the current roster rather than close over one. Yield `{ client, dispose, onClose }` when the
-   * caller owns a transport; `onClose` lets the pool drop a dead link before a request is spent on it.
-   */
+  /** Dials the bundle's clients, again after every drop and roster move (read the current roster); see `ConnectionPool`. */
   readonly client: Effect.Effect<Bundle.Clients | Owned<Bundle.Clients>, E, R>
   /** The most retired names remembered; see `Roster`. */
   readonly tombstoneCap?: number | undefined

@@ -15,6 +15,7 @@ import type * as Bundle from "./Bundle.ts"
 import type * as Json from "./Json.ts"
 import { ID } from "./ItemUri.ts"
 import * as ResolveError from "./ResolveError.ts"
+import { advertiseResource, advertiseTemplate, advertiseTool, claimOf, surfaceName } from "./internal/lists.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
 import * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
@@ -44,8 +45,6 @@ export interface Tables {
   readonly templates: ReadonlyArray<Bundle.Template>
   readonly tools: ReadonlyArray<Bundle.Tool>
 }
-
-const MIME = "application/json"
 
 const kindGroups = [["cell", "cells"], ["collection", "collections"], ["stream", "streams"], ["event", "events"]] as const
 
@@ -95,9 +94,6 @@ export const collectionKey = (sibling: string | undefined, key: string): string 
 
 const uriOf = (group: string, sibling: string | undefined, key: string): string =>
   `surface://${group}/${collectionKey(sibling, key)}`
-
-const surfaceName = (sibling: string | undefined): string =>
-  sibling === undefined ? "the core surface" : `the sibling "${sibling}" surface`
 
 // A description only helps an agent if it says something; a blank one is treated as missing.
 const described = (given: string | undefined, fallback: () => string): string =>
@@ -218,51 +214,14 @@ const bespokeTool = (
     target
   }))
 
-const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
-  const title = tool.title === undefined ? {} : { title: tool.title }
-  return {
-    name: tool.name,
-    ...title,
-    description: tool.description,
-    inputSchema: tool.input.jsonSchema,
-    // No outputSchema, ever: a refusal's structured detail would have to satisfy it, and SDK clients
-    // throw when an isError result does not.
-    annotations: { ...title, readOnlyHint: !tool.mutates, destructiveHint: tool.mutates }
-  }
-}
-
-const resourceDescription = (resource: Bundle.Resource): string => {
-  const where = surfaceName(resource.sibling)
-  switch (resource.kind) {
-    case "cell":
-      return `The current value of cell "${resource.key}" on ${where}.`
-    case "collection":
-      return `Every item of collection "${resource.key}" on ${where}; read one item at ${resource.uri}/${ID}.`
-    case "stream":
-      return `The log of stream "${resource.key}" on ${where}: the backlog first, then each new entry.`
-    case "event":
-      return `Pulses of event "${resource.key}" on ${where}: no snapshot, only what happens after subscribing.`
-  }
-}
-
-const advertiseResource = (resource: Bundle.Resource): Json.JsonObject => ({
-  uri: resource.uri,
-  name: resource.name,
-  mimeType: MIME,
-  description: resourceDescription(resource)
-})
-
-const advertiseTemplate = (template: Bundle.Template): Json.JsonObject => ({
-  uriTemplate: template.uriTemplate,
-  name: template.name,
-  mimeType: MIME
-})
-
-const claimOf = (r: Bundle.Resource | Bundle.Template) => ({
-  sibling: r.sibling,
-  kind: "kind" in r ? r.kind : "collection" as const,
-  key: r.key
-})
+const siblingKeyRefusal = (sibling: string): ResolveError.InvalidSiblingKey | undefined =>
+  sibling === ""
+    ? new ResolveError.InvalidSiblingKey({ sibling, reason: "empty" })
+    : sibling.includes("/")
+    ? new ResolveError.InvalidSiblingKey({ sibling, reason: "slash" })
+    : ResolveError.SIBLING_KEY.test(sibling)
+    ? undefined
+    : new ResolveError.InvalidSiblingKey({ sibling, reason: "character" })
 
 /**
  * Compose a whole bundle: the core's tables, then each sibling's in key order, with every refusal
@@ -293,11 +252,8 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
     const surfaces = bundle.surfaces ?? {}
     const siblings = Object.keys(surfaces)
     if (bundle.core === undefined && siblings.length === 0) return yield* new ResolveError.EmptyBundle()
-    for (const sibling of siblings) {
-      if (sibling === "") return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "empty" })
-      if (sibling.includes("/")) return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "slash" })
-      if (!ResolveError.SIBLING_KEY.test(sibling)) return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "character" })
-    }
+    const badKey = siblings.map(siblingKeyRefusal).find((refusal) => refusal !== undefined)
+    if (badKey !== undefined) return yield* badKey
     const core = bundle.core === undefined
       ? { resources: [], templates: [], tools: [] }
       : yield* resolveExpose(bundle.core.surface, bundle.core.expose, undefined)

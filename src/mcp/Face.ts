@@ -47,13 +47,9 @@ export interface Settings {
   readonly serverInfo?: { readonly name: string; readonly version: string; readonly title?: string }
   /** A string, or an Effect read at each `initialize` (an empty answer sends no instructions). */
   readonly instructions?: string | Effect.Effect<string>
-  /**
-   * How long any `resources/read` waits for its answer (a cell, collection, stream or item of the
-   * bundle, or an app resource): past it the read fails, naming the URI. Default 10 seconds.
-   */
+  /** How long any `resources/read` waits for its answer; past it the read fails, naming the URI. Default 10 seconds. */
   readonly readDeadline?: Duration.Input
-  /** The least time between two `resources/updated` for one URI. Default 50 milliseconds. */
-  readonly coalesce?: Duration.Input
+  readonly coalesce?: Duration.Input // The least time between two `resources/updated` for one URI; 50ms.
   /** Prompts offered beside the tools; replaced at run time with `setPrompts`. */
   readonly prompts?: Prompts.Table
   /** Resources served by handler beside the `surface://` ones; replaced with `setResources`. */
@@ -88,7 +84,6 @@ export interface Options<E = never, R = never> extends Settings, Engine.BundleOp
 
 /**
  * The core services a face requires from its context (`Engine.layerBundle` provides them).
- *
  * @example
  * ```ts
  * import type { Effect } from "effect"
@@ -125,9 +120,8 @@ export interface CompleteRequest {
 }
 
 /**
- * A served bundle, shared by its sessions: every request a session answers is one of these
- * Effects, so a session module only translates the protocol. A refusal is a tagged value
- * (`McpRpcError.Refusal`) the session turns into its JSON-RPC error.
+ * A served bundle, shared by its sessions: every request a session answers is one of these Effects,
+ * a refusal a tagged value (`McpRpcError.Refusal`) the session turns into its JSON-RPC error.
  *
  * @example
  * ```ts
