@@ -103,8 +103,33 @@ export interface Member {
  *
  * @since 0.1.0
  */
-export interface Sibling extends Member {
-  readonly tools?: { readonly [name: string]: BespokeTool<Client.AnyClient> }
+export interface Sibling<C = Client.AnyClient> extends Member {
+  readonly tools?: { readonly [name: string]: BespokeTool<C> }
+}
+
+/**
+ * A bundle's clients typed by its surfaces: the core's `Client` and each sibling's by key. A face
+ * whose client factory yields these hands every bespoke tool its typed client — no run-time
+ * narrowing — since each tool receives exactly what the factory dialled for its key.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { Surface } from "effect-surface"
+ *
+ * const Board = Surface.make({ cells: { focus: Surface.cell(Schema.String, "") } })
+ * const Stopwatch = Surface.make({ cells: { laps: Surface.cell(Schema.Int, 0) } })
+ * type Clients = Bundle.Typed<typeof Board, { readonly stopwatch: typeof Stopwatch }>
+ * declare const clients: Clients
+ * const laps = clients.clients.stopwatch.cells.laps.read // Effect<number, ...>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Typed<Core extends Surface.Spec, Siblings extends { readonly [sibling: string]: Surface.Spec } = {}> {
+  readonly core: Client.Client<Core>
+  readonly clients: { readonly [K in keyof Siblings]: Client.Client<Siblings[K]> }
 }
 
 /**

@@ -162,7 +162,7 @@ const invoke = (env: Env, tool: Bundle.Tool, input: unknown): Effect.Effect<Tool
     }
     case "SiblingTool":
       return Tool.callThrough(target.tool, input, (handle) =>
-        env.pool.use((clients) => Effect.flatMap(Reads.clientOf(clients, tool.sibling), handle)))
+        env.pool.use((clients) => Effect.flatMap(Reads.clientOf(clients, tool.sibling), (client) => handle(client))))
     case "RootTool":
       return Tool.callThrough(target.tool, input, env.pool.use)
   }
@@ -339,9 +339,14 @@ export const layer = (options?: Options): Layer.Layer<Engine, never, Roster.Rost
  *
  * @since 0.1.0
  */
-export interface BundleOptions<E = never, R = never> extends Bundle.Bundle, Options {
+export interface BundleOptions<E = never, R = never, C extends Bundle.Clients = Bundle.Clients> extends Options {
+  readonly core?: Bundle.Member | undefined
+  /** The siblings, keyed (a sibling whose tools are typed by its surface is built with `Resolver.sibling`). */
+  readonly surfaces?: Bundle.Siblings | undefined
+  /** Bare-named root tools, handed the clients `client` yields. */
+  readonly tools?: Bundle.RootTools | { readonly [name: string]: Bundle.BespokeTool<C> } | undefined
   /** Dials the bundle's clients, again after every drop and roster move (read the current roster); see `ConnectionPool`. */
-  readonly client: Effect.Effect<Bundle.Clients | Owned<Bundle.Clients>, E, R>
+  readonly client: Effect.Effect<C | Owned<C>, E, R>
   /** The most retired names remembered; see `Roster`. */
   readonly tombstoneCap?: number | undefined
   /** Who keeps running when the link drops, as a lost connection's message says. Default "The server". */
@@ -366,13 +371,14 @@ export interface BundleOptions<E = never, R = never> extends Bundle.Bundle, Opti
  *
  * @since 0.1.0
  */
-export const layerBundle = <E, R>(
-  options: BundleOptions<E, R>
+export const layerBundle = <E, R, C extends Bundle.Clients = Bundle.Clients>(
+  options: BundleOptions<E, R, C>
 ): Layer.Layer<Services, ResolveError.ResolveError, Exclude<R, Scope.Scope>> => {
+  // Held erased: each tool is handed exactly what `client` dialled for its key, which `C` types.
   const bundle: Bundle.Bundle = {
     ...(options.core === undefined ? {} : { core: options.core }),
     ...(options.surfaces === undefined ? {} : { surfaces: options.surfaces }),
-    ...(options.tools === undefined ? {} : { tools: options.tools })
+    ...(options.tools === undefined ? {} : { tools: options.tools as unknown as Bundle.RootTools })
   }
   const pool = ConnectionPool.layer({ dial: options.client, name: "the served surface", server: options.server })
   const roster = Roster.layer(bundle, { cap: options.tombstoneCap })

@@ -17,6 +17,7 @@ import { ID } from "./ItemUri.ts"
 import * as ResolveError from "./ResolveError.ts"
 import { advertiseResource, advertiseTemplate, advertiseTool, claimOf, surfaceName } from "./internal/lists.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
+import * as Client from "../surface/Client.ts"
 import * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
 import type * as Tools from "./Tool.ts"
@@ -364,3 +365,42 @@ export class Resolver extends Context.Service<Resolver, {
  * @since 0.1.0
  */
 export const layer: Layer.Layer<Resolver> = Layer.succeed(Resolver, Resolver.of({ resolveBundle, resolveExpose }))
+
+/**
+ * A sibling whose bespoke tools are typed by its own surface: each receives the sibling's
+ * `Client.Client<S>`, with no narrowing at run time. Sound because a sibling's tool is only ever
+ * handed the client dialled under its key, and that client is refused (`NotServed`) unless it was
+ * built for this very surface.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { type Client, Resolver, Surface } from "effect-surface"
+ * import * as Tools from "effect-surface/tools"
+ *
+ * const Stopwatch = Surface.make({ cells: { laps: Surface.cell(Schema.Int, 0) } })
+ * const peek = Tools.make({
+ *   description: "The laps so far",
+ *   mutates: false,
+ *   handler: (_: void, stopwatch: Client.Client<typeof Stopwatch>) => stopwatch.cells.laps.read
+ * })
+ * const sibling = Resolver.sibling({ surface: Stopwatch, expose: { cells: { laps: true } }, tools: { peek } })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const sibling = <S extends Surface.Spec>(member: {
+  readonly surface: S
+  readonly expose: Expose.ExposeMap<S>
+  readonly tools?: { readonly [name: string]: Bundle.BespokeTool<Client.Client<S>> }
+}): Bundle.Sibling => {
+  const tools = member.tools
+  if (tools === undefined) return { surface: member.surface, expose: member.expose }
+  const checked = Object.fromEntries(
+    Object.entries(tools).map(([name, tool]): [string, Bundle.BespokeTool<Client.AnyClient>] => [
+      name,
+      { ...tool, handler: (input: unknown, client: Client.AnyClient) => Effect.flatMap(Client.narrow(member.surface, client), (typed) => tool.handler(input, typed)) }
+    ])
+  )
+  return { surface: member.surface, expose: member.expose, tools: checked }
+}

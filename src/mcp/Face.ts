@@ -78,7 +78,7 @@ export interface Settings {
  *
  * @since 0.1.0
  */
-export interface Options<E = never, R = never> extends Settings, Engine.BundleOptions<E, R> {
+export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients> extends Settings, Engine.BundleOptions<E, R, C> {
   readonly coalesce?: Duration.Input
 }
 
@@ -346,7 +346,8 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
  *
  * @since 0.1.0
  */
-export const isBundled = <E, R>(options: Settings | Options<E, R>): options is Options<E, R> => "client" in options
+export const isBundled = <E, R, C extends Bundle.Clients>(options: Settings | Options<E, R, C>): options is Options<E, R, C> =>
+  "client" in options
 
 /**
  * Build the shared part of an MCP face in a scope. Given settings alone, the face requires the
@@ -371,10 +372,12 @@ export const isBundled = <E, R>(options: Settings | Options<E, R>): options is O
  *
  * @since 0.1.0
  */
-export function make<E, R>(options: Options<E, R>): Effect.Effect<Face, ResolveError.ResolveError, Scope.Scope | Exclude<R, Scope.Scope>>
+export function make<E, R, C extends Bundle.Clients = Bundle.Clients>(
+  options: Options<E, R, C>
+): Effect.Effect<Face, ResolveError.ResolveError, Scope.Scope | Exclude<R, Scope.Scope>>
 export function make(settings: Settings): Effect.Effect<Face, ResolveError.ResolveError, Scope.Scope | Requires>
-export function make<E, R>(
-  options: Settings | Options<E, R>
+export function make<E, R, C extends Bundle.Clients>(
+  options: Settings | Options<E, R, C>
 ): Effect.Effect<Face, ResolveError.ResolveError, Scope.Scope | Requires | Exclude<R, Scope.Scope>> {
   return isBundled(options)
     ? Effect.flatMap(Layer.build(layerCore(options)), (context) => Effect.provideContext(build(options), context))
@@ -396,5 +399,7 @@ export function make<E, R>(
  *
  * @since 0.1.0
  */
-export const layerCore = <E, R>(options: Options<E, R>): Layer.Layer<Engine.Services, ResolveError.ResolveError, Exclude<R, Scope.Scope>> =>
+export const layerCore = <E, R, C extends Bundle.Clients = Bundle.Clients>(
+  options: Options<E, R, C>
+): Layer.Layer<Engine.Services, ResolveError.ResolveError, Exclude<R, Scope.Scope>> =>
   Engine.layerBundle({ ...options, server: options.server ?? "The MCP server" })

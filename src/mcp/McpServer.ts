@@ -64,9 +64,9 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @since 0.1.0
    */
   static readonly layer: {
-    <E, R>(options: Face.Options<E, R>): Layer.Layer<McpServer, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
     (settings: Face.Settings): Layer.Layer<McpServer, ResolveError.ResolveError, Face.Requires>
-  } = <E, R>(options: Face.Settings | Face.Options<E, R>) =>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
     Layer.effect(
       McpServer,
       Effect.map(faceOf(options), (face) => McpServer.of({ ...face, connect: (transport) => Session.connect(face, transport) }))
@@ -92,9 +92,9 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @since 0.1.0
    */
   static readonly layerTransport: {
-    <E, R>(options: Face.Options<E, R>, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
     (settings: Face.Settings, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
-  } = <E, R>(options: Face.Settings | Face.Options<E, R>, transport: Transport) =>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>, transport: Transport) =>
     Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, Session.connect(face, transport))))
 
   /**
@@ -118,9 +118,9 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @since 0.1.0
    */
   static readonly layerStdio: {
-    <E, R>(options: Face.Options<E, R>): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
     (settings: Face.Settings): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
-  } = <E, R>(options: Face.Settings | Face.Options<E, R>) =>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
     Layer.effectContext(Effect.gen(function*() {
       // Before anything else, so nothing the boot prints reaches stdout either.
       yield* stdoutToStderr
@@ -130,8 +130,8 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
 }
 
 // Settings alone require the core from context; a bundle with its client factory brings the defaults.
-const faceOf = <E, R>(
-  options: Face.Settings | Face.Options<E, R>
+const faceOf = <E, R, C extends Bundle.Clients>(
+  options: Face.Settings | Face.Options<E, R, C>
 ): Effect.Effect<Face.Face, ResolveError.ResolveError, Scope.Scope | Face.Requires | Exclude<R, Scope.Scope>> =>
   Face.isBundled(options) ? Face.make(options) : Face.make(options)
 
@@ -194,9 +194,9 @@ export class McpSession extends Context.Service<McpSession, Session.Session>()("
  * @since 0.1.0
  */
 export const serveStdio: {
-  <E, R>(options: Face.Options<E, R>): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+  <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
   (settings: Face.Settings): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
-} = <E, R>(options: Face.Settings | Face.Options<E, R>) =>
+} = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
   Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
     Effect.provide(
       Face.isBundled(options)

@@ -2,10 +2,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Ref } from "effect"
 import type { Bundle } from "effect-surface"
 import * as Face from "../../src/mcp/Face.ts"
-import { Board, boardExpose, makeClients, Stopwatch, stopwatchExpose, stopwatchTools } from "../../examples/board/app.ts"
+import { Board, boardExpose, makeClients, Stopwatch, stopwatchExpose, stopwatchSibling } from "../../examples/board/app.ts"
 import { call, connectTo, textOf } from "./harness.ts"
 
-const withStopwatch = { stopwatch: { surface: Stopwatch, expose: stopwatchExpose, tools: stopwatchTools } }
+const withStopwatch = { stopwatch: stopwatchSibling }
 
 /** A face whose client factory reads the host's current roster, as the face requires. */
 const setup = Effect.gen(function*() {
