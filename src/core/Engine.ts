@@ -142,7 +142,7 @@ const call = (env: Env) => (name: string, args: unknown): Effect.Effect<ToolResu
       }
     }),
     "Engine.call",
-    { attributes: { tool: name }, captureStackTrace: false }
+    { kind: "server", attributes: { tool: name }, captureStackTrace: false }
   )
 
 // The client of a sibling (or the core), or the link fault of a factory that gave none.

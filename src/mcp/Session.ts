@@ -186,16 +186,8 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
     // The SDK checked the request against CallToolRequestSchema before calling this handler.
     const params = request.params as CallToolRequest["params"]
     // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
-    // Data-first, with no stack trace: the data-last form captures one per call whatever it is told.
-    return Path.serve<CallToolResult>(
-      session,
-      extra,
-      Effect.withSpan(face.callTool(params.name, params.arguments ?? {}), "McpSession.tools/call", {
-        kind: "server",
-        attributes: { "mcp.tool": params.name },
-        captureStackTrace: false
-      })
-    )
+    // Traced by the engine's own span (Engine.call): one span per call is what the hot path affords.
+    return Path.serve<CallToolResult>(session, extra, face.callTool(params.name, params.arguments ?? {}))
   })
   server.setRequestHandler(ListPromptsRequestSchema, () =>
     handle(Effect.map(face.listPrompts, (prompts): ListPromptsResult => ({ prompts: prompts as ListPromptsResult["prompts"] }))))

@@ -1,5 +1,5 @@
-// A tools/call leaves a trace: the session's span for the request, the engine's under it, and the
-// pool's dial under that, exported through @effect/opentelemetry like any Effect span.
+// A tools/call leaves a trace: the engine's span for the call (one per call: the hot path affords
+// no more), the pool's dial under it, exported through @effect/opentelemetry like any Effect span.
 import { assert, describe, it } from "@effect/vitest"
 import * as OtelTracer from "@effect/opentelemetry/OtelTracer"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
@@ -9,7 +9,7 @@ import { Board, boardExpose, makeClients, Stopwatch, stopwatchExpose } from "../
 import { call, connectTo } from "./harness.ts"
 
 describe("tracing", () => {
-  it.live("one tools/call is a server span McpSession.tools/call with Engine.call under it, and the dial under that", () =>
+  it.live("one tools/call is a server span Engine.call naming the tool, with the dial it needed under it; a resources/read is McpSession.resources/read over Engine.read", () =>
     Effect.gen(function*() {
       const exporter = new InMemorySpanExporter()
       yield* Effect.gen(function*() {
@@ -22,6 +22,7 @@ describe("tracing", () => {
         const c = yield* connectTo(face)
         const lap = yield* call(c, "stopwatch_watch_lap")
         assert.deepStrictEqual(lap.structuredContent, { value: 1 })
+        yield* Effect.promise(() => c.client.readResource({ uri: "surface://cells/stopwatch/laps" }))
       }).pipe(
         Effect.scoped,
         Effect.provide(OtelTracer.layer.pipe(
@@ -34,13 +35,15 @@ describe("tracing", () => {
         assert.isDefined(found, `a span named ${name} among ${spans.map((s) => s.name).join(", ")}`)
         return found!
       }
-      const request = named("McpSession.tools/call")
       const engine = named("Engine.call")
       const dial = named("ConnectionPool.dial")
-      assert.strictEqual(request.attributes["mcp.tool"], "stopwatch_watch_lap")
-      assert.strictEqual(engine.parentSpanContext?.spanId, request.spanContext().spanId, "Engine.call is a child of the request")
+      assert.strictEqual(engine.attributes["tool"], "stopwatch_watch_lap")
+      assert.isUndefined(engine.parentSpanContext, "the call is the root of its trace")
       assert.strictEqual(dial.parentSpanContext?.spanId, engine.spanContext().spanId, "the dial is a child of the call that needed it")
-      assert.strictEqual(engine.spanContext().traceId, request.spanContext().traceId)
-      assert.strictEqual(dial.spanContext().traceId, request.spanContext().traceId)
+      assert.strictEqual(dial.spanContext().traceId, engine.spanContext().traceId)
+      const read = named("McpSession.resources/read")
+      const engineRead = named("Engine.read")
+      assert.strictEqual(read.attributes["mcp.uri"], "surface://cells/stopwatch/laps")
+      assert.strictEqual(engineRead.parentSpanContext?.spanId, read.spanContext().spanId, "Engine.read is a child of the request")
     }))
 })
