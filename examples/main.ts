@@ -11,7 +11,7 @@ import { McpFace, McpHttp, McpSessions, serveStdio } from "effect-surface/mcp"
 import { acp } from "./acp/main.ts"
 import { serverOptions } from "./board/app.ts"
 
-const stdio = Effect.flatMap(serverOptions, serveStdio)
+const stdio = Effect.flatMap(serverOptions, (options) => serveStdio(options))
 
 const http = Effect.gen(function*() {
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.

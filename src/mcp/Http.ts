@@ -18,7 +18,8 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
-import type * as Resolver from "../core/Resolver.ts"
+import type * as Bundle from "../core/Bundle.ts"
+import type * as ResolveError from "../core/ResolveError.ts"
 import * as EventStore from "./EventStore.ts"
 import * as Face from "./Face.ts"
 import * as HttpGuard from "./HttpGuard.ts"
@@ -62,7 +63,7 @@ export interface HttpOptions {
  *
  * @since 0.1.0
  */
-export interface Options<E = never, R = never> extends Face.Options<E, R> {
+export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients> extends Face.Options<E, R, C> {
   readonly http?: HttpOptions
 }
 
@@ -378,7 +379,7 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
  *
  * @since 0.1.0
  */
-export const serve = <E, R>(options: Options<E, R>): Effect.Effect<Served, Resolver.ResolveError | ServeError, Scope.Scope | Exclude<R, Scope.Scope>> =>
+export const serve = <E, R, C extends Bundle.Clients = Bundle.Clients>(options: Options<E, R, C>): Effect.Effect<Served, ResolveError.ResolveError | ServeError, Scope.Scope | Exclude<R, Scope.Scope>> =>
   Effect.flatMap(Face.make(options), (face) => serveFace(face, options.http))
 
 /**
@@ -395,7 +396,7 @@ export const serve = <E, R>(options: Options<E, R>): Effect.Effect<Served, Resol
  *
  * @since 0.1.0
  */
-export const layer = <E, R>(options: Options<E, R>): Layer.Layer<Endpoint, Resolver.ResolveError | ServeError, Exclude<R, Scope.Scope>> =>
+export const layer = <E, R, C extends Bundle.Clients = Bundle.Clients>(options: Options<E, R, C>): Layer.Layer<Endpoint, ResolveError.ResolveError | ServeError, Exclude<R, Scope.Scope>> =>
   Layer.effect(Endpoint, serve(options))
 
 /**

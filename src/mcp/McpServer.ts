@@ -14,8 +14,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Context, Effect, Layer, Logger, ManagedRuntime } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
-import type * as ConnectionPool from "../core/ConnectionPool.ts"
-import type * as Resolver from "../core/Resolver.ts"
+import type * as ResolveError from "../core/ResolveError.ts"
+import type * as Owned from "../surface/Owned.ts"
 import type * as AppResources from "./AppResources.ts"
 import * as Face from "./Face.ts"
 import type * as Prompts from "./Prompts.ts"
@@ -63,10 +63,13 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    *
    * @since 0.1.0
    */
-  static readonly layer = <E, R>(options: Face.Options<E, R>): Layer.Layer<McpServer, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
+  static readonly layer: {
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    (settings: Face.Settings): Layer.Layer<McpServer, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
     Layer.effect(
       McpServer,
-      Effect.map(Face.make(options), (face) => McpServer.of({ ...face, connect: (transport) => Session.connect(face, transport) }))
+      Effect.map(faceOf(options), (face) => McpServer.of({ ...face, connect: (transport) => Session.connect(face, transport) }))
     )
 
   /**
@@ -88,11 +91,11 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    *
    * @since 0.1.0
    */
-  static readonly layerTransport = <E, R>(
-    options: Face.Options<E, R>,
-    transport: Transport
-  ): Layer.Layer<McpServer | McpSession, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
-    Layer.effectContext(Effect.flatMap(Face.make(options), (face) => served(face, Session.connect(face, transport))))
+  static readonly layerTransport: {
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    (settings: Face.Settings, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>, transport: Transport) =>
+    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, Session.connect(face, transport))))
 
   /**
    * The face served over this process's stdin and stdout: the one stdio path both doors take.
@@ -114,16 +117,23 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    *
    * @since 0.1.0
    */
-  static readonly layerStdio = <E, R>(
-    options: Face.Options<E, R>
-  ): Layer.Layer<McpServer | McpSession, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
+  static readonly layerStdio: {
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    (settings: Face.Settings): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
     Layer.effectContext(Effect.gen(function*() {
       // Before anything else, so nothing the boot prints reaches stdout either.
       yield* stdoutToStderr
-      const face = yield* Face.make(options)
+      const face = yield* faceOf(options)
       return yield* served(face, connectStdio(face))
     })).pipe(Layer.provideMerge(Layer.succeed(Logger.LogToStderr, true)))
 }
+
+// Settings alone require the core from context; a bundle with its client factory brings the defaults.
+const faceOf = <E, R, C extends Bundle.Clients>(
+  options: Face.Settings | Face.Options<E, R, C>
+): Effect.Effect<Face.Face, ResolveError.ResolveError, Scope.Scope | Face.Requires | Exclude<R, Scope.Scope>> =>
+  Face.isBundled(options) ? Face.make(options) : Face.make(options)
 
 const served = (face: Face.Face, connecting: Effect.Effect<Session.Session, never, Scope.Scope>) =>
   Effect.map(connecting, (session) =>
@@ -183,8 +193,17 @@ export class McpSession extends Context.Service<McpSession, Session.Session>()("
  *
  * @since 0.1.0
  */
-export const serveStdio = <E, R>(options: Face.Options<E, R>): Effect.Effect<void, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
-  Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(Effect.provide(McpServer.layerStdio(options)))
+export const serveStdio: {
+  <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+  (settings: Face.Settings): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
+} = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
+  Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+    Effect.provide(
+      Face.isBundled(options)
+        ? McpServer.layerStdio(options)
+        : McpServer.layerStdio(options) as Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires | Exclude<R, Scope.Scope>>
+    )
+  )
 
 const stdinEnded: Effect.Effect<void> = Effect.callback<void>((resume) => {
   const done = () => resume(Effect.void)
@@ -276,9 +295,9 @@ export interface ServeOptions extends Omit<Face.Options, "client" | "instruction
 export interface Served {
   readonly server: Session.Session["server"]
   /** Replace the sibling map whole; rejects (leaving the old roster serving) when refused. */
-  readonly reroster: (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => Promise<void>
+  readonly reroster: (surfaces: Bundle.Siblings) => Promise<void>
   /** Replace the root tools whole; rejects (leaving the old tools serving) on a clash. */
-  readonly setTools: (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) => Promise<void>
+  readonly setTools: (tools: Bundle.RootTools) => Promise<void>
   /** Replace the prompts whole. */
   readonly setPrompts: (prompts: Prompts.Table) => Promise<void>
   /** Replace the app's resources whole; rejects when one claims `surface:`. */
@@ -323,7 +342,7 @@ export const serveSurfaceAsMcp = async (options: ServeOptions): Promise<Served> 
   const dial = Effect.acquireRelease(
     Effect.tryPromise(async () => client()),
     (opened) => isOwnedConnection(opened) ? Effect.promise(async () => opened.dispose()).pipe(Effect.ignore) : Effect.void
-  ).pipe(Effect.map((opened): Bundle.Clients | ConnectionPool.Owned<Bundle.Clients> =>
+  ).pipe(Effect.map((opened): Bundle.Clients | Owned.Owned<Bundle.Clients> =>
     isOwnedConnection(opened)
       ? { client: opened.client, dispose: Effect.void, ...(opened.onClose === undefined ? {} : { onClose: opened.onClose }) }
       : opened

@@ -12,9 +12,9 @@ import {
 import { Context, Deferred, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import { Tools } from "effect-surface"
 import { McpHttp, McpServer } from "effect-surface/mcp"
-import { serverOptions } from "../../examples/board/app.ts"
+import { type BoardClients, serverOptions } from "../../examples/board/app.ts"
 
-const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options> = {}) =>
+const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options<never, never, BoardClients>> = {}) =>
   Effect.flatMap(serverOptions, (options) => McpHttp.serve({ ...options, coalesce: "1 millis", ...extra, http: { port: 0, ...http } }))
 
 /** An SDK client over Streamable HTTP, with the notifications it receives queued by kind. */

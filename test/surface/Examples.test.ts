@@ -15,16 +15,15 @@ const sourcesIn = (dir: string) =>
 const pending = new Set(["src/mcp/Http.ts", "src/mcp/HttpGuard.ts", "src/mcp/HttpSessions.ts", "src/mcp/EventStore.ts"])
 // A module index only re-exports; its exports are documented where they are declared.
 const indices = new Set(["src/mcp/index.ts", "src/acp/index.ts"])
-// Known debt: a module whose examples import a package-internal path (its `make` and `primaryOf`
-// are not part of the public API, so no public import can compile them).
-const fragments = new Set(["src/core/ToolFailure.ts"])
+// A module whose examples are fragments that cannot compile on their own; none today.
+const fragments = new Set<string>()
 const coreModules = sourcesIn("src/core").filter((module) => !pending.has(module))
 const mcpModules = sourcesIn("src/mcp").filter((module) => !pending.has(module) && !indices.has(module))
 const acpModules = sourcesIn("src/acp").filter((module) => !indices.has(module))
 /** Every module whose exports must each carry an example. */
-const publicModules = [...surfaceModules, ...coreModules, ...mcpModules, ...acpModules]
+const publicModules = [...surfaceModules, ...coreModules, ...mcpModules, ...acpModules, "src/tools.ts"]
 /** Every module whose examples are compiled. */
-const modules = [...surfaceModules, ...coreModules, ...mcpModules, ...acpModules, "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
+const modules = [...surfaceModules, ...coreModules, ...mcpModules, ...acpModules, "src/tools.ts", "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
 
 interface Doc {
   readonly text: string
