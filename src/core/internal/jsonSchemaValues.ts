@@ -132,9 +132,12 @@ export const stringCheck = ({ count, problem, s }: Readers, trustPatterns: boole
   if (pattern !== undefined && Result.isFailure(pattern)) problem("pattern", pattern.failure)
   return (value, path, out) => {
     if (typeof value !== "string") return
-    const length = [...value].length
-    if ((minLength !== undefined && length < minLength) || (maxLength !== undefined && length > maxLength)) {
-      out.push({ path, message: Words.lengthIssue(value, minLength, maxLength) })
+    // Counting code points spreads the string into an array: only done when a bound asks for it.
+    if (minLength !== undefined || maxLength !== undefined) {
+      const length = [...value].length
+      if ((minLength !== undefined && length < minLength) || (maxLength !== undefined && length > maxLength)) {
+        out.push({ path, message: Words.lengthIssue(value, minLength, maxLength) })
+      }
     }
     if (pattern !== undefined && Result.isSuccess(pattern) && !pattern.success.test(value)) {
       out.push({ path, message: Words.patternIssue(value, pattern.success.source) })
