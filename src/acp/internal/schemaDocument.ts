@@ -52,6 +52,11 @@ export const loosen = (defs: Readonly<Record<string, unknown>>): Readonly<Record
   return out
 }
 
-/** A self-contained document checking one definition, its references resolved within `defs`. */
-export const documentFor = (defs: Readonly<Record<string, unknown>>, name: string): Readonly<Record<string, unknown>> =>
-  ({ $defs: defs, $ref: `#/$defs/${name}` })
+/**
+ * A self-contained document checking one definition: the definition itself at the root (one
+ * reference fewer to follow per check), its references resolved within `defs` beside it.
+ */
+export const documentFor = (defs: Readonly<Record<string, unknown>>, name: string): Readonly<Record<string, unknown>> => {
+  const definition = defs[name]
+  return isRecord(definition) ? { ...definition, $defs: defs } : { $defs: defs, $ref: `#/$defs/${name}` }
+}
