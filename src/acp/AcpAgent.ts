@@ -16,6 +16,7 @@ import { ndJsonStream } from "@agentclientprotocol/sdk"
 import { Readable, Writable } from "node:stream"
 import { Context, Duration, Effect, Layer, Logger, Scope } from "effect"
 import * as AcpChecks from "./AcpChecks.ts"
+import type * as Approval from "../core/Approval.ts"
 import type { AcpSession, Info } from "./AcpSession.ts"
 import * as Link from "./internal/connection.ts"
 
@@ -76,7 +77,8 @@ export interface Options<S = never, SE = never, SR = never> {
   readonly agentCapabilities?: Acp.AgentCapabilities | undefined
   /**
    * Services a session's turns share, built at `session/new` in the session's scope (so they live
-   * as long as the connection): a client toolset from `mcpServers`, a cache, a model client.
+   * as long as the connection) with `SessionProvided` in context: a client toolset from
+   * `mcpServers`, a cache, a model client.
    */
   readonly session?: ((session: Info) => Layer.Layer<S, SE, SR>) | undefined
   /** How long each cleanup call after a cancel may take (default 5 seconds). */
@@ -113,6 +115,20 @@ export type Connection = Link.Connection
  * @since 0.1.0
  */
 export type Provided = Link.Provided
+
+/**
+ * The services a session's own services are built with: its `AcpSession` and the editor-backed
+ * `Approval`, so a client toolset made at `session/new` asks the person through the editor.
+ *
+ * @example
+ * ```ts
+ * import type { AcpAgent } from "effect-surface/acp"
+ * type Given = AcpAgent.SessionProvided // AcpSession | Approval
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type SessionProvided = AcpSession | Approval.Approval
 
 /**
  * The agent: serve one editor per stream.
@@ -176,12 +192,12 @@ const defaultCapabilities: Acp.AgentCapabilities = {
 export const make = <E, R, S = never, SE = never, SR = never>(
   handler: Handler<E, R>,
   options?: Options<S, SE, SR>
-): Effect.Effect<Agent, never, AcpChecks.AcpChecks | Exclude<R, Provided | S> | Exclude<SR, AcpSession>> =>
+): Effect.Effect<Agent, never, AcpChecks.AcpChecks | Exclude<R, Provided | S> | Exclude<SR, SessionProvided>> =>
   Effect.gen(function*() {
     const checks = yield* AcpChecks.AcpChecks
     // Without the scope `make` runs in (a layer's build scope, say): each connection lives in its caller's.
-    const context = Context.omit(Scope.Scope)(yield* Effect.context<Exclude<R, Provided | S> | Exclude<SR, AcpSession>>())
-    type Erased = Exclude<R, Provided | S> | Exclude<SR, AcpSession>
+    const context = Context.omit(Scope.Scope)(yield* Effect.context<Exclude<R, Provided | S> | Exclude<SR, SessionProvided>>())
+    type Erased = Exclude<R, Provided | S> | Exclude<SR, SessionProvided>
     const setup: Link.Setup<Erased> = {
       info: { name: options?.name ?? "effect-surface", version: options?.version ?? "0.1.0", ...(options?.title === undefined ? {} : { title: options.title }) },
       agentCapabilities: options?.agentCapabilities ?? defaultCapabilities,
@@ -212,7 +228,7 @@ export const make = <E, R, S = never, SE = never, SR = never>(
 export const layer = <E, R, S = never, SE = never, SR = never>(
   handler: Handler<E, R>,
   options?: Options<S, SE, SR>
-): Layer.Layer<AcpAgent, never, Exclude<R, Provided | S> | Exclude<SR, AcpSession>> =>
+): Layer.Layer<AcpAgent, never, Exclude<R, Provided | S> | Exclude<SR, SessionProvided>> =>
   Layer.effect(AcpAgent, make(handler, options)).pipe(Layer.provide(AcpChecks.layer))
 
 /**
@@ -265,7 +281,7 @@ const stdoutToStderr = Effect.acquireRelease(
 export const serveStdio = <E, R, S = never, SE = never, SR = never>(
   handler: Handler<E, R>,
   options?: Options<S, SE, SR>
-): Effect.Effect<void, never, Exclude<R, Provided | S> | Exclude<SR, AcpSession>> =>
+): Effect.Effect<void, never, Exclude<R, Provided | S> | Exclude<SR, SessionProvided>> =>
   Effect.gen(function*() {
     yield* stdoutToStderr
     const stream = ndJsonStream(

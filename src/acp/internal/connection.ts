@@ -29,7 +29,7 @@ export interface Setup<R> {
   readonly info: Acp.Implementation
   readonly agentCapabilities: Acp.AgentCapabilities
   readonly handler: (request: Acp.PromptRequest, session: Info) => Effect.Effect<Acp.StopReason | void, unknown, R | Provided>
-  readonly session: ((session: Info) => Layer.Layer<never, unknown, R | AcpSession>) | undefined
+  readonly session: ((session: Info) => Layer.Layer<never, unknown, R | AcpSession | Approval.Approval>) | undefined
   readonly checks: Checks
   readonly cleanupDeadline: Duration.Input
   readonly settleDeadline: Duration.Input
@@ -114,7 +114,9 @@ const openSession = <R>(state: State<R>, request: Acp.NewSessionRequest) =>
     const own = yield* Scope.fork(state.scope)
     const built = state.setup.session === undefined
       ? Context.empty()
-      : yield* Layer.buildWithScope(Layer.provide(state.setup.session(info), Layer.succeed(AcpSession, info)), own).pipe(
+      // Built with the session and the editor-backed Approval: a client toolset made here keeps that
+      // Approval, and each ask reaches the editor of whichever turn is calling.
+      : yield* Layer.buildWithScope(Layer.provide(state.setup.session(info), Layer.merge(Layer.succeed(AcpSession, info), Layer.succeedContext(approval))), own).pipe(
         Effect.onError((cause) => Scope.close(own, Exit.failCause(cause)))
       )
     state.sessions.set(info.sessionId, { info, context: Context.add(Context.merge(built, approval), AcpSession, info), current: undefined })
