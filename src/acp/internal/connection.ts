@@ -132,7 +132,7 @@ const afterCancel = <R>(state: State<R>, turn: Turn.Turn, handler: Fiber.Fiber<u
     yield* Deferred.await(written)
     yield* Effect.timeoutOption(Fiber.await(handler), state.setup.settleDeadline)
     yield* Turn.cleanup(turn, state.setup.cleanupDeadline)
-  })
+  }).pipe(Effect.withSpan("AcpAgent.cleanup", { attributes: { sessionId: turn.sessionId } }))
 
 const prompt = <R>(state: State<R>, request: Acp.PromptRequest, requestId: Acp.JsonRpcId) =>
   Effect.gen(function*() {
@@ -143,7 +143,10 @@ const prompt = <R>(state: State<R>, request: Acp.PromptRequest, requestId: Acp.J
     const turn = Turn.make(linkOf(state), request.sessionId)
     session.current = turn
     const services = Context.add(session.context, AcpSurface, Turn.surfaceOf(turn))
-    const body = Effect.provideContext(state.setup.handler(request, session.info), services) as Effect.Effect<Acp.StopReason | void, unknown, R>
+    // One span per turn: a span per editor call would cost more than the call's own overhead.
+    const body = Effect.provideContext(state.setup.handler(request, session.info), services).pipe(
+      Effect.withSpan("AcpAgent.turn", { attributes: { sessionId: request.sessionId } })
+    ) as Effect.Effect<Acp.StopReason | void, unknown, R>
     const handler = yield* FiberMap.run(state.handlers, request.sessionId, body, { startImmediately: false })
     const ending = yield* Effect.raceFirst(
       Effect.map(Fiber.await(handler), (exit) => Option.some(exit)),
