@@ -10,8 +10,9 @@
  * @since 0.1.0
  */
 import * as Acp from "@agentclientprotocol/sdk"
-import { Context, Effect, Layer, Result, Schema, type Scope, Stream, SubscriptionRef } from "effect"
+import { Context, Effect, Layer, Schema, type Scope, SubscriptionRef } from "effect"
 import { AcpAgent } from "./AcpAgent.ts"
+import * as Internal from "./internal/scriptedEditor.ts"
 import type { Answer, Capabilities, Method } from "./Protocol.ts"
 
 /**
@@ -238,17 +239,6 @@ export interface Editor {
  */
 export class ScriptedEditor extends Context.Service<ScriptedEditor, Editor>()("effect-surface/ScriptedEditor") {}
 
-const capabilitiesFor = (script: Script): Capabilities => {
-  const has = (method: Method) => Object.hasOwn(script, method)
-  return {
-    fs: { readTextFile: has("fs/read_text_file"), writeTextFile: has("fs/write_text_file") },
-    terminal: ["terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"].some((m) => has(m as Method)),
-    ...(has("elicitation/create") ? { elicitation: { form: {} } } : {})
-  }
-}
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
-
 /**
  * Connect a scripted editor to the `AcpAgent` in context, over real newline-delimited JSON streams,
  * and `initialize` it. Both ends close with the scope.
@@ -311,52 +301,20 @@ const open = (stream: Acp.Stream, options: Options | undefined, goAway: Effect.E
   Effect.gen(function*() {
     const script: Script = options?.script ?? {}
     const log = yield* SubscriptionRef.make<ReadonlyArray<Acp.AnyMessage>>([])
-    const context = yield* Effect.context<never>()
-    const runPromise = Effect.runPromiseWith(context)
-    const recorded: Acp.Stream = {
-      writable: stream.writable,
-      readable: stream.readable.pipeThrough(new TransformStream<Acp.AnyMessage, Acp.AnyMessage>({
-        transform: (message, controller) => {
-          Effect.runSync(SubscriptionRef.update(log, (messages) => [...messages, message]))
-          controller.enqueue(message)
-        }
-      }))
-    }
-
+    const runPromise = Effect.runPromiseWith(yield* Effect.context<never>())
     let connection: Acp.ClientConnection | undefined
     const dropConnection = Effect.andThen(goAway, Effect.sync(() => connection?.close()))
-    const counts = new Map<string, number>()
-    const respond = async ({ method, params, signal }: Acp.ClientRequestContext<unknown>): Promise<unknown> => {
-      const entry = (script as Readonly<Record<string, unknown>>)[method]
-      if (entry === undefined || !Object.hasOwn(script, method)) throw Acp.RequestError.methodNotFound(method)
-      const index = counts.get(method) ?? 0
-      counts.set(method, index + 1)
-      const cancelled = Effect.callback<void>((resume) => {
-        if (signal.aborted) return resume(Effect.void)
-        signal.addEventListener("abort", () => resume(Effect.void), { once: true })
-      })
-      const computed = typeof entry === "function" ? (entry as (p: unknown, c: Call) => unknown)(params, { index, cancelled }) : entry
-      const step = (Effect.isEffect(computed) ? await runPromise(computed as Effect.Effect<Step>) : computed) as Step
-      switch (step._tag) {
-        case "Answer":
-        case "Malformed":
-          return step.value
-        case "Refuse":
-          throw new Acp.RequestError(step.code, step.message, step.data)
-        case "Hang":
-          return new Promise<never>(() => {})
-        case "Drop":
-          await runPromise(dropConnection)
-          return new Promise<never>(() => {})
-      }
-    }
-    const app = Acp.client({ name: "scripted-editor" }).onRequest("*", respond).onNotification("*", () => {})
-    connection = app.connect(recorded)
+    const app = Acp.client({ name: "scripted-editor" })
+      .onRequest("*", Internal.responder(script, runPromise, dropConnection))
+      .onNotification("*", () => {})
+    connection = app.connect(Internal.recorded(stream, log))
     yield* Effect.addFinalizer(() => Effect.sync(() => connection?.close()))
-    const client = connection.agent
     yield* Effect.orDie(agentCall("initialize", () =>
-      client.request("initialize", { protocolVersion: Acp.PROTOCOL_VERSION, clientCapabilities: options?.capabilities ?? capabilitiesFor(script) })))
-    return editorOf(connection, log, dropConnection)
+      connection.agent.request("initialize", {
+        protocolVersion: Acp.PROTOCOL_VERSION,
+        clientCapabilities: options?.capabilities ?? Internal.capabilitiesFor(script)
+      })))
+    return ScriptedEditor.of(Internal.editorOf(connection, log, dropConnection, agentCall))
   })
 
 const agentCall = <A>(method: string, send: () => Promise<A>): Effect.Effect<A, AgentError> =>
@@ -366,51 +324,9 @@ const agentCall = <A>(method: string, send: () => Promise<A>): Effect.Effect<A, 
       new AgentError({
         method,
         reason: error instanceof Error ? error.message : String(error),
-        ...(isRecord(error) && typeof error["code"] === "number" ? { code: error["code"] } : {})
+        ...(typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "number" ? { code: (error as { code: number }).code } : {})
       })
   })
-
-const editorOf = (
-  connection: Acp.ClientConnection,
-  log: SubscriptionRef.SubscriptionRef<ReadonlyArray<Acp.AnyMessage>>,
-  drop: Effect.Effect<void>
-): Editor => {
-  const client = connection.agent
-  const messages = SubscriptionRef.get(log)
-  return ScriptedEditor.of({
-    connection,
-    newSession: (request) =>
-      Effect.map(agentCall("session/new", () => client.request("session/new", { cwd: "/", mcpServers: [], ...request })), (answer) => answer.sessionId),
-    prompt: (sessionId, prompt) =>
-      agentCall("session/prompt", () =>
-        client.request("session/prompt", {
-          sessionId,
-          prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : [...prompt]
-        })),
-    cancel: (sessionId) => Effect.ignore(agentCall("session/cancel", () => client.notify("session/cancel", { sessionId }))),
-    drop,
-    log: messages,
-    waitFor: (predicate) =>
-      Effect.map(
-        Stream.runHead(Stream.filterMap(SubscriptionRef.changes(log), (all) => {
-          const found = all.find(predicate)
-          return found === undefined ? Result.failVoid : Result.succeed(found)
-        })),
-        (found) => found._tag === "Some" ? found.value : (undefined as never)
-      ),
-    requests: (method) =>
-      Effect.map(messages, (all) =>
-        all.flatMap((message) =>
-          "method" in message && "id" in message && (method === undefined || message.method === method)
-            ? [{ method: message.method, params: message.params }]
-            : [])),
-    updates: Effect.map(messages, (all) =>
-      all.flatMap((message) =>
-        "method" in message && !("id" in message) && message.method === "session/update" && isRecord(message.params)
-          ? [message.params["update"] as Acp.SessionUpdate]
-          : []))
-  })
-}
 
 /**
  * The scripted editor as a layer over the `AcpAgent` in context.
