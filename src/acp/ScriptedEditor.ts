@@ -13,7 +13,7 @@ import * as Acp from "@agentclientprotocol/sdk"
 import { Context, Effect, Layer, Schema, type Scope, SubscriptionRef } from "effect"
 import { AcpAgent } from "./AcpAgent.ts"
 import * as Internal from "./internal/scriptedEditor.ts"
-import type { Answer, Capabilities, Method } from "./Protocol.ts"
+import type { Capabilities, Method } from "./Protocol.ts"
 
 /**
  * What the editor does with one call.
@@ -32,12 +32,7 @@ import type { Answer, Capabilities, Method } from "./Protocol.ts"
  *
  * @since 0.1.0
  */
-export type Step<M extends Method = Method> =
-  | { readonly _tag: "Answer"; readonly value: Answer<M> }
-  | { readonly _tag: "Malformed"; readonly value: unknown }
-  | { readonly _tag: "Refuse"; readonly code: number; readonly message: string; readonly data?: unknown }
-  | { readonly _tag: "Hang" }
-  | { readonly _tag: "Drop" }
+export type Step<M extends Method = Method> = Internal.Step<M>
 
 /**
  * Answer with `value`, which must fit the method it is scripted for.
@@ -124,11 +119,7 @@ export const drop: Step<never> = { _tag: "Drop" }
  *
  * @since 0.1.0
  */
-export type Script = {
-  readonly [M in Method]?:
-    | Step<M>
-    | ((params: Acp.ClientRequestParamsByMethod[M], call: Call) => Step<M> | Effect.Effect<Step<M>>)
-}
+export type Script = Internal.Script
 
 /**
  * What a computed step knows about its call.
@@ -141,12 +132,7 @@ export type Script = {
  *
  * @since 0.1.0
  */
-export interface Call {
-  /** How many calls to this method the editor answered before this one. */
-  readonly index: number
-  /** Completes when the agent sends `$/cancel_request` for this call. */
-  readonly cancelled: Effect.Effect<void>
-}
+export type Call = Internal.Call
 
 /**
  * The agent answered the editor's own request with an error.
@@ -204,26 +190,7 @@ export interface Options {
  *
  * @since 0.1.0
  */
-export interface Editor {
-  /** The SDK's client connection, for what this interface does not cover. */
-  readonly connection: Acp.ClientConnection
-  /** Open a session (`cwd` defaults to `/`); its id. */
-  readonly newSession: (request?: Partial<Acp.NewSessionRequest>) => Effect.Effect<string, AgentError>
-  /** Send a prompt and wait for the turn's answer. */
-  readonly prompt: (sessionId: string, prompt: string | ReadonlyArray<Acp.ContentBlock>) => Effect.Effect<Acp.PromptResponse, AgentError>
-  /** Send `session/cancel`. */
-  readonly cancel: (sessionId: string) => Effect.Effect<void>
-  /** Go away: the editor's end of the connection closes. */
-  readonly drop: Effect.Effect<void>
-  /** Every message the editor received, in wire order: requests, notifications, answers, cancels. */
-  readonly log: Effect.Effect<ReadonlyArray<Acp.AnyMessage>>
-  /** The first message received (now or later) that satisfies `predicate`. */
-  readonly waitFor: (predicate: (message: Acp.AnyMessage) => boolean) => Effect.Effect<Acp.AnyMessage>
-  /** The requests received, in order, as `{ method, params }`; only `method`'s when given. */
-  readonly requests: (method?: string) => Effect.Effect<ReadonlyArray<{ readonly method: string; readonly params: unknown }>>
-  /** Every `session/update` received, in order. */
-  readonly updates: Effect.Effect<ReadonlyArray<Acp.SessionUpdate>>
-}
+export interface Editor extends Internal.Editor<AgentError> {}
 
 /**
  * The scripted editor as a service.

@@ -4,8 +4,52 @@
  */
 import * as Acp from "@agentclientprotocol/sdk"
 import { Effect, Result, Stream, SubscriptionRef } from "effect"
-import type { Capabilities, Method } from "../Protocol.ts"
-import type { AgentError, Call, Editor, Script, Step } from "../ScriptedEditor.ts"
+import type { Answer, Capabilities, Method } from "../Protocol.ts"
+
+/** What the editor does with one call (documented as `ScriptedEditor.Step`). */
+export type Step<M extends Method = Method> =
+  | { readonly _tag: "Answer"; readonly value: Answer<M> }
+  | { readonly _tag: "Malformed"; readonly value: unknown }
+  | { readonly _tag: "Refuse"; readonly code: number; readonly message: string; readonly data?: unknown }
+  | { readonly _tag: "Hang" }
+  | { readonly _tag: "Drop" }
+
+/** What a computed step knows about its call. */
+export interface Call {
+  /** How many calls to this method the editor answered before this one. */
+  readonly index: number
+  /** Completes when the agent sends `$/cancel_request` for this call. */
+  readonly cancelled: Effect.Effect<void>
+}
+
+/** How each method is answered (documented as `ScriptedEditor.Script`). */
+export type Script = {
+  readonly [M in Method]?:
+    | Step<M>
+    | ((params: Acp.ClientRequestParamsByMethod[M], call: Call) => Step<M> | Effect.Effect<Step<M>>)
+}
+
+/** A connected scripted editor; `E` is how the agent answering its own requests with an error reads. */
+export interface Editor<E> {
+  /** The SDK's client connection, for what this interface does not cover. */
+  readonly connection: Acp.ClientConnection
+  /** Open a session (`cwd` defaults to `/`); its id. */
+  readonly newSession: (request?: Partial<Acp.NewSessionRequest>) => Effect.Effect<string, E>
+  /** Send a prompt and wait for the turn's answer. */
+  readonly prompt: (sessionId: string, prompt: string | ReadonlyArray<Acp.ContentBlock>) => Effect.Effect<Acp.PromptResponse, E>
+  /** Send `session/cancel`. */
+  readonly cancel: (sessionId: string) => Effect.Effect<void>
+  /** Go away: the editor's end of the connection closes. */
+  readonly drop: Effect.Effect<void>
+  /** Every message the editor received, in wire order: requests, notifications, answers, cancels. */
+  readonly log: Effect.Effect<ReadonlyArray<Acp.AnyMessage>>
+  /** The first message received (now or later) that satisfies `predicate`. */
+  readonly waitFor: (predicate: (message: Acp.AnyMessage) => boolean) => Effect.Effect<Acp.AnyMessage>
+  /** The requests received, in order, as `{ method, params }`; only `method`'s when given. */
+  readonly requests: (method?: string) => Effect.Effect<ReadonlyArray<{ readonly method: string; readonly params: unknown }>>
+  /** Every `session/update` received, in order. */
+  readonly updates: Effect.Effect<ReadonlyArray<Acp.SessionUpdate>>
+}
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
 
@@ -60,12 +104,12 @@ export const responder = (script: Script, runPromise: <A>(effect: Effect.Effect<
 }
 
 /** The editor a test drives: its requests to the agent, and views of what it received. */
-export const editorOf = (
+export const editorOf = <E>(
   connection: Acp.ClientConnection,
   log: SubscriptionRef.SubscriptionRef<ReadonlyArray<Acp.AnyMessage>>,
   drop: Effect.Effect<void>,
-  call: <A>(method: string, send: () => Promise<A>) => Effect.Effect<A, AgentError>
-): Editor => {
+  call: <A>(method: string, send: () => Promise<A>) => Effect.Effect<A, E>
+): Editor<E> => {
   const agent = connection.agent
   const messages = SubscriptionRef.get(log)
   return {
