@@ -77,6 +77,6 @@ const figure = async (transport: string, make: ReadonlyArray<() => Promise<Compe
 
 export const run = async (): Promise<void> => {
   // Warm-ups long enough for both to settle: Effect's code keeps getting faster for tens of thousands of calls.
-  await figure("in_process", [oursInProcess, rawInProcess], count(2000, 200), count(60_000, 500))
-  await figure("stdio", [overStdio("ours"), overStdio("raw")], count(1000, 100), count(40_000, 300))
+  await figure("in_process", [oursInProcess, rawInProcess], count(5000, 200), count(60_000, 500))
+  await figure("stdio", [overStdio("ours"), overStdio("raw")], count(2000, 100), count(40_000, 300))
 }
