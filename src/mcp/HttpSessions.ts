@@ -12,7 +12,7 @@
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { Cause, Clock, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref, Schedule } from "effect"
+import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref, Schedule } from "effect"
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
@@ -108,101 +108,130 @@ export const make = (
   config: Config
 ): Effect.Effect<Table, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const entries = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map())
     const lives = yield* FiberMap.make<string>()
-    // Lives run in the table's own context, not the request that opened them: a session outlives
-    // its `initialize`, and must not carry that request's services into every later call.
-    const runLife = yield* FiberMap.runtime(lives)<never>()
     const context = yield* Effect.context<never>()
-    const fork = Effect.runForkWith(context)
-    // What the transport's event store calls: an Effect answered within its first turn (the in-memory
-    // store always is) is handed back settled, without waiting on an observer.
-    const run = <A>(effect: Effect.Effect<A>): Promise<A> => {
-      const fiber = fork(effect)
-      const exit = fiber.pollUnsafe()
-      if (exit === undefined) return Effect.runPromiseWith(context)(Fiber.join(fiber))
-      return Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(Cause.squash(exit.cause))
+    const state: State = {
+      face,
+      store,
+      config,
+      entries: yield* Ref.make<ReadonlyMap<string, Entry>>(new Map()),
+      lives,
+      // Lives run in the table's own context, not the request that opened them: a session outlives
+      // its `initialize`, and must not carry that request's services into every later call.
+      runLife: yield* FiberMap.runtime(lives)<never>(),
+      fork: Effect.runForkWith(context),
+      context
     }
-    const idleMillis = Duration.toMillis(config.idleTimeout)
-
-    // How long until the session has been idle for the whole timeout; zero once it has. A session
-    // with an open response is looked at again a full timeout later.
-    const remaining = (entry: Entry) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        if ((yield* Ref.get(entry.open)) > 0) return idleMillis
-        return Math.max(0, (yield* Ref.get(entry.lastSeen)) + idleMillis - now)
-      })
-    const expiry = (entry: Entry) =>
-      Effect.repeat(remaining(entry), {
-        schedule: Schedule.forever.pipe(Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))),
-        until: (left) => left === 0
-      }).pipe(Effect.andThen(Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))))
-
-    const open = Effect.gen(function*() {
-      const id = crypto.randomUUID()
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => id,
-        // SSE, not JSON: logging and progress travel on the request's own response stream.
-        enableJsonResponse: false,
-        eventStore: EventStore.forSession(store, id, run),
-        ...(config.retryInterval === undefined ? {} : { retryInterval: config.retryInterval })
-      })
-      // Chained, not replaced, by the SDK server when it connects.
-      transport.onerror = (error) => {
-        fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
-      }
-      const entry: Entry = {
-        id,
-        transport,
-        open: yield* Ref.make(0),
-        lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
-        version: yield* Ref.make<string | undefined>(undefined)
-      }
-      const admitted = yield* Ref.modify(entries, (map): readonly [boolean, ReadonlyMap<string, Entry>] =>
-        map.size >= config.maxSessions ? [false, map] : [true, new Map(map).set(id, entry)])
-      if (!admitted) return yield* new Unavailable({ reason: `at the limit of ${config.maxSessions} sessions` })
-
-      const connected = yield* Deferred.make<void>()
-      const forgetEntry = Ref.update(entries, (map) => {
-        const next = new Map(map)
-        next.delete(id)
-        return next
-      })
-      const life = Effect.gen(function*() {
-        const session = yield* Session.connect(face, transport)
-        yield* Deferred.succeed(connected, undefined)
-        yield* Effect.logDebug("MCP session opened")
-        yield* Effect.raceFirst(session.closed, expiry(entry))
-      }).pipe(
-        Effect.scoped,
-        Effect.ensuring(Effect.all([
-          forgetEntry,
-          store.forget(id),
-          Effect.logDebug("MCP session closed")
-        ], { discard: true })),
-        Effect.annotateLogs("session", id)
-      )
-      const fiber = runLife(id, life)
-      // A table already closed never runs the life (so never connects); nor does one closing now.
-      yield* Effect.raceFirst(
-        Deferred.await(connected),
-        Fiber.await(fiber).pipe(Effect.andThen(forgetEntry), Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" }))))
-      )
-      return entry
-    })
-
-    const lookup = (id: string) => Effect.map(Ref.get(entries), (map) => Option.fromNullishOr(map.get(id)))
-
-    const touchBy = (entry: Entry, delta: 1 | -1) =>
-      Effect.clockWith((clock) => Effect.andThen(Ref.update(entry.open, (n) => n + delta), Ref.set(entry.lastSeen, clock.currentTimeMillisUnsafe())))
-
     return {
-      lookup,
-      open,
+      lookup: (id) => Effect.map(Ref.get(state.entries), (map) => Option.fromNullishOr(map.get(id))),
+      open: open(state),
       end: (id) => FiberMap.remove(lives, id),
-      ids: Effect.map(Ref.get(entries), (map) => [...map.keys()]),
-      touch: touchBy,
+      ids: Effect.map(Ref.get(state.entries), (map) => [...map.keys()]),
+      touch,
       endAll: FiberMap.clear(lives)
     } satisfies Table
+  })
+
+// What the table's operations share.
+interface State {
+  readonly face: Face.Face
+  readonly store: EventStore.EventStore["Service"]
+  readonly config: Config
+  readonly entries: Ref.Ref<ReadonlyMap<string, Entry>>
+  /** One fiber per session, its life. */
+  readonly lives: FiberMap.FiberMap<string>
+  readonly runLife: <A, E>(id: string, effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
+  readonly fork: <A, E>(effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
+  readonly context: Context.Context<never>
+}
+
+// What the transport's event store calls: an Effect answered within its first turn (the in-memory
+// store always is) is handed back settled, without waiting on an observer.
+const runner = (state: State) => <A>(effect: Effect.Effect<A>): Promise<A> => {
+  const fiber = state.fork(effect)
+  const exit = fiber.pollUnsafe()
+  if (exit === undefined) return Effect.runPromiseWith(state.context)(Fiber.join(fiber))
+  return Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(Cause.squash(exit.cause))
+}
+
+const touch = (entry: Entry, delta: 1 | -1): Effect.Effect<void> =>
+  Effect.clockWith((clock) => Effect.andThen(Ref.update(entry.open, (n) => n + delta), Ref.set(entry.lastSeen, clock.currentTimeMillisUnsafe())))
+
+// How long until the session has been idle for the whole timeout; zero once it has. A session
+// with an open response is looked at again a full timeout later.
+const remaining = (entry: Entry, idleMillis: number) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    if ((yield* Ref.get(entry.open)) > 0) return idleMillis
+    return Math.max(0, (yield* Ref.get(entry.lastSeen)) + idleMillis - now)
+  })
+
+const expiry = (entry: Entry, idleTimeout: Duration.Duration) =>
+  Effect.repeat(remaining(entry, Duration.toMillis(idleTimeout)), {
+    schedule: Schedule.forever.pipe(Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))),
+    until: (left) => left === 0
+  }).pipe(Effect.andThen(Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))))
+
+const newEntry = (state: State) =>
+  Effect.gen(function*() {
+    const id = crypto.randomUUID()
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      // SSE, not JSON: logging and progress travel on the request's own response stream.
+      enableJsonResponse: false,
+      eventStore: EventStore.forSession(state.store, id, runner(state)),
+      ...(state.config.retryInterval === undefined ? {} : { retryInterval: state.config.retryInterval })
+    })
+    // Chained, not replaced, by the SDK server when it connects.
+    transport.onerror = (error) => {
+      state.fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
+    }
+    return {
+      id,
+      transport,
+      open: yield* Ref.make(0),
+      lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
+      version: yield* Ref.make<string | undefined>(undefined)
+    } satisfies Entry
+  })
+
+const forget = (state: State, id: string) =>
+  Ref.update(state.entries, (map) => {
+    const next = new Map(map)
+    next.delete(id)
+    return next
+  })
+
+// A session's life: connected, then served until its transport closes or it has been idle too
+// long; whatever ends it, its entry and its stored events go.
+const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>) =>
+  Effect.gen(function*() {
+    const session = yield* Session.connect(state.face, entry.transport)
+    yield* Deferred.succeed(connected, undefined)
+    yield* Effect.logDebug("MCP session opened")
+    yield* Effect.raceFirst(session.closed, expiry(entry, state.config.idleTimeout))
+  }).pipe(
+    Effect.scoped,
+    Effect.ensuring(Effect.all([forget(state, entry.id), state.store.forget(entry.id), Effect.logDebug("MCP session closed")], { discard: true })),
+    Effect.annotateLogs("session", entry.id)
+  )
+
+const open = (state: State): Effect.Effect<Entry, Unavailable> =>
+  Effect.gen(function*() {
+    const entry = yield* newEntry(state)
+    const { maxSessions } = state.config
+    const admitted = yield* Ref.modify(state.entries, (map): readonly [boolean, ReadonlyMap<string, Entry>] =>
+      map.size >= maxSessions ? [false, map] : [true, new Map(map).set(entry.id, entry)])
+    if (!admitted) return yield* new Unavailable({ reason: `at the limit of ${maxSessions} sessions` })
+    const connected = yield* Deferred.make<void>()
+    const fiber = state.runLife(entry.id, life(state, entry, connected))
+    // A table already closed never runs the life (so never connects); nor does one closing now.
+    yield* Effect.raceFirst(
+      Deferred.await(connected),
+      Fiber.await(fiber).pipe(
+        Effect.andThen(forget(state, entry.id)),
+        Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" })))
+      )
+    )
+    return entry
   })

@@ -1,0 +1,168 @@
+/**
+ * One Streamable HTTP request, from its arrival to the response handed to Effect's server.
+ *
+ * The order is the point: refused while shutting down, then by `Host`/`Origin`, then by method; a
+ * POST's body read under its bound and its session found (or opened by its `initialize`) while it
+ * is counted as admitting; the requests it carries recorded as awaiting answers; then the SDK's
+ * transport answers, and a POST's answer is settled as JSON or as its SSE stream. Kept apart from
+ * `Http` so the path a request takes reads top to bottom over the server's explicit state.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Option, Ref } from "effect"
+import type { Scope } from "effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpGuard from "../HttpGuard.ts"
+import * as HttpResponse from "../HttpResponse.ts"
+import type * as HttpSessions from "../HttpSessions.ts"
+import * as HttpDrain from "./httpDrain.ts"
+import * as Web from "./web.ts"
+
+/** What every request of one served endpoint reads and counts. */
+export interface Server {
+  readonly table: HttpSessions.Table
+  readonly drain: HttpDrain.Drain
+  readonly allow: HttpGuard.Allow
+  readonly maxBodyBytes: number
+  /** The endpoint's URL, told to the transport when a request's own cannot be read. */
+  readonly url: string
+  /** A memo of the URL each `Host` and path names; see `urlOf`. */
+  readonly urls: Map<string, string>
+}
+
+const refuse = (status: number, code: number, message: string) => Effect.fail(new HttpGuard.Refusal({ status, code, message }))
+
+// The URL the transport is told a request came to, as `toURL` reads it off the request's `Host`
+// and path: the same few on every request, so remembered (bounded, a memo of a pure function).
+const urlOf = (server: Server, request: HttpServerRequest.HttpServerRequest): string => {
+  const key = `${request.headers.host ?? ""} ${request.url}`
+  const known = server.urls.get(key)
+  if (known !== undefined) return known
+  const href = Option.match(HttpServerRequest.toURL(request), { onNone: () => server.url, onSome: (parsed) => parsed.href })
+  if (server.urls.size >= 64) server.urls.clear()
+  server.urls.set(key, href)
+  return href
+}
+
+// The body was read (and bounded) here, so the SDK is handed it parsed.
+const forward = (server: Server, entry: HttpSessions.Entry, request: HttpServerRequest.HttpServerRequest, body: Option.Option<unknown>) =>
+  Effect.tryPromise({
+    try: () =>
+      entry.transport.handleRequest(
+        Web.toWebRequest(request.method, urlOf(server, request), Web.headersFor(request.headers, Ref.getUnsafe(entry.version))),
+        Option.isSome(body) ? { parsedBody: body.value } : undefined
+      ),
+    catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
+  })
+
+// The session a request names, or the one its `initialize` opens; counted as in use while the
+// request's response is open.
+const sessionFor = (server: Server, request: HttpServerRequest.HttpServerRequest, body: Option.Option<unknown>, ledger: HttpDrain.Ledger) =>
+  Effect.gen(function*() {
+    const id = request.headers["mcp-session-id"]
+    const opening = id === undefined && Option.isSome(body) && Web.initializes(body.value)
+    const entry = opening
+      ? yield* server.table.open
+      : id === undefined
+      ? yield* refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
+      : yield* Effect.flatMap(server.table.lookup(id), Option.match({ onNone: () => refuse(404, -32001, "Session not found"), onSome: Effect.succeed }))
+    yield* HttpDrain.useSession(server.table, ledger, entry)
+    if (opening && Option.isSome(body)) yield* Ref.set(entry.version, Web.initializeVersion(body.value))
+    return { entry, opening }
+  })
+
+interface Admitted {
+  readonly entry: HttpSessions.Entry
+  readonly opening: boolean
+  /** What the transport is handed: the body, less the requests cancelled before they arrived. */
+  readonly body: Option.Option<unknown>
+  /** The requests cancelled before they arrived, answered as such. */
+  readonly dropped: ReadonlyArray<unknown>
+}
+
+// A POST is admitted (its body read under the bound, its session found) while counted as
+// admitting; the requests it carries then await their answers until the response is written,
+// or until the client cancels them — the SDK answers nothing to a cancelled request.
+const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger) =>
+  HttpDrain.admitting(
+    server.drain,
+    Effect.gen(function*() {
+      if (!HttpGuard.isJson(request.headers["content-type"])) {
+        return yield* refuse(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
+      }
+      const body = yield* HttpGuard.readJson(request, server.maxBodyBytes)
+      const { entry, opening } = yield* sessionFor(server, request, Option.some(body), ledger)
+      const dropped = yield* HttpDrain.admitIds(server.drain, ledger, entry.id, Web.requestIds(body), Web.cancelledIds(body))
+      return { entry, opening, body: Option.some(dropped.length === 0 ? body : Web.withoutRequests(body, dropped)), dropped } satisfies Admitted
+    })
+  )
+
+const admit = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
+  request.method === "POST"
+    ? admitPost(server, request, ledger)
+    : Effect.map(sessionFor(server, request, Option.none(), ledger), (found) => ({ ...found, body: Option.none(), dropped: [] }))
+
+// Every request in the POST had been cancelled before it arrived: each is answered as such.
+const answerDropped = (entry: HttpSessions.Entry, dropped: ReadonlyArray<unknown>) => {
+  const answers = dropped.map((id) => ({ jsonrpc: "2.0", id, error: { code: -32800, message: "Request cancelled before it started" } }))
+  return HttpServerResponse.jsonUnsafe(answers.length === 1 ? answers[0] : answers, { headers: { "mcp-session-id": entry.id } })
+}
+
+// The transport's answer to an admitted request, and what it means for the session table.
+const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, admitted: Admitted) =>
+  Effect.gen(function*() {
+    const { body, entry, opening } = admitted
+    const { method } = request
+    const { table } = server
+    // A client gone before its `initialize` was answered never learns the session's id.
+    const web = yield* forward(server, entry, request, body).pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
+    // An initialize the transport refused (a batch, a bad message) opened no session; a DELETE
+    // the transport accepted has closed it: either way the entry goes now, not when its life ends.
+    if ((opening && entry.transport.sessionId === undefined) || (method === "DELETE" && web.ok)) yield* table.end(entry.id)
+    if (opening && web.ok) yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
+    // The request scope (and with it what was counted) closes when the body has been written: at
+    // once for a body written whole, when its stream ends for one streamed. A POST whose requests
+    // produced nothing but their answers is answered as one JSON body.
+    const expected = Option.match(body, { onNone: () => 0, onSome: (sent) => Web.requestIds(sent).length })
+    const answer = method === "POST" ? yield* HttpResponse.settle(web, expected) : web
+    return HttpEffect.scopeTransferToStream(yield* Web.toResponse(answer, method === "POST"))
+  })
+
+const methodNotAllowed = HttpServerResponse.setHeader(
+  HttpGuard.respond(new HttpGuard.Refusal({ status: 405, code: -32000, message: "Method not allowed." })),
+  "allow",
+  "GET, POST, DELETE"
+)
+
+const serve = (server: Server) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const ledger = yield* HttpDrain.openLedger(server.drain, server.table)
+    if (server.drain.closing) return yield* refuse(503, -32000, "Service Unavailable: the server is shutting down")
+    const refused = HttpGuard.checkHeaders(server.allow, request.headers)
+    if (Option.isSome(refused)) {
+      yield* Effect.logDebug(`MCP over HTTP refused: ${refused.value.message}`)
+      return yield* refused.value
+    }
+    const method = request.method
+    if (method !== "GET" && method !== "POST" && method !== "DELETE") return methodNotAllowed
+    const admitted = yield* admit(server, request, ledger)
+    if (admitted.dropped.length > 0 && Option.isSome(admitted.body) && Web.isEmpty(admitted.body.value)) {
+      return answerDropped(admitted.entry, admitted.dropped)
+    }
+    return yield* respond(server, request, admitted)
+  })
+
+/**
+ * The endpoint's handler: every refusal answered as its JSON-RPC error with its HTTP status.
+ */
+export const handler = (server: Server): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
+  serve(server).pipe(
+    Effect.catchTags({
+      Refusal: (refusal) => Effect.succeed(HttpGuard.respond(refusal)),
+      Unavailable: (unavailable) =>
+        Effect.succeed(HttpGuard.respond(new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: ${unavailable.reason}` })))
+    })
+  )
