@@ -17,6 +17,13 @@ import { Context, Effect, Layer, Option } from "effect"
 /**
  * One stored event: the id a client resumes from, and the message it carried.
  *
+ * @example
+ * ```ts
+ * import type { McpEventStore } from "effect-surface/mcp"
+ *
+ * const event: McpEventStore.StoredEvent = { id: "1-1", message: { jsonrpc: "2.0", method: "notifications/resources/list_changed" } }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface StoredEvent {
@@ -27,6 +34,15 @@ export interface StoredEvent {
 /**
  * What a resume replays: the stream the event id belongs to, and the events stored after it.
  *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import { McpEventStore } from "effect-surface/mcp"
+ *
+ * const store = McpEventStore.makeMemory()
+ * const missed = Effect.map(store.after("session-1", "1-4"), Option.map((replay: McpEventStore.Replay) => replay.events.length))
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Replay {
@@ -36,6 +52,13 @@ export interface Replay {
 
 /**
  * Bounds of the in-memory store.
+ *
+ * @example
+ * ```ts
+ * import type { McpEventStore } from "effect-surface/mcp"
+ *
+ * const bounds: McpEventStore.MemoryOptions = { maxEventsPerStream: 128, maxStreamsPerSession: 16 }
+ * ```
  *
  * @since 0.1.0
  */

@@ -28,6 +28,18 @@ import { McpServer } from "./McpServer.ts"
 /**
  * Where and how the face is served over HTTP.
  *
+ * @example
+ * ```ts
+ * import type { McpHttp } from "effect-surface/mcp"
+ *
+ * const http: McpHttp.HttpOptions = {
+ *   port: 3000,
+ *   host: "0.0.0.0",
+ *   allowedHosts: ["mcp.example.com"],
+ *   idleTimeout: "30 minutes"
+ * }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface HttpOptions {
@@ -58,6 +70,14 @@ export interface HttpOptions {
 /**
  * A face's options plus where to serve it.
  *
+ * @example
+ * ```ts
+ * import type { McpFace, McpHttp } from "effect-surface/mcp"
+ *
+ * declare const face: McpFace.Options
+ * const options: McpHttp.Options = { ...face, http: { port: 3000 } }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Options<E = never, R = never> extends Face.Options<E, R> {
@@ -66,6 +86,15 @@ export interface Options<E = never, R = never> extends Face.Options<E, R> {
 
 /**
  * A face being served: where, and its live sessions.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { McpHttp } from "effect-surface/mcp"
+ *
+ * declare const served: McpHttp.Served
+ * const endAll = Effect.flatMap(served.sessions, (ids) => Effect.forEach(ids, served.endSession, { discard: true }))
+ * ```
  *
  * @since 0.1.0
  */
@@ -90,7 +119,9 @@ export interface Served {
  * ```ts
  * import { Effect } from "effect"
  * import { McpHttp } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
  *
+ * declare const options: McpFace.Options
  * const program = Effect.gen(function*() {
  *   const endpoint = yield* McpHttp.Endpoint
  *   yield* Effect.log(`serving at ${endpoint.url}`)
@@ -198,7 +229,9 @@ const shutdown = (node: NodeHttp.Server, drain: HttpDrain.Drain, table: HttpSess
  * import { NodeRuntime } from "@effect/platform-node"
  * import { Effect } from "effect"
  * import { McpHttp } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
  *
+ * declare const options: McpFace.Options
  * const main = Effect.gen(function*() {
  *   const { url } = yield* McpHttp.serve({ ...options, http: { port: 3000 } })
  *   yield* Effect.log(`claude mcp add --transport http board ${url}`)
@@ -221,7 +254,9 @@ export const serve = <E, R>(options: Options<E, R>): Effect.Effect<Served, Resol
  * import { Layer } from "effect"
  * import { NodeRuntime } from "@effect/platform-node"
  * import { McpHttp } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
  *
+ * declare const options: McpFace.Options
  * Layer.launch(McpHttp.layer({ ...options, http: { port: 3000 } })).pipe(NodeRuntime.runMain)
  * ```
  *
@@ -237,7 +272,9 @@ export const layer = <E, R>(options: Options<E, R>): Layer.Layer<Endpoint, Resol
  * ```ts
  * import { Layer } from "effect"
  * import { McpHttp, McpServer } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
  *
+ * declare const options: McpFace.Options
  * const app = McpHttp.layerServer({ port: 3000 }).pipe(Layer.provide(McpServer.layer(options)))
  * ```
  *

@@ -20,7 +20,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const refusal = new McpHttpGuard.Refusal({ status: 404, code: -32001, message: "Session not found" })
  * const response = McpHttpGuard.respond(refusal)
@@ -40,7 +40,7 @@ export class Refusal extends Data.TaggedError("Refusal")<{
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const response = McpHttpGuard.respond(new McpHttpGuard.Refusal({ status: 400, code: -32700, message: "Parse error" }))
  * ```
@@ -63,7 +63,7 @@ const loopbackNames = ["localhost", "127.0.0.1", "[::1]"]
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * McpHttpGuard.isLoopback("127.0.0.1") // true
  * McpHttpGuard.isLoopback("0.0.0.0") // false
@@ -87,6 +87,17 @@ const boundName = (host: string): string => {
 /**
  * Which `Host` and `Origin` values are served. `undefined` lists are not checked.
  *
+ * @example
+ * ```ts
+ * import { McpHttpGuard } from "effect-surface/mcp"
+ *
+ * const allow: McpHttpGuard.Allow = {
+ *   hosts: ["mcp.example.com"],
+ *   origins: { _tag: "Exact", origins: ["https://app.example.com"] },
+ *   port: 443
+ * }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Allow {
@@ -105,7 +116,7 @@ export interface Allow {
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const allow = McpHttpGuard.allowFor({ host: "127.0.0.1", port: 3000 })
  * ```
@@ -189,7 +200,7 @@ const originAllowed = (origins: NonNullable<Allow["origins"]>, value: string): b
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const allow = McpHttpGuard.allowFor({ host: "127.0.0.1", port: 3000 })
  * McpHttpGuard.checkHeaders(allow, { host: "evil.example.com" }) // Some(Refusal 403)
@@ -215,7 +226,7 @@ export const checkHeaders = (allow: Allow, headers: { readonly [name: string]: s
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * McpHttpGuard.isJson("application/json; charset=utf-8") // true
  * ```
@@ -234,7 +245,7 @@ export const isJson = (contentType: string | undefined): boolean =>
  * ```ts
  * import { Effect } from "effect"
  * import { HttpServerRequest } from "effect/http"
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => McpHttpGuard.readJson(request, 4 * 1024 * 1024))
  * ```

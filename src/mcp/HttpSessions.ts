@@ -21,6 +21,15 @@ import * as Session from "./Session.ts"
 /**
  * A live session: its id, its transport, and what says whether it is idle.
  *
+ * @example
+ * ```ts
+ * import { Effect, Ref } from "effect"
+ * import type { McpHttpSessions } from "effect-surface/mcp"
+ *
+ * declare const entry: McpHttpSessions.Entry
+ * const inUse = Effect.map(Ref.get(entry.open), (open) => open > 0)
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Entry {
@@ -40,9 +49,9 @@ export interface Entry {
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as HttpSessions from "./HttpSessions.ts"
+ * import type { McpHttpSessions } from "effect-surface/mcp"
  *
- * const opened = (table: HttpSessions.Table) =>
+ * const opened = (table: McpHttpSessions.Table) =>
  *   table.open.pipe(Effect.catchTag("Unavailable", (refused) => Effect.logWarning(refused.reason)))
  * ```
  *
@@ -52,6 +61,16 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly reas
 
 /**
  * The session table.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import type { McpHttpSessions } from "effect-surface/mcp"
+ *
+ * declare const table: McpHttpSessions.Table
+ * const endIfOpen = (id: string) =>
+ *   Effect.flatMap(table.lookup(id), Option.match({ onNone: () => Effect.void, onSome: () => table.end(id) }))
+ * ```
  *
  * @since 0.1.0
  */
@@ -76,6 +95,14 @@ export interface Table {
 /**
  * How the table bounds its sessions.
  *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { McpHttpSessions } from "effect-surface/mcp"
+ *
+ * const config: McpHttpSessions.Config = { idleTimeout: Duration.minutes(10), maxSessions: 1000, retryInterval: undefined }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Config {
@@ -92,12 +119,11 @@ export interface Config {
  * @example
  * ```ts
  * import { Duration } from "effect"
- * import * as EventStore from "./EventStore.ts"
- * import type * as Face from "./Face.ts"
- * import * as HttpSessions from "./HttpSessions.ts"
+ * import { McpEventStore, McpHttpSessions } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
  *
- * const table = (face: Face.Face) =>
- *   HttpSessions.make(face, EventStore.makeMemory(), { idleTimeout: Duration.minutes(10), maxSessions: 1000, retryInterval: undefined })
+ * const table = (face: McpFace.Face) =>
+ *   McpHttpSessions.make(face, McpEventStore.makeMemory(), { idleTimeout: Duration.minutes(10), maxSessions: 1000, retryInterval: undefined })
  * ```
  *
  * @since 0.1.0
