@@ -18,6 +18,7 @@ import type * as ConnectionPool from "../core/ConnectionPool.ts"
 import type * as Resolver from "../core/Resolver.ts"
 import type * as AppResources from "./AppResources.ts"
 import * as Face from "./Face.ts"
+import type * as Http from "./Http.ts"
 import type * as Prompts from "./Prompts.ts"
 import { boundLines } from "./internal/stdioLines.ts"
 import * as Session from "./Session.ts"
@@ -232,8 +233,25 @@ export interface OwnedConnection {
 }
 
 /**
+ * The Promise API's HTTP door: serve over Streamable HTTP (`McpHttp.serve`) with these options.
+ *
+ * @example
+ * ```ts
+ * import type { HttpTransport } from "effect-surface/mcp"
+ *
+ * const http: HttpTransport = { transport: "http", port: 0, host: "127.0.0.1" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface HttpTransport extends Http.HttpOptions {
+  readonly transport: "http"
+}
+
+/**
  * Options of the Promise API: a face's options, with a client factory and instructions as plain
- * functions, and the transport to serve on (this process's stdio when omitted).
+ * functions, and the transport to serve on (this process's stdio when omitted, Streamable HTTP
+ * with `{ transport: "http" }`).
  *
  * @example
  * ```ts
@@ -256,7 +274,7 @@ export interface ServeOptions extends Omit<Face.Options, "client" | "instruction
   readonly client: () => Bundle.Clients | OwnedConnection | Promise<Bundle.Clients | OwnedConnection>
   readonly instructions?: string | (() => string)
   /** Defaults to this process's stdio. */
-  readonly transport?: Transport
+  readonly transport?: Transport | HttpTransport
 }
 
 /**
@@ -289,6 +307,31 @@ export interface Served {
   readonly closed: Promise<void>
 }
 
+/**
+ * What the Promise API's HTTP door answers: where it listens, the run-time moves, and the end.
+ * Each session has its own SDK server, so there is no one `server` to hand back.
+ *
+ * @example
+ * ```ts
+ * import type { HttpServed } from "effect-surface/mcp"
+ *
+ * declare const served: HttpServed
+ * console.log(`claude mcp add --transport http board ${served.url}`)
+ * await served.close() // in-flight calls answer, every session ends, the port is released
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface HttpServed extends Omit<Served, "server" | "closed"> {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string
+  readonly host: string
+  /** The bound port (the one the system chose when `port` was 0). */
+  readonly port: number
+  /** Settles once `close` has stopped the server and disposed everything. */
+  readonly closed: Promise<void>
+}
+
 const isOwnedConnection = (u: Bundle.Clients | OwnedConnection): u is OwnedConnection =>
   "dispose" in u && typeof u.dispose === "function"
 
@@ -296,7 +339,9 @@ const isOwnedConnection = (u: Bundle.Clients | OwnedConnection): u is OwnedConne
  * Serve a bundle as an MCP server from outside Effect, on one transport (this process's stdio by
  * default, through `McpServer.layerStdio`, the same path as `serveStdio`). When the host disconnects
  * (or closes stdin) everything is disposed as by `close`, and `closed` settles. A bundle that is
- * refused rejects, with nothing left running.
+ * refused rejects, with nothing left running. With `transport: { transport: "http", ... }` it is
+ * served over Streamable HTTP by `McpHttp.serve`, and resolves once listening, with the bound
+ * `port` and `url`.
  *
  * @example
  * ```ts
@@ -313,11 +358,18 @@ const isOwnedConnection = (u: Bundle.Clients | OwnedConnection): u is OwnedConne
  *   core: { surface: Todos, expose: { procedures: { "todo.add": true } } },
  *   client: () => ({ core: todosClient, clients: {} })
  * })
+ *
+ * // The same bundle over Streamable HTTP, on a port the system picks.
+ * const { url } = await serveSurfaceAsMcp({
+ *   core: { surface: Todos, expose: { procedures: { "todo.add": true } } },
+ *   client: () => ({ core: todosClient, clients: {} }),
+ *   transport: { transport: "http", port: 0, host: "127.0.0.1" }
+ * })
  * ```
  *
  * @since 0.1.0
  */
-export const serveSurfaceAsMcp = async (options: ServeOptions): Promise<Served> => {
+export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served | HttpServed> => {
   const { client, instructions, transport, ...rest } = options
   // The factory's transport is released by the pool through the dial's scope on every exit path.
   const dial = Effect.acquireRelease(
@@ -333,28 +385,51 @@ export const serveSurfaceAsMcp = async (options: ServeOptions): Promise<Served> 
     client: dial,
     ...(instructions === undefined ? {} : { instructions: typeof instructions === "string" ? instructions : Effect.sync(instructions) })
   }
+  if (transport !== undefined && isHttp(transport)) return serveHttp(faceOptions, transport)
   const runtime = ManagedRuntime.make(
     transport === undefined ? McpServer.layerStdio(faceOptions) : McpServer.layerTransport(faceOptions, transport)
   )
-  // A boot that fails may already hold something (the console redirected, a transport started):
-  // released before the refusal is passed on.
-  const booted = await runtime.runPromise(Effect.all([Effect.service(McpSession), Effect.service(McpServer)])).then(
-    (services) => services,
+  const [session, server] = await boot(runtime, Effect.all([Effect.service(McpSession), Effect.service(McpServer)]))
+  // Disposed from outside the runtime: a fiber of the runtime cannot dispose it.
+  const closed = runtime.runPromise(session.closed).then(() => runtime.dispose(), () => runtime.dispose())
+  return { server: session.server, ...moves(runtime, server), close: () => runtime.dispose(), closed }
+}) as {
+  (options: ServeOptions & { readonly transport: HttpTransport }): Promise<HttpServed>
+  (options: ServeOptions): Promise<Served>
+}
+
+const isHttp = (transport: Transport | HttpTransport): transport is HttpTransport =>
+  "transport" in transport && transport.transport === "http"
+
+// A boot that fails may already hold something (the console redirected, a transport started,
+// a port bound): released before the refusal is passed on.
+const boot = <A, R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, services: Effect.Effect<A, never, R>): Promise<A> =>
+  runtime.runPromise(services).then(
+    (booted) => booted,
     async (error: unknown) => {
       await runtime.dispose()
       throw error
     }
   )
-  const [session, server] = booted
-  // Disposed from outside the runtime: a fiber of the runtime cannot dispose it.
-  const closed = runtime.runPromise(session.closed).then(() => runtime.dispose(), () => runtime.dispose())
-  return {
-    server: session.server,
-    reroster: (surfaces) => runtime.runPromise(server.reroster(surfaces)),
-    setTools: (tools) => runtime.runPromise(server.setTools(tools)),
-    setPrompts: (prompts) => runtime.runPromise(server.setPrompts(prompts)),
-    setResources: (resources) => runtime.runPromise(server.setResources(resources)),
-    close: () => runtime.dispose(),
-    closed
-  }
+
+const moves = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, face: Face.Face) => ({
+  reroster: (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => runtime.runPromise(face.reroster(surfaces)),
+  setTools: (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) => runtime.runPromise(face.setTools(tools)),
+  setPrompts: (prompts: Prompts.Table) => runtime.runPromise(face.setPrompts(prompts)),
+  setResources: (resources: AppResources.Table) => runtime.runPromise(face.setResources(resources))
+})
+
+// `McpHttp.layer` run by a runtime: resolved once the server is listening, stopped (draining) by
+// `close`. Loaded only for this door, so serving over stdio never loads the HTTP stack.
+const serveHttp = async (faceOptions: Face.Options<unknown, Scope.Scope>, { transport: _, ...http }: HttpTransport): Promise<HttpServed> => {
+  const McpHttp = await import("./Http.ts")
+  const runtime = ManagedRuntime.make(McpHttp.layer({ ...faceOptions, http }))
+  const endpoint = await boot(runtime, Effect.service(McpHttp.Endpoint))
+  let stopped = (): void => {}
+  const closed = new Promise<void>((resolve) => {
+    stopped = resolve
+  })
+  let stopping: Promise<void> | undefined
+  const close = () => stopping ??= runtime.dispose().finally(stopped)
+  return { url: endpoint.url, host: endpoint.host, port: endpoint.port, ...moves(runtime, endpoint.face), close, closed }
 }

@@ -6,7 +6,7 @@
 export * as McpFace from "./Face.ts"
 export * as McpResources from "./Resources.ts"
 export { McpServer, McpSession, serveStdio, serveSurfaceAsMcp } from "./McpServer.ts"
-export type { OwnedConnection, Served, ServeOptions } from "./McpServer.ts"
+export type { HttpServed, HttpTransport, OwnedConnection, Served, ServeOptions } from "./McpServer.ts"
 export * as McpSessions from "./Session.ts"
 export * as McpAppResources from "./AppResources.ts"
 export * as McpClientRequests from "./ClientRequests.ts"
