@@ -53,11 +53,32 @@ export interface HttpOptions {
   readonly idleTimeout?: Duration.Input
   /** The largest request body read; a larger one is answered 413. Default 4 MiB. */
   readonly maxBodyBytes?: number
-  /** The most sessions open at once; an `initialize` beyond them is answered 503. Default 1000. */
+  /**
+   * The most sessions open at once. A new one past it takes the place of the session least
+   * recently used among those with nothing open; when every one is in use, its `initialize` is
+   * answered 503. Default 1000.
+   */
   readonly maxSessions?: number
+  /** The most URIs one session may be subscribed to; a subscribe past it is refused. Default 256. */
+  readonly maxSubscriptionsPerSession?: number
+  /**
+   * The most POSTs carrying requests served at once; past it a POST is answered 503 with
+   * `Retry-After`. Notifications and answers to the server's own requests are never refused (a
+   * handler in flight may be waiting on one). Default 1024.
+   */
+  readonly maxRequestsInFlight?: number
+  /**
+   * The bytes a GET stream may hold that its client has not read; past it the stream is closed
+   * and the client resumes with `Last-Event-ID`. Default 1 MiB.
+   */
+  readonly maxStreamBufferBytes?: number
   /** How long a shutdown waits for in-flight POSTs to answer before closing their sessions. Default 10 seconds. */
   readonly drainTimeout?: Duration.Input
-  /** Refuse foreign `Host`/`Origin` headers (403). Default: on for a loopback bind or when a list is given. */
+  /**
+   * Refuse foreign `Host`/`Origin` headers (403). Default: on for a loopback bind or when a list is
+   * given. `true` on a bind that is not loopback needs `allowedHosts` or `allowedOrigins`: without
+   * either the server refuses to start (`UnguardedBind`).
+   */
   readonly dnsRebindingProtection?: boolean
   /** `Host` values served: names (bound port or none) or `name:port`. Default the loopback names. */
   readonly allowedHosts?: ReadonlyArray<string>
@@ -153,21 +174,38 @@ export class Endpoint extends Context.Service<Endpoint, Served>()("effect-surfac
  *
  * @since 0.1.0
  */
-export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Effect<Served, ServeError, Scope.Scope> =>
+export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Effect<Served, ServeError | HttpGuard.UnguardedBind, Scope.Scope> =>
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
     const path = options.path ?? "/mcp"
+    yield* HttpGuard.checkBind({ host, protect: options.dnsRebindingProtection, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
     const node = NodeHttp.createServer()
     const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host })
     // Should the scope close before serving began, no connection is left to hold the close open.
     yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))
     const port = server.address._tag === "UnixPathAddress" ? options.port ?? 0 : server.address.port
     const allow = yield* allowFor(options, host, port)
-    const table = yield* sessionTable(face, options)
+    const store = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
+    const table = yield* sessionTable(face, store, options)
     const drain = yield* HttpDrain.make
     const url = urlFor(host, port, path)
     const router = yield* HttpRouter.make
-    yield* router.add("*", path, HttpRequest.handler({ table, drain, allow, maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024, url, urls: new Map() }))
+    yield* router.add(
+      "*",
+      path,
+      HttpRequest.handler({
+        table,
+        store,
+        runFork: Effect.runForkWith(yield* Effect.context<never>()),
+        drain,
+        allow,
+        maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+        maxInFlight: options.maxRequestsInFlight ?? 1024,
+        maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
+        url,
+        urls: new Map()
+      })
+    )
     yield* server.serve(router.asHttpEffect())
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
@@ -191,14 +229,12 @@ const allowFor = (options: HttpOptions, host: string, port: number) =>
     return allow
   })
 
-const sessionTable = (face: Face.Face, options: HttpOptions) =>
-  Effect.gen(function*() {
-    const store = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
-    return yield* HttpSessions.make(face, store, {
-      idleTimeout: Duration.fromInputUnsafe(options.idleTimeout ?? "10 minutes"),
-      maxSessions: options.maxSessions ?? 1000,
-      retryInterval: options.retryInterval === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))
-    })
+const sessionTable = (face: Face.Face, store: EventStore.EventStore["Service"], options: HttpOptions) =>
+  HttpSessions.make(face, store, {
+    idleTimeout: Duration.fromInputUnsafe(options.idleTimeout ?? "10 minutes"),
+    maxSessions: options.maxSessions ?? 1000,
+    maxSubscriptions: options.maxSubscriptionsPerSession ?? 256,
+    retryInterval: options.retryInterval === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))
   })
 
 const urlFor = (host: string, port: number, path: string) =>
@@ -243,7 +279,7 @@ const shutdown = (node: NodeHttp.Server, drain: HttpDrain.Drain, table: HttpSess
  *
  * @since 0.1.0
  */
-export const serve = <E, R>(options: Options<E, R>): Effect.Effect<Served, Resolver.ResolveError | ServeError, Scope.Scope | Exclude<R, Scope.Scope>> =>
+export const serve = <E, R>(options: Options<E, R>): Effect.Effect<Served, Resolver.ResolveError | ServeError | HttpGuard.UnguardedBind, Scope.Scope | Exclude<R, Scope.Scope>> =>
   Effect.flatMap(Face.make(options), (face) => serveFace(face, options.http))
 
 /**
@@ -262,7 +298,7 @@ export const serve = <E, R>(options: Options<E, R>): Effect.Effect<Served, Resol
  *
  * @since 0.1.0
  */
-export const layer = <E, R>(options: Options<E, R>): Layer.Layer<Endpoint, Resolver.ResolveError | ServeError, Exclude<R, Scope.Scope>> =>
+export const layer = <E, R>(options: Options<E, R>): Layer.Layer<Endpoint, Resolver.ResolveError | ServeError | HttpGuard.UnguardedBind, Exclude<R, Scope.Scope>> =>
   Layer.effect(Endpoint, serve(options))
 
 /**
@@ -280,5 +316,5 @@ export const layer = <E, R>(options: Options<E, R>): Layer.Layer<Endpoint, Resol
  *
  * @since 0.1.0
  */
-export const layerServer = (options?: HttpOptions): Layer.Layer<Endpoint, ServeError, McpServer> =>
+export const layerServer = (options?: HttpOptions): Layer.Layer<Endpoint, ServeError | HttpGuard.UnguardedBind, McpServer> =>
   Layer.effect(Endpoint, Effect.flatMap(Effect.service(McpServer), (server) => serveFace(server, options)))

@@ -6,8 +6,10 @@
  * shared server or transport is the cross-client leak of CVE-2026-25536. Everything else (roster,
  * decoders, connection pool) is the shared face, so an idle session costs a transport, a server and
  * a few fibers. A session's life is one fiber in a `FiberMap`: it owns the session's scope, so
- * ending it for any reason — `DELETE`, idle expiry, the transport closing, the server shutting
- * down — closes the SDK server, ends its subscriptions and handlers, and forgets its stored events.
+ * ending it for any reason — `DELETE`, idle expiry, eviction, the transport closing, the server
+ * shutting down — closes the SDK server, ends its subscriptions and handlers, and forgets its
+ * stored events. A full table makes room by evicting the session least recently used among those
+ * with nothing open; only a table whose every session is in use refuses a new one.
  *
  * @since 0.1.0
  */
@@ -16,6 +18,7 @@ import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, F
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
+import * as HttpSubscriptions from "./internal/httpSubscriptions.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -44,7 +47,7 @@ export interface Entry {
 }
 
 /**
- * No session could be opened: the table is at `maxSessions`, or it is closing.
+ * No session could be opened: the table is at `maxSessions` with every session in use, or it is closing.
  *
  * @example
  * ```ts
@@ -77,7 +80,11 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly reas
 export interface Table {
   /** A session by its `Mcp-Session-Id`; none once it has ended. */
   readonly lookup: (id: string) => Effect.Effect<Option.Option<Entry>>
-  /** Open a session whose transport awaits its `initialize`. */
+  /**
+   * Open a session whose transport awaits its `initialize`, counted as in use (`touch` it with
+   * `-1` once that request's response has ended). A full table first evicts its least recently
+   * used idle session.
+   */
   readonly open: Effect.Effect<Entry, Unavailable>
   /** End a session now and forget it; later requests naming it are unknown. */
   readonly end: (id: string) => Effect.Effect<void>
@@ -111,6 +118,8 @@ export interface Config {
   readonly maxSessions: number
   /** The SSE `retry` hint (milliseconds) written with each priming event. */
   readonly retryInterval: number | undefined
+  /** The most URIs one session may be subscribed to at once. Default: no cap. */
+  readonly maxSubscriptions?: number
 }
 
 /**
@@ -215,7 +224,8 @@ const newEntry = (state: State) =>
     return {
       id,
       transport,
-      open: yield* Ref.make(0),
+      // The `initialize` that opens it is using it.
+      open: yield* Ref.make(1),
       lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
       version: yield* Ref.make<string | undefined>(undefined)
     } satisfies Entry
@@ -232,7 +242,12 @@ const forget = (state: State, id: string) =>
 // long; whatever ends it, its entry and its stored events go.
 const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>) =>
   Effect.gen(function*() {
-    const session = yield* Session.connect(state.face, entry.transport)
+    // The subscription cap stands in front of the transport the session's server sees.
+    const max = state.config.maxSubscriptions
+    let held: Effect.Effect<ReadonlyArray<string>> = Effect.succeed([])
+    const transport = max === undefined ? entry.transport : HttpSubscriptions.capped(entry.transport, max, () => Effect.runSync(held))
+    const session = yield* Session.connect(state.face, transport)
+    held = session.subscriptions
     yield* Deferred.succeed(connected, undefined)
     yield* Effect.logDebug("MCP session opened")
     yield* Effect.raceFirst(session.closed, expiry(entry, state.config.idleTimeout))
@@ -242,22 +257,49 @@ const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>) =>
     Effect.annotateLogs("session", entry.id)
   )
 
-const open = (state: State): Effect.Effect<Entry, Unavailable> =>
-  Effect.gen(function*() {
-    const entry = yield* newEntry(state)
-    const { maxSessions } = state.config
-    const admitted = yield* Ref.modify(state.entries, (map): readonly [boolean, ReadonlyMap<string, Entry>] =>
-      map.size >= maxSessions ? [false, map] : [true, new Map(map).set(entry.id, entry)])
-    if (!admitted) return yield* new Unavailable({ reason: `at the limit of ${maxSessions} sessions` })
-    const connected = yield* Deferred.make<void>()
-    const fiber = state.runLife(entry.id, life(state, entry, connected))
-    // A table already closed never runs the life (so never connects); nor does one closing now.
-    yield* Effect.raceFirst(
-      Deferred.await(connected),
-      Fiber.await(fiber).pipe(
-        Effect.andThen(forget(state, entry.id)),
-        Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" })))
-      )
-    )
-    return entry
+// The idle session seen least recently: the one a full table gives up.
+const leastRecentlyUsed = (map: ReadonlyMap<string, Entry>): Entry | undefined => {
+  let oldest: Entry | undefined
+  for (const entry of map.values()) {
+    if (Ref.getUnsafe(entry.open) > 0) continue
+    if (oldest === undefined || Ref.getUnsafe(entry.lastSeen) < Ref.getUnsafe(oldest.lastSeen)) oldest = entry
+  }
+  return oldest
+}
+
+// Admit an entry, in one step: room is made by taking the least recently used idle session out.
+const admit = (state: State, entry: Entry) =>
+  Ref.modify(state.entries, (map): readonly [{ readonly admitted: boolean; readonly evicted?: Entry }, ReadonlyMap<string, Entry>] => {
+    if (map.size < state.config.maxSessions) return [{ admitted: true }, new Map(map).set(entry.id, entry)]
+    const evicted = leastRecentlyUsed(map)
+    if (evicted === undefined) return [{ admitted: false }, map]
+    const next = new Map(map)
+    next.delete(evicted.id)
+    return [{ admitted: true, evicted }, next.set(entry.id, entry)]
   })
+
+// Admitted and its life started in one uninterruptible step; a request gone while the session
+// connects takes the session with it, so nothing is left counted as in use.
+const open = (state: State): Effect.Effect<Entry, Unavailable> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const entry = yield* newEntry(state)
+      const { maxSessions } = state.config
+      const { admitted, evicted } = yield* admit(state, entry)
+      if (!admitted) return yield* new Unavailable({ reason: `all ${maxSessions} sessions are in use` })
+      if (evicted !== undefined) {
+        yield* FiberMap.remove(state.lives, evicted.id)
+        yield* Effect.logInfo("MCP session evicted: the table was full, and it was the least recently used").pipe(
+          Effect.annotateLogs("session", evicted.id)
+        )
+      }
+      const connected = yield* Deferred.make<void>()
+      const fiber = state.runLife(entry.id, life(state, entry, connected))
+      // A table already closed never runs the life (so never connects); nor does one closing now.
+      yield* restore(Effect.raceFirst(
+        Deferred.await(connected),
+        Fiber.await(fiber).pipe(Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" }))))
+      )).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.andThen(FiberMap.remove(state.lives, entry.id), forget(state, entry.id))))
+      return entry
+    })
+  )

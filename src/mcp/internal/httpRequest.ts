@@ -9,11 +9,13 @@
  *
  * @since 0.1.0
  */
+import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Effect, Option, Ref } from "effect"
 import type { Scope } from "effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type * as EventStore from "../EventStore.ts"
 import * as HttpGuard from "../HttpGuard.ts"
 import * as HttpResponse from "../HttpResponse.ts"
 import type * as HttpSessions from "../HttpSessions.ts"
@@ -23,9 +25,16 @@ import * as Web from "./web.ts"
 /** What every request of one served endpoint reads and counts. */
 export interface Server {
   readonly table: HttpSessions.Table
+  readonly store: EventStore.EventStore["Service"]
+  /** Runs what a web stream's callback starts (outside any fiber) in the server's context. */
+  readonly runFork: <A, E>(effect: Effect.Effect<A, E>) => unknown
   readonly drain: HttpDrain.Drain
   readonly allow: HttpGuard.Allow
   readonly maxBodyBytes: number
+  /** The most POSTs carrying requests served at once; past it, 503 with `Retry-After`. */
+  readonly maxInFlight: number
+  /** The bytes a GET stream may hold unread before it is closed; see `Web.toResponse`. */
+  readonly maxStreamBuffer: number
   /** The endpoint's URL, told to the transport when a request's own cannot be read. */
   readonly url: string
   /** A memo of the URL each `Host` and path names; see `urlOf`. */
@@ -57,21 +66,32 @@ const forward = (server: Server, entry: HttpSessions.Entry, request: HttpServerR
     catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
   })
 
-// The session a request names, or the one its `initialize` opens; counted as in use while the
-// request's response is open.
-const sessionFor = (server: Server, request: HttpServerRequest.HttpServerRequest, body: Option.Option<unknown>, ledger: HttpDrain.Ledger) =>
+// The session a request names; counted as in use while the request's response is open.
+const named = (server: Server, id: string, ledger: HttpDrain.Ledger) =>
+  Effect.flatMap(
+    server.table.lookup(id),
+    Option.match({
+      onNone: () => refuse(404, -32001, "Session not found"),
+      onSome: (entry) => Effect.as(HttpDrain.useSession(server.table, ledger, entry, false), entry)
+    })
+  )
+
+// The session a request with no `Mcp-Session-Id` opens, when it is an `initialize`; the ledger
+// takes over the open session's count in the same step, so no interruption can leave it counted.
+const opened = (server: Server, body: unknown, ledger: HttpDrain.Ledger) =>
   Effect.gen(function*() {
-    const id = request.headers["mcp-session-id"]
-    const opening = id === undefined && Option.isSome(body) && Web.initializes(body.value)
-    const entry = opening
-      ? yield* server.table.open
-      : id === undefined
-      ? yield* refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
-      : yield* Effect.flatMap(server.table.lookup(id), Option.match({ onNone: () => refuse(404, -32001, "Session not found"), onSome: Effect.succeed }))
-    yield* HttpDrain.useSession(server.table, ledger, entry)
-    if (opening && Option.isSome(body)) yield* Ref.set(entry.version, Web.initializeVersion(body.value))
-    return { entry, opening }
+    if (!Web.initializes(body)) return yield* refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    const entry = yield* Effect.uninterruptibleMask((restore) =>
+      Effect.tap(restore(server.table.open), (entry) => HttpDrain.useSession(server.table, ledger, entry, true)))
+    yield* Ref.set(entry.version, Web.initializeVersion(body))
+    return entry
   })
+
+// The session of a GET or DELETE: only ever one it names.
+const sessionFor = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger) => {
+  const id = request.headers["mcp-session-id"]
+  return id === undefined ? refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required") : named(server, id, ledger)
+}
 
 interface Admitted {
   readonly entry: HttpSessions.Entry
@@ -82,9 +102,13 @@ interface Admitted {
   readonly dropped: ReadonlyArray<unknown>
 }
 
-// A POST is admitted (its body read under the bound, its session found) while counted as
-// admitting; the requests it carries then await their answers until the response is written,
-// or until the client cancels them — the SDK answers nothing to a cancelled request.
+const busy = (max: number) =>
+  new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: ${max} requests are in flight; retry shortly`, retryAfter: 1 })
+
+// A POST is admitted (its session found before its body is read, the body read under the bound)
+// while counted as admitting; the requests it carries then await their answers until the
+// response is written, or until the client cancels them — the SDK answers nothing to a cancelled
+// request. The in-flight cap is looked at once the body says whether the POST carries requests.
 const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger) =>
   HttpDrain.admitting(
     server.drain,
@@ -92,17 +116,21 @@ const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest,
       if (!HttpGuard.isJson(request.headers["content-type"])) {
         return yield* refuse(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
       }
+      const id = request.headers["mcp-session-id"]
+      const known = id === undefined ? undefined : yield* named(server, id, ledger)
       const body = yield* HttpGuard.readJson(request, server.maxBodyBytes)
-      const { entry, opening } = yield* sessionFor(server, request, Option.some(body), ledger)
-      const dropped = yield* HttpDrain.admitIds(server.drain, ledger, entry.id, Web.requestIds(body), Web.cancelledIds(body))
-      return { entry, opening, body: Option.some(dropped.length === 0 ? body : Web.withoutRequests(body, dropped)), dropped } satisfies Admitted
+      const entry = known ?? (yield* opened(server, body, ledger))
+      const dropped = yield* HttpDrain.admitIds(server.drain, ledger, entry.id, Web.requestIds(body), Web.cancelledIds(body), server.maxInFlight)
+      if (dropped === undefined) return yield* busy(server.maxInFlight)
+      const sent = dropped.length === 0 ? body : Web.withoutRequests(body, dropped)
+      return { entry, opening: known === undefined, body: Option.some(sent), dropped } satisfies Admitted
     })
   )
 
 const admit = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
   request.method === "POST"
     ? admitPost(server, request, ledger)
-    : Effect.map(sessionFor(server, request, Option.none(), ledger), (found) => ({ ...found, body: Option.none(), dropped: [] }))
+    : Effect.map(sessionFor(server, request, ledger), (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] }))
 
 // Every request in the POST had been cancelled before it arrived: each is answered as such.
 const answerDropped = (entry: HttpSessions.Entry, dropped: ReadonlyArray<unknown>) => {
@@ -124,11 +152,25 @@ const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, a
     if (opening && web.ok) yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
     // The request scope (and with it what was counted) closes when the body has been written: at
     // once for a body written whole, when its stream ends for one streamed. A POST whose requests
-    // produced nothing but their answers is answered as one JSON body.
+    // produced nothing but their answers is answered as one JSON body; a POST stream whose answers
+    // were all handed on will never be resumed, so its stored events go.
     const expected = Option.match(body, { onNone: () => 0, onSome: (sent) => Web.requestIds(sent).length })
-    const answer = method === "POST" ? yield* HttpResponse.settle(web, expected) : web
-    return HttpEffect.scopeTransferToStream(yield* Web.toResponse(answer, method === "POST"))
+    const delivered = (eventId: string) => server.runFork(server.store.drop(entry.id, eventId))
+    const answer = method === "POST" ? yield* HttpResponse.settle(web, expected, delivered) : web
+    return HttpEffect.scopeTransferToStream(yield* Web.toResponse(answer, method === "POST", method === "GET" ? unread(server, request, entry) : undefined))
   })
+
+// A GET stream past its buffer is closed with its connection (the transport has stored every
+// event it held), and the client resumes with `Last-Event-ID`.
+const unread = (server: Server, request: HttpServerRequest.HttpServerRequest, entry: HttpSessions.Entry): Web.Unread => ({
+  maxBytes: server.maxStreamBuffer,
+  overflow: () => {
+    NodeHttpServerRequest.toServerResponse(request).destroy()
+    server.runFork(
+      Effect.logWarning(`MCP GET stream closed: its client left more than ${server.maxStreamBuffer} bytes unread`).pipe(Effect.annotateLogs("session", entry.id))
+    )
+  }
+})
 
 const methodNotAllowed = HttpServerResponse.setHeader(
   HttpGuard.respond(new HttpGuard.Refusal({ status: 405, code: -32000, message: "Method not allowed." })),
@@ -163,6 +205,6 @@ export const handler = (server: Server): Effect.Effect<HttpServerResponse.HttpSe
     Effect.catchTags({
       Refusal: (refusal) => Effect.succeed(HttpGuard.respond(refusal)),
       Unavailable: (unavailable) =>
-        Effect.succeed(HttpGuard.respond(new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: ${unavailable.reason}` })))
+        Effect.succeed(HttpGuard.respond(new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: ${unavailable.reason}`, retryAfter: 1 })))
     })
   )
