@@ -10,7 +10,7 @@ import * as Net from "node:net"
 import { Tools } from "effect-surface"
 import { McpEventStore, McpHttp, McpHttpGuard } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
-import { errorCode, events, headers, openGet, post, rawSession, text } from "./httpRaw.ts"
+import { errorCode, events, headers, initialize, openGet, post, rawSession, text } from "./httpRaw.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options> = {}) =>
   Effect.flatMap(serverOptions, (options) => McpHttp.serve({ ...options, coalesce: "1 millis", ...extra, http: { port: 0, ...http } }))
@@ -148,6 +148,11 @@ describe("MCP over Streamable HTTP: bounds", () => {
       assert.strictEqual(refused.status, 503)
       assert.strictEqual(refused.headers.get("retry-after"), "1")
       assert.strictEqual(errorCode(yield* text(refused)), -32000)
+      // An `initialize` refused at the cap leaves no session behind.
+      const opening = yield* post(served.url, initialize)
+      assert.strictEqual(opening.status, 503)
+      yield* text(opening)
+      assert.deepStrictEqual(yield* served.sessions, [session])
       const notified = yield* post(served.url, { jsonrpc: "2.0", method: "notifications/roots/list_changed" }, session)
       assert.strictEqual(notified.status, 202)
       yield* Deferred.succeed(gate, undefined)
@@ -175,12 +180,7 @@ describe("MCP over Streamable HTTP: bounds", () => {
 
       // Both sessions keep a GET stream open: neither is idle, so a third is refused.
       const streams = [yield* openGet(served.url, a), yield* openGet(served.url, c)]
-      const refused = yield* post(served.url, {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
-      })
+      const refused = yield* post(served.url, initialize)
       assert.strictEqual(refused.status, 503)
       assert.strictEqual(refused.headers.get("retry-after"), "1")
       assert.include(yield* text(refused), "all 2 sessions are in use")
@@ -235,12 +235,7 @@ describe("MCP over Streamable HTTP: bounds", () => {
 /** `rawSession`, failing (rather than asserting) when the server refuses it. */
 const rawSessionOrFail = (url: string) =>
   Effect.flatMap(
-    post(url, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
-    }),
+    post(url, initialize),
     (response) => Effect.flatMap(text(response), () => response.status === 200 ? Effect.void : Effect.fail(response.status))
   )
 

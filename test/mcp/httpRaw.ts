@@ -15,15 +15,17 @@ export const post = (url: string, body: unknown, session?: string, signal?: Abor
 
 export const text = (response: Response) => Effect.promise(() => response.text())
 
+export const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
+}
+
 /** Open a session with raw requests: `initialize`, then `notifications/initialized`. */
 export const rawSession = (url: string) =>
   Effect.gen(function*() {
-    const init = yield* post(url, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
-    })
+    const init = yield* post(url, initialize)
     assert.strictEqual(init.status, 200)
     const session = init.headers.get("mcp-session-id") ?? ""
     yield* text(init)

@@ -121,7 +121,11 @@ const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest,
       const body = yield* HttpGuard.readJson(request, server.maxBodyBytes)
       const entry = known ?? (yield* opened(server, body, ledger))
       const dropped = yield* HttpDrain.admitIds(server.drain, ledger, entry.id, Web.requestIds(body), Web.cancelledIds(body), server.maxInFlight)
-      if (dropped === undefined) return yield* busy(server.maxInFlight)
+      if (dropped === undefined) {
+        // An `initialize` refused opens no session.
+        if (known === undefined) yield* server.table.end(entry.id)
+        return yield* busy(server.maxInFlight)
+      }
       const sent = dropped.length === 0 ? body : Web.withoutRequests(body, dropped)
       return { entry, opening: known === undefined, body: Option.some(sent), dropped } satisfies Admitted
     })
