@@ -24,6 +24,7 @@ import * as HttpSessions from "./HttpSessions.ts"
 import * as HttpDrain from "./internal/httpDrain.ts"
 import * as HttpRequest from "./internal/httpRequest.ts"
 import { McpServer } from "./McpServer.ts"
+import type { Served as PromiseServed } from "./McpServer.ts"
 
 /**
  * Where and how the face is served over HTTP.
@@ -131,6 +132,47 @@ export interface Served {
   readonly sessions: Effect.Effect<ReadonlyArray<string>>
   /** End a session as a `DELETE` would. */
   readonly endSession: (id: string) => Effect.Effect<void>
+}
+
+/**
+ * The Promise API's HTTP door: `serveSurfaceAsMcp` over Streamable HTTP (`McpHttp.serve`) with these options.
+ *
+ * @example
+ * ```ts
+ * import type { HttpTransport } from "effect-surface/mcp"
+ *
+ * const http: HttpTransport = { transport: "http", port: 0, host: "127.0.0.1" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface HttpTransport extends HttpOptions {
+  readonly transport: "http"
+}
+
+/**
+ * What the Promise API's HTTP door answers: where it listens, the run-time moves, and the end.
+ * Each session has its own SDK server, so there is no one `server` to hand back.
+ *
+ * @example
+ * ```ts
+ * import type { HttpServed } from "effect-surface/mcp"
+ *
+ * declare const served: HttpServed
+ * console.log(`claude mcp add --transport http board ${served.url}`)
+ * await served.close() // in-flight calls answer, every session ends, the port is released
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface HttpServed extends Omit<PromiseServed, "server" | "closed"> {
+  /** The endpoint's URL, e.g. `http://127.0.0.1:3000/mcp`. */
+  readonly url: string
+  readonly host: string
+  /** The bound port (the one the system chose when `port` was 0). */
+  readonly port: number
+  /** Settles once `close` has stopped the server and disposed everything. */
+  readonly closed: Promise<void>
 }
 
 /**

@@ -19,6 +19,7 @@ import type * as Resolver from "../core/Resolver.ts"
 import type * as AppResources from "./AppResources.ts"
 import * as Face from "./Face.ts"
 import type * as Http from "./Http.ts"
+import { boot, moves } from "./internal/promiseRuntime.ts"
 import type * as Prompts from "./Prompts.ts"
 import { boundLines } from "./internal/stdioLines.ts"
 import * as Session from "./Session.ts"
@@ -233,22 +234,6 @@ export interface OwnedConnection {
 }
 
 /**
- * The Promise API's HTTP door: serve over Streamable HTTP (`McpHttp.serve`) with these options.
- *
- * @example
- * ```ts
- * import type { HttpTransport } from "effect-surface/mcp"
- *
- * const http: HttpTransport = { transport: "http", port: 0, host: "127.0.0.1" }
- * ```
- *
- * @since 0.1.0
- */
-export interface HttpTransport extends Http.HttpOptions {
-  readonly transport: "http"
-}
-
-/**
  * Options of the Promise API: a face's options, with a client factory and instructions as plain
  * functions, and the transport to serve on (this process's stdio when omitted, Streamable HTTP
  * with `{ transport: "http" }`).
@@ -274,7 +259,7 @@ export interface ServeOptions extends Omit<Face.Options, "client" | "instruction
   readonly client: () => Bundle.Clients | OwnedConnection | Promise<Bundle.Clients | OwnedConnection>
   readonly instructions?: string | (() => string)
   /** Defaults to this process's stdio. */
-  readonly transport?: Transport | HttpTransport
+  readonly transport?: Transport | Http.HttpTransport
 }
 
 /**
@@ -304,31 +289,6 @@ export interface Served {
   /** Stop serving and dispose everything, every connection the client factory opened included. */
   readonly close: () => Promise<void>
   /** Settles once the session has ended — the host disconnected, stdin ended, or `close` — and all is disposed. */
-  readonly closed: Promise<void>
-}
-
-/**
- * What the Promise API's HTTP door answers: where it listens, the run-time moves, and the end.
- * Each session has its own SDK server, so there is no one `server` to hand back.
- *
- * @example
- * ```ts
- * import type { HttpServed } from "effect-surface/mcp"
- *
- * declare const served: HttpServed
- * console.log(`claude mcp add --transport http board ${served.url}`)
- * await served.close() // in-flight calls answer, every session ends, the port is released
- * ```
- *
- * @since 0.1.0
- */
-export interface HttpServed extends Omit<Served, "server" | "closed"> {
-  /** The endpoint's URL, e.g. `http://127.0.0.1:3000/mcp`. */
-  readonly url: string
-  readonly host: string
-  /** The bound port (the one the system chose when `port` was 0). */
-  readonly port: number
-  /** Settles once `close` has stopped the server and disposed everything. */
   readonly closed: Promise<void>
 }
 
@@ -369,7 +329,7 @@ const isOwnedConnection = (u: Bundle.Clients | OwnedConnection): u is OwnedConne
  *
  * @since 0.1.0
  */
-export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served | HttpServed> => {
+export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served | Http.HttpServed> => {
   const { client, instructions, transport, ...rest } = options
   // The factory's transport is released by the pool through the dial's scope on every exit path.
   const dial = Effect.acquireRelease(
@@ -385,7 +345,8 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
     client: dial,
     ...(instructions === undefined ? {} : { instructions: typeof instructions === "string" ? instructions : Effect.sync(instructions) })
   }
-  if (transport !== undefined && isHttp(transport)) return serveHttp(faceOptions, transport)
+  // Loaded only for this door, so serving over stdio never loads the HTTP stack.
+  if (transport !== undefined && isHttp(transport)) return (await import("./internal/httpPromise.ts")).serve(faceOptions, transport)
   const runtime = ManagedRuntime.make(
     transport === undefined ? McpServer.layerStdio(faceOptions) : McpServer.layerTransport(faceOptions, transport)
   )
@@ -394,42 +355,9 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
   const closed = runtime.runPromise(session.closed).then(() => runtime.dispose(), () => runtime.dispose())
   return { server: session.server, ...moves(runtime, server), close: () => runtime.dispose(), closed }
 }) as {
-  (options: ServeOptions & { readonly transport: HttpTransport }): Promise<HttpServed>
+  (options: ServeOptions & { readonly transport: Http.HttpTransport }): Promise<Http.HttpServed>
   (options: ServeOptions): Promise<Served>
 }
 
-const isHttp = (transport: Transport | HttpTransport): transport is HttpTransport =>
+const isHttp = (transport: Transport | Http.HttpTransport): transport is Http.HttpTransport =>
   "transport" in transport && transport.transport === "http"
-
-// A boot that fails may already hold something (the console redirected, a transport started,
-// a port bound): released before the refusal is passed on.
-const boot = <A, R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, services: Effect.Effect<A, never, R>): Promise<A> =>
-  runtime.runPromise(services).then(
-    (booted) => booted,
-    async (error: unknown) => {
-      await runtime.dispose()
-      throw error
-    }
-  )
-
-const moves = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, face: Face.Face) => ({
-  reroster: (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => runtime.runPromise(face.reroster(surfaces)),
-  setTools: (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) => runtime.runPromise(face.setTools(tools)),
-  setPrompts: (prompts: Prompts.Table) => runtime.runPromise(face.setPrompts(prompts)),
-  setResources: (resources: AppResources.Table) => runtime.runPromise(face.setResources(resources))
-})
-
-// `McpHttp.layer` run by a runtime: resolved once the server is listening, stopped (draining) by
-// `close`. Loaded only for this door, so serving over stdio never loads the HTTP stack.
-const serveHttp = async (faceOptions: Face.Options<unknown, Scope.Scope>, { transport: _, ...http }: HttpTransport): Promise<HttpServed> => {
-  const McpHttp = await import("./Http.ts")
-  const runtime = ManagedRuntime.make(McpHttp.layer({ ...faceOptions, http }))
-  const endpoint = await boot(runtime, Effect.service(McpHttp.Endpoint))
-  let stopped = (): void => {}
-  const closed = new Promise<void>((resolve) => {
-    stopped = resolve
-  })
-  let stopping: Promise<void> | undefined
-  const close = () => stopping ??= runtime.dispose().finally(stopped)
-  return { url: endpoint.url, host: endpoint.host, port: endpoint.port, ...moves(runtime, endpoint.face), close, closed }
-}
