@@ -13,7 +13,9 @@
 import * as os from "node:os"
 import { config } from "./lib/measure.ts"
 
-const families: ReadonlyArray<{ readonly name: string; readonly load: () => Promise<{ readonly run: () => Promise<void> }> }> = [
+const families: ReadonlyArray<
+  { readonly name: string; readonly load: () => Promise<{ readonly run: () => Promise<void> }> }
+> = [
   { name: "inmemory", load: () => import("./inmemory.ts") },
   { name: "stdio", load: () => import("./stdio.ts") },
   { name: "http", load: () => import("./http.ts") },
@@ -25,7 +27,9 @@ const main = async () => {
   const cpus = os.cpus()
   process.stderr.write(
     `effect-surface bench: node ${process.version}, ${cpus.length}× ${cpus[0]?.model ?? "cpu"}, ` +
-      `${config.quick ? "QUICK (smoke run, not a measurement)" : "full"}; figures are medians; every peer is measured in this same run\n`
+      `${
+        config.quick ? "QUICK (smoke run, not a measurement)" : "full"
+      }; figures are medians; every peer is measured in this same run\n`
   )
   const started = performance.now()
   for (const family of families) {

@@ -26,10 +26,15 @@ const tour = Effect.gen(function*() {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   yield* McpSessions.connect(face, serverSide)
   const client = new Client({ name: "tour", version: "0.1.0" })
-  yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
+  yield* Effect.acquireRelease(
+    Effect.promise(() => client.connect(clientSide)),
+    () => Effect.promise(() => client.close())
+  )
   const { tools } = yield* Effect.promise(() => client.listTools())
   yield* Console.log(`tools: ${tools.map((t) => t.name).join(", ")}`)
-  const added = yield* Effect.promise(() => client.callTool({ name: "tasks_add", arguments: { title: "try effect-surface" } }))
+  const added = yield* Effect.promise(() =>
+    client.callTool({ name: "tasks_add", arguments: { title: "try effect-surface" } })
+  )
   yield* Console.log(`tasks_add → ${JSON.stringify(added.structuredContent)}`)
   const read = yield* Effect.promise(() => client.readResource({ uri: "surface://streams/activity" }))
   yield* Console.log(`surface://streams/activity → ${JSON.stringify(read.contents[0])}`)

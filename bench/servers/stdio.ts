@@ -17,7 +17,11 @@ if (kind === "ours") {
   await server.connect(new StdioServerTransport())
   process.stdin.once("end", () => process.exit(0))
 } else if (kind === "effect-ai") {
-  const layer = AiMcpServer.layerStdio({ ...aiServerInfo, protocols: [McpProtocol.v2025_11_25], registrations: aiRegistrations }).pipe(
+  const layer = AiMcpServer.layerStdio({
+    ...aiServerInfo,
+    protocols: [McpProtocol.v2025_11_25],
+    registrations: aiRegistrations
+  }).pipe(
     Layer.provide(NodeStdio.layer),
     Layer.provide(quiet)
   )
