@@ -7,8 +7,9 @@ import { fileURLToPath } from "node:url"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 
-// BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR" profiles every server child.
-const extraFlags = (process.env.BENCH_SERVER_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "")
+/** `BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR"` profiles every server child. */
+export const serverNodeFlags: ReadonlyArray<string> = (process.env.BENCH_SERVER_NODE_FLAGS ?? "").split(" ")
+  .filter((flag) => flag !== "")
 
 export interface Child {
   /** What the child said it serves at (HTTP children), or "" */
@@ -30,7 +31,7 @@ export const spawnServer = (
       process.execPath,
       [
         ...nodeFlags,
-        ...extraFlags,
+        ...serverNodeFlags,
         "--conditions=effect-surface-source",
         path.join(here, "..", "servers", script),
         ...args
