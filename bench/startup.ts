@@ -22,7 +22,7 @@ const entries: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
   ["effect_ai", ["effect/ai"]],
   ["effect_surface", ["effect-surface"]],
   ["effect_surface_mcp", ["effect-surface/mcp"]],
-  ["our_stdio_server_imports", ["@effect/platform-node", "effect", "effect-surface", "effect-surface/mcp"]]
+  ["our_stdio_server_imports", ["@effect/platform-node/NodeRuntime", "effect", "effect-surface", "effect-surface/mcp"]]
 ]
 
 /** Milliseconds `await import` of `specifiers` (in turn) takes in a fresh process. */

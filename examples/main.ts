@@ -4,7 +4,7 @@
 //                             the same as npm -s start -- --stdio, with no bare `--` for a host to drop
 //   npm start -- --tour       a short in-process tour: an SDK client lists, calls and reads it
 // Any other argument is refused: a host that meant stdio must not be left waiting on an HTTP server.
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Cause, Config, Console, Effect, Exit, Runtime } from "effect"

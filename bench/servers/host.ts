@@ -15,9 +15,9 @@ type Ours = {
   readonly serveStdio: (typeof import("effect-surface/mcp"))["serveStdio"]
 }
 
-// As the README writes it: NodeRuntime from the platform barrel, the package's two barrels.
+// As the README writes it: NodeRuntime from its own subpath, the package's two barrels.
 const oursByTheBook = async (): Promise<Ours> => ({
-  runMain: (await import("@effect/platform-node")).NodeRuntime.runMain,
+  runMain: (await import("@effect/platform-node/NodeRuntime")).runMain,
   surface: await import("effect-surface"),
   serveStdio: (await import("effect-surface/mcp")).serveStdio
 })

@@ -4,7 +4,7 @@
 // 127.0.0.1 on a free port.
 // IPC: it sends `{ type: "ready", url }`; it answers `{ type: "memory" }` (after forcing GC, when
 // run with --expose-gc) and `{ type: "cpu" }`; it exits when the parent disconnects.
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Exit, Layer, Logger, References, Scope } from "effect"
 import { McpProtocol, McpServer as AiMcpServer } from "effect/ai"
 import { HttpRouter } from "effect/http"
