@@ -24,31 +24,54 @@ interface Competitor {
 const pipes = () => {
   const toEditor = new TransformStream<Uint8Array, Uint8Array>()
   const toAgent = new TransformStream<Uint8Array, Uint8Array>()
-  return { agent: Acp.ndJsonStream(toEditor.writable, toAgent.readable), editor: Acp.ndJsonStream(toAgent.writable, toEditor.readable) }
+  return {
+    agent: Acp.ndJsonStream(toEditor.writable, toAgent.readable),
+    editor: Acp.ndJsonStream(toAgent.writable, toEditor.readable)
+  }
 }
 
 const oursInProcess = async (): Promise<Competitor> => {
   const { agent, editor } = pipes()
   const scope = Effect.runSync(Scope.make())
-  await Effect.runPromise(AcpAgent.connect(agent).pipe(Scope.provide(scope), Effect.provide(AcpAgent.layer(oursHandler))))
+  await Effect.runPromise(
+    AcpAgent.connect(agent).pipe(Scope.provide(scope), Effect.provide(AcpAgent.layer(oursHandler)))
+  )
   const driver = await editorOn(editor)
-  return { run: driver.run, close: () => Effect.runPromise(Effect.andThen(Effect.sync(driver.close), Scope.close(scope, Exit.void))) }
+  return {
+    run: driver.run,
+    close: () => Effect.runPromise(Effect.andThen(Effect.sync(driver.close), Scope.close(scope, Exit.void)))
+  }
 }
 
 const rawInProcess = async (): Promise<Competitor> => {
   const { agent, editor } = pipes()
   const connection = rawAgent().connect(agent)
   const driver = await editorOn(editor)
-  return { run: driver.run, close: async () => { driver.close(); connection.close() } }
+  return {
+    run: driver.run,
+    close: async () => {
+      driver.close()
+      connection.close()
+    }
+  }
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 
 const overStdio = (kind: "ours" | "raw") => async (): Promise<Competitor> => {
-  const child = spawn(process.execPath, ["--conditions=effect-surface-source", path.join(here, "servers", "acp.ts"), kind], {
+  const child = spawn(process.execPath, [
+    "--conditions=effect-surface-source",
+    path.join(here, "servers", "acp.ts"),
+    kind
+  ], {
     stdio: ["pipe", "pipe", "inherit"]
   })
-  const driver = await editorOn(Acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>))
+  const driver = await editorOn(
+    Acp.ndJsonStream(
+      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>
+    )
+  )
   return {
     run: driver.run,
     close: () =>
@@ -61,15 +84,28 @@ const overStdio = (kind: "ours" | "raw") => async (): Promise<Competitor> => {
   }
 }
 
-const figure = async (transport: string, make: ReadonlyArray<() => Promise<Competitor>>, calls: number, warm: number): Promise<void> => {
+const figure = async (
+  transport: string,
+  make: ReadonlyArray<() => Promise<Competitor>>,
+  calls: number,
+  warm: number
+): Promise<void> => {
   const competitors = await Promise.all(make.map((f) => f()))
   try {
     const samples = count(21, 3)
-    note(`acp ${transport}: warm-up ${warm} calls each, then ${samples} samples × ${calls} sequential fs/read_text_file calls in one turn`)
-    for (const competitor of competitors) for (let done = 0; done < warm; done += 5000) await competitor.run(Math.min(5000, warm - done))
+    note(
+      `acp ${transport}: warm-up ${warm} calls each, then ${samples} samples × ${calls} sequential fs/read_text_file calls in one turn`
+    )
+    for (const competitor of competitors)
+      for (let done = 0; done < warm; done += 5000) await competitor.run(Math.min(5000, warm - done))
     const taken = await interleave(competitors.map((c) => () => c.run(calls)), { samples, warmup: count(2, 1) })
     const [ours, peer] = taken.map(median) as [number, number]
-    emit({ bench: `acp_request.${transport}.sequential.vs_raw_sdk_agent`, ours, peer, unit: "µs per checked request, median" })
+    emit({
+      bench: `acp_request.${transport}.sequential.vs_raw_sdk_agent`,
+      ours,
+      peer,
+      unit: "µs per checked request, median"
+    })
   } finally {
     await Promise.all(competitors.map((c) => c.close()))
   }

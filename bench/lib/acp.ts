@@ -6,7 +6,8 @@ import { AcpSurface } from "effect-surface/acp"
 
 export const CONTENT = "# effect-surface\n".repeat(16)
 
-const callsOf = (request: Acp.PromptRequest): number => Number(request.prompt[0]?.type === "text" ? request.prompt[0].text : "0")
+const callsOf = (request: Acp.PromptRequest): number =>
+  Number(request.prompt[0]?.type === "text" ? request.prompt[0].text : "0")
 
 /** Ours: the turn asks through `AcpSurface`, each answer checked against the shipped schema. */
 export const oursHandler = (request: Acp.PromptRequest) =>
@@ -37,12 +38,18 @@ export const editorOn = async (stream: Acp.Stream) => {
     .onRequest(Acp.methods.client.fs.readTextFile, () => ({ content: CONTENT }))
     .onNotification(Acp.methods.client.session.update, () => {})
     .connect(stream)
-  await connection.agent.request("initialize", { protocolVersion: Acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true } } })
+  await connection.agent.request("initialize", {
+    protocolVersion: Acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: true } }
+  })
   const { sessionId } = await connection.agent.request("session/new", { cwd: "/", mcpServers: [] })
   return {
     run: async (n: number): Promise<number> => {
       const start = performance.now()
-      const answer = await connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: String(n) }] })
+      const answer = await connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: String(n) }]
+      })
       if (answer.stopReason !== "end_turn") throw new Error(`the turn ended ${answer.stopReason}`)
       return ((performance.now() - start) * 1000) / n
     },

@@ -2,7 +2,7 @@
 // (AcpAgent.serveStdio) or `raw` (the SDK's agent app), both serving the workload in lib/acp.ts on
 // this process's stdio. Exits when stdin ends.
 import * as Acp from "@agentclientprotocol/sdk"
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Readable, Writable } from "node:stream"
 import { Effect, Layer, References } from "effect"
 import { AcpAgent } from "effect-surface/acp"
@@ -11,7 +11,9 @@ import { oursHandler, rawAgent } from "../lib/acp.ts"
 const kind = process.argv[2]
 
 if (kind === "ours") {
-  NodeRuntime.runMain(AcpAgent.serveStdio(oursHandler).pipe(Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn"))))
+  NodeRuntime.runMain(
+    AcpAgent.serveStdio(oursHandler).pipe(Effect.provide(Layer.succeed(References.MinimumLogLevel, "Warn")))
+  )
 } else if (kind === "raw") {
   const connection = rawAgent().connect(Acp.ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,

@@ -7,7 +7,14 @@ import * as Path from "node:path"
 import { Duration, Effect, Option } from "effect"
 import { Approval } from "effect-surface"
 import { messageOf } from "effect-surface/tools"
-import { AcpCapabilities, type AcpError, type AcpProtocol, type AcpSession, AcpSurface, AcpToolCalls } from "effect-surface/acp"
+import {
+  AcpCapabilities,
+  type AcpError,
+  type AcpProtocol,
+  type AcpSession,
+  AcpSurface,
+  AcpToolCalls
+} from "effect-surface/acp"
 import { type Command, parse, usage } from "./commands.ts"
 import { SessionTools, type ToolUnavailable } from "./tools.ts"
 
@@ -20,21 +27,29 @@ const say = (text: string) =>
 const promptText = (request: Acp.PromptRequest): string =>
   request.prompt.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n")
 
-const resolve = (session: AcpSession.Info, path: string) => (Path.isAbsolute(path) ? path : Path.join(session.cwd, path))
+const resolve = (
+  session: AcpSession.Info,
+  path: string
+) => (Path.isAbsolute(path) ? path : Path.join(session.cwd, path))
 
 // Said before anything is sent: the editor never offered what this needs.
-const notOffered = Effect.fn("ExampleAgent.notOffered")(function*(method: AcpProtocol.Method, params: object, doing: string) {
-  const surface = yield* AcpSurface.AcpSurface
-  const missing = AcpCapabilities.check(surface.capabilities, method, params)
-  if (missing === undefined) return false
-  yield* say(`I cannot ${doing}: your editor did not offer ${missing.capability} to agents, so I did not ask it.`)
-  return true
-})
+const notOffered = Effect.fn("ExampleAgent.notOffered")(
+  function*(method: AcpProtocol.Method, params: object, doing: string) {
+    const surface = yield* AcpSurface.AcpSurface
+    const missing = AcpCapabilities.check(surface.capabilities, method, params)
+    if (missing === undefined) return false
+    yield* say(`I cannot ${doing}: your editor did not offer ${missing.capability} to agents, so I did not ask it.`)
+    return true
+  }
+)
 
 // The person's yes, asked inside the tool call it is about; a no is told and ends the command.
 const permitted = (toolName: string, args: unknown) =>
-  Effect.flatMap(Approval.ask({ toolName, server: "editor", tool: toolName, args }), (decision) =>
-    decision._tag === "Allow" ? Effect.succeed(true) : Effect.as(say(`Not done: ${decision.reason}.`), false))
+  Effect.flatMap(
+    Approval.ask({ toolName, server: "editor", tool: toolName, args }),
+    (decision) =>
+      decision._tag === "Allow" ? Effect.succeed(true) : Effect.as(say(`Not done: ${decision.reason}.`), false)
+  )
 
 const read = (session: AcpSession.Info, path: string) =>
   Effect.gen(function*() {
@@ -71,14 +86,23 @@ const inTerminal = (params: AcpProtocol.Params<"terminal/create">) =>
     const { terminalId } = yield* AcpSurface.request("terminal/create", params)
     const toolCallId = yield* Effect.service(AcpToolCalls.CurrentToolCall)
     if (toolCallId !== undefined) {
-      yield* Effect.ignore(AcpSurface.notify({ sessionUpdate: "tool_call_update", toolCallId, content: [{ type: "terminal", terminalId }] }))
+      yield* Effect.ignore(
+        AcpSurface.notify({
+          sessionUpdate: "tool_call_update",
+          toolCallId,
+          content: [{ type: "terminal", terminalId }]
+        })
+      )
     }
     const withdraw = yield* AcpSurface.onCancel([
       { method: "terminal/kill", params: { terminalId } },
       { method: "terminal/release", params: { terminalId } }
     ])
     const work = Effect.gen(function*() {
-      const exited = yield* Effect.timeoutOption(AcpSurface.request("terminal/wait_for_exit", { terminalId }), runDeadline)
+      const exited = yield* Effect.timeoutOption(
+        AcpSurface.request("terminal/wait_for_exit", { terminalId }),
+        runDeadline
+      )
       if (Option.isNone(exited)) yield* AcpSurface.request("terminal/kill", { terminalId })
       const output = yield* AcpSurface.request("terminal/output", { terminalId })
       return { exited, output }
@@ -86,7 +110,14 @@ const inTerminal = (params: AcpProtocol.Params<"terminal/create">) =>
     const result = yield* work.pipe(
       // The wait failed and the registration still stands: release it ourselves all the same (after
       // a cancel these are refused unsent, and the registration sends them instead).
-      Effect.tapError(() => Effect.ignore(Effect.andThen(AcpSurface.request("terminal/kill", { terminalId }), AcpSurface.request("terminal/release", { terminalId }))))
+      Effect.tapError(() =>
+        Effect.ignore(
+          Effect.andThen(
+            AcpSurface.request("terminal/kill", { terminalId }),
+            AcpSurface.request("terminal/release", { terminalId })
+          )
+        )
+      )
     )
     yield* withdraw
     yield* AcpSurface.request("terminal/release", { terminalId })
@@ -109,15 +140,24 @@ const run = (session: AcpSession.Info, command: string, args: ReadonlyArray<stri
     if (result === undefined) return
     const status = Option.match(result.exited, {
       onNone: () => `was killed after ${Duration.format(runDeadline)}`,
-      onSome: (exit) => exit.signal != null ? `ended by ${exit.signal}` : `exited with code ${exit.exitCode ?? "unknown"}`
+      onSome: (exit) =>
+        exit.signal != null ? `ended by ${exit.signal}` : `exited with code ${exit.exitCode ?? "unknown"}`
     })
-    yield* say(`\`${line}\` ${status}${result.output.truncated ? " (output truncated)" : ""}:\n\`\`\`\n${result.output.output}\n\`\`\``)
+    yield* say(
+      `\`${line}\` ${status}${
+        result.output.truncated ? " (output truncated)" : ""
+      }:\n\`\`\`\n${result.output.output}\n\`\`\``
+    )
   })
 
 const tools = Effect.gen(function*() {
   const toolset = yield* SessionTools
   if (toolset.tools.length === 0) return yield* say(`No tools: ${toolset.unavailable ?? "none were offered"}.`)
-  yield* say(toolset.tools.map((tool) => `- ${tool.name}${tool.description === undefined ? "" : `: ${tool.description}`}`).join("\n"))
+  yield* say(
+    toolset.tools.map((tool) => `- ${tool.name}${tool.description === undefined ? "" : `: ${tool.description}`}`).join(
+      "\n"
+    )
+  )
 })
 
 const call = (tool: string, args: unknown) =>
@@ -130,12 +170,16 @@ const call = (tool: string, args: unknown) =>
         return { value: yield* toolset.call(tool, args) }
       })
     )
-    if (result !== undefined) yield* say(`${tool} answered:\n\`\`\`json\n${JSON.stringify(result.value, null, 2)}\n\`\`\``)
+    if (result !== undefined)
+      yield* say(`${tool} answered:\n\`\`\`json\n${JSON.stringify(result.value, null, 2)}\n\`\`\``)
   })
 
 type Failure = AcpError.RequestError | AcpError.NoSurface | ToolUnavailable
 
-const perform = (session: AcpSession.Info, command: Command): Effect.Effect<void, Failure, AcpSurface.AcpSurface | SessionTools> => {
+const perform = (
+  session: AcpSession.Info,
+  command: Command
+): Effect.Effect<void, Failure, AcpSurface.AcpSurface | SessionTools> => {
   switch (command._tag) {
     case "Read":
       return read(session, command.path)
@@ -154,7 +198,8 @@ const perform = (session: AcpSession.Info, command: Command): Effect.Effect<void
 
 // What went wrong, told to the person; a cancelled or vanished editor has no one left to tell.
 const explain = (error: Failure) =>
-  error._tag === "Cancelled" || error._tag === "Disconnected" ? Effect.void : say(`That did not work: ${messageOf(error)}.`)
+  error._tag === "Cancelled" || error._tag === "Disconnected" ? Effect.void
+    : say(`That did not work: ${messageOf(error)}.`)
 
 /** One turn: the prompt's command, done. */
 export const handler = (request: Acp.PromptRequest, session: AcpSession.Info) =>

@@ -64,7 +64,11 @@ export const parse = (prompt: string): Command => {
     case "write": {
       if (first === undefined) return help("write needs a path and the text to write")
       const text = rest(2)
-      return { _tag: "Write", path: first, text: text.startsWith("\"") && text.endsWith("\"") && w.length === 3 ? w[2]! : text }
+      return {
+        _tag: "Write",
+        path: first,
+        text: text.startsWith("\"") && text.endsWith("\"") && w.length === 3 ? w[2]! : text
+      }
     }
     case "run":
       return first === undefined ? help("run needs a command") : { _tag: "Run", command: first, args: w.slice(2) }

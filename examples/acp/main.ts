@@ -1,7 +1,7 @@
 // The example agent served over ACP on stdio, for Zed or any ACP client (see the README):
 //   npm -s start -- --acp
 // It needs no model: each prompt is one command (`help` lists them), done through the editor.
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { AcpAgent } from "effect-surface/acp"
 import { handler } from "./agent.ts"
 import * as SessionTools from "./tools.ts"

@@ -35,7 +35,9 @@ export const layer: Layer.Layer<SessionTools, never, AcpSession.AcpSession> = La
     const servers = session.mcpServers.map(nameOf)
     const unavailable = servers.length === 0
       ? "this session has no MCP servers (the editor sent none in session/new)"
-      : `this agent cannot connect MCP servers yet (${servers.join(", ")}): the client toolset is not part of this build`
+      : `this agent cannot connect MCP servers yet (${
+        servers.join(", ")
+      }): the client toolset is not part of this build`
     return SessionTools.of({
       servers,
       tools: [],

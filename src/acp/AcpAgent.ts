@@ -196,10 +196,16 @@ export const make = <E, R, S = never, SE = never, SR = never>(
   Effect.gen(function*() {
     const checks = yield* AcpChecks.AcpChecks
     // Without the scope `make` runs in (a layer's build scope, say): each connection lives in its caller's.
-    const context = Context.omit(Scope.Scope)(yield* Effect.context<Exclude<R, Provided | S> | Exclude<SR, SessionProvided>>())
+    const context = Context.omit(Scope.Scope)(
+      yield* Effect.context<Exclude<R, Provided | S> | Exclude<SR, SessionProvided>>()
+    )
     type Erased = Exclude<R, Provided | S> | Exclude<SR, SessionProvided>
     const setup: Link.Setup<Erased> = {
-      info: { name: options?.name ?? "effect-surface", version: options?.version ?? "0.1.0", ...(options?.title === undefined ? {} : { title: options.title }) },
+      info: {
+        name: options?.name ?? "effect-surface",
+        version: options?.version ?? "0.1.0",
+        ...(options?.title === undefined ? {} : { title: options.title })
+      },
       agentCapabilities: options?.agentCapabilities ?? defaultCapabilities,
       // The session's services are added to each turn's context; their types are the caller's.
       handler: handler as Link.Setup<Erased>["handler"],
@@ -209,7 +215,10 @@ export const make = <E, R, S = never, SE = never, SR = never>(
       settleDeadline: options?.settleDeadline ?? Duration.seconds(10)
     }
     // What the context does not hold is the caller's scope, which `connect` asks for in its type.
-    return AcpAgent.of({ connect: (stream) => Effect.provideContext(Link.connect(setup, stream), context) as Effect.Effect<Connection, never, Scope.Scope> })
+    return AcpAgent.of({
+      connect: (stream) =>
+        Effect.provideContext(Link.connect(setup, stream), context) as Effect.Effect<Connection, never, Scope.Scope>
+    })
   })
 
 /**
@@ -269,7 +278,7 @@ const stdoutToStderr = Effect.acquireRelease(
  *
  * @example
  * ```ts
- * import { NodeRuntime } from "@effect/platform-node"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import { Effect } from "effect"
  * import { AcpAgent } from "effect-surface/acp"
  *
@@ -290,4 +299,8 @@ export const serveStdio = <E, R, S = never, SE = never, SR = never>(
     )
     const connection = yield* connect(stream)
     yield* connection.closed
-  }).pipe(Effect.scoped, Effect.provide(layer(handler, options)), Effect.provide(Layer.succeed(Logger.LogToStderr, true)))
+  }).pipe(
+    Effect.scoped,
+    Effect.provide(layer(handler, options)),
+    Effect.provide(Layer.succeed(Logger.LogToStderr, true))
+  )

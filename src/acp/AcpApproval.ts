@@ -63,7 +63,8 @@ export const decide = Effect.fn("AcpApproval.decide")(function*(request: Approva
   const asked = yield* Effect.result(AcpSurface.request("session/request_permission", {
     toolCall: {
       toolCallId,
-      title: request.description === undefined ? `Call ${request.toolName}` : `Call ${request.toolName}: ${request.description}`,
+      title: request.description === undefined ? `Call ${request.toolName}`
+        : `Call ${request.toolName}: ${request.description}`,
       kind: "other",
       status: "pending",
       rawInput: request.args

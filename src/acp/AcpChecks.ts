@@ -54,7 +54,11 @@ const UPDATE = "session/update"
 
 const reasonOf = (error: InvalidJsonSchema): string => `its schema could not be read: ${error.message}`
 
-const compilePair = (strictDefs: Readonly<Record<string, unknown>>, lenientDefs: Readonly<Record<string, unknown>>, name: string): Built => {
+const compilePair = (
+  strictDefs: Readonly<Record<string, unknown>>,
+  lenientDefs: Readonly<Record<string, unknown>>,
+  name: string
+): Built => {
   const strict = compileJsonSchema(Doc.documentFor(strictDefs, name))
   if (Result.isFailure(strict)) return Result.fail(reasonOf(strict.failure))
   const lenient = compileJsonSchema(Doc.documentFor(lenientDefs, name))
@@ -64,7 +68,11 @@ const compilePair = (strictDefs: Readonly<Record<string, unknown>>, lenientDefs:
 
 // Strict first (the common case, one walk); on failure the lenient check says whether the SDK would
 // take it, and if so what the SDK would drop is dropped.
-const run = <E>(pair: Pair, value: unknown, refuse: (issues: MalformedAnswer["issues"]) => E): Effect.Effect<unknown, E> =>
+const run = <E>(
+  pair: Pair,
+  value: unknown,
+  refuse: (issues: MalformedAnswer["issues"]) => E
+): Effect.Effect<unknown, E> =>
   Effect.catch(pair.strict(value), () =>
     Effect.matchEffect(pair.lenient(value), {
       onFailure: (error) => Effect.fail(refuse(error.issues)),

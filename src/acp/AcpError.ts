@@ -13,7 +13,9 @@ import { Schema } from "effect"
 import type { Issue } from "../core/InputError.ts"
 import { InputError } from "../core/InputError.ts"
 
-const Issues = Schema.Array(Schema.Struct({ path: Schema.Array(Schema.Union([Schema.String, Schema.Number])), message: Schema.String }))
+const Issues = Schema.Array(
+  Schema.Struct({ path: Schema.Array(Schema.Union([Schema.String, Schema.Number])), message: Schema.String })
+)
 
 // The one wording of a list of issues is the core's `InputError`; an empty list says nothing.
 const describeIssues = (issues: ReadonlyArray<Issue>): string => {

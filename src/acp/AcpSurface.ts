@@ -52,7 +52,9 @@ export interface Surface {
    * Register calls to send, in order, if the turn is cancelled while the caller's scope is open.
    * Checked against the editor's capabilities now; returns the Effect that withdraws them.
    */
-  readonly onCancel: (requests: ReadonlyArray<CleanupRequest>) => Effect.Effect<Effect.Effect<void>, RequestError, Scope.Scope>
+  readonly onCancel: (
+    requests: ReadonlyArray<CleanupRequest>
+  ) => Effect.Effect<Effect.Effect<void>, RequestError, Scope.Scope>
 }
 
 /**
@@ -70,9 +72,15 @@ export interface Surface {
  */
 export class AcpSurface extends Context.Service<AcpSurface, Surface>()("effect-surface/AcpSurface") {}
 
-const current = <A, E, R>(method: string, use: (surface: Surface) => Effect.Effect<A, E, R>): Effect.Effect<A, E | NoSurface, R> =>
-  Effect.flatMap(Effect.serviceOption(AcpSurface), (found): Effect.Effect<A, E | NoSurface, R> =>
-    Option.isSome(found) ? use(found.value) : Effect.fail(new NoSurface({ method })))
+const current = <A, E, R>(
+  method: string,
+  use: (surface: Surface) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | NoSurface, R> =>
+  Effect.flatMap(
+    Effect.serviceOption(AcpSurface),
+    (found): Effect.Effect<A, E | NoSurface, R> =>
+      Option.isSome(found) ? use(found.value) : Effect.fail(new NoSurface({ method }))
+  )
 
 /**
  * Ask the editor of the running turn. Without a turn this fails with `NoSurface`, never silently.
@@ -89,8 +97,10 @@ const current = <A, E, R>(method: string, use: (surface: Surface) => Effect.Effe
  *
  * @since 0.1.0
  */
-export const request = <M extends Method>(method: M, params: Params<M>): Effect.Effect<Answer<M>, RequestError | NoSurface> =>
-  current(method, (surface) => surface.request(method, params))
+export const request = <M extends Method>(
+  method: M,
+  params: Params<M>
+): Effect.Effect<Answer<M>, RequestError | NoSurface> => current(method, (surface) => surface.request(method, params))
 
 /**
  * Tell the editor of the running turn something (a message chunk, a tool call's progress, a plan).
@@ -133,7 +143,9 @@ export const notify = (update: Update): Effect.Effect<void, NotifyError | NoSurf
  *
  * @since 0.1.0
  */
-export const onCancel = (requests: ReadonlyArray<CleanupRequest>): Effect.Effect<Effect.Effect<void>, RequestError | NoSurface, Scope.Scope> =>
+export const onCancel = (
+  requests: ReadonlyArray<CleanupRequest>
+): Effect.Effect<Effect.Effect<void>, RequestError | NoSurface, Scope.Scope> =>
   current(requests[0]?.method ?? "onCancel", (surface) => surface.onCancel(requests))
 
 /**

@@ -75,7 +75,10 @@ const shown = (value: unknown): ReadonlyArray<ToolCallContent> => {
 
 const tell = (update: Update): Effect.Effect<void> =>
   AcpSurface.notify(update).pipe(
-    Effect.catch((error) => error._tag === "Cancelled" || error._tag === "NoSurface" ? Effect.void : Effect.logWarning(`ACP tool call update not sent: ${error.message}`))
+    Effect.catch((error) =>
+      error._tag === "Cancelled" || error._tag === "NoSurface" ? Effect.void
+        : Effect.logWarning(`ACP tool call update not sent: ${error.message}`)
+    )
   )
 
 /**
@@ -119,12 +122,18 @@ export const report = <A, E, R>(
       Effect.provideService(CurrentToolCall, toolCallId),
       Effect.onExit((exit) =>
         Exit.isSuccess(exit)
-          ? tell({ sessionUpdate: "tool_call_update", toolCallId, status: "completed", content: [...(options?.output ?? shown)(exit.value)] })
+          ? tell({
+            sessionUpdate: "tool_call_update",
+            toolCallId,
+            status: "completed",
+            content: [...(options?.output ?? shown)(exit.value)]
+          })
           : tell({
             sessionUpdate: "tool_call_update",
             toolCallId,
             status: "failed",
             content: [text(Cause.hasInterruptsOnly(exit.cause) ? "stopped" : messageOf(exit.cause))]
-          }))
+          })
+      )
     )
   })

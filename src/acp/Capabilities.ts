@@ -78,7 +78,9 @@ const updateGates: Readonly<Record<string, (caps: ClientCapabilities) => string 
  * @since 0.1.0
  */
 export const checkUpdate = (caps: ClientCapabilities, sessionUpdate: unknown): NotAdvertised | undefined => {
-  const gate = typeof sessionUpdate === "string" && Object.hasOwn(updateGates, sessionUpdate) ? updateGates[sessionUpdate] : undefined
+  const gate = typeof sessionUpdate === "string" && Object.hasOwn(updateGates, sessionUpdate)
+    ? updateGates[sessionUpdate] : undefined
   const missing = gate?.(caps)
-  return missing === undefined ? undefined : new NotAdvertised({ method: `session/update (${String(sessionUpdate)})`, capability: missing })
+  return missing === undefined ? undefined
+    : new NotAdvertised({ method: `session/update (${String(sessionUpdate)})`, capability: missing })
 }

@@ -34,7 +34,10 @@ export type Method = ClientRequestMethod
 // `Omit` would collapse; the `never` keys make a `sessionId` written by the caller, or an
 // elicitation scoped to another request, a type error.
 type WithoutSession<P> = P extends { readonly requestId: unknown } ? never
-  : { [K in keyof P as K extends "sessionId" ? never : K]: P[K] } & { readonly sessionId?: never; readonly requestId?: never }
+  : { [K in keyof P as K extends "sessionId" ? never : K]: P[K] } & {
+    readonly sessionId?: never
+    readonly requestId?: never
+  }
 
 /**
  * The params of `method` as a turn writes them: the SDK's params without `sessionId`.

@@ -71,8 +71,12 @@ export const malformed = (value: unknown): Step<never> => ({ _tag: "Malformed", 
  *
  * @since 0.1.0
  */
-export const refuse = (message: string, code = -32603, data?: unknown): Step<never> =>
-  ({ _tag: "Refuse", code, message, ...(data === undefined ? {} : { data }) })
+export const refuse = (message: string, code = -32603, data?: unknown): Step<never> => ({
+  _tag: "Refuse",
+  code,
+  message,
+  ...(data === undefined ? {} : { data })
+})
 
 /**
  * Never answer, not even to `$/cancel_request`.
@@ -261,10 +265,17 @@ export const make = (options?: Options): Effect.Effect<Editor, never, AcpAgent |
  *
  * @since 0.1.0
  */
-export const connect = (stream: Acp.Stream, options?: Options, goAway: Effect.Effect<void> = Effect.void): Effect.Effect<Editor, never, Scope.Scope> =>
-  open(stream, options, goAway)
+export const connect = (
+  stream: Acp.Stream,
+  options?: Options,
+  goAway: Effect.Effect<void> = Effect.void
+): Effect.Effect<Editor, never, Scope.Scope> => open(stream, options, goAway)
 
-const open = (stream: Acp.Stream, options: Options | undefined, goAway: Effect.Effect<void>): Effect.Effect<Editor, never, Scope.Scope> =>
+const open = (
+  stream: Acp.Stream,
+  options: Options | undefined,
+  goAway: Effect.Effect<void>
+): Effect.Effect<Editor, never, Scope.Scope> =>
   Effect.gen(function*() {
     const script: Script = options?.script ?? {}
     const log = yield* SubscriptionRef.make<ReadonlyArray<Acp.AnyMessage>>([])
@@ -291,7 +302,8 @@ const agentCall = <A>(method: string, send: () => Promise<A>): Effect.Effect<A, 
       new AgentError({
         method,
         reason: error instanceof Error ? error.message : String(error),
-        ...(typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "number" ? { code: (error as { code: number }).code } : {})
+        ...(typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "number"
+          ? { code: (error as { code: number }).code } : {})
       })
   })
 
@@ -310,4 +322,5 @@ const agentCall = <A>(method: string, send: () => Promise<A>): Effect.Effect<A, 
  *
  * @since 0.1.0
  */
-export const layer = (options?: Options): Layer.Layer<ScriptedEditor, never, AcpAgent> => Layer.effect(ScriptedEditor, make(options))
+export const layer = (options?: Options): Layer.Layer<ScriptedEditor, never, AcpAgent> =>
+  Layer.effect(ScriptedEditor, make(options))

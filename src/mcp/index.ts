@@ -4,8 +4,9 @@
  * @since 0.1.0
  */
 export * as McpFace from "./Face.ts"
-export { McpServer, McpSession, serveStdio, serveSurfaceAsMcp } from "./McpServer.ts"
-export type { OwnedConnection, Served, ServeOptions } from "./McpServer.ts"
+export { McpServer, McpSession, serveStdio } from "./McpServer.ts"
+export { serveSurfaceAsMcp } from "./Promise.ts"
+export type { HttpServed, HttpTransport, OwnedConnection, Served, ServeOptions } from "./Promise.ts"
 export * as McpSessions from "./Session.ts"
 export * as McpAppResources from "./AppResources.ts"
 export * as McpCompletion from "./Completion.ts"
@@ -15,3 +16,6 @@ export * as McpRpcError from "./RpcError.ts"
 export * as McpHttp from "./Http.ts"
 export * as McpEventStore from "./EventStore.ts"
 export * as McpHttpResponse from "./HttpResponse.ts"
+export * as McpHttpGuard from "./HttpGuard.ts"
+export * as McpHttpSessions from "./HttpSessions.ts"
+export * as McpEventStoreRedis from "./EventStoreRedis.ts"

@@ -22,15 +22,17 @@ const output = { method: "terminal/output", params: { terminalId: "t1" } } as co
 
 // A turn that creates a terminal, registers `registrations` (each its own onCancel), says it is
 // ready, and waits to be stopped.
-const registering = (ready: Deferred.Deferred<void>, ...registrations: ReadonlyArray<ReadonlyArray<AcpProtocol.CleanupRequest>>) => () =>
-  Effect.gen(function*() {
-    yield* AcpSurface.request("terminal/create", { command: "sleep", args: ["100"] })
-    for (const requests of registrations) yield* AcpSurface.onCancel(requests)
-    yield* Deferred.succeed(ready, undefined)
-    return yield* Effect.never
-  }).pipe(Effect.scoped, Effect.orDie)
+const registering =
+  (ready: Deferred.Deferred<void>, ...registrations: ReadonlyArray<ReadonlyArray<AcpProtocol.CleanupRequest>>) => () =>
+    Effect.gen(function*() {
+      yield* AcpSurface.request("terminal/create", { command: "sleep", args: ["100"] })
+      for (const requests of registrations) yield* AcpSurface.onCancel(requests)
+      yield* Deferred.succeed(ready, undefined)
+      return yield* Effect.never
+    }).pipe(Effect.scoped, Effect.orDie)
 
-const indexOf = (log: ReadonlyArray<Acp.AnyMessage>, predicate: (m: Acp.AnyMessage) => boolean) => log.findIndex(predicate)
+const indexOf = (log: ReadonlyArray<Acp.AnyMessage>, predicate: (m: Acp.AnyMessage) => boolean) =>
+  log.findIndex(predicate)
 
 // Open a session, prompt, wait until the turn is ready, cancel; the prompt's answer.
 const promptThenCancel = (editor: ScriptedEditor.Editor, ready: Deferred.Deferred<void>) =>
@@ -52,10 +54,17 @@ describe("AcpSurface.onCancel", () => {
       yield* editor.waitFor(isRequest("terminal/output"))
       const log = yield* editor.log
       const answered = indexOf(log, isPromptAnswer)
-      const sent = ["terminal/kill", "terminal/release", "terminal/output"].map((method) => indexOf(log, isRequest(method)))
+      const sent = ["terminal/kill", "terminal/release", "terminal/output"].map((method) =>
+        indexOf(log, isRequest(method))
+      )
       assert.isAbove(sent[0]!, answered)
       assert.deepStrictEqual([...sent].sort((a, b) => a - b), sent)
-      assert.deepStrictEqual(yield* methodsOf(editor), ["terminal/create", "terminal/kill", "terminal/release", "terminal/output"])
+      assert.deepStrictEqual(yield* methodsOf(editor), [
+        "terminal/create",
+        "terminal/kill",
+        "terminal/release",
+        "terminal/output"
+      ])
     }))
 
   it.effect("each cleanup call has 5 seconds: one the editor never answers is logged, and the next is sent", () =>
@@ -63,7 +72,9 @@ describe("AcpSurface.onCancel", () => {
       const logs = captureLogs()
       yield* Effect.gen(function*() {
         const ready = yield* Deferred.make<void>()
-        const editor = yield* editorFor(registering(ready, [kill, release]), { script: terminalScript({ "terminal/kill": ScriptedEditor.hang }) })
+        const editor = yield* editorFor(registering(ready, [kill, release]), {
+          script: terminalScript({ "terminal/kill": ScriptedEditor.hang })
+        })
         yield* promptThenCancel(editor, ready)
         yield* editor.waitFor(isRequest("terminal/kill"))
         yield* TestClock.adjust("4999 millis")
@@ -72,7 +83,9 @@ describe("AcpSurface.onCancel", () => {
         yield* TestClock.adjust("1 millis")
         yield* editor.waitFor(isRequest("terminal/release"))
       }).pipe(Effect.provide(logs.layer))
-      assert.deepStrictEqual(logs.lines, ["Warn ACP cleanup terminal/kill after a cancelled turn failed: no answer within 5s"])
+      assert.deepStrictEqual(logs.lines, [
+        "Warn ACP cleanup terminal/kill after a cancelled turn failed: no answer within 5s"
+      ])
     }))
 
   it.effect("a cleanup call the editor refuses is logged, not raised, and the rest still go", () =>
@@ -118,7 +131,8 @@ describe("AcpSurface.onCancel", () => {
         Effect.gen(function*() {
           yield* AcpSurface.request("terminal/create", { command: "true" })
           yield* AcpSurface.onCancel([kill, release])
-          if (request.prompt[0]?.type === "text" && request.prompt[0].text === "fail") return yield* Effect.fail("the model gave up")
+          if (request.prompt[0]?.type === "text" && request.prompt[0].text === "fail")
+            return yield* Effect.fail("the model gave up")
         }).pipe(Effect.scoped, Effect.catchTag("NoSurface", Effect.die))
       const editor = yield* editorFor(handler, { script: terminalScript() })
       const session = yield* editor.newSession()
@@ -152,8 +166,15 @@ describe("AcpSurface.onCancel", () => {
   it.effect("a registration is checked when made: one naming a method the editor did not advertise is refused", () =>
     Effect.gen(function*() {
       const refused = yield* Deferred.make<AcpError.RequestError | AcpError.NoSurface>()
-      const handler = () => Effect.flip(AcpSurface.onCancel([kill])).pipe(Effect.flatMap((error) => Deferred.succeed(refused, error)), Effect.scoped, Effect.asVoid)
-      const editor = yield* editorFor(handler, { script: { "fs/read_text_file": ScriptedEditor.answer({ content: "" }) } })
+      const handler = () =>
+        Effect.flip(AcpSurface.onCancel([kill])).pipe(
+          Effect.flatMap((error) => Deferred.succeed(refused, error)),
+          Effect.scoped,
+          Effect.asVoid
+        )
+      const editor = yield* editorFor(handler, {
+        script: { "fs/read_text_file": ScriptedEditor.answer({ content: "" }) }
+      })
       yield* editor.prompt(yield* editor.newSession(), "go")
       const error = yield* Deferred.await(refused)
       assert.strictEqual(error.message, "the editor did not advertise terminal, so terminal/kill was not sent")
@@ -189,7 +210,8 @@ describe("AcpSurface.onCancel", () => {
     Effect.gen(function*() {
       const ready = yield* Deferred.make<void>()
       const handler = (request: Acp.PromptRequest) =>
-        request.prompt[0]?.type === "text" && request.prompt[0].text === "second" ? Effect.void : registering(ready, [kill])()
+        request.prompt[0]?.type === "text" && request.prompt[0].text === "second" ? Effect.void
+          : registering(ready, [kill])()
       const editor = yield* editorFor(handler, { script: terminalScript() })
       const session = yield* editor.newSession()
       const first = yield* Effect.forkChild(editor.prompt(session, "first"))

@@ -9,7 +9,10 @@ import { editorFor, isCancelRequest, isRequest, methodsOf, settle } from "./harn
 const reporting = <A, E>(body: Effect.Effect<A, E, AcpSurface.AcpSurface>) =>
   Effect.gen(function*() {
     const outcome = yield* Deferred.make<Effect.Effect<A, E>>()
-    const handler = () => Effect.asVoid(Effect.flatMap(Effect.result(body), (result) => Deferred.succeed(outcome, Effect.fromResult(result))))
+    const handler = () =>
+      Effect.asVoid(
+        Effect.flatMap(Effect.result(body), (result) => Deferred.succeed(outcome, Effect.fromResult(result)))
+      )
     return { handler, outcome: Effect.flatten(Deferred.await(outcome)) }
   })
 
@@ -24,7 +27,10 @@ describe("AcpSurface errors", () => {
       yield* editor.prompt(yield* editor.newSession(), "go")
       const error = yield* Effect.flip(outcome)
       assert.strictEqual(error._tag, "NotAdvertised")
-      assert.deepStrictEqual([error.method, error._tag === "NotAdvertised" ? error.capability : ""], ["terminal/create", "terminal"])
+      assert.deepStrictEqual([error.method, error._tag === "NotAdvertised" ? error.capability : ""], [
+        "terminal/create",
+        "terminal"
+      ])
       assert.deepStrictEqual(yield* methodsOf(editor), [])
     }))
 
@@ -42,7 +48,10 @@ describe("AcpSurface errors", () => {
       })
       yield* editor.prompt(yield* editor.newSession(), "go")
       const error = yield* Effect.flip(outcome)
-      assert.strictEqual(error.message, "the editor did not advertise elicitation.url, so elicitation/create was not sent")
+      assert.strictEqual(
+        error.message,
+        "the editor did not advertise elicitation.url, so elicitation/create was not sent"
+      )
     }))
 
   it.effect("Disconnected: a call outstanding when the editor goes away settles at once, and a later call is never sent", () =>
@@ -50,7 +59,10 @@ describe("AcpSurface errors", () => {
       const later = yield* Deferred.make<AcpError.RequestError | AcpError.NoSurface | "answered">()
       const body = Effect.gen(function*() {
         const first = yield* Effect.flip(AcpSurface.request("fs/read_text_file", { path: "/a" }))
-        const second = yield* AcpSurface.request("fs/read_text_file", { path: "/b" }).pipe(Effect.as("answered" as const), Effect.catch(Effect.succeed))
+        const second = yield* AcpSurface.request("fs/read_text_file", { path: "/b" }).pipe(
+          Effect.as("answered" as const),
+          Effect.catch(Effect.succeed)
+        )
         yield* Deferred.succeed(later, second)
         return first
       })
@@ -63,7 +75,10 @@ describe("AcpSurface errors", () => {
       assert.isTrue(first._tag === "Disconnected" && first.sent)
       const second = yield* Deferred.await(later)
       assert.isTrue(second !== "answered" && second._tag === "Disconnected" && !second.sent)
-      assert.deepStrictEqual((yield* editor.requests("fs/read_text_file")).map((r) => (r.params as { path: string }).path), ["/a"])
+      assert.deepStrictEqual(
+        (yield* editor.requests("fs/read_text_file")).map((r) => (r.params as { path: string }).path),
+        ["/a"]
+      )
     }))
 
   it.effect("Disconnected is told apart from a refusal: an editor that hangs and then drops is not an answer", () =>
@@ -94,7 +109,10 @@ describe("AcpSurface errors", () => {
           return yield* Effect.never
         })
       const editor = yield* editorFor(handler, {
-        script: { "terminal/wait_for_exit": ScriptedEditor.hang, "terminal/output": ScriptedEditor.answer({ output: "", truncated: false }) }
+        script: {
+          "terminal/wait_for_exit": ScriptedEditor.hang,
+          "terminal/output": ScriptedEditor.answer({ output: "", truncated: false })
+        }
       })
       const session = yield* editor.newSession()
       const prompt = yield* Effect.forkChild(editor.prompt(session, "go"))
@@ -124,8 +142,12 @@ describe("AcpSurface errors", () => {
 
   it.effect("Refused: the editor's JSON-RPC error arrives with its code, reason and data", () =>
     Effect.gen(function*() {
-      const { handler, outcome } = yield* reporting(AcpSurface.request("fs/write_text_file", { path: "/a", content: "x" }))
-      const editor = yield* editorFor(handler, { script: { "fs/write_text_file": ScriptedEditor.refuse("read-only file", -32000, { path: "/a" }) } })
+      const { handler, outcome } = yield* reporting(
+        AcpSurface.request("fs/write_text_file", { path: "/a", content: "x" })
+      )
+      const editor = yield* editorFor(handler, {
+        script: { "fs/write_text_file": ScriptedEditor.refuse("read-only file", -32000, { path: "/a" }) }
+      })
       yield* editor.prompt(yield* editor.newSession(), "go")
       const error = yield* Effect.flip(outcome)
       assert.strictEqual(error._tag, "Refused")
@@ -137,18 +159,25 @@ describe("AcpSurface errors", () => {
   it.effect("MalformedAnswer: an answer that fails the schema never reaches the turn, and names what is wrong", () =>
     Effect.gen(function*() {
       const { handler, outcome } = yield* reporting(AcpSurface.request("fs/read_text_file", { path: "/a" }))
-      const editor = yield* editorFor(handler, { script: { "fs/read_text_file": ScriptedEditor.malformed({ content: 42 }) } })
+      const editor = yield* editorFor(handler, {
+        script: { "fs/read_text_file": ScriptedEditor.malformed({ content: 42 }) }
+      })
       yield* editor.prompt(yield* editor.newSession(), "go")
       const error = yield* Effect.flip(outcome)
       assert.strictEqual(error._tag, "MalformedAnswer")
       if (error._tag !== "MalformedAnswer") return
       assert.deepStrictEqual(error.issues, [{ path: ["content"], message: "expected a string, got 42" }])
-      assert.strictEqual(error.message, "the editor's answer to fs/read_text_file does not fit the protocol: value at \"content\": expected a string, got 42")
+      assert.strictEqual(
+        error.message,
+        "the editor's answer to fs/read_text_file does not fit the protocol: value at \"content\": expected a string, got 42"
+      )
     }))
 
   it.effect("InvalidUpdate: an update that fails the schema is never sent", () =>
     Effect.gen(function*() {
-      const { handler, outcome } = yield* reporting(AcpSurface.notify({ sessionUpdate: "agent_message_chunk", content: { type: "text" } } as never))
+      const { handler, outcome } = yield* reporting(
+        AcpSurface.notify({ sessionUpdate: "agent_message_chunk", content: { type: "text" } } as never)
+      )
       const editor = yield* editorFor(handler)
       yield* editor.prompt(yield* editor.newSession(), "go")
       const error = yield* Effect.flip(outcome)
@@ -161,11 +190,16 @@ describe("AcpSurface errors", () => {
 
   it.effect("NotAdvertised: an update the protocol gates on a capability is not sent to an editor without it", () =>
     Effect.gen(function*() {
-      const { handler, outcome } = yield* reporting(AcpSurface.notify({ sessionUpdate: "notice", notice: { message: "heads up" } } as never))
+      const { handler, outcome } = yield* reporting(
+        AcpSurface.notify({ sessionUpdate: "notice", notice: { message: "heads up" } } as never)
+      )
       const editor = yield* editorFor(handler)
       yield* editor.prompt(yield* editor.newSession(), "go")
       const error = yield* Effect.flip(outcome)
-      assert.strictEqual(error.message, "the editor did not advertise session.notices, so session/update (notice) was not sent")
+      assert.strictEqual(
+        error.message,
+        "the editor did not advertise session.notices, so session/update (notice) was not sent"
+      )
     }))
 
   it.effect("SchemaMissing: a method the installed schema cannot check is refused before the editor is asked", () =>
@@ -173,7 +207,9 @@ describe("AcpSurface errors", () => {
       const shipped = AcpChecks.shippedSchema() as { readonly $defs: Record<string, unknown> }
       const { ReadTextFileResponse: _dropped, ...defs } = shipped.$defs
       const { handler, outcome } = yield* reporting(AcpSurface.request("fs/read_text_file", { path: "/a" }))
-      const editor = yield* editorFor(handler, { script: { "fs/read_text_file": ScriptedEditor.answer({ content: "x" }) } }, { schema: { ...shipped, $defs: defs } })
+      const editor = yield* editorFor(handler, {
+        script: { "fs/read_text_file": ScriptedEditor.answer({ content: "x" }) }
+      }, { schema: { ...shipped, $defs: defs } })
       yield* editor.prompt(yield* editor.newSession(), "go")
       const error = yield* Effect.flip(outcome)
       assert.strictEqual(error._tag, "SchemaMissing")
@@ -187,7 +223,13 @@ describe("AcpSurface errors", () => {
   it.effect("SchemaMissing: an answer schema the decoder cannot read is a configuration error, not the editor's", () =>
     Effect.gen(function*() {
       const shipped = AcpChecks.shippedSchema() as { readonly $defs: Record<string, unknown> }
-      const broken = { ...shipped, $defs: { ...shipped.$defs, ReadTextFileResponse: { type: "object", required: 7, "x-side": "client", "x-method": "fs/read_text_file" } } }
+      const broken = {
+        ...shipped,
+        $defs: {
+          ...shipped.$defs,
+          ReadTextFileResponse: { type: "object", required: 7, "x-side": "client", "x-method": "fs/read_text_file" }
+        }
+      }
       const checks = AcpChecks.make(broken)
       const error = checks.missing("fs/read_text_file")
       assert.strictEqual(error?._tag, "SchemaMissing")
@@ -199,6 +241,11 @@ describe("AcpSurface errors", () => {
       assert.isFalse(yield* AcpSurface.has)
       const error = yield* Effect.flip(AcpSurface.request("fs/read_text_file", { path: "/a" }))
       assert.strictEqual(error._tag, "NoSurface")
-      assert.strictEqual((yield* Effect.flip(AcpSurface.notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } })))._tag, "NoSurface")
+      assert.strictEqual(
+        (yield* Effect.flip(
+          AcpSurface.notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } })
+        ))._tag,
+        "NoSurface"
+      )
     }))
 })

@@ -28,11 +28,17 @@ const everything = (overrides?: ScriptedEditor.Script): ScriptedEditor.Script =>
 
 const example = (options?: ScriptedEditor.Options) =>
   ScriptedEditor.make(options).pipe(
-    Effect.provide(Layer.effect(AcpAgent.AcpAgent, AcpAgent.make(handler, { session: () => SessionTools.layer })).pipe(Layer.provide(AcpChecks.layer)))
+    Effect.provide(
+      Layer.effect(AcpAgent.AcpAgent, AcpAgent.make(handler, { session: () => SessionTools.layer })).pipe(
+        Layer.provide(AcpChecks.layer)
+      )
+    )
   )
 
 const said = (updates: ReadonlyArray<Acp.SessionUpdate>) =>
-  updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("")
+  updates.flatMap((
+    u
+  ) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("")
 
 // Run one prompt in a fresh session at /repo; what the agent said, and what it asked of the editor.
 const turn = (prompt: string, options?: ScriptedEditor.Options) =>
@@ -48,9 +54,13 @@ describe("the example ACP agent", () => {
       const { answer, editor, methods, text } = yield* turn("read README.md")
       assert.strictEqual(answer.stopReason, "end_turn")
       assert.deepStrictEqual(methods, ["fs/read_text_file"])
-      assert.strictEqual(((yield* editor.requests())[0]?.params as { path: string }).path, "/repo/README.md")
+      assert.deepStrictEqual((yield* editor.requests()).map((r) => (r.params as { path: string }).path), [
+        "/repo/README.md"
+      ])
       assert.include(text, "contents of /repo/README.md")
-      const kinds = (yield* editor.updates).map((u) => u.sessionUpdate === "tool_call_update" ? `update:${u.status}` : u.sessionUpdate)
+      const kinds = (yield* editor.updates).map((u) =>
+        u.sessionUpdate === "tool_call_update" ? `update:${u.status}` : u.sessionUpdate
+      )
       assert.deepStrictEqual(kinds, ["tool_call", "update:in_progress", "update:completed", "agent_message_chunk"])
     }))
 
@@ -65,14 +75,16 @@ describe("the example ACP agent", () => {
     Effect.gen(function*() {
       const { editor, methods, text } = yield* turn("write notes.md hello there")
       assert.deepStrictEqual(methods, ["session/request_permission", "fs/write_text_file"])
-      const { content, path } = (yield* editor.requests("fs/write_text_file"))[0]?.params as Acp.WriteTextFileRequest
-      assert.deepStrictEqual([path, content], ["/repo/notes.md", "hello there"])
+      const written = (yield* editor.requests("fs/write_text_file")).map((r) => r.params as Acp.WriteTextFileRequest)
+      assert.deepStrictEqual(written.map(({ content, path }) => [path, content]), [["/repo/notes.md", "hello there"]])
       assert.include(text, "Wrote 11 characters to /repo/notes.md")
     }))
 
   it.effect("a person who says no gets nothing written", () =>
     Effect.gen(function*() {
-      const { methods, text } = yield* turn("write notes.md hello", { script: everything({ "session/request_permission": reject }) })
+      const { methods, text } = yield* turn("write notes.md hello", {
+        script: everything({ "session/request_permission": reject })
+      })
       assert.deepStrictEqual(methods, ["session/request_permission"])
       assert.include(text, "Not done: the person declined the call to write")
     }))
@@ -80,7 +92,13 @@ describe("the example ACP agent", () => {
   it.effect("run asks, creates a terminal, waits for it, reads its output and releases it", () =>
     Effect.gen(function*() {
       const { methods, text } = yield* turn("run echo hi")
-      assert.deepStrictEqual(methods, ["session/request_permission", "terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release"])
+      assert.deepStrictEqual(methods, [
+        "session/request_permission",
+        "terminal/create",
+        "terminal/wait_for_exit",
+        "terminal/output",
+        "terminal/release"
+      ])
       assert.include(text, "`echo hi` exited with code 0")
       assert.include(text, "hi\n")
     }))
@@ -88,12 +106,19 @@ describe("the example ACP agent", () => {
   it.effect("a command still running at the deadline is killed, then read and released", () =>
     Effect.gen(function*() {
       const editor = yield* example({ script: everything({ "terminal/wait_for_exit": ScriptedEditor.hang }) })
-      const prompt = yield* Effect.forkChild(editor.prompt(yield* editor.newSession({ cwd: "/repo" }), "run sleep 1000"))
+      const prompt = yield* Effect.forkChild(
+        editor.prompt(yield* editor.newSession({ cwd: "/repo" }), "run sleep 1000")
+      )
       yield* editor.waitFor(isRequest("terminal/wait_for_exit"))
       yield* TestClock.adjust("60 seconds")
       assert.strictEqual((yield* Fiber.join(prompt)).stopReason, "end_turn")
       assert.deepStrictEqual(yield* methodsOf(editor), [
-        "session/request_permission", "terminal/create", "terminal/wait_for_exit", "terminal/kill", "terminal/output", "terminal/release"
+        "session/request_permission",
+        "terminal/create",
+        "terminal/wait_for_exit",
+        "terminal/kill",
+        "terminal/output",
+        "terminal/release"
       ])
       assert.include(said(yield* editor.updates), "was killed after 1m")
     }))
@@ -110,14 +135,21 @@ describe("the example ACP agent", () => {
       const log = yield* editor.log
       assert.isBelow(log.findIndex(isPromptAnswer), log.findIndex(isRequest("terminal/kill")))
       assert.deepStrictEqual(yield* methodsOf(editor), [
-        "session/request_permission", "terminal/create", "terminal/wait_for_exit", "terminal/kill", "terminal/release"
+        "session/request_permission",
+        "terminal/create",
+        "terminal/wait_for_exit",
+        "terminal/kill",
+        "terminal/release"
       ])
     }))
 
   it.effect("tools says which MCP servers the session was given and why none can be called yet", () =>
     Effect.gen(function*() {
       const editor = yield* example({ script: everything() })
-      const session = yield* editor.newSession({ cwd: "/repo", mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }] })
+      const session = yield* editor.newSession({
+        cwd: "/repo",
+        mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }]
+      })
       yield* editor.prompt(session, "tools")
       assert.include(said(yield* editor.updates), "cannot connect MCP servers yet (files)")
     }))
@@ -143,8 +175,16 @@ describe("the example ACP agent", () => {
   })
 
   it("quoted words keep their spaces, and write takes the rest of the line", () => {
-    assert.deepStrictEqual(parse("run \"my tool\" --flag \"a b\""), { _tag: "Run", command: "my tool", args: ["--flag", "a b"] })
-    assert.deepStrictEqual(parse("write \"my notes.md\" two  spaces"), { _tag: "Write", path: "my notes.md", text: "two  spaces" })
+    assert.deepStrictEqual(parse("run \"my tool\" --flag \"a b\""), {
+      _tag: "Run",
+      command: "my tool",
+      args: ["--flag", "a b"]
+    })
+    assert.deepStrictEqual(parse("write \"my notes.md\" two  spaces"), {
+      _tag: "Write",
+      path: "my notes.md",
+      text: "two  spaces"
+    })
     assert.deepStrictEqual(parse("call t {\"a\": [1, 2]}"), { _tag: "Call", tool: "t", args: { a: [1, 2] } })
   })
 })

@@ -6,14 +6,19 @@ import { Context, Deferred, Effect, Fiber, Layer } from "effect"
 import { AcpAgent, AcpChecks, AcpSurface, ScriptedEditor } from "effect-surface/acp"
 import { editorFor, isRequest } from "./harness.ts"
 
-const reads: ScriptedEditor.Script = { "fs/read_text_file": (params) => ScriptedEditor.answer({ content: `contents of ${params.path}` }) }
+const reads: ScriptedEditor.Script = {
+  "fs/read_text_file": (params) => ScriptedEditor.answer({ content: `contents of ${params.path}` })
+}
 
-const sessionsOf = (requests: ReadonlyArray<{ readonly params: unknown }>) => requests.map((r) => (r.params as { sessionId: string }).sessionId)
+const sessionsOf = (requests: ReadonlyArray<{ readonly params: unknown }>) =>
+  requests.map((r) => (r.params as { sessionId: string }).sessionId)
 
 const textOf = (request: Acp.PromptRequest) => request.prompt[0]?.type === "text" ? request.prompt[0].text : ""
 
 // A service built once, outside any turn, that asks the editor two helpers down.
-class Notes extends Context.Service<Notes, { readonly read: (path: string) => Effect.Effect<string, unknown> }>()("test/Notes") {
+class Notes
+  extends Context.Service<Notes, { readonly read: (path: string) => Effect.Effect<string, unknown> }>()("test/Notes")
+{
   static readonly layer = Layer.succeed(Notes, {
     read: (path) => Notes.normalize(path)
   })
@@ -48,7 +53,9 @@ describe("AcpSurface reach", () => {
           answers.push(yield* notes.read(textOf(request)))
         }).pipe(Effect.orDie)
       const editor = yield* ScriptedEditor.make({ script: reads }).pipe(
-        Effect.provide(Layer.effect(AcpAgent.AcpAgent, AcpAgent.make(handler)).pipe(Layer.provide([AcpChecks.layer, Notes.layer])))
+        Effect.provide(
+          Layer.effect(AcpAgent.AcpAgent, AcpAgent.make(handler)).pipe(Layer.provide([AcpChecks.layer, Notes.layer]))
+        )
       )
       const first = yield* editor.newSession()
       const second = yield* editor.newSession()

@@ -17,7 +17,9 @@ const handler = (request: Acp.PromptRequest) =>
     Effect.map((answer) => `read ${answer.content}`),
     Effect.catch((error) => Effect.succeed(`failed ${error._tag}`)),
     Effect.tap((text) => Effect.sync(() => outcomes.push(text))),
-    Effect.flatMap((text) => Effect.ignore(AcpSurface.notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } })))
+    Effect.flatMap((text) =>
+      Effect.ignore(AcpSurface.notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } }))
+    )
   )
 
 const script: ScriptedEditor.Script = {
@@ -41,7 +43,9 @@ const script: ScriptedEditor.Script = {
 const EditorLive = ScriptedEditor.layer({ script }).pipe(Layer.provide(AcpAgent.layer(handler)))
 
 const said = (updates: ReadonlyArray<Acp.SessionUpdate>) =>
-  updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []))
+  updates.flatMap((
+    u
+  ) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []))
 
 layer(EditorLive)("ScriptedEditor.layer", (it) => {
   describe("each step a script takes reaches the turn as that ending", () => {
@@ -50,7 +54,12 @@ layer(EditorLive)("ScriptedEditor.layer", (it) => {
         const editor = yield* ScriptedEditor.ScriptedEditor
         const session = yield* editor.newSession()
         for (const path of ["/answer", "/refuse", "/malformed", "/answer"]) yield* editor.prompt(session, path)
-        assert.deepStrictEqual(said(yield* editor.updates), ["read call 0", "failed Refused", "failed MalformedAnswer", "read call 3"])
+        assert.deepStrictEqual(said(yield* editor.updates), [
+          "read call 0",
+          "failed Refused",
+          "failed MalformedAnswer",
+          "read call 3"
+        ])
       }))
 
     it.effect("hang: the call waits until the turn is cancelled, and the editor hears the cancel of the call", () =>
@@ -59,7 +68,9 @@ layer(EditorLive)("ScriptedEditor.layer", (it) => {
         const session = yield* editor.newSession()
         const prompt = yield* Effect.forkChild(editor.prompt(session, "/hang"))
         // The log is the connection's, shared by this block's tests: wait for this call's request.
-        yield* editor.waitFor((m) => isRequest("fs/read_text_file")(m) && "params" in m && (m.params as { path: string }).path === "/hang")
+        yield* editor.waitFor((m) =>
+          isRequest("fs/read_text_file")(m) && "params" in m && (m.params as { path: string }).path === "/hang"
+        )
         yield* editor.cancel(session)
         assert.strictEqual((yield* Fiber.join(prompt)).stopReason, "cancelled")
         yield* editor.waitFor(isCancelRequest)
@@ -75,7 +86,8 @@ layer(EditorLive)("ScriptedEditor.layer, dropping the connection", (it) => {
       outcomes.length = 0
       yield* Effect.forkChild(editor.prompt(session, "/drop"))
       yield* editor.waitFor(isRequest("fs/read_text_file"))
-      for (let i = 0; i < 100 && outcomes.length === 0; i++) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
+      for (let i = 0; i < 100 && outcomes.length === 0; i++)
+        yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
       assert.deepStrictEqual(outcomes, ["failed Disconnected"])
       assert.deepStrictEqual(yield* editor.updates, [])
     }))

@@ -47,35 +47,55 @@ const start = (command: string, args: ReadonlyArray<string>) =>
   })
 
 const said = (updates: ReadonlyArray<Acp.SessionUpdate>) =>
-  updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("")
+  updates.flatMap((
+    u
+  ) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [])).join("")
 
 describe("the example ACP agent over stdio", () => {
-  it.live("an editor starts it, opens a session and has it read a file and run a command through the editor", () =>
-    Effect.gen(function*() {
-      const { editor, stdout } = yield* start("npm", ["-s", "start", "--", "--acp"])
-      const [initialized] = yield* editor.log
-      assert.deepInclude(initialized !== undefined && "result" in initialized ? initialized.result : {}, {
-        agentInfo: { name: "effect-surface-example", title: "effect-surface example agent", version: "0.1.0" }
-      })
-      const session = yield* editor.newSession({ cwd: "/repo" })
-      assert.strictEqual((yield* editor.prompt(session, "read README.md")).stopReason, "end_turn")
-      assert.strictEqual((yield* editor.prompt(session, "run echo hi")).stopReason, "end_turn")
-      const text = said(yield* editor.updates)
-      assert.include(text, "contents of /repo/README.md")
-      assert.include(text, "`echo hi` exited with code 0")
-      assert.deepStrictEqual((yield* editor.requests()).map((r) => r.method), [
-        "fs/read_text_file", "session/request_permission", "terminal/create", "terminal/wait_for_exit", "terminal/output", "terminal/release"
-      ])
-      // Nothing but protocol on stdout: every line is one JSON-RPC message.
-      for (const line of stdout.join("").split("\n").filter((l) => l !== "")) assert.strictEqual(JSON.parse(line).jsonrpc, "2.0")
-    }), { timeout: 60_000 })
+  it.live(
+    "an editor starts it, opens a session and has it read a file and run a command through the editor",
+    () =>
+      Effect.gen(function*() {
+        const { editor, stdout } = yield* start("npm", ["-s", "start", "--", "--acp"])
+        const [initialized] = yield* editor.log
+        assert.deepInclude(initialized !== undefined && "result" in initialized ? initialized.result : {}, {
+          agentInfo: { name: "effect-surface-example", title: "effect-surface example agent", version: "0.1.0" }
+        })
+        const session = yield* editor.newSession({ cwd: "/repo" })
+        assert.strictEqual((yield* editor.prompt(session, "read README.md")).stopReason, "end_turn")
+        assert.strictEqual((yield* editor.prompt(session, "run echo hi")).stopReason, "end_turn")
+        const text = said(yield* editor.updates)
+        assert.include(text, "contents of /repo/README.md")
+        assert.include(text, "`echo hi` exited with code 0")
+        assert.deepStrictEqual((yield* editor.requests()).map((r) => r.method), [
+          "fs/read_text_file",
+          "session/request_permission",
+          "terminal/create",
+          "terminal/wait_for_exit",
+          "terminal/output",
+          "terminal/release"
+        ])
+        // Nothing but protocol on stdout: every line is one JSON-RPC message.
+        for (const line of stdout.join("").split("\n").filter((l) => l !== ""))
+          assert.strictEqual(JSON.parse(line).jsonrpc, "2.0")
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("the agent exits once its editor closes the connection, leaving no process behind", () =>
-    Effect.gen(function*() {
-      const { child, editor } = yield* start(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts", "--acp"])
-      yield* editor.newSession()
-      yield* editor.drop
-      const code = yield* exited(child).pipe(Effect.timeout("10 seconds"))
-      assert.strictEqual(code, 0)
-    }), { timeout: 60_000 })
+  it.live(
+    "the agent exits once its editor closes the connection, leaving no process behind",
+    () =>
+      Effect.gen(function*() {
+        const { child, editor } = yield* start(process.execPath, [
+          "--conditions=effect-surface-source",
+          "examples/main.ts",
+          "--acp"
+        ])
+        yield* editor.newSession()
+        yield* editor.drop
+        const code = yield* exited(child).pipe(Effect.timeout("10 seconds"))
+        assert.strictEqual(code, 0)
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -8,7 +8,8 @@ import { AcpAgent, AcpChecks, ScriptedEditor } from "effect-surface/acp"
 export const captureLogs = () => {
   const lines: Array<string> = []
   const logger = Logger.make(({ logLevel, message }) => {
-    if (logLevel === "Warn" || logLevel === "Error") lines.push(`${logLevel} ${Array.isArray(message) ? message.join(" ") : String(message)}`)
+    if (logLevel === "Warn" || logLevel === "Error")
+      lines.push(`${logLevel} ${Array.isArray(message) ? message.join(" ") : String(message)}`)
   })
   return { lines, layer: Logger.layer([logger]) }
 }
@@ -34,12 +35,16 @@ export const editorFor = <E, R>(
 export const settle = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 30)))
 
 /** The methods of the requests the editor received, in order. */
-export const methodsOf = (editor: ScriptedEditor.Editor) => Effect.map(editor.requests(), (all) => all.map((r) => r.method))
+export const methodsOf = (editor: ScriptedEditor.Editor) =>
+  Effect.map(editor.requests(), (all) => all.map((r) => r.method))
 
-export const isRequest = (method: string) => (message: Acp.AnyMessage): boolean => "method" in message && "id" in message && message.method === method
+export const isRequest = (method: string) => (message: Acp.AnyMessage): boolean =>
+  "method" in message && "id" in message && message.method === method
 
-export const isCancelRequest = (message: Acp.AnyMessage): boolean => "method" in message && message.method === "$/cancel_request"
+export const isCancelRequest = (message: Acp.AnyMessage): boolean =>
+  "method" in message && message.method === "$/cancel_request"
 
 /** The editor received the answer to its `session/prompt` (a result with `stopReason`). */
 export const isPromptAnswer = (message: Acp.AnyMessage): boolean =>
-  !("method" in message) && "result" in message && typeof message.result === "object" && message.result !== null && "stopReason" in message.result
+  !("method" in message) && "result" in message && typeof message.result === "object" && message.result !== null &&
+  "stopReason" in message.result

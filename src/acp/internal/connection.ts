@@ -11,7 +11,20 @@
  * outgoing stream, not guessed — and the turn has settled.
  */
 import * as Acp from "@agentclientprotocol/sdk"
-import { Cause, Context, Deferred, Duration, Effect, Exit, Fiber, FiberMap, FiberSet, Layer, Option, Scope } from "effect"
+import {
+  Cause,
+  Context,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  FiberMap,
+  FiberSet,
+  Layer,
+  Option,
+  Scope
+} from "effect"
 import * as Approval from "../../core/Approval.ts"
 import { messageOf } from "../../core/ToolFailure.ts"
 import type { Checks } from "../AcpChecks.ts"
@@ -28,7 +41,10 @@ export type Provided = AcpSurface | AcpSession | Approval.Approval
 export interface Setup<R> {
   readonly info: Acp.Implementation
   readonly agentCapabilities: Acp.AgentCapabilities
-  readonly handler: (request: Acp.PromptRequest, session: Info) => Effect.Effect<Acp.StopReason | void, unknown, R | Provided>
+  readonly handler: (
+    request: Acp.PromptRequest,
+    session: Info
+  ) => Effect.Effect<Acp.StopReason | void, unknown, R | Provided>
   readonly session: ((session: Info) => Layer.Layer<never, unknown, R | AcpSession | Approval.Approval>) | undefined
   readonly checks: Checks
   readonly cleanupDeadline: Duration.Input
@@ -69,7 +85,8 @@ const tap = (stream: Acp.Stream, seen: (message: Acp.AnyMessage) => void): Acp.S
 }
 
 const failure = (cause: Cause.Cause<unknown>): Error =>
-  Cause.hasInterruptsOnly(cause) ? Acp.RequestError.requestCancelled() : Acp.RequestError.internalError(undefined, messageOf(cause))
+  Cause.hasInterruptsOnly(cause) ? Acp.RequestError.requestCancelled()
+    : Acp.RequestError.internalError(undefined, messageOf(cause))
 
 // A connection's state. Its mutable fields (the link, set once the SDK connects, and whether the
 // editor has initialized) are written once, synchronously, by the SDK's callbacks.
@@ -96,7 +113,9 @@ const approval = Context.make(Approval.Approval, Approval.Approval.of({ decide: 
 const run = <R, A>(state: State<R>, effect: Effect.Effect<A, unknown, R>): Promise<A> => {
   const fiber = Effect.runForkWith(state.context)(effect)
   FiberSet.addUnsafe(state.background, fiber)
-  return new Promise((resolve, reject) => fiber.addObserver((exit) => Exit.isSuccess(exit) ? resolve(exit.value) : reject(failure(exit.cause))))
+  return new Promise((resolve, reject) =>
+    fiber.addObserver((exit) => Exit.isSuccess(exit) ? resolve(exit.value) : reject(failure(exit.cause)))
+  )
 }
 
 // The cancelled prompt's answer has been handed to the transport: its cleanup may go.
@@ -110,21 +129,41 @@ const answered = <R>(state: State<R>, message: Acp.AnyMessage): void => {
 
 const openSession = <R>(state: State<R>, request: Acp.NewSessionRequest) =>
   Effect.gen(function*() {
-    const info: Info = { sessionId: `session-${crypto.randomUUID()}`, cwd: request.cwd, mcpServers: request.mcpServers, request }
+    const info: Info = {
+      sessionId: `session-${crypto.randomUUID()}`,
+      cwd: request.cwd,
+      mcpServers: request.mcpServers,
+      request
+    }
     const own = yield* Scope.fork(state.scope)
     const built = state.setup.session === undefined
       ? Context.empty()
       // Built with the session and the editor-backed Approval: a client toolset made here keeps that
       // Approval, and each ask reaches the editor of whichever turn is calling.
-      : yield* Layer.buildWithScope(Layer.provide(state.setup.session(info), Layer.merge(Layer.succeed(AcpSession, info), Layer.succeedContext(approval))), own).pipe(
+      : yield* Layer.buildWithScope(
+        Layer.provide(
+          state.setup.session(info),
+          Layer.merge(Layer.succeed(AcpSession, info), Layer.succeedContext(approval))
+        ),
+        own
+      ).pipe(
         Effect.onError((cause) => Scope.close(own, Exit.failCause(cause)))
       )
-    state.sessions.set(info.sessionId, { info, context: Context.add(Context.merge(built, approval), AcpSession, info), current: undefined })
+    state.sessions.set(info.sessionId, {
+      info,
+      context: Context.add(Context.merge(built, approval), AcpSession, info),
+      current: undefined
+    })
     return { sessionId: info.sessionId }
   })
 
 // After a cancel: the handler unwinds, the answer goes out, then what the turn registered.
-const afterCancel = <R>(state: State<R>, turn: Turn.Turn, handler: Fiber.Fiber<unknown, unknown>, written: Deferred.Deferred<void>) =>
+const afterCancel = <R>(
+  state: State<R>,
+  turn: Turn.Turn,
+  handler: Fiber.Fiber<unknown, unknown>,
+  written: Deferred.Deferred<void>
+) =>
   Effect.gen(function*() {
     // Interrupted from a child fiber: `interruptUnsafe`, or a fiber forked into a set, lets an
     // uninterruptible finalizer of a FiberMap fiber be cut short (effect 4.1.0).
@@ -171,16 +210,29 @@ const app = <R>(state: State<R>) =>
     .onRequest(Acp.methods.agent.initialize, ({ params }) => {
       linkOf(state).capabilities = params.clientCapabilities ?? {}
       state.initialized = true
-      return { protocolVersion: Acp.PROTOCOL_VERSION, agentCapabilities: state.setup.agentCapabilities, agentInfo: state.setup.info, authMethods: [] }
+      return {
+        protocolVersion: Acp.PROTOCOL_VERSION,
+        agentCapabilities: state.setup.agentCapabilities,
+        agentInfo: state.setup.info,
+        authMethods: []
+      }
     })
     .onRequest(Acp.methods.agent.session.new, ({ params }) => run(state, openSession(state, params)))
-    .onRequest(Acp.methods.agent.session.prompt, ({ params, requestId }) => run(state, prompt(state, params, requestId)))
+    .onRequest(
+      Acp.methods.agent.session.prompt,
+      ({ params, requestId }) => run(state, prompt(state, params, requestId))
+    )
     .onNotification(Acp.methods.agent.session.cancel, ({ params }) => {
       const turn = state.sessions.get(params.sessionId)?.current
       if (turn !== undefined) Turn.cancel(turn)
     })
     .onConnect((connection) => {
-      state.link = { client: connection.client, signal: connection.signal, checks: state.setup.checks, capabilities: {} }
+      state.link = {
+        client: connection.client,
+        signal: connection.signal,
+        checks: state.setup.checks,
+        capabilities: {}
+      }
     })
 
 /** Serve one editor on `stream` until it closes or the caller's scope does. */
@@ -206,8 +258,13 @@ export const connect = <R>(setup: Setup<R>, stream: Acp.Stream): Effect.Effect<C
     // the scope closes, from a fiber of its own.
     void connection.closed.then(() =>
       Effect.runForkWith(state.context)(
-        FiberMap.awaitEmpty(state.handlers).pipe(Effect.exit, Effect.timeoutOption(setup.settleDeadline), Effect.andThen(Scope.close(scope, Exit.void)))
-      ))
+        FiberMap.awaitEmpty(state.handlers).pipe(
+          Effect.exit,
+          Effect.timeoutOption(setup.settleDeadline),
+          Effect.andThen(Scope.close(scope, Exit.void))
+        )
+      )
+    )
     yield* Scope.addFinalizer(scope, Effect.sync(() => connection.close()))
     return {
       closed: Deferred.await(closed),

@@ -20,7 +20,10 @@ export const dismissed: RequestPermissionResponse = { outcome: { outcome: "cance
 
 const offeredIds = (params: object): ReadonlySet<unknown> => {
   const options = (params as { readonly options?: unknown }).options
-  return new Set(Array.isArray(options) ? options.map((option: unknown) => (option as { readonly optionId?: unknown } | null)?.optionId) : [])
+  return new Set(
+    Array.isArray(options) ?
+      options.map((option: unknown) => (option as { readonly optionId?: unknown } | null)?.optionId) : []
+  )
 }
 
 const closed = (why: string): Effect.Effect<RequestPermissionResponse> =>
@@ -40,7 +43,10 @@ export const failClosed = (
       if (cancelled()) return closed("the answer arrived after the turn was cancelled")
       const outcome = (answer as RequestPermissionResponse).outcome
       if (outcome.outcome === "selected" && !offeredIds(params).has(outcome.optionId)) {
-        const issue = { path: ["outcome", "optionId"], message: `${JSON.stringify(outcome.optionId)} was never offered` }
+        const issue = {
+          path: ["outcome", "optionId"],
+          message: `${JSON.stringify(outcome.optionId)} was never offered`
+        }
         return closed(new InputError({ issues: [issue] }).message)
       }
       return Effect.succeed(answer)

@@ -6,7 +6,8 @@
  * `_meta` among them; `-on-null`; `-skip-invalid-items`). Checked strictly, those fields would
  * refuse answers the SDK takes, so the lenient copy widens exactly those nodes and nothing else.
  */
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** The `$defs` of a schema document, or nothing when it has none. */
 export const definitions = (document: unknown): Readonly<Record<string, unknown>> | undefined =>
@@ -17,9 +18,14 @@ export const definitions = (document: unknown): Readonly<Record<string, unknown>
  * against: the one the SDK marks `x-side: "client"` and `x-method: method`. `undefined` when the
  * installed schema has none.
  */
-export const definitionFor = (defs: Readonly<Record<string, unknown>>, method: string, suffix: "Response" | "Notification"): string | undefined => {
+export const definitionFor = (
+  defs: Readonly<Record<string, unknown>>,
+  method: string,
+  suffix: "Response" | "Notification"
+): string | undefined => {
   for (const [name, node] of Object.entries(defs)) {
-    if (name.endsWith(suffix) && isRecord(node) && node["x-side"] === "client" && node["x-method"] === method) return name
+    if (name.endsWith(suffix) && isRecord(node) && node["x-side"] === "client" && node["x-method"] === method)
+      return name
   }
   return undefined
 }
@@ -27,7 +33,8 @@ export const definitionFor = (defs: Readonly<Record<string, unknown>>, method: s
 /** Every client method the document defines an answer for. */
 export const answeredMethods = (defs: Readonly<Record<string, unknown>>): ReadonlyArray<string> =>
   Object.entries(defs).flatMap(([name, node]) =>
-    name.endsWith("Response") && isRecord(node) && node["x-side"] === "client" && typeof node["x-method"] === "string" ? [node["x-method"]] : []
+    name.endsWith("Response") && isRecord(node) && node["x-side"] === "client" && typeof node["x-method"] === "string"
+      ? [node["x-method"]] : []
   )
 
 // Widen one node the way the SDK's parser forgives it; its children are widened first.
@@ -56,7 +63,10 @@ export const loosen = (defs: Readonly<Record<string, unknown>>): Readonly<Record
  * A self-contained document checking one definition: the definition itself at the root (one
  * reference fewer to follow per check), its references resolved within `defs` beside it.
  */
-export const documentFor = (defs: Readonly<Record<string, unknown>>, name: string): Readonly<Record<string, unknown>> => {
+export const documentFor = (
+  defs: Readonly<Record<string, unknown>>,
+  name: string
+): Readonly<Record<string, unknown>> => {
   const definition = defs[name]
   return isRecord(definition) ? { ...definition, $defs: defs } : { $defs: defs, $ref: `#/$defs/${name}` }
 }

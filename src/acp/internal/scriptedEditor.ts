@@ -36,7 +36,10 @@ export interface Editor<E> {
   /** Open a session (`cwd` defaults to `/`); its id. */
   readonly newSession: (request?: Partial<Acp.NewSessionRequest>) => Effect.Effect<string, E>
   /** Send a prompt and wait for the turn's answer. */
-  readonly prompt: (sessionId: string, prompt: string | ReadonlyArray<Acp.ContentBlock>) => Effect.Effect<Acp.PromptResponse, E>
+  readonly prompt: (
+    sessionId: string,
+    prompt: string | ReadonlyArray<Acp.ContentBlock>
+  ) => Effect.Effect<Acp.PromptResponse, E>
   /** Send `session/cancel`. */
   readonly cancel: (sessionId: string) => Effect.Effect<void>
   /** Go away: the editor's end of the connection closes. */
@@ -46,7 +49,9 @@ export interface Editor<E> {
   /** The first message received (now or later) that satisfies `predicate`. */
   readonly waitFor: (predicate: (message: Acp.AnyMessage) => boolean) => Effect.Effect<Acp.AnyMessage>
   /** The requests received, in order, as `{ method, params }`; only `method`'s when given. */
-  readonly requests: (method?: string) => Effect.Effect<ReadonlyArray<{ readonly method: string; readonly params: unknown }>>
+  readonly requests: (
+    method?: string
+  ) => Effect.Effect<ReadonlyArray<{ readonly method: string; readonly params: unknown }>>
   /** Every `session/update` received, in order. */
   readonly updates: Effect.Effect<ReadonlyArray<Acp.SessionUpdate>>
 }
@@ -58,24 +63,35 @@ export const capabilitiesFor = (script: Script): Capabilities => {
   const has = (method: Method) => Object.hasOwn(script, method)
   return {
     fs: { readTextFile: has("fs/read_text_file"), writeTextFile: has("fs/write_text_file") },
-    terminal: (["terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"] as const).some(has),
+    terminal:
+      (["terminal/create", "terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"] as const)
+        .some(has),
     ...(has("elicitation/create") ? { elicitation: { form: {} } } : {})
   }
 }
 
 /** `stream` with every message it delivers appended to `log` first. */
-export const recorded = (stream: Acp.Stream, log: SubscriptionRef.SubscriptionRef<ReadonlyArray<Acp.AnyMessage>>): Acp.Stream => ({
+export const recorded = (
+  stream: Acp.Stream,
+  log: SubscriptionRef.SubscriptionRef<ReadonlyArray<Acp.AnyMessage>>
+): Acp.Stream => ({
   writable: stream.writable,
-  readable: stream.readable.pipeThrough(new TransformStream<Acp.AnyMessage, Acp.AnyMessage>({
-    transform: (message, controller) => {
-      Effect.runSync(SubscriptionRef.update(log, (messages) => [...messages, message]))
-      controller.enqueue(message)
-    }
-  }))
+  readable: stream.readable.pipeThrough(
+    new TransformStream<Acp.AnyMessage, Acp.AnyMessage>({
+      transform: (message, controller) => {
+        Effect.runSync(SubscriptionRef.update(log, (messages) => [...messages, message]))
+        controller.enqueue(message)
+      }
+    })
+  )
 })
 
 /** The SDK request handler answering every call as the script says (method-not-found when it is silent). */
-export const responder = (script: Script, runPromise: <A>(effect: Effect.Effect<A>) => Promise<A>, drop: Effect.Effect<void>) => {
+export const responder = (
+  script: Script,
+  runPromise: <A>(effect: Effect.Effect<A>) => Promise<A>,
+  drop: Effect.Effect<void>
+) => {
   const counts = new Map<string, number>()
   return async ({ method, params, signal }: Acp.ClientRequestContext<unknown>): Promise<unknown> => {
     if (!Object.hasOwn(script, method)) throw Acp.RequestError.methodNotFound(method)
@@ -86,7 +102,8 @@ export const responder = (script: Script, runPromise: <A>(effect: Effect.Effect<
       if (signal.aborted) return resume(Effect.void)
       signal.addEventListener("abort", () => resume(Effect.void), { once: true })
     })
-    const computed = typeof entry === "function" ? (entry as (p: unknown, c: Call) => unknown)(params, { index, cancelled }) : entry
+    const computed = typeof entry === "function"
+      ? (entry as (p: unknown, c: Call) => unknown)(params, { index, cancelled }) : entry
     const step = (Effect.isEffect(computed) ? await runPromise(computed as Effect.Effect<Step>) : computed) as Step
     switch (step._tag) {
       case "Answer":
@@ -115,10 +132,19 @@ export const editorOf = <E>(
   return {
     connection,
     newSession: (request) =>
-      Effect.map(call("session/new", () => agent.request("session/new", { cwd: "/", mcpServers: [], ...request })), (answer) => answer.sessionId),
+      Effect.map(
+        call("session/new", () => agent.request("session/new", { cwd: "/", mcpServers: [], ...request })),
+        (answer) => answer.sessionId
+      ),
     prompt: (sessionId, prompt) =>
-      call("session/prompt", () =>
-        agent.request("session/prompt", { sessionId, prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : [...prompt] })),
+      call(
+        "session/prompt",
+        () =>
+          agent.request("session/prompt", {
+            sessionId,
+            prompt: typeof prompt === "string" ? [{ type: "text", text: prompt }] : [...prompt]
+          })
+      ),
     cancel: (sessionId) => Effect.ignore(call("session/cancel", () => agent.notify("session/cancel", { sessionId }))),
     drop,
     log: messages,
@@ -132,15 +158,23 @@ export const editorOf = <E>(
         (found) => found._tag === "Some" ? found.value : (undefined as never)
       ),
     requests: (method) =>
-      Effect.map(messages, (all) =>
+      Effect.map(
+        messages,
+        (all) =>
+          all.flatMap((message) =>
+            "method" in message && "id" in message && (method === undefined || message.method === method)
+              ? [{ method: message.method, params: message.params }]
+              : []
+          )
+      ),
+    updates: Effect.map(
+      messages,
+      (all) =>
         all.flatMap((message) =>
-          "method" in message && "id" in message && (method === undefined || message.method === method)
-            ? [{ method: message.method, params: message.params }]
-            : [])),
-    updates: Effect.map(messages, (all) =>
-      all.flatMap((message) =>
-        "method" in message && !("id" in message) && message.method === "session/update" && isRecord(message.params)
-          ? [message.params["update"] as Acp.SessionUpdate]
-          : []))
+          "method" in message && !("id" in message) && message.method === "session/update" && isRecord(message.params)
+            ? [message.params["update"] as Acp.SessionUpdate]
+            : []
+        )
+    )
   }
 }

@@ -81,7 +81,9 @@ export const end = (turn: Turn): void => {
   turn.registrations.clear()
 }
 
-const isRequestError = (error: unknown): error is { readonly code: number; readonly message: string; readonly data?: unknown } =>
+const isRequestError = (
+  error: unknown
+): error is { readonly code: number; readonly message: string; readonly data?: unknown } =>
   error instanceof Error && typeof (error as { readonly code?: unknown }).code === "number"
 
 const CANCELLED_CODE = -32800
@@ -99,7 +101,10 @@ const send = (
     const controller = new AbortController()
     tracked?.outstanding.add(controller)
     const settle = () => tracked?.outstanding.delete(controller)
-    link.client.request<unknown, object>(method, params, { cancellationSignal: controller.signal, stopWaitingOnCancel: true }).then(
+    link.client.request<unknown, object>(method, params, {
+      cancellationSignal: controller.signal,
+      stopWaitingOnCancel: true
+    }).then(
       (answer) => {
         settle()
         resume(checked(answer))
@@ -107,8 +112,18 @@ const send = (
       (error: unknown) => {
         settle()
         if (!isRequestError(error)) resume(Effect.fail(new Disconnected({ method, sent: true })))
-        else if (error.code === CANCELLED_CODE && tracked !== undefined && isCancelled(tracked)) resume(Effect.fail(new Cancelled({ method, sent: true })))
-        else resume(Effect.fail(new Refused({ method, code: error.code, reason: error.message, ...(error.data === undefined ? {} : { data: error.data }) })))
+        else if (error.code === CANCELLED_CODE && tracked !== undefined && isCancelled(tracked))
+          resume(Effect.fail(new Cancelled({ method, sent: true })))
+        else resume(
+            Effect.fail(
+              new Refused({
+                method,
+                code: error.code,
+                reason: error.message,
+                ...(error.data === undefined ? {} : { data: error.data })
+              })
+            )
+          )
       }
     )
     // The caller was interrupted: the editor is told, and nothing waits for its answer.
@@ -119,7 +134,13 @@ const send = (
   })
 
 // Everything a call owes before it may be sent, then the call and the check of its answer.
-const exchange = (link: Link, sessionId: string, method: string, params: object, tracked: Turn | undefined): Effect.Effect<unknown, RequestError> => {
+const exchange = (
+  link: Link,
+  sessionId: string,
+  method: string,
+  params: object,
+  tracked: Turn | undefined
+): Effect.Effect<unknown, RequestError> => {
   const refusal = Capabilities.check(link.capabilities, method, params) ?? link.checks.missing(method)
   if (refusal !== undefined) return Effect.fail(refusal)
   if (link.signal.aborted) return Effect.fail(new Disconnected({ method, sent: false }))
@@ -137,7 +158,10 @@ export const request = (turn: Turn, method: string, params: object): Effect.Effe
 export const notify = (turn: Turn, update: Update): Effect.Effect<void, NotifyError> => {
   const method = "session/update"
   if (isCancelled(turn)) return Effect.fail(new Cancelled({ method, sent: false }))
-  const gated = Capabilities.checkUpdate(turn.link.capabilities, (update as { readonly sessionUpdate?: unknown }).sessionUpdate)
+  const gated = Capabilities.checkUpdate(
+    turn.link.capabilities,
+    (update as { readonly sessionUpdate?: unknown }).sessionUpdate
+  )
   if (gated !== undefined) return Effect.fail(gated)
   const notification = { sessionId: turn.sessionId, update }
   return Effect.flatMap(turn.link.checks.update(notification), () => {
@@ -154,7 +178,10 @@ export const notify = (turn: Turn, update: Update): Effect.Effect<void, NotifyEr
  * advertised. Withdrawn by the returned Effect, or dropped when the caller's scope closes; neither
  * touches a registration a cancel has already frozen.
  */
-export const onCancel = (turn: Turn, requests: ReadonlyArray<CleanupRequest>): Effect.Effect<Effect.Effect<void>, RequestError, Scope.Scope> =>
+export const onCancel = (
+  turn: Turn,
+  requests: ReadonlyArray<CleanupRequest>
+): Effect.Effect<Effect.Effect<void>, RequestError, Scope.Scope> =>
   Effect.suspend((): Effect.Effect<Effect.Effect<void>, RequestError, Scope.Scope> => {
     const first = requests[0]?.method ?? "onCancel"
     if (isCancelled(turn)) return Effect.fail(new Cancelled({ method: first, sent: false }))
@@ -173,15 +200,24 @@ export const onCancel = (turn: Turn, requests: ReadonlyArray<CleanupRequest>): E
  * logged and none raised.
  */
 export const cleanup = (turn: Turn, deadline: Duration.Input): Effect.Effect<void> =>
-  Effect.forEach(turn.frozen ?? [], (requests) =>
-    Effect.forEach(requests, ({ method, params }) =>
-      exchange(turn.link, turn.sessionId, method, params, undefined).pipe(
-        Effect.timeout(deadline),
-        Effect.catch((error) =>
-          Effect.logWarning(`ACP cleanup ${method} after a cancelled turn failed: ${error._tag === "TimeoutError" ? `no answer within ${Duration.format(Duration.fromInputUnsafe(deadline))}` : messageOf(error)}`)
-        ),
-        Effect.asVoid
-      ), { discard: true }), { discard: true })
+  Effect.forEach(
+    turn.frozen ?? [],
+    (requests) =>
+      Effect.forEach(requests, ({ method, params }) =>
+        exchange(turn.link, turn.sessionId, method, params, undefined).pipe(
+          Effect.timeout(deadline),
+          Effect.catch((error) =>
+            Effect.logWarning(
+              `ACP cleanup ${method} after a cancelled turn failed: ${
+                error._tag === "TimeoutError"
+                  ? `no answer within ${Duration.format(Duration.fromInputUnsafe(deadline))}` : messageOf(error)
+              }`
+            )
+          ),
+          Effect.asVoid
+        ), { discard: true }),
+    { discard: true }
+  )
 
 /** The turn as the service its code reaches the editor through. */
 export const surfaceOf = (turn: Turn): Surface => ({
