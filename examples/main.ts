@@ -46,7 +46,11 @@ const tour = Effect.gen(function*() {
   yield* Console.log(`\nServe it to an MCP host with: npm start (HTTP), or npm -s run stdio`)
 }).pipe(Effect.scoped)
 
-const modes: ReadonlyMap<string, Effect.Effect<void, unknown>> = new Map([["--stdio", stdio], ["--tour", tour], ["--acp", acp]])
+const modes: ReadonlyMap<string, Effect.Effect<void, unknown>> = new Map([
+  ["--stdio", stdio],
+  ["--tour", tour],
+  ["--acp", acp]
+])
 const [mode, ...extra] = process.argv.slice(2)
 const main = mode === undefined ? http : modes.get(mode)
 
@@ -54,8 +58,8 @@ if (main === undefined || extra.length > 0) {
   const refused = main === undefined ? `unknown argument ${JSON.stringify(mode)}`
     : `second argument ${JSON.stringify(extra[0])}`
   process.stderr.write(
-    `examples/main.ts: ${refused}; it takes one of --stdio (serve over stdio), --tour (an in-process tour), --acp (the ACP agent), ` +
-      `or nothing (serve over HTTP)\n`
+    `examples/main.ts: ${refused}; it takes one of --stdio (serve over stdio), --tour (an in-process tour), ` +
+      `--acp (the example ACP agent on stdio), or nothing (serve over HTTP)\n`
   )
   process.exitCode = 2
 } else {
