@@ -193,3 +193,28 @@ export const eventually = (check: () => boolean, what: string) =>
     for (let i = 0; i < 200 && !check(); i++) yield* pause(50)
     if (!check()) return yield* Effect.die(new Error(`timed out waiting until ${what}`))
   })
+
+/** A loopback HTTP server that answers every request with a redirect to `to(path)`, counting them. */
+export const redirector = (to: (path: string) => string, status = 307) =>
+  Effect.gen(function*() {
+    let served = 0
+    const server = Http.createServer((req, res) => {
+      served++
+      req.resume()
+      res.writeHead(status, { location: to(req.url ?? "/") })
+      res.end()
+    })
+    const port = yield* Effect.acquireRelease(
+      Effect.callback<number>((resume) => {
+        server.listen(0, "127.0.0.1", () => {
+          const address = server.address()
+          resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
+        })
+      }),
+      () => Effect.callback<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+    )
+    return { port, origin: `http://127.0.0.1:${port}`, served: () => served }
+  })
