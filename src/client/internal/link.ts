@@ -152,11 +152,13 @@ export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefi
     })
     const entries = yield* Ref.make<ReadonlyArray<Catalog.Entry>>([])
 
-    const list = pool.use((remote) => remote.list).pipe(
-      Effect.timeoutOrElse({
+    // Deadlines bound the request alone, inside the lease: a dial has its own (connectTimeoutMs).
+    const list = pool.use((remote) =>
+      remote.list.pipe(Effect.timeoutOrElse({
         duration: Duration.millis(wired.timeoutMs),
         orElse: () => Effect.fail(`tools/list gave no answer within ${wired.timeoutMs} ms`)
-      }),
+      }))
+    ).pipe(
       Effect.mapError((error) => typeof error === "string" ? error : error.message),
       Effect.flatMap((listing) => {
         const projected = Catalog.fromListing({ name: config.name, key: wired.key }, listing)
@@ -179,14 +181,22 @@ export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefi
     const first = yield* Effect.result(list)
     if (first._tag === "Failure") yield* env.emit(Diagnostic.serverUnavailable(config.name, first.failure))
 
-    const attempt = (tool: string, args: unknown) => pool.use((remote) => remote.call(tool, args))
-    const callOnce = (name: string, tool: string, args: unknown) =>
-      attempt(tool, args).pipe(
+    const attempt = (name: string, tool: string, args: unknown, timeoutMs: number) =>
+      pool.use((remote) =>
+        remote.call(tool, args).pipe(Effect.timeoutOrElse({
+          duration: Duration.millis(timeoutMs),
+          orElse: () => Effect.fail(new ToolTimeout({ name, server: config.name, timeoutMs }))
+        }))
+      )
+    const callOnce = (name: string, tool: string, args: unknown, timeoutMs: number) =>
+      attempt(name, tool, args, timeoutMs).pipe(
         // The link was gone before the request was sent, so it provably never reached the server:
         // once more, on a fresh dial. A request that was sent is never sent again.
-        Effect.catchTag("ConnectionLost", (e) => e.phase === "call" ? Effect.fail(e) : attempt(tool, args)),
+        Effect.catchTag("ConnectionLost", (e) => e.phase === "call" ? Effect.fail(e) : attempt(name, tool, args, timeoutMs)),
         Effect.mapError((e) =>
-          e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, config.name)(e) : unavailable(name, config.name)(e)
+          e._tag === "ToolTimeout" ? e
+          : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, config.name)(e)
+          : unavailable(name, config.name)(e)
         )
       )
     return {
@@ -194,14 +204,6 @@ export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefi
       entries: Ref.get(entries),
       dials: pool.dials,
       call: (name, tool, args, timeoutMs) =>
-        Effect.andThen(
-          resolveToken,
-          callOnce(name, tool, args).pipe(
-            Effect.timeoutOrElse({
-              duration: Duration.millis(timeoutMs),
-              orElse: () => Effect.fail(new ToolTimeout({ name, server: config.name, timeoutMs }))
-            })
-          )
-        )
+        Effect.andThen(resolveToken, callOnce(name, tool, args, timeoutMs))
     } satisfies Link
   })
