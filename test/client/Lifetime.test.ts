@@ -66,6 +66,16 @@ describe("closing", () => {
       yield* eventually(() => proxy.open() === 0, "the event stream has ended")
     }), { timeout: 60_000 })
 
+  it.live("an SSE connect whose handshake never answers ends its event stream", () =>
+    Effect.gen(function*() {
+      const upstream = yield* everythingHttp("sse")
+      const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`, { hold: (r) => r.body.includes('"method":"initialize"') })
+      const toolset = yield* McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }], { connectTimeoutMs: 500 })
+      assert.strictEqual((yield* toolset.diagnostics)[0]?.kind, "server-unavailable")
+      assert.lengthOf(proxy.requests.filter((r) => r.method === "GET"), 2, "two dials, each with its stream")
+      yield* eventually(() => proxy.open() === 0, "both event streams have ended")
+    }), { timeout: 60_000 })
+
   it.live("a connect that times out leaves no child behind, and the toolset still loads", () =>
     Effect.gen(function*() {
       const toolset = yield* McpToolset.make([hang, memoryStdio("/dev/null/none")], { connectTimeoutMs: 500 })

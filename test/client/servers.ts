@@ -91,9 +91,10 @@ export interface Recorded {
 
 /**
  * A loopback HTTP proxy in front of `target` (an origin): every request it forwards is recorded
- * with its headers and body, and `open` counts the responses still streaming (SSE).
+ * with its headers and body, and `open` counts the responses still streaming (SSE). A request
+ * `hold` picks is recorded and left unanswered.
  */
-export const recordingProxy = (target: string) =>
+export const recordingProxy = (target: string, options?: { readonly hold?: (request: Recorded) => boolean }) =>
   Effect.gen(function*() {
     const requests: Array<Recorded> = []
     let open = 0
@@ -103,7 +104,10 @@ export const recordingProxy = (target: string) =>
       req.on("data", (chunk: Buffer) => chunks.push(chunk))
       req.on("end", () => {
         const body = Buffer.concat(chunks)
-        requests.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: body.toString() })
+        const recorded = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: body.toString() }
+        requests.push(recorded)
+        // A held request is never forwarded nor answered: the server seems to hang.
+        if (options?.hold?.(recorded) === true) return
         const forwarded = Http.request({
           host: upstream.hostname,
           port: upstream.port,
