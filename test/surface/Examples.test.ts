@@ -1,6 +1,6 @@
 // The doc examples are code a reader copies: each one must compile on its own against the public API
 // (`import { … } from "effect-surface"`, `"effect-surface/mcp"`, `"effect-surface/tools"`), and every
-// public export has one. Covers the surface, core and MCP modules.
+// public export has one. Covers the surface, core, MCP and client modules.
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
@@ -14,16 +14,17 @@ const sourcesIn = (dir: string) =>
 // Owned elsewhere and still being written: checked once they settle.
 const pending = new Set(["src/mcp/Http.ts", "src/mcp/HttpGuard.ts", "src/mcp/HttpSessions.ts", "src/mcp/EventStore.ts"])
 // A module index only re-exports; its exports are documented where they are declared.
-const indices = new Set(["src/mcp/index.ts"])
+const indices = new Set(["src/mcp/index.ts", "src/client/index.ts"])
 // Known debt: a module whose examples import a package-internal path (its `make` and `primaryOf`
 // are not part of the public API, so no public import can compile them).
 const fragments = new Set(["src/core/ToolFailure.ts"])
 const coreModules = sourcesIn("src/core").filter((module) => !pending.has(module))
 const mcpModules = sourcesIn("src/mcp").filter((module) => !pending.has(module) && !indices.has(module))
+const clientModules = sourcesIn("src/client").filter((module) => !indices.has(module))
 /** Every module whose exports must each carry an example. */
-const publicModules = [...surfaceModules, ...coreModules, ...mcpModules]
+const publicModules = [...surfaceModules, ...coreModules, ...mcpModules, ...clientModules]
 /** Every module whose examples are compiled. */
-const modules = [...surfaceModules, ...coreModules, ...mcpModules, "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
+const modules = [...surfaceModules, ...coreModules, ...mcpModules, ...clientModules, "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
 
 interface Doc {
   readonly text: string
