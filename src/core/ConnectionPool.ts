@@ -364,7 +364,8 @@ export const make = <C, E = never, R = never>(
       return conn.announces
         ? Effect.raceFirst(
           reframed,
-          Effect.andThen(Deferred.await(conn.closed), lost(conn, "call", "the transport announced its close"))
+          // built only if the close comes: a ConnectionLost is an Error, and its stack costs every call
+          Effect.andThen(Deferred.await(conn.closed), () => lost(conn, "call", "the transport announced its close"))
         )
         : reframed
     }
