@@ -175,21 +175,33 @@ export const make: <S = unknown>(
   const reconciled = yield* Deferred.make<void>()
   yield* Deferred.succeed(reconciled, undefined)
 
-  const call = Effect.fn("McpToolset.call")(function*(name: string, args: unknown, callOptions?: CallOptions) {
-    const found = (yield* SubscriptionRef.get(state)).located.get(name)
-    if (found === undefined) return yield* new UnknownTool({ name })
+  // The hot path, built from plain steps rather than a generator: it runs once per tool call.
+  const invoke = (name: string, found: Located, args: unknown, timeoutMs: number | undefined) => {
     const { link, tool } = found
+    const send = (checked: unknown) =>
+      Effect.flatMap(
+        link.call(name, tool.tool, checked, timeoutMs ?? link.wired.timeoutMs),
+        (raw) => CallResult.adapt(raw, { name, server: tool.server, tool: tool.tool })
+      )
+    const gated = options.policy === undefined ? send : (checked: unknown) =>
+      Effect.andThen(
+        Policy.gate(options.policy, { toolName: name, server: tool.server, tool: tool.tool, args: checked }, { approval, description: tool.description }),
+        send(checked)
+      )
     const given = args === undefined || args === null ? {} : args
-    const checked = found.check === undefined
-      ? given
-      : yield* Effect.mapError(found.check(given), (error) => new InvalidArguments({ name, reason: error.message }))
-    yield* Policy.gate(options.policy, { toolName: name, server: tool.server, tool: tool.tool, args: checked }, {
-      approval,
-      description: tool.description
-    })
-    const raw = yield* link.call(name, tool.tool, checked, callOptions?.timeoutMs ?? link.wired.timeoutMs)
-    return yield* CallResult.adapt(raw, { name, server: tool.server, tool: tool.tool })
-  })
+    return found.check === undefined
+      ? gated(given)
+      : Effect.flatMap(Effect.mapError(found.check(given), (error) => new InvalidArguments({ name, reason: error.message })), gated)
+  }
+  const call = (name: string, args: unknown, callOptions?: CallOptions): Effect.Effect<CallResult.Result, CallError> =>
+    Effect.withSpan(
+      Effect.suspend((): Effect.Effect<CallResult.Result, CallError> => {
+        const found = SubscriptionRef.getUnsafe(state).located.get(name)
+        return found === undefined ? Effect.fail(new UnknownTool({ name })) : invoke(name, found, args, callOptions?.timeoutMs)
+      }),
+      "McpToolset.call",
+      { attributes: { "mcp.tool": name }, captureStackTrace: false }
+    )
 
   const toolset: Toolset = {
     tools: Effect.map(SubscriptionRef.get(state), (s) => s.tools),

@@ -118,7 +118,8 @@ export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefi
     if (open._tag === "Failure") return yield* Effect.as(env.emit(open.failure), undefined)
     const bearer = MutableRef.make<string | undefined>(undefined)
     const auth = env.options.auth
-    const resolveToken: Effect.Effect<void, AuthFailed> = auth === undefined || config.type === "stdio" || config.type === "transport"
+    const needsToken = auth !== undefined && (config.type === "streamable-http" || config.type === "sse")
+    const resolveToken: Effect.Effect<void, AuthFailed> = !needsToken
       ? Effect.void
       : Effect.suspend(() => {
         const answer = auth(config.name, { session: env.options.session })
@@ -181,6 +182,10 @@ export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefi
     const first = yield* Effect.result(list)
     if (first._tag === "Failure") yield* env.emit(Diagnostic.serverUnavailable(config.name, first.failure))
 
+    const classified = (name: string) => (e: Remote.Rejected | Hosts.Refused | ToolTimeout | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed): CallFailure =>
+      e._tag === "ToolTimeout" ? e
+      : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, config.name)(e)
+      : unavailable(name, config.name)(e)
     const attempt = (name: string, tool: string, args: unknown, timeoutMs: number) =>
       pool.use((remote) =>
         remote.call(tool, args).pipe(Effect.timeoutOrElse({
@@ -190,20 +195,20 @@ export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefi
       )
     const callOnce = (name: string, tool: string, args: unknown, timeoutMs: number) =>
       attempt(name, tool, args, timeoutMs).pipe(
-        // The link was gone before the request was sent, so it provably never reached the server:
-        // once more, on a fresh dial. A request that was sent is never sent again.
-        Effect.catchTag("ConnectionLost", (e) => e.phase === "call" ? Effect.fail(e) : attempt(name, tool, args, timeoutMs)),
-        Effect.mapError((e) =>
-          e._tag === "ToolTimeout" ? e
-          : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, config.name)(e)
-          : unavailable(name, config.name)(e)
+        Effect.catch((e) =>
+          // The link was gone before the request was sent, so it provably never reached the server:
+          // once more, on a fresh dial. A request that was sent is never sent again.
+          e._tag === "ConnectionLost" && e.phase !== "call"
+            ? Effect.mapError(attempt(name, tool, args, timeoutMs), classified(name))
+            : Effect.fail(classified(name)(e))
         )
       )
     return {
       wired,
       entries: Ref.get(entries),
       dials: pool.dials,
-      call: (name, tool, args, timeoutMs) =>
-        Effect.andThen(resolveToken, callOnce(name, tool, args, timeoutMs))
+      call: needsToken
+        ? (name, tool, args, timeoutMs) => Effect.andThen(resolveToken, callOnce(name, tool, args, timeoutMs))
+        : callOnce
     } satisfies Link
   })
