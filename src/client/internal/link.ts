@@ -107,6 +107,92 @@ const remoteFailure = (name: string, server: string) => (error: Remote.Rejected 
     : new ServerUnavailable({ name, server, retrySafe: false, reason: error.message })
 }
 
+type Pool = ConnectionPool.Pool<Remote.Remote>
+
+// The credential cell and how to fill it: the bearer the transport's fetch reads, resolved again
+// before every dial and every call; nothing for a server that takes no bearer.
+const credential = (config: Config.Server, options: Config.Options<any>) => {
+  const bearer = MutableRef.make<string | undefined>(undefined)
+  const auth = options.auth
+  const resolve: Effect.Effect<void, AuthFailed> | undefined = auth === undefined || !(config.type === "streamable-http" || config.type === "sse")
+    ? undefined
+    : Effect.suspend(() => {
+      const answer = auth(config.name, { session: options.session })
+      return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
+    }).pipe(
+      Effect.flatMap((given) => Effect.sync(() => MutableRef.set(bearer, given.token))),
+      Effect.catchCause((cause) => Effect.fail(new AuthFailed({ server: config.name, reason: messageOf(cause) })))
+    )
+  return { bearer: () => MutableRef.get(bearer), resolve }
+}
+
+// The server's listing, run through the catalogue into `entries`; answers the entries it replaced.
+// The deadline bounds the request alone, inside the lease: a dial has its own (connectTimeoutMs).
+const lister = (pool: Pool, wired: Config.Wired, entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>, env: Env) =>
+  pool.use((remote) =>
+    remote.list.pipe(Effect.timeoutOrElse({
+      duration: Duration.millis(wired.timeoutMs),
+      orElse: () => Effect.fail(`tools/list gave no answer within ${wired.timeoutMs} ms`)
+    }))
+  ).pipe(
+    Effect.mapError((error) => typeof error === "string" ? error : error.message),
+    Effect.flatMap((listing) => {
+      const projected = Catalog.fromListing({ name: wired.config.name, key: wired.key }, listing)
+      return Effect.andThen(Effect.forEach(projected.diagnostics, env.emit, { discard: true }), Ref.getAndSet(entries, projected.entries))
+    })
+  )
+
+// One refresh after a change was announced (or a re-dial): list again, say what moved, republish.
+const refresher = (
+  server: string,
+  changed: Queue.Queue<void>,
+  list: Effect.Effect<ReadonlyArray<Catalog.Entry>, string>,
+  entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>,
+  env: Env
+) =>
+  Effect.gen(function*() {
+    yield* Queue.take(changed)
+    yield* Queue.clear(changed)
+    const before = yield* Effect.result(list)
+    if (before._tag === "Failure") return yield* Effect.logWarning(`MCP server "${server}": the tool list could not be refreshed: ${before.failure}`)
+    const after = new Set((yield* Ref.get(entries)).map((e) => e.tool.name))
+    const was = new Set(before.success.map((e) => e.tool.name))
+    const added = [...after].filter((n) => !was.has(n))
+    const removed = [...was].filter((n) => !after.has(n))
+    if (added.length > 0 || removed.length > 0) yield* env.emit(Diagnostic.toolsChanged(server, added, removed))
+    yield* env.publish
+  })
+
+type Attempted = Remote.Rejected | Hosts.Refused | ToolTimeout | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
+
+const classified = (name: string, server: string) => (e: Attempted): CallFailure =>
+  e._tag === "ToolTimeout" ? e
+  : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, server)(e)
+  : unavailable(name, server)(e)
+
+// One request with its deadline, inside a lease on the server's connection.
+const attempt = (pool: Pool, server: string) => (name: string, tool: string, args: unknown, timeoutMs: number) =>
+  pool.use((remote) =>
+    remote.call(tool, args).pipe(Effect.timeoutOrElse({
+      duration: Duration.millis(timeoutMs),
+      orElse: () => Effect.fail(new ToolTimeout({ name, server, timeoutMs }))
+    }))
+  )
+
+const caller = (pool: Pool, server: string): Link["call"] => {
+  const once = attempt(pool, server)
+  return (name, tool, args, timeoutMs) =>
+    once(name, tool, args, timeoutMs).pipe(
+      Effect.catch((e) =>
+        // The link was gone before the request was sent, so it provably never reached the server:
+        // once more, on a fresh dial. A request that was sent is never sent again.
+        e._tag === "ConnectionLost" && e.phase !== "call"
+          ? Effect.mapError(once(name, tool, args, timeoutMs), classified(name, server))
+          : Effect.fail(classified(name, server)(e))
+      )
+    )
+}
+
 /**
  * Check an entry, open its pool and list its tools. Answers `undefined` for an entry that was left
  * out (with its diagnostic emitted). A server that cannot be listed now is kept, with no tools.
@@ -116,24 +202,13 @@ export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefi
     const config = wired.config
     const open = yield* Effect.result(opener(wired, env.options))
     if (open._tag === "Failure") return yield* Effect.as(env.emit(open.failure), undefined)
-    const bearer = MutableRef.make<string | undefined>(undefined)
-    const auth = env.options.auth
-    const needsToken = auth !== undefined && (config.type === "streamable-http" || config.type === "sse")
-    const resolveToken: Effect.Effect<void, AuthFailed> = !needsToken
-      ? Effect.void
-      : Effect.suspend(() => {
-        const answer = auth(config.name, { session: env.options.session })
-        return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
-      }).pipe(
-        Effect.flatMap((credential) => Effect.sync(() => MutableRef.set(bearer, credential.token))),
-        Effect.catchCause((cause) => Effect.fail(new AuthFailed({ server: config.name, reason: messageOf(cause) })))
-      )
+    const token = credential(config, env.options)
     const changed = yield* Queue.unbounded<void>()
     const dialled = yield* Ref.make(0)
     const dial = Effect.gen(function*() {
       const n = yield* Ref.updateAndGet(dialled, (k) => k + 1)
-      yield* resolveToken
-      const opened = yield* open.success(() => MutableRef.get(bearer))
+      if (token.resolve !== undefined) yield* token.resolve
+      const opened = yield* open.success(token.bearer)
       const owned = yield* Remote.connect(opened.transport, {
         server: config.name,
         clientInfo: env.options.clientInfo ?? { name: "effect-surface", version: "0.1.0" },
@@ -152,63 +227,16 @@ export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefi
       dialTimeout: Duration.millis(wired.connectTimeoutMs)
     })
     const entries = yield* Ref.make<ReadonlyArray<Catalog.Entry>>([])
-
-    // Deadlines bound the request alone, inside the lease: a dial has its own (connectTimeoutMs).
-    const list = pool.use((remote) =>
-      remote.list.pipe(Effect.timeoutOrElse({
-        duration: Duration.millis(wired.timeoutMs),
-        orElse: () => Effect.fail(`tools/list gave no answer within ${wired.timeoutMs} ms`)
-      }))
-    ).pipe(
-      Effect.mapError((error) => typeof error === "string" ? error : error.message),
-      Effect.flatMap((listing) => {
-        const projected = Catalog.fromListing({ name: config.name, key: wired.key }, listing)
-        return Effect.andThen(Effect.forEach(projected.diagnostics, env.emit, { discard: true }), Ref.getAndSet(entries, projected.entries))
-      })
-    )
-    const refresh = Effect.gen(function*() {
-      yield* Queue.take(changed)
-      yield* Queue.clear(changed)
-      const before = yield* Effect.result(list)
-      if (before._tag === "Failure") return yield* Effect.logWarning(`MCP server "${config.name}": the tool list could not be refreshed: ${before.failure}`)
-      const after = new Set((yield* Ref.get(entries)).map((e) => e.tool.name))
-      const was = new Set(before.success.map((e) => e.tool.name))
-      const added = [...after].filter((n) => !was.has(n))
-      const removed = [...was].filter((n) => !after.has(n))
-      if (added.length > 0 || removed.length > 0) yield* env.emit(Diagnostic.toolsChanged(config.name, added, removed))
-      yield* env.publish
-    })
-    yield* Effect.forkScoped(Effect.forever(refresh))
+    const list = lister(pool, wired, entries, env)
+    yield* Effect.forkScoped(Effect.forever(refresher(config.name, changed, list, entries, env)))
     const first = yield* Effect.result(list)
     if (first._tag === "Failure") yield* env.emit(Diagnostic.serverUnavailable(config.name, first.failure))
-
-    const classified = (name: string) => (e: Remote.Rejected | Hosts.Refused | ToolTimeout | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed): CallFailure =>
-      e._tag === "ToolTimeout" ? e
-      : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, config.name)(e)
-      : unavailable(name, config.name)(e)
-    const attempt = (name: string, tool: string, args: unknown, timeoutMs: number) =>
-      pool.use((remote) =>
-        remote.call(tool, args).pipe(Effect.timeoutOrElse({
-          duration: Duration.millis(timeoutMs),
-          orElse: () => Effect.fail(new ToolTimeout({ name, server: config.name, timeoutMs }))
-        }))
-      )
-    const callOnce = (name: string, tool: string, args: unknown, timeoutMs: number) =>
-      attempt(name, tool, args, timeoutMs).pipe(
-        Effect.catch((e) =>
-          // The link was gone before the request was sent, so it provably never reached the server:
-          // once more, on a fresh dial. A request that was sent is never sent again.
-          e._tag === "ConnectionLost" && e.phase !== "call"
-            ? Effect.mapError(attempt(name, tool, args, timeoutMs), classified(name))
-            : Effect.fail(classified(name)(e))
-        )
-      )
+    const call = caller(pool, config.name)
+    const resolve = token.resolve
     return {
       wired,
       entries: Ref.get(entries),
       dials: pool.dials,
-      call: needsToken
-        ? (name, tool, args, timeoutMs) => Effect.andThen(resolveToken, callOnce(name, tool, args, timeoutMs))
-        : callOnce
+      call: resolve === undefined ? call : (name, tool, args, timeoutMs) => Effect.andThen(resolve, call(name, tool, args, timeoutMs))
     } satisfies Link
   })
