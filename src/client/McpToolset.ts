@@ -102,9 +102,11 @@ const diagnosticsOf = <S>(options: Config.Options<S>) =>
     const seen = new Set<string>()
     const emit = (diagnostic: Diagnostic.Diagnostic): Effect.Effect<void> =>
       Effect.suspend(() => {
-        // A listing re-read reports the same things again; each is said once.
-        if (seen.has(diagnostic.message)) return Effect.void
-        seen.add(diagnostic.message)
+        // A listing re-read reports the same things again; each is said once. A change is news each time.
+        if (diagnostic.kind !== "tools-changed") {
+          if (seen.has(diagnostic.message)) return Effect.void
+          seen.add(diagnostic.message)
+        }
         const handler = options.onDiagnostic
         const told = handler === undefined ? Effect.void : Effect.suspend(() => {
           const answer = handler(diagnostic)
