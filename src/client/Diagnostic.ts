@@ -39,6 +39,17 @@ export type Diagnostic =
   | Base<"tool-unchecked"> & { readonly server: string; readonly tool: string; readonly reason: string }
   | Base<"tool-skipped"> & { readonly server: string; readonly reason: string }
   | Base<"tools-changed"> & { readonly server: string; readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string> }
+  | Base<"disclosure-deferred"> & { readonly server: string; readonly tier: "deferred" | "bare"; readonly tokens: number; readonly budget: number }
+  | Base<"disclosure-budget-exceeded"> & { readonly server: string; readonly tools: number; readonly floor: number; readonly budget: number }
+  | Base<"tools-capped"> & { readonly maxTools: number; readonly leftOut: ReadonlyArray<string> }
+  | Base<"tool-quarantined"> & { readonly server: string; readonly tool: string }
+  | Base<"tool-withheld"> & { readonly server: string; readonly tool: string }
+  | Base<"tool-removed"> & { readonly server: string; readonly tool: string }
+  | Base<"store-unavailable"> & { readonly server: string; readonly reason: string }
+  | Base<"stored-row-replaced"> & { readonly server: string; readonly reason: string }
+  | Base<"server-unreconciled"> & { readonly server: string; readonly reason: string }
+  | Base<"server-not-stored"> & { readonly server: string }
+  | Base<"stored-server-unconfigured"> & { readonly server: string }
 
 /**
  * The kinds a diagnostic may have.
@@ -248,4 +259,235 @@ export const toolsChanged = (server: string, added: ReadonlyArray<string>, remov
   removed,
   message: `MCP server "${server}" changed its tools: ${added.length} added${added.length === 0 ? "" : ` (${added.join(", ")})`}, ` +
     `${removed.length} removed${removed.length === 0 ? "" : ` (${removed.join(", ")})`}.`
+})
+
+/**
+ * A server's tool definitions are over the disclosure budget: its tools are shown with deferred
+ * schemas (parameter names, scalar types, `required`) or, when even those are over, the bare object
+ * schema; `mcp__describe_tool` answers the full one.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.disclosureDeferred("github", "deferred", 41_250, 20_000).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const disclosureDeferred = (server: string, tier: "deferred" | "bare", tokens: number, budget: number): Diagnostic => ({
+  kind: "disclosure-deferred",
+  level: "info",
+  server,
+  tier,
+  tokens,
+  budget,
+  message: `the tool definitions of MCP server "${server}" come to about ${tokens} tokens, over the budget of ${budget}: its tools are shown ` +
+    (tier === "deferred" ? "with parameter names, types and required only" : "with a bare object schema") +
+    `, and mcp__describe_tool answers each full schema.`
+})
+
+/**
+ * Even the catalogue of a server's tool names and descriptions — what a model routes on, never
+ * trimmed — is over the budget. The way down is the `tools` filter.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.disclosureBudgetExceeded("cloud", 900, 27_000, 20_000).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const disclosureBudgetExceeded = (server: string, tools: number, floor: number, budget: number): Diagnostic => ({
+  kind: "disclosure-budget-exceeded",
+  level: "warning",
+  server,
+  tools,
+  floor,
+  budget,
+  message: `MCP server "${server}" lists ${tools} tools whose names and descriptions alone come to about ${floor} tokens, over the ` +
+    `disclosure budget of ${budget}. The catalogue is what a model chooses tools by, so it is not trimmed: use the tools filter ` +
+    `(allow or block) to bring it down.`
+})
+
+/**
+ * The map held more tools than `maxTools` (a provider's limit); those named were left out.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolsCapped(128, ["cloud__z1", "cloud__z2"]).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolsCapped = (maxTools: number, leftOut: ReadonlyArray<string>): Diagnostic => ({
+  kind: "tools-capped",
+  level: "warning",
+  maxTools,
+  leftOut,
+  message: `the toolset holds more tools than maxTools (${maxTools}); ${leftOut.length} were left out: ${leftOut.join(", ")}. ` +
+    `Use the tools filter to choose which stay.`
+})
+
+/**
+ * A tool's definition (description, input schema or title) differs from the one first trusted: it
+ * keeps its name, is shown with our description and an empty schema, and calls to it are refused
+ * until the server is re-trusted.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolQuarantined("docs", "search").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolQuarantined = (server: string, tool: string): Diagnostic => ({
+  kind: "tool-quarantined",
+  level: "warning",
+  server,
+  tool,
+  message: `tool "${tool}" of MCP server "${server}" changed since it was first trusted; it is quarantined (shown, not callable) ` +
+    `until the server is re-trusted.`
+})
+
+/**
+ * A tool the server lists that was not there when its tools were first trusted: withheld until the
+ * server is re-trusted.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolWithheld("docs", "delete_everything").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolWithheld = (server: string, tool: string): Diagnostic => ({
+  kind: "tool-withheld",
+  level: "warning",
+  server,
+  tool,
+  message: `MCP server "${server}" lists a tool "${tool}" that was not there when its tools were first trusted; it is withheld ` +
+    `until the server is re-trusted.`
+})
+
+/**
+ * A tool that was trusted is no longer listed.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolRemoved("docs", "search").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolRemoved = (server: string, tool: string): Diagnostic => ({
+  kind: "tool-removed",
+  level: "info",
+  server,
+  tool,
+  message: `MCP server "${server}" no longer lists its trusted tool "${tool}".`
+})
+
+/**
+ * The connection store could not be read or written for a server. While its baseline cannot be
+ * read, a fresh listing is not taken in (a changed tool could not be told from a trusted one).
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.storeUnavailable("docs", "database is locked").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const storeUnavailable = (server: string, reason: string): Diagnostic => ({
+  kind: "store-unavailable",
+  level: "warning",
+  server,
+  reason,
+  message: `the connection store failed for MCP server "${server}" (${reason}); its tool list stays as it was until the store answers.`
+})
+
+/**
+ * The stored row of a server was for another endpoint (its type or URL differs): a different
+ * endpoint is a different catalogue, so its baseline was dropped and this listing recorded instead.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.storedRowReplaced("docs", "stored for https://old.example/mcp").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const storedRowReplaced = (server: string, reason: string): Diagnostic => ({
+  kind: "stored-row-replaced",
+  level: "warning",
+  server,
+  reason,
+  message: `the stored row of MCP server "${server}" was for another endpoint (${reason}); it was replaced and this server's tools trusted afresh.`
+})
+
+/**
+ * After a rebuild, the server could not be reached to check its stored tools: the map shows what it
+ * published last time, and the next call dials again.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.serverUnreconciled("memory", "the process exited").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const serverUnreconciled = (server: string, reason: string): Diagnostic => ({
+  kind: "server-unreconciled",
+  level: "warning",
+  server,
+  reason,
+  message: `MCP server "${server}" could not be reached to check its stored tools (${reason}); the map shows what it published ` +
+    `last time, and the next call dials it again.`
+})
+
+/**
+ * A rebuild was given a server the store holds nothing for: it has no tools until its first listing
+ * comes in, in the background.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.serverNotStored("docs").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const serverNotStored = (server: string): Diagnostic => ({
+  kind: "server-not-stored",
+  level: "info",
+  server,
+  message: `MCP server "${server}" has no stored row; its tools appear once it has been listed.`
+})
+
+/**
+ * The store holds a server the rebuild was not given: without its configuration (command, headers)
+ * it cannot be reached, so it is left out.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.storedServerUnconfigured("legacy").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const storedServerUnconfigured = (server: string): Diagnostic => ({
+  kind: "stored-server-unconfigured",
+  level: "info",
+  server,
+  message: `the store holds MCP server "${server}", which the configuration does not name; it is left out (the store keeps no ` +
+    `command or header to reach it with).`
 })

@@ -16,6 +16,10 @@ export * as McpCallResult from "./CallResult.ts"
 export * as McpAiToolkit from "./AiToolkit.ts"
 export * as McpTransports from "./Transports.ts"
 export * as McpPromise from "./PromiseApi.ts"
+export * as McpDisclosure from "./Disclosure.ts"
+export * as McpDrift from "./Drift.ts"
+export * as McpStore from "./Store.ts"
+export * as McpStoreSqlite from "./StoreSqlite.ts"
 export { mcpTools } from "./PromiseApi.ts"
 export {
   AuthFailed,
