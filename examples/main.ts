@@ -9,7 +9,7 @@ import { Cause, Config, Console, Effect, Exit, Runtime } from "effect"
 import { McpFace, McpHttp, McpSessions, serveStdio } from "effect-surface/mcp"
 import { serverOptions } from "./board/app.ts"
 
-const stdio = Effect.flatMap(serverOptions, serveStdio)
+const stdio = Effect.flatMap(serverOptions, (options) => serveStdio(options))
 
 const http = Effect.gen(function*() {
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.

@@ -2,31 +2,39 @@
  * effect-surface: one typed contract, served to agents and editors through one core.
  *
  * Each module is exported as a namespace, as `effect` does: `Surface.make`, `Client.directDispatch`,
- * `Expose.check`. Faces add their own subpath exports as they land.
+ * `Expose.check`. The contract (`src/surface`) comes first, the core every face stands on after it;
+ * each face has its own subpath export (`effect-surface/mcp`), and the tool vocabulary its own
+ * (`effect-surface/tools`, here as `Tools`).
  *
  * @since 0.1.0
  */
 export * as Client from "./surface/Client.ts"
 export * as Expose from "./surface/Expose.ts"
 export * as Implementation from "./surface/Implementation.ts"
+export { LinkError } from "./surface/LinkError.ts"
 export * as Log from "./surface/Log.ts"
+export * as Owned from "./surface/Owned.ts"
 export * as Project from "./surface/Project.ts"
 export * as Store from "./surface/Store.ts"
 export * as Surface from "./surface/Surface.ts"
-
-export * as Json from "./core/Json.ts"
-export { LinkError } from "./core/LinkError.ts"
-export * as ConnectionPool from "./core/ConnectionPool.ts"
-export * as SchemaBridge from "./core/SchemaBridge.ts"
-export * as ToolResult from "./core/ToolResult.ts"
-export * as Tools from "./tools.ts"
-export { messageOf, ToolFailure } from "./core/ToolFailure.ts"
-export { okImage } from "./core/ToolResult.ts"
-export type * as Bundle from "./core/Bundle.ts"
-export * as Resolver from "./core/Resolver.ts"
-export * as ResolveError from "./core/ResolveError.ts"
-export * as Roster from "./core/Roster.ts"
-export * as Tombstones from "./core/Tombstones.ts"
 export * as Wire from "./surface/Wire.ts"
-export * as ItemUri from "./core/ItemUri.ts"
+
 export * as Approval from "./core/Approval.ts"
+export * as Ask from "./core/Ask.ts"
+export type * as Bundle from "./core/Bundle.ts"
+export * as Caller from "./core/Caller.ts"
+export * as ConnectionPool from "./core/ConnectionPool.ts"
+export * as Elicitation from "./core/Elicitation.ts"
+export * as Engine from "./core/Engine.ts"
+export * as EngineError from "./core/EngineError.ts"
+export * as ItemUri from "./core/ItemUri.ts"
+export * as Json from "./core/Json.ts"
+export * as Progress from "./core/Progress.ts"
+export * as Reads from "./core/Reads.ts"
+export * as ResolveError from "./core/ResolveError.ts"
+export * as Resolver from "./core/Resolver.ts"
+export * as Roster from "./core/Roster.ts"
+export * as SchemaBridge from "./core/SchemaBridge.ts"
+export * as Tombstones from "./core/Tombstones.ts"
+export * as Watch from "./core/Watch.ts"
+export * as Tools from "./tools.ts"

@@ -1,19 +1,46 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { program } from "../examples/quickstart.ts"
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
+const root = fileURLToPath(new URL("../", import.meta.url))
+
+/** The ```ts block that follows `marker` in the README. */
+const blockAfter = (readme: string, marker: string) =>
+  new RegExp(`${marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\\n\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1]
 
 describe("README", () => {
   it("shows exactly the quickstart example that the type check and this test run", () => {
     const readme = read("../README.md")
-    const block = /## Example\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1]
-    assert.strictEqual(block, read("../examples/quickstart.ts"))
+    assert.strictEqual(blockAfter(readme, "## Example"), read("../examples/quickstart.ts"))
   })
 
   it.effect("the quickstart example runs and answers what its comment says", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* program, 2)
     }))
+
+  it("shows exactly the stdio serve examples, Effect and Promise, that the type check and the test below run", () => {
+    const readme = read("../README.md")
+    assert.strictEqual(blockAfter(readme, "With the Effect API, by Layer composition (`examples/serve/stdio.ts`):"), read("../examples/serve/stdio.ts"))
+    assert.strictEqual(blockAfter(readme, "With the Promise API (`examples/serve/stdio-promise.ts`):"), read("../examples/serve/stdio-promise.ts"))
+  })
+
+  for (const example of ["examples/serve/stdio.ts", "examples/serve/stdio-promise.ts"]) {
+    it.live(`${example} serves the counter over stdio to an SDK client that lists and calls it`, () =>
+      Effect.gen(function*() {
+        const transport = new StdioClientTransport({ command: process.execPath, args: ["--conditions=effect-surface-source", example], cwd: root, stderr: "pipe" })
+        const client = new Client({ name: "readme", version: "1.0.0" })
+        yield* Effect.promise(() => client.connect(transport))
+        const tools = (yield* Effect.promise(() => client.listTools())).tools.map((tool) => tool.name)
+        assert.deepStrictEqual(tools, ["counter_add"])
+        const added = yield* Effect.promise(() => client.callTool({ name: "counter_add", arguments: { value: 2 } }))
+        assert.deepStrictEqual(added.structuredContent, { value: 2 })
+        yield* Effect.promise(() => client.close())
+      }), 30_000)
+  }
 })

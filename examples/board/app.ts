@@ -1,7 +1,7 @@
 // A small task board served to agents: every member kind, a sibling, bespoke tools, an image answer.
 import { Clock, Console, Duration, Effect, PubSub, Schema, Stream, SubscriptionRef } from "effect"
 import type { Bundle } from "effect-surface"
-import { Client, Expose, Implementation, Log, okImage, Store, Surface, ToolFailure, Tools } from "effect-surface"
+import { Client, Expose, Implementation, Log, Resolver, Store, Surface, Tools } from "effect-surface"
 import type { McpFace } from "effect-surface/mcp"
 import { encodePng } from "./png.ts"
 
@@ -119,11 +119,15 @@ const progressPng = (done: number, total: number) => {
 }
 
 
-/** The bundle's clients, as the MCP face dials them. */
+/** The bundle's clients, typed by its surfaces: each bespoke tool gets the client of its own surface. */
+export type BoardClients = Bundle.Typed<typeof Board, { readonly stopwatch: typeof Stopwatch }>
+
+/** The bundle's clients, as the MCP face dials them; `clients` erased, `typed` as the tools see them. */
 export const makeClients = Effect.gen(function*() {
   const board = Client.directDispatch(yield* makeBoard)
   const stopwatch = Client.directDispatch(yield* makeStopwatch)
-  return { board, stopwatch, clients: { core: Client.erase(board), clients: { stopwatch: Client.erase(stopwatch) } } }
+  const typed: BoardClients = { core: board, clients: { stopwatch } }
+  return { board, stopwatch, typed, clients: { core: Client.erase(board), clients: { stopwatch: Client.erase(stopwatch) } } }
 })
 
 /** Hand-authored tools at the bundle root, handed every client of the bundle. */
@@ -132,26 +136,23 @@ export const rootTools = {
     description: "A picture of the board's progress: a bar, green for done, grey for open.",
     title: "Board progress",
     mutates: false,
-    handler: (_: void, clients: Bundle.Clients) =>
-      Client.narrow(Board, clients.core).pipe(
-        Effect.flatMap((board) => board.collections.tasks.read),
-        Effect.map((tasks) => ({ done: [...tasks.values()].filter((task) => task.done).length, total: tasks.size }))
-      ),
+    handler: (_: void, clients: BoardClients) =>
+      Effect.map(clients.core.collections.tasks.read, (tasks) => ({
+        done: [...tasks.values()].filter((task) => task.done).length,
+        total: tasks.size
+      })),
     render: ({ done, total }) =>
-      okImage({ data: progressPng(done, total).toString("base64"), mimeType: "image/png" }, { done, total, width: 200, height: 20 })
+      Tools.okImage({ data: progressPng(done, total).toString("base64"), mimeType: "image/png" }, { done, total, width: 200, height: 20 })
   }),
   tasks_require: Tools.make({
     description: "Fail with a structured refusal unless the given task is done.",
     input: Schema.Struct({ id: Schema.String }),
     mutates: false,
-    handler: ({ id }, clients: Bundle.Clients) =>
-      Client.narrow(Board, clients.core).pipe(
-        Effect.flatMap((board) => board.collections.tasks.get(id)),
-        Effect.flatMap((task) =>
-          task._tag === "Some" && task.value.done
-            ? Effect.succeed(`${id} is done`)
-            : Effect.fail(new ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })))
-      )
+    handler: ({ id }, clients: BoardClients) =>
+      Effect.flatMap(clients.core.collections.tasks.get(id), (task) =>
+        task._tag === "Some" && task.value.done
+          ? Effect.succeed(`${id} is done`)
+          : Effect.fail(new Tools.ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })))
   })
 }
 
@@ -161,21 +162,23 @@ export const stopwatchTools = {
     description: "Wait the given number of seconds, then answer the lap count. Cancellable.",
     input: Schema.Struct({ seconds: Schema.Finite }),
     mutates: false,
-    handler: ({ seconds }, client: Client.AnyClient) =>
+    handler: ({ seconds }, stopwatch: Client.Client<typeof Stopwatch>) =>
       Effect.sleep(Duration.seconds(seconds)).pipe(
-        Effect.andThen(Client.narrow(Stopwatch, client)),
-        Effect.flatMap((stopwatch) => stopwatch.cells.laps.read),
+        Effect.andThen(stopwatch.cells.laps.read),
         Effect.map((laps) => `waited ${seconds}s at lap ${laps}`)
       )
   })
 }
 
+/** The stopwatch sibling, its tools typed by its own surface. */
+export const stopwatchSibling = Resolver.sibling({ surface: Stopwatch, expose: stopwatchExpose, tools: stopwatchTools })
+
 /** Everything `McpServer` needs to serve the example. */
-export const serverOptions = Effect.map(makeClients, ({ clients }): McpFace.Options => ({
+export const serverOptions = Effect.map(makeClients, ({ typed }): McpFace.Options<never, never, BoardClients> => ({
   core: { surface: Board, expose: boardExpose },
-  surfaces: { stopwatch: { surface: Stopwatch, expose: stopwatchExpose, tools: stopwatchTools } },
+  surfaces: { stopwatch: stopwatchSibling },
   tools: rootTools,
-  client: Effect.succeed(clients),
+  client: Effect.succeed(typed),
   serverInfo: { name: "board", version: "0.1.0", title: "Task board" },
   instructions: "A task board. Tasks are resources under surface://collections/tasks; add and complete them with the tasks_* tools."
 }))

@@ -3,8 +3,8 @@
 // it serves on PORT (default 3001) and prints its URL.
 import { NodeRuntime } from "@effect/platform-node"
 import { Config, Console, Effect, Layer, PubSub, Schedule, Schema, Stream } from "effect"
-import { Surface, ToolResult, Tools } from "effect-surface"
-import { McpClientRequests, McpCompletion, McpHttp, McpProgress, McpPrompts, McpRequest } from "effect-surface/mcp"
+import { Ask, Caller, Progress, Surface, Tools } from "effect-surface"
+import { McpCompletion, McpHttp, McpPrompts } from "effect-surface/mcp"
 import type { McpAppResources } from "effect-surface/mcp"
 
 // A 1×1 PNG and a silent WAV: the smallest real files of their kinds.
@@ -12,26 +12,26 @@ const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwA
 const wav = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA="
 
 /** A tool with no input whose answer is fixed content. */
-const fixed = (description: string, blocks: ReadonlyArray<ToolResult.ToolContent>) =>
-  Tools.make({ description, mutates: false, handler: () => Effect.void, render: () => ToolResult.content(blocks) })
+const fixed = (description: string, blocks: ReadonlyArray<Tools.ToolContent>) =>
+  Tools.make({ description, mutates: false, handler: () => Effect.void, render: () => Tools.content(blocks) })
 
-const say = (text: string) => ToolResult.content([ToolResult.text(text)])
+const say = (text: string) => Tools.content([Tools.text(text)])
 
 /** A string union whose members carry display titles (SEP-1330's titled enums). */
 const titled = (options: ReadonlyArray<readonly [string, string]>) =>
   Schema.Union(options.map(([value, title]) => Schema.Literal(value).annotate({ title })))
 
 const tools = {
-  test_simple_text: fixed("Answers with a simple text.", [ToolResult.text("This is a simple text response for testing.")]),
-  test_image_content: fixed("Answers with a PNG image.", [ToolResult.image(png, "image/png")]),
-  test_audio_content: fixed("Answers with a WAV sound.", [ToolResult.audio(wav, "audio/wav")]),
+  test_simple_text: fixed("Answers with a simple text.", [Tools.text("This is a simple text response for testing.")]),
+  test_image_content: fixed("Answers with a PNG image.", [Tools.image(png, "image/png")]),
+  test_audio_content: fixed("Answers with a WAV sound.", [Tools.audio(wav, "audio/wav")]),
   test_embedded_resource: fixed("Answers with an embedded resource.", [
-    ToolResult.resource({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." })
+    Tools.resource({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." })
   ]),
   test_multiple_content_types: fixed("Answers with text, an image and a resource.", [
-    ToolResult.text("Multiple content types test:"),
-    ToolResult.image(png, "image/png"),
-    ToolResult.resource({ uri: "test://mixed-content-resource", mimeType: "application/json", text: `{"test":"data","value":123}` })
+    Tools.text("Multiple content types test:"),
+    Tools.image(png, "image/png"),
+    Tools.resource({ uri: "test://mixed-content-resource", mimeType: "application/json", text: `{"test":"data","value":123}` })
   ]),
   test_tool_with_logging: Tools.make({
     description: "Logs three lines while it runs.",
@@ -53,7 +53,7 @@ const tools = {
     handler: () =>
       Effect.gen(function*() {
         for (const progress of [0, 50, 100]) {
-          yield* McpProgress.report({ progress, total: 100, message: `at ${progress}%` })
+          yield* Progress.report({ progress, total: 100, message: `at ${progress}%` })
           yield* Effect.sleep("50 millis")
         }
         return "Progress reported"
@@ -69,7 +69,7 @@ const tools = {
     description: "Closes its response stream mid-call; the client resumes it and receives the answer.",
     mutates: false,
     handler: () =>
-      McpRequest.closeResponseStream.pipe(
+      Caller.closeResponseStream.pipe(
         Effect.andThen(Effect.sleep("200 millis")),
         Effect.as("Reconnection test completed")
       ),
@@ -93,7 +93,7 @@ const tools = {
     mutates: false,
     handler: ({ prompt }) =>
       Effect.map(
-        McpClientRequests.sample({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 }),
+        Ask.sample({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 }),
         (reply) => `LLM response: ${reply.content.type === "text" ? reply.content.text : ""}`
       ),
     render: say
@@ -104,7 +104,7 @@ const tools = {
     mutates: false,
     handler: ({ message }) =>
       Effect.map(
-        McpClientRequests.elicit(message, Schema.Struct({
+        Ask.elicit(message, Schema.Struct({
           username: Schema.String.annotate({ description: "User's response" }),
           email: Schema.String.annotate({ description: "User's email address" })
         })),
@@ -117,7 +117,7 @@ const tools = {
     mutates: false,
     handler: () =>
       Effect.map(
-        McpClientRequests.elicit("Please review your profile", Schema.Struct({
+        Ask.elicit("Please review your profile", Schema.Struct({
           name: Schema.String.annotate({ default: "John Doe" }),
           age: Schema.Int.annotate({ default: 30 }),
           score: Schema.Finite.annotate({ default: 95.5 }),
@@ -133,7 +133,7 @@ const tools = {
     mutates: false,
     handler: () =>
       Effect.map(
-        McpClientRequests.elicit("Please choose", Schema.Struct({
+        Ask.elicit("Please choose", Schema.Struct({
           untitledSingle: Schema.Literals(["option1", "option2", "option3"]),
           titledSingle: titled([["value1", "First Option"], ["value2", "Second Option"], ["value3", "Third Option"]]),
           legacyEnum: Schema.Literals(["opt1", "opt2", "opt3"]).annotate({ enumNames: ["Option One", "Option Two", "Option Three"] }),
@@ -225,7 +225,7 @@ export const serve = (port: number) =>
       // A client told to poll waits this long before resuming its stream.
       http: { port, retryInterval: "500 millis" }
     })
-    yield* served.face.setTools({ ...tools, test_dynamic_tool: fixed("Appears after the server starts.", [ToolResult.text("dynamic")]) })
+    yield* served.face.setTools({ ...tools, test_dynamic_tool: fixed("Appears after the server starts.", [Tools.text("dynamic")]) })
     yield* served.face.setPrompts({
       ...prompts,
       test_dynamic_prompt: McpPrompts.make({ description: "Appears after the server starts.", handler: () => Effect.succeed([McpPrompts.user("dynamic")]) })

@@ -15,7 +15,6 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Effect, Queue } from "effect"
 import type { Scope } from "effect"
-import type * as Config from "./Config.ts"
 import * as Hosts from "./Hosts.ts"
 
 /**
@@ -31,6 +30,42 @@ import * as Hosts from "./Hosts.ts"
  * @since 0.1.0
  */
 export type OpenTransport = () => Transport
+
+/**
+ * What a stdio transport reads of its entry (a `McpConfig.Stdio` is one); declared here so the
+ * config's types can name this module's and not the other way round.
+ *
+ * @example
+ * ```ts
+ * import type { McpTransports } from "effect-surface/client"
+ * const entry: McpTransports.StdioEntry = { name: "memory", args: ["--quiet"], env: { MEMORY_FILE_PATH: "/tmp/memory.jsonl" } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface StdioEntry {
+  readonly name: string
+  readonly args?: ReadonlyArray<string> | undefined
+  readonly env?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * What an HTTP transport reads of its entry (a `McpConfig.StreamableHttp` or `McpConfig.Sse` is one).
+ *
+ * @example
+ * ```ts
+ * import type { McpTransports } from "effect-surface/client"
+ * const entry: McpTransports.HttpEntry = { name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface HttpEntry {
+  readonly name: string
+  readonly type: "streamable-http" | "sse"
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
 
 /**
  * The variables a stdio child inherits from this process without being named: what a process
@@ -52,13 +87,14 @@ export const INHERITED_ENV: ReadonlyArray<string> = DEFAULT_INHERITED_ENV_VARS
  *
  * @example
  * ```ts
- * import { McpTransports } from "effect-surface/client"
- * const transport = McpTransports.stdio({ name: "memory", type: "stdio", command: "mcp-server-memory" }, { command: "mcp-server-memory", cwd: undefined })
+ * import { McpTransports, type McpConfig } from "effect-surface/client"
+ * const entry: McpConfig.Stdio = { name: "memory", type: "stdio", command: "mcp-server-memory" }
+ * const transport = McpTransports.stdio(entry, { command: entry.command, cwd: entry.cwd })
  * ```
  *
  * @since 0.1.0
  */
-export const stdio = (config: Config.Stdio, confined: { readonly command: string; readonly cwd: string | undefined }): StdioClientTransport =>
+export const stdio = (config: StdioEntry, confined: { readonly command: string; readonly cwd: string | undefined }): StdioClientTransport =>
   new StdioClientTransport({
     command: confined.command,
     args: [...(config.args ?? [])],
@@ -127,14 +163,15 @@ export interface Opened {
  *
  * @example
  * ```ts
- * import { McpTransports } from "effect-surface/client"
- * const opened = McpTransports.openStdio({ name: "memory", type: "stdio", command: "mcp-server-memory" }, { command: "mcp-server-memory", cwd: undefined })
+ * import { McpTransports, type McpConfig } from "effect-surface/client"
+ * const entry: McpConfig.Stdio = { name: "memory", type: "stdio", command: "mcp-server-memory" }
+ * const opened = McpTransports.openStdio(entry, { command: entry.command, cwd: entry.cwd })
  * ```
  *
  * @since 0.1.0
  */
 export const openStdio = (
-  config: Config.Stdio,
+  config: StdioEntry,
   confined: { readonly command: string; readonly cwd: string | undefined }
 ): Effect.Effect<Opened, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -159,7 +196,7 @@ export interface HttpGuard {
   readonly bearer: () => string | undefined
 }
 
-const guardFor = (config: Config.StreamableHttp | Config.Sse, guard: HttpGuard) =>
+const guardFor = (config: HttpEntry, guard: HttpGuard) =>
   Hosts.guardedFetch({
     allowed: guard.allowed,
     url: new URL(config.url),
@@ -181,7 +218,7 @@ const guardFor = (config: Config.StreamableHttp | Config.Sse, guard: HttpGuard) 
  *
  * @since 0.1.0
  */
-export const streamableHttp = (config: Config.StreamableHttp, guard: HttpGuard): StreamableHTTPClientTransport =>
+export const streamableHttp = (config: HttpEntry, guard: HttpGuard): StreamableHTTPClientTransport =>
   new StreamableHTTPClientTransport(new URL(config.url), {
     fetch: guardFor(config, guard),
     // The guard follows redirects itself, checking every hop; the SDK must hand them to it.
@@ -203,7 +240,7 @@ export const streamableHttp = (config: Config.StreamableHttp, guard: HttpGuard):
  *
  * @since 0.1.0
  */
-export const sse = (config: Config.Sse, guard: HttpGuard): SSEClientTransport => {
+export const sse = (config: HttpEntry, guard: HttpGuard): SSEClientTransport => {
   const fetch = guardFor(config, guard)
   return new SSEClientTransport(new URL(config.url), {
     fetch,
@@ -224,7 +261,7 @@ export const sse = (config: Config.Sse, guard: HttpGuard): SSEClientTransport =>
  *
  * @since 0.1.0
  */
-export const openHttp = (config: Config.StreamableHttp | Config.Sse, guard: HttpGuard): Opened => ({
+export const openHttp = (config: HttpEntry, guard: HttpGuard): Opened => ({
   transport: config.type === "sse" ? sse(config, guard) : streamableHttp(config, guard)
 })
 

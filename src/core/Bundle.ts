@@ -15,10 +15,8 @@ import type * as SchemaBridge from "./SchemaBridge.ts"
 import type * as Client from "../surface/Client.ts"
 import type * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
-import type * as Tools from "../tools.ts"
-// Types only, from a module that loads no SDK: the request services are the one thing a face
-// provides to every bespoke handler, so the bundle's tool type names them.
-import type * as Request from "../mcp/Request.ts"
+import type * as Caller from "./Caller.ts"
+import type * as Tools from "./Tool.ts"
 
 /**
  * The clients of a bundle, as bespoke root tools receive them: the core's, and each sibling's by key.
@@ -41,10 +39,10 @@ export interface Clients {
 
 /**
  * A hand-authored tool as a bundle holds it: any input and answer, over client `C`. Its handler may
- * require the request services a face provides on each call (`McpRequest.Services`: progress, and
- * asking the calling client) and nothing else — a face cannot know what else a table's handlers
- * need, so an app provides the rest when it builds the table (close over them, or `Effect.provide`
- * inside the handler). A face with no request to serve provides `McpRequest.none`.
+ * require the services a face provides on each call (`Caller.Services`: progress, and asking its
+ * caller) and nothing else — a face cannot know what else a table's handlers need, so an app
+ * provides the rest when it builds the table (close over them, or `Effect.provide` inside the
+ * handler). Anything with no request to serve provides `Caller.none`.
  *
  * @example
  * ```ts
@@ -63,7 +61,7 @@ export interface Clients {
  * @since 0.1.0
  */
 export type BespokeTool<C> = // `any` for input and answer, as in `Tools.AnyTool`: those positions are contravariant.
-  Tools.Tool<any, any, unknown, Request.Services, C>
+  Tools.Tool<any, any, unknown, Caller.Services, C>
 
 /**
  * One surface of a bundle and the map saying what of it crosses.
@@ -105,8 +103,33 @@ export interface Member {
  *
  * @since 0.1.0
  */
-export interface Sibling extends Member {
-  readonly tools?: { readonly [name: string]: BespokeTool<Client.AnyClient> }
+export interface Sibling<C = Client.AnyClient> extends Member {
+  readonly tools?: { readonly [name: string]: BespokeTool<C> }
+}
+
+/**
+ * A bundle's clients typed by its surfaces: the core's `Client` and each sibling's by key. A face
+ * whose client factory yields these hands every bespoke tool its typed client — no run-time
+ * narrowing — since each tool receives exactly what the factory dialled for its key.
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { Surface } from "effect-surface"
+ *
+ * const Board = Surface.make({ cells: { focus: Surface.cell(Schema.String, "") } })
+ * const Stopwatch = Surface.make({ cells: { laps: Surface.cell(Schema.Int, 0) } })
+ * type Clients = Bundle.Typed<typeof Board, { readonly stopwatch: typeof Stopwatch }>
+ * declare const clients: Clients
+ * const laps = clients.clients.stopwatch.cells.laps.read // Effect<number, ...>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Typed<Core extends Surface.Spec, Siblings extends { readonly [sibling: string]: Surface.Spec } = {}> {
+  readonly core: Client.Client<Core>
+  readonly clients: { readonly [K in keyof Siblings]: Client.Client<Siblings[K]> }
 }
 
 /**
@@ -126,9 +149,39 @@ export interface Sibling extends Member {
  */
 export interface Bundle {
   readonly core?: Member
-  readonly surfaces?: { readonly [sibling: string]: Sibling }
-  readonly tools?: { readonly [name: string]: BespokeTool<Clients> }
+  readonly surfaces?: Siblings
+  readonly tools?: RootTools
 }
+
+/**
+ * A bundle's siblings, by key: what a roster move replaces whole.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ *
+ * declare const jobs: Bundle.Sibling
+ * const surfaces: Bundle.Siblings = { jobs }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Siblings = { readonly [sibling: string]: Sibling }
+
+/**
+ * A bundle's bare-named root tools, by name, each handed every client.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ *
+ * declare const ping: Bundle.BespokeTool<Bundle.Clients>
+ * const tools: Bundle.RootTools = { ping }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type RootTools = { readonly [name: string]: BespokeTool<Clients> }
 
 /**
  * Where a tool name came from — recorded at resolution, never parsed back out of the name.

@@ -10,60 +10,17 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type * as Bundle from "./Bundle.ts"
 import type * as Json from "./Json.ts"
 import { ID } from "./ItemUri.ts"
 import * as ResolveError from "./ResolveError.ts"
+import { advertiseResource, advertiseTemplate, advertiseTool, claimOf, surfaceName } from "./internal/lists.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
+import * as Client from "../surface/Client.ts"
 import * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
-import type * as Tools from "../tools.ts"
-
-/**
- * The item-address helpers, re-exported from `ItemUri` where faces already reach them.
- *
- * @example
- * ```ts
- * import { Resolver } from "effect-surface"
- * Resolver.splitItemUri("surface://collections/t/todos/42") // { collection: "t/todos", id: "42" }
- * ```
- *
- * @since 0.1.0
- */
-export { itemUri, parseItemUri, splitItemUri } from "./ItemUri.ts"
-
-/**
- * The refusals a composition owes, and their helpers, re-exported from `ResolveError` so a caller
- * of the Resolver matches on them without a second import.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import type { Bundle } from "effect-surface"
- * import { Resolver } from "effect-surface"
- *
- * declare const bundle: Bundle.Bundle
- * const why = Resolver.resolveBundle(bundle).pipe(
- *   Effect.catchTag("DuplicateToolName", (e) => Effect.succeed(Resolver.describeOrigin(e.first)))
- * )
- * ```
- *
- * @since 0.1.0
- */
-export {
-  describeOrigin,
-  DuplicateResourceUri,
-  DuplicateToolName,
-  EmptyBundle,
-  InvalidSiblingKey,
-  InvalidToolName,
-  ReservedResourceUri,
-  type ResolveError,
-  SIBLING_KEY,
-  SiblingShadowsCollection,
-  TOOL_NAME
-} from "./ResolveError.ts"
+import type * as Tools from "./Tool.ts"
 
 /**
  * What one surface contributes to a bundle: its exposed resources, item templates and generated tools.
@@ -90,8 +47,6 @@ export interface Tables {
   readonly tools: ReadonlyArray<Bundle.Tool>
 }
 
-const MIME = "application/json"
-
 const kindGroups = [["cell", "cells"], ["collection", "collections"], ["stream", "streams"], ["event", "events"]] as const
 
 /**
@@ -111,18 +66,18 @@ export const scopedToolName = (sibling: string | undefined, name: string): strin
   sibling === undefined ? name : `${sibling}_${name}`
 
 /**
- * The label a refusal uses for the expose map of the core or of one sibling on the MCP face.
+ * The label a refusal uses for the expose map of the core or of one sibling.
  *
  * @example
  * ```ts
  * import { Resolver } from "effect-surface"
- * Resolver.faceLabel("t") // 'mcp sibling "t"'
+ * Resolver.faceLabel("t") // 'sibling "t"'
  * ```
  *
  * @since 0.1.0
  */
 export const faceLabel = (sibling: string | undefined): string =>
-  sibling === undefined ? "mcp core" : `mcp sibling "${sibling}"`
+  sibling === undefined ? "the core" : `sibling "${sibling}"`
 
 /**
  * The index key of a collection's item template: `"<sibling>/<key>"`, or `"<key>"` on the core.
@@ -140,9 +95,6 @@ export const collectionKey = (sibling: string | undefined, key: string): string 
 
 const uriOf = (group: string, sibling: string | undefined, key: string): string =>
   `surface://${group}/${collectionKey(sibling, key)}`
-
-const surfaceName = (sibling: string | undefined): string =>
-  sibling === undefined ? "the core surface" : `the sibling "${sibling}" surface`
 
 // A description only helps an agent if it says something; a blank one is treated as missing.
 const described = (given: string | undefined, fallback: () => string): string =>
@@ -180,7 +132,7 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
  *
  * @example
  * ```ts
- * import { Effect, Schema } from "effect"
+ * import { Context, Effect, Layer, Schema } from "effect"
  * import { Resolver, Surface } from "effect-surface"
  *
  * const Todos = Surface.make({
@@ -263,51 +215,14 @@ const bespokeTool = (
     target
   }))
 
-const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
-  const title = tool.title === undefined ? {} : { title: tool.title }
-  return {
-    name: tool.name,
-    ...title,
-    description: tool.description,
-    inputSchema: tool.input.jsonSchema,
-    // No outputSchema, ever: a refusal's structured detail would have to satisfy it, and SDK clients
-    // throw when an isError result does not.
-    annotations: { ...title, readOnlyHint: !tool.mutates, destructiveHint: tool.mutates }
-  }
-}
-
-const resourceDescription = (resource: Bundle.Resource): string => {
-  const where = surfaceName(resource.sibling)
-  switch (resource.kind) {
-    case "cell":
-      return `The current value of cell "${resource.key}" on ${where}.`
-    case "collection":
-      return `Every item of collection "${resource.key}" on ${where}; read one item at ${resource.uri}/${ID}.`
-    case "stream":
-      return `The log of stream "${resource.key}" on ${where}: the backlog first, then each new entry.`
-    case "event":
-      return `Pulses of event "${resource.key}" on ${where}: no snapshot, only what happens after subscribing.`
-  }
-}
-
-const advertiseResource = (resource: Bundle.Resource): Json.JsonObject => ({
-  uri: resource.uri,
-  name: resource.name,
-  mimeType: MIME,
-  description: resourceDescription(resource)
-})
-
-const advertiseTemplate = (template: Bundle.Template): Json.JsonObject => ({
-  uriTemplate: template.uriTemplate,
-  name: template.name,
-  mimeType: MIME
-})
-
-const claimOf = (r: Bundle.Resource | Bundle.Template) => ({
-  sibling: r.sibling,
-  kind: "kind" in r ? r.kind : "collection" as const,
-  key: r.key
-})
+const siblingKeyRefusal = (sibling: string): ResolveError.InvalidSiblingKey | undefined =>
+  sibling === ""
+    ? new ResolveError.InvalidSiblingKey({ sibling, reason: "empty" })
+    : sibling.includes("/")
+    ? new ResolveError.InvalidSiblingKey({ sibling, reason: "slash" })
+    : ResolveError.SIBLING_KEY.test(sibling)
+    ? undefined
+    : new ResolveError.InvalidSiblingKey({ sibling, reason: "character" })
 
 /**
  * Compose a whole bundle: the core's tables, then each sibling's in key order, with every refusal
@@ -338,11 +253,8 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
     const surfaces = bundle.surfaces ?? {}
     const siblings = Object.keys(surfaces)
     if (bundle.core === undefined && siblings.length === 0) return yield* new ResolveError.EmptyBundle()
-    for (const sibling of siblings) {
-      if (sibling === "") return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "empty" })
-      if (sibling.includes("/")) return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "slash" })
-      if (!ResolveError.SIBLING_KEY.test(sibling)) return yield* new ResolveError.InvalidSiblingKey({ sibling, reason: "character" })
-    }
+    const badKey = siblings.map(siblingKeyRefusal).find((refusal) => refusal !== undefined)
+    if (badKey !== undefined) return yield* badKey
     const core = bundle.core === undefined
       ? { resources: [], templates: [], tools: [] }
       : yield* resolveExpose(bundle.core.surface, bundle.core.expose, undefined)
@@ -414,3 +326,81 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
       advertisedResourceTemplates: templates.map(advertiseTemplate)
     }
   })
+
+/**
+ * The resolver as a service: the composition a roster runs at boot and at every move, behind a key
+ * so a test (or a face with rules of its own) can swap it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { Resolver } from "effect-surface"
+ *
+ * declare const bundle: Bundle.Bundle
+ * const program = Effect.gen(function*() {
+ *   const resolver = yield* Resolver.Resolver
+ *   return yield* resolver.resolveBundle(bundle)
+ * }).pipe(Effect.provide(Resolver.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Resolver extends Context.Service<Resolver, {
+  readonly resolveBundle: (bundle: Bundle.Bundle) => Effect.Effect<Bundle.Resolved, ResolveError.ResolveError>
+  readonly resolveExpose: typeof resolveExpose
+}>()("effect-surface/Resolver") {}
+
+/**
+ * The resolver this module implements.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Resolver } from "effect-surface"
+ * declare const program: Effect.Effect<void, never, Resolver.Resolver>
+ * program.pipe(Effect.provide(Resolver.layer))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer: Layer.Layer<Resolver> = Layer.succeed(Resolver, Resolver.of({ resolveBundle, resolveExpose }))
+
+/**
+ * A sibling whose bespoke tools are typed by its own surface: each receives the sibling's
+ * `Client.Client<S>`, with no narrowing at run time. Sound because a sibling's tool is only ever
+ * handed the client dialled under its key, and that client is refused (`NotServed`) unless it was
+ * built for this very surface.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { type Client, Resolver, Surface } from "effect-surface"
+ * import * as Tools from "effect-surface/tools"
+ *
+ * const Stopwatch = Surface.make({ cells: { laps: Surface.cell(Schema.Int, 0) } })
+ * const peek = Tools.make({
+ *   description: "The laps so far",
+ *   mutates: false,
+ *   handler: (_: void, stopwatch: Client.Client<typeof Stopwatch>) => stopwatch.cells.laps.read
+ * })
+ * const sibling = Resolver.sibling({ surface: Stopwatch, expose: { cells: { laps: true } }, tools: { peek } })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const sibling = <S extends Surface.Spec>(member: {
+  readonly surface: S
+  readonly expose: Expose.ExposeMap<S>
+  readonly tools?: { readonly [name: string]: Bundle.BespokeTool<Client.Client<S>> }
+}): Bundle.Sibling => {
+  const tools = member.tools
+  if (tools === undefined) return { surface: member.surface, expose: member.expose }
+  const checked = Object.fromEntries(
+    Object.entries(tools).map(([name, tool]): [string, Bundle.BespokeTool<Client.AnyClient>] => [
+      name,
+      { ...tool, handler: (input: unknown, client: Client.AnyClient) => Effect.flatMap(Client.narrow(member.surface, client), (typed) => tool.handler(input, typed)) }
+    ])
+  )
+  return { surface: member.surface, expose: member.expose, tools: checked }
+}

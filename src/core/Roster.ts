@@ -15,6 +15,7 @@
  */
 import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
 import type * as Bundle from "./Bundle.ts"
+import type * as ResolveError from "./ResolveError.ts"
 import * as Resolver from "./Resolver.ts"
 import * as Tombstones from "./Tombstones.ts"
 
@@ -36,6 +37,8 @@ import * as Tombstones from "./Tombstones.ts"
  */
 export interface Options {
   readonly cap?: number | undefined
+  /** The composition each generation is resolved with (default `Resolver.resolveBundle`). */
+  readonly resolve?: ((bundle: Bundle.Bundle) => Effect.Effect<Bundle.Resolved, ResolveError.ResolveError>) | undefined
 }
 
 /**
@@ -87,13 +90,9 @@ export interface Roster {
   readonly snapshot: Effect.Effect<Snapshot>
   readonly changes: Stream.Stream<Bundle.Resolved>
   readonly generation: Effect.Effect<number>
-  readonly reroster: (
-    surfaces: { readonly [sibling: string]: Bundle.Sibling }
-  ) => Effect.Effect<Bundle.Resolved, Resolver.ResolveError>
+  readonly reroster: (surfaces: Bundle.Siblings) => Effect.Effect<Bundle.Resolved, ResolveError.ResolveError>
   /** Replace the bare-named root tools whole; refused (leaving the roster as it was) like a boot clash. */
-  readonly retool: (
-    tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }
-  ) => Effect.Effect<Bundle.Resolved, Resolver.ResolveError>
+  readonly retool: (tools: Bundle.RootTools) => Effect.Effect<Bundle.Resolved, ResolveError.ResolveError>
   readonly lookupTool: (name: string) => Effect.Effect<Tombstones.ToolLookup>
   readonly lookupUri: (uri: string) => Effect.Effect<Tombstones.UriLookup>
 }
@@ -107,13 +106,13 @@ export interface Roster {
  * ```ts
  * import { Effect } from "effect"
  * import type { Bundle } from "effect-surface"
- * import { Roster } from "effect-surface"
+ * import { Resolver, Roster } from "effect-surface"
  *
  * declare const bundle: Bundle.Bundle
  * const program = Effect.gen(function*() {
  *   const roster = yield* Roster.Roster
  *   return yield* roster.generation
- * }).pipe(Effect.provide(Roster.layer(bundle)))
+ * }).pipe(Effect.provide(Roster.layer(bundle)), Effect.provide(Resolver.layer))
  * ```
  *
  * @since 0.1.0
@@ -137,12 +136,13 @@ export const Roster: Context.Service<Roster, Roster> = Context.Service<Roster, R
  *
  * @since 0.1.0
  */
-export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effect.Effect<Roster, Resolver.ResolveError> =>
+export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effect.Effect<Roster, ResolveError.ResolveError> =>
   Effect.gen(function*() {
     const given = options?.cap ?? Tombstones.DEFAULT_CAP
     // NaN would disable eviction silently; a bound that is not a number falls back to the default.
     const cap = Number.isNaN(given) ? Tombstones.DEFAULT_CAP : Math.max(0, given)
-    const resolved = yield* Resolver.resolveBundle(bundle)
+    const resolve = options?.resolve ?? Resolver.resolveBundle
+    const resolved = yield* resolve(own(bundle))
     const ref = yield* SubscriptionRef.make<Snapshot>({ resolved, generation: 0, tombstones: Tombstones.empty })
     const snapshot = SubscriptionRef.get(ref)
 
@@ -150,41 +150,81 @@ export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effe
     // roster the previous one left; a refusal fails before the write, leaving the value as it was.
     const move = (change: (now: Bundle.Bundle) => Bundle.Bundle) =>
       SubscriptionRef.modifyEffect(ref, (now) =>
-        Effect.map(Resolver.resolveBundle(change(now.resolved.bundle)), (next): [Bundle.Resolved, Snapshot] => {
+        Effect.map(resolve(change(now.resolved.bundle)), (next): [Bundle.Resolved, Snapshot] => {
           const generation = now.generation + 1
           const tombstones = Tombstones.advance(now.tombstones, now.resolved, next, generation, cap)
           return [next, { resolved: next, generation, tombstones }]
         }))
-    const reroster = (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => move((now) => ({ ...now, surfaces }))
-    const retool = (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) => move((now) => ({ ...now, tools }))
 
     return Roster.of({
       current: Effect.map(snapshot, (s) => s.resolved),
       snapshot,
       changes: Stream.map(SubscriptionRef.changes(ref), (s) => s.resolved),
       generation: Effect.map(snapshot, (s) => s.generation),
-      reroster,
-      retool,
+      reroster: (surfaces) => move((now) => ({ ...now, surfaces: ownSiblings(surfaces) })),
+      retool: (tools) => move((now) => ({ ...now, tools: { ...tools } })),
       lookupTool: (name) => Effect.map(snapshot, (s) => Tombstones.lookupTool(s.resolved, s.tombstones, name)),
       lookupUri: (uri) => Effect.map(snapshot, (s) => Tombstones.lookupUri(s.resolved, s.tombstones, uri))
     })
   })
 
+// The roster keeps its own copy of every table that moves (the sibling map, each sibling's record,
+// the root tools), made once per move: a caller changing its object in place afterwards moves
+// nothing behind the roster's back, and whether a move touched the members is read off the
+// roster's own copy (see `sameMembers`), never off the caller's object.
+const ownSiblings = (surfaces: Bundle.Siblings): Bundle.Siblings =>
+  Object.fromEntries(Object.entries(surfaces).map(([key, sibling]) => [key, { ...sibling }]))
+
+const own = (bundle: Bundle.Bundle): Bundle.Bundle => ({
+  // The core never moves (serving another core is another endpoint), so it is kept as given.
+  ...(bundle.core === undefined ? {} : { core: bundle.core }),
+  ...(bundle.surfaces === undefined ? {} : { surfaces: ownSiblings(bundle.surfaces) }),
+  ...(bundle.tools === undefined ? {} : { tools: { ...bundle.tools } })
+})
+
 /**
- * Provide `Roster.Roster` for one bundle; the layer fails to build with the bundle's refusal.
+ * Whether two resolutions of one roster serve the same members: true across a move of the root
+ * tools alone, false across any `reroster` (its sibling map is the roster's own copy, made at that
+ * move, so even a map the caller changed in place and handed back counts as moved). A face reads
+ * it to know whether resources moved: announce the list, re-open subscriptions on the connection
+ * the move re-dialled.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { Roster } from "effect-surface"
+ *
+ * declare const before: Bundle.Resolved
+ * declare const after: Bundle.Resolved
+ * if (!Roster.sameMembers(before, after)) {
+ *   // resources moved: announce the list, re-open subscriptions
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const sameMembers = (a: Bundle.Resolved, b: Bundle.Resolved): boolean =>
+  a.bundle.surfaces === b.bundle.surfaces && a.bundle.core === b.bundle.core
+
+/**
+ * Provide `Roster.Roster` for one bundle, resolved by the `Resolver` in context; the layer fails to
+ * build with the bundle's refusal.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
  * import type { Surface } from "effect-surface"
- * import { Roster } from "effect-surface"
+ * import { Resolver, Roster } from "effect-surface"
  *
  * declare const Todos: Surface.Spec
  * declare const program: Effect.Effect<void, never, Roster.Roster>
- * program.pipe(Effect.provide(Roster.layer({ core: { surface: Todos, expose: {} } })))
+ * program.pipe(Effect.provide(Roster.layer({ core: { surface: Todos, expose: {} } })), Effect.provide(Resolver.layer))
  * ```
  *
  * @since 0.1.0
  */
-export const layer = (bundle: Bundle.Bundle, options?: Options | undefined): Layer.Layer<Roster, Resolver.ResolveError> =>
-  Layer.effect(Roster, make(bundle, options))
+export const layer = (
+  bundle: Bundle.Bundle,
+  options?: Omit<Options, "resolve"> | undefined
+): Layer.Layer<Roster, ResolveError.ResolveError, Resolver.Resolver> =>
+  Layer.effect(Roster, Effect.flatMap(Resolver.Resolver, (resolver) => make(bundle, { ...options, resolve: resolver.resolveBundle })))

@@ -13,7 +13,7 @@
  */
 import { Schema } from "effect"
 import type * as Bundle from "./Bundle.ts"
-import * as Resolver from "./Resolver.ts"
+import * as ItemUri from "./ItemUri.ts"
 
 /**
  * How many retired names a roster remembers by default. Past it the oldest retirement is forgotten
@@ -271,9 +271,9 @@ export const lookupTool = (resolved: Bundle.Resolved, table: Table, name: string
 export const lookupUri = (resolved: Bundle.Resolved, table: Table, uri: string): UriLookup => {
   const resource = resolved.byUri.get(uri)
   if (resource !== undefined) return { _tag: "Resource", resource }
-  const item = Resolver.parseItemUri(resolved, uri)
+  const item = ItemUri.parseItemUri(resolved, uri)
   if (item !== undefined) return { _tag: "Item", ...item }
-  const split = Resolver.splitItemUri(uri)
+  const split = ItemUri.splitItemUri(uri)
   const retirement = table.get(keyOf("resource", uri)) ??
     (split === undefined ? undefined : table.get(keyOf("template", `surface://collections/${split.collection}/{id}`)))
   return retirement === undefined ? { _tag: "Unknown", uri } : { _tag: "Retired", tombstone: new Tombstone(retirement) }

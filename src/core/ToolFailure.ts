@@ -46,9 +46,9 @@ export class ToolFailure<out D = unknown> extends Data.TaggedError("ToolFailure"
  *
  * @example
  * ```ts
- * import * as ToolFailure from "./core/ToolFailure.ts" // inside the package; consumers use effect-surface/tools
- * ToolFailure.is(new ToolFailure.ToolFailure({ message: "no", detail: 1 })) // true
- * ToolFailure.is({ _tag: "ToolFailure" }) // false: not an Error with a detail
+ * import { isToolFailure, ToolFailure } from "effect-surface/tools"
+ * isToolFailure(new ToolFailure({ message: "no", detail: 1 })) // true
+ * isToolFailure({ _tag: "ToolFailure" }) // false: not an Error with a detail
  * ```
  *
  * @since 0.1.0
@@ -62,8 +62,8 @@ export const is = (u: unknown): u is ToolFailure<unknown> =>
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as ToolFailure from "./core/ToolFailure.ts" // inside the package; consumers use effect-surface/tools
- * Effect.fail(ToolFailure.make("not found", { key: "a" }))
+ * import { refuse } from "effect-surface/tools"
+ * Effect.fail(refuse("not found", { key: "a" }))
  * ```
  *
  * @since 0.1.0
@@ -116,8 +116,8 @@ const ofError = (error: Error, depth: number): string => {
  * @example
  * ```ts
  * import { Cause } from "effect"
- * import * as ToolFailure from "./core/ToolFailure.ts" // inside the package; consumers use effect-surface/tools
- * ToolFailure.primaryOf(Cause.combine(Cause.die("boom"), Cause.fail("refused"))) // "refused"
+ * import { primaryOf } from "effect-surface/tools"
+ * primaryOf(Cause.combine(Cause.die("boom"), Cause.fail("refused"))) // "refused"
  * ```
  *
  * @since 0.1.0

@@ -117,7 +117,7 @@ export type ToolResult = {
  *
  * @example
  * ```ts
- * import type { ToolResult } from "effect-surface"
+ * import type * as ToolResult from "effect-surface/tools"
  * const image: ToolResult.Image = { data: "iVBORw0KGgo=", mimeType: "image/png" }
  * ```
  *
@@ -134,7 +134,7 @@ export interface Image {
  *
  * @example
  * ```ts
- * import { ToolResult } from "effect-surface"
+ * import * as ToolResult from "effect-surface/tools"
  * ToolResult.brand + "link failed" // "effect-surface: link failed"
  * ```
  *
@@ -154,7 +154,7 @@ const errorText = (message: string): ToolResult => ({
  *
  * @example
  * ```ts
- * import { ToolResult } from "effect-surface" // or: import { ok } from "effect-surface/tools"
+ * import * as ToolResult from "effect-surface/tools" // or: import { ok } from "effect-surface/tools"
  * ToolResult.ok({ open: 3 }) // { content: [{ type: "text", text: '{"open":3}' }], structuredContent: { open: 3 } }
  * ToolResult.ok(42) // { content: [{ type: "text", text: "42" }], structuredContent: { value: 42 } }
  * ```
@@ -197,7 +197,7 @@ export const okImage = (image: Image, detail: unknown): ToolResult =>
  *
  * @example
  * ```ts
- * import { ToolResult } from "effect-surface" // or: import { content } from "effect-surface/tools"
+ * import * as ToolResult from "effect-surface/tools" // or: import { content } from "effect-surface/tools"
  * ToolResult.content([
  *   ToolResult.text("Here is the chart and its data:"),
  *   ToolResult.image("iVBORw0KGgo=", "image/png"),
@@ -220,7 +220,7 @@ export const content = (blocks: ReadonlyArray<ToolContent>, detail?: unknown): T
  *
  * @example
  * ```ts
- * import { ToolResult } from "effect-surface"
+ * import * as ToolResult from "effect-surface/tools"
  * ToolResult.text("done") // { type: "text", text: "done" }
  * ```
  *
@@ -233,7 +233,7 @@ export const text = (text: string): TextContent => ({ type: "text", text })
  *
  * @example
  * ```ts
- * import { ToolResult } from "effect-surface"
+ * import * as ToolResult from "effect-surface/tools"
  * ToolResult.image("iVBORw0KGgo=", "image/png")
  * ```
  *
@@ -246,7 +246,7 @@ export const image = (data: string, mimeType: string): ImageContent => ({ type: 
  *
  * @example
  * ```ts
- * import { ToolResult } from "effect-surface"
+ * import * as ToolResult from "effect-surface/tools"
  * ToolResult.audio("UklGRg==", "audio/wav")
  * ```
  *
@@ -259,7 +259,7 @@ export const audio = (data: string, mimeType: string): AudioContent => ({ type: 
  *
  * @example
  * ```ts
- * import { ToolResult } from "effect-surface"
+ * import * as ToolResult from "effect-surface/tools"
  * ToolResult.resource({ uri: "notes://today", mimeType: "text/plain", text: "buy milk" })
  * ```
  *
@@ -303,7 +303,7 @@ export const failure = (error: unknown): ToolResult => {
  * @example
  * ```ts
  * import { Cause } from "effect"
- * import { ToolResult } from "effect-surface"
+ * import * as ToolResult from "effect-surface/tools"
  * ToolResult.fromCause(Cause.interrupt()) // { isError: true, content: [{ type: "text", text: "effect-surface: interrupted" }] }
  * ```
  *

@@ -11,13 +11,16 @@
  * @since 0.1.0
  */
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js"
-import { Effect, Result, Stream } from "effect"
+import { Effect, Predicate, Result, Stream } from "effect"
 import type * as Json from "../core/Json.ts"
 import { ReservedResourceUri } from "../core/ResolveError.ts"
 import { messageOf } from "../core/ToolFailure.ts"
 import type * as ToolResult from "../core/ToolResult.ts"
 import type * as Completion from "./Completion.ts"
-import * as Resources from "./Resources.ts"
+import * as RpcError from "./RpcError.ts"
+
+// By its tag: a refusal raised by another copy of this package is still one.
+const isProtocolError = (u: unknown): u is RpcError.ProtocolError => Predicate.isTagged(u, "ProtocolError")
 
 /**
  * What a read answers with: text, or base64 bytes as `blob`, each with its mime type (else the
@@ -279,7 +282,7 @@ const asArray = (contents: Contents | ReadonlyArray<Contents>): ReadonlyArray<Co
  *
  * @since 0.1.0
  */
-export const read = (found: Found): Effect.Effect<Array<ToolResult.ResourceContents>, Resources.ProtocolError> => {
+export const read = (found: Found): Effect.Effect<Array<ToolResult.ResourceContents>, RpcError.ProtocolError> => {
   const declared = found._tag === "Resource" ? found.resource : found.template
   const reading = found._tag === "Resource" ? found.resource.read : found.template.read(found.params, found.uri)
   return reading.pipe(
@@ -291,10 +294,10 @@ export const read = (found: Found): Effect.Effect<Array<ToolResult.ResourceConte
       })
     ),
     Effect.mapError((error) =>
-      error instanceof Resources.ProtocolError
+      isProtocolError(error)
         ? error
-        : new Resources.ProtocolError({
-          code: Resources.internalError,
+        : new RpcError.ProtocolError({
+          code: RpcError.internalError,
           message: `resource ${found.uri} could not be read: ${messageOf(error)}`,
           data: { uri: found.uri }
         })

@@ -10,10 +10,8 @@
  * @since 0.1.0
  */
 import { Duration, Effect } from "effect"
-import type * as Bundle from "../core/Bundle.ts"
-import type { LinkError } from "../core/LinkError.ts"
 import { messageOf } from "../core/ToolFailure.ts"
-import * as Resources from "./Resources.ts"
+import * as RpcError from "./RpcError.ts"
 
 /**
  * What a completer is told besides the value typed so far: the arguments already filled in.
@@ -133,47 +131,6 @@ export const byPrefix = (candidates: Iterable<string>, value: string): ReadonlyA
 export const fromValues = (candidates: ReadonlyArray<string>): Completer => (value) => Effect.succeed(byPrefix(candidates, value))
 
 /**
- * The keys a collection holds now, as the text its item URIs carry (a key's wire form; a string key
- * as itself), matching what was typed by prefix. Waits at most `deadline` for the source.
- *
- * @example
- * ```ts
- * import type { Bundle } from "effect-surface"
- * import { McpCompletion } from "effect-surface/mcp"
- *
- * declare const template: Bundle.Template
- * declare const clients: Bundle.Clients
- * const ids = McpCompletion.collectionKeys(template, clients, "t", "5 seconds") // ["t1", "t10", ...]
- * ```
- *
- * @since 0.1.0
- */
-export const collectionKeys = (
-  template: Bundle.Template,
-  clients: Bundle.Clients,
-  value: string,
-  deadline: Duration.Input
-): Effect.Effect<ReadonlyArray<string>, Resources.ProtocolError | LinkError> =>
-  Effect.gen(function*() {
-    const client = yield* Resources.clientOf(clients, template.sibling)
-    const member = client.collections[template.key]
-    const unreadable = (reason: string) =>
-      new Resources.ProtocolError({ code: Resources.internalError, message: `collection ${template.key} could not be completed: ${reason}` })
-    if (member === undefined) return yield* unreadable("the client serves no such collection")
-    const items = yield* member.read.pipe(
-      Effect.timeoutOrElse({ duration: deadline, orElse: () => Effect.fail(unreadable("its source did not answer in time")) }),
-      Effect.catchTag("NoSnapshot", (e) => Effect.fail(unreadable(e.message)))
-    )
-    const encode = template.encodeKey
-    const keys: Array<string> = []
-    for (const key of items.keys()) {
-      const wire = yield* Effect.orElseSucceed(encode(key), () => String(key))
-      keys.push(typeof wire === "string" ? wire : JSON.stringify(wire))
-    }
-    return byPrefix(keys, value)
-  })
-
-/**
  * Run a completer, bounding its answer; a failing completer is an internal error naming the argument.
  *
  * @example
@@ -191,14 +148,14 @@ export const run = (
   completer: Completer | undefined,
   value: string,
   context: Context
-): Effect.Effect<Completion, Resources.ProtocolError> =>
+): Effect.Effect<Completion, RpcError.ProtocolError> =>
   completer === undefined
     ? Effect.succeed(empty)
     : completer(value, context).pipe(
       Effect.map(bound),
       Effect.mapError((error) =>
-        new Resources.ProtocolError({
-          code: Resources.internalError,
+        new RpcError.ProtocolError({
+          code: RpcError.internalError,
           message: `completing "${argument}" failed: ${messageOf(error)}`
         })
       )

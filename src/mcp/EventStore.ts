@@ -17,6 +17,13 @@ import { Context, Effect, Layer, Option } from "effect"
 /**
  * One stored event: the id a client resumes from, and the message it carried.
  *
+ * @example
+ * ```ts
+ * import type { McpEventStore } from "effect-surface/mcp"
+ *
+ * const event: McpEventStore.StoredEvent = { id: "1-1", message: { jsonrpc: "2.0", method: "notifications/resources/list_changed" } }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface StoredEvent {
@@ -26,6 +33,15 @@ export interface StoredEvent {
 
 /**
  * What a resume replays: the stream the event id belongs to, and the events stored after it.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import { McpEventStore } from "effect-surface/mcp"
+ *
+ * const store = McpEventStore.makeMemory()
+ * const missed = Effect.map(store.after("session-1", "1-4"), Option.map((replay: McpEventStore.Replay) => replay.events.length))
+ * ```
  *
  * @since 0.1.0
  */
@@ -37,6 +53,13 @@ export interface Replay {
 /**
  * Bounds of the in-memory store.
  *
+ * @example
+ * ```ts
+ * import type { McpEventStore } from "effect-surface/mcp"
+ *
+ * const bounds: McpEventStore.MemoryOptions = { maxEventsPerStream: 128, maxStreamsPerSession: 16 }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface MemoryOptions {
@@ -44,6 +67,10 @@ export interface MemoryOptions {
   readonly maxEventsPerStream?: number
   /** The most recently written streams kept per session (each POST opens one). Default 64. */
   readonly maxStreamsPerSession?: number
+  /** The bytes of events kept per session; past it, its oldest events go first. Default 4 MiB. */
+  readonly maxBytesPerSession?: number
+  /** The bytes of events kept in all; past it, the least recently written session's oldest events go first. Default 64 MiB. */
+  readonly maxBytes?: number
 }
 
 /**
@@ -70,6 +97,11 @@ export class EventStore extends Context.Service<EventStore, {
   readonly after: (session: string, eventId: string) => Effect.Effect<Option.Option<Replay>>
   /** Drop everything stored for a session that has ended. */
   readonly forget: (session: string) => Effect.Effect<void>
+  /**
+   * Drop the stream `eventId` belongs to: its answers were delivered, so nothing will resume it.
+   * An id this session never issued drops nothing.
+   */
+  readonly drop: (session: string, eventId: string) => Effect.Effect<void>
 }>()("effect-surface/McpEventStore") {
   /**
    * The in-memory store with its default bounds.
@@ -94,12 +126,24 @@ export class EventStore extends Context.Service<EventStore, {
     Layer.effect(EventStore, Effect.sync(() => makeMemory(options)))
 }
 
+interface StoredLine {
+  readonly seq: number
+  readonly message: JSONRPCMessage
+  readonly bytes: number
+}
+
 interface StreamLog {
   readonly session: string
   readonly stream: string
   readonly serial: number
-  readonly events: Array<{ readonly seq: number; readonly message: JSONRPCMessage }>
+  readonly events: Array<StoredLine>
   next: number
+}
+
+interface SessionLog {
+  /** Stream name → serial, in least-recently-written order (re-inserted on write). */
+  readonly streams: Map<string, number>
+  bytes: number
 }
 
 const eventId = (serial: number, seq: number) => `${serial}-${seq}`
@@ -110,59 +154,54 @@ const parseEventId = (id: string): Option.Option<{ readonly serial: number; read
 
 /**
  * A fresh in-memory store. Event ids are `<stream serial>-<sequence>`, so a resume from an event
- * already dropped by the bound still finds its stream and replays what is kept; an id of another
- * session, or of a session forgotten, finds nothing.
+ * already dropped by a bound still finds its stream and replays what is kept; an id of another
+ * session, of a session forgotten or of a stream dropped finds nothing. Bounded by events per
+ * stream, streams per session, and bytes per session and in all.
  *
  * @example
  * ```ts
  * import { Layer } from "effect"
  * import { McpEventStore } from "effect-surface/mcp"
  *
- * const store = McpEventStore.makeMemory({ maxStreamsPerSession: 16 })
+ * const store = McpEventStore.makeMemory({ maxStreamsPerSession: 16, maxBytesPerSession: 1024 * 1024 })
  * const layer = Layer.succeed(McpEventStore.EventStore, store)
  * ```
  *
  * @since 0.1.0
  */
 export const makeMemory = (options?: MemoryOptions): EventStore["Service"] => {
-  const maxEvents = Math.max(1, options?.maxEventsPerStream ?? 512)
-  const maxStreams = Math.max(1, options?.maxStreamsPerSession ?? 64)
+  const bounds = {
+    events: Math.max(1, options?.maxEventsPerStream ?? 512),
+    streams: Math.max(1, options?.maxStreamsPerSession ?? 64),
+    sessionBytes: Math.max(0, options?.maxBytesPerSession ?? 4 * 1024 * 1024),
+    bytes: Math.max(0, options?.maxBytes ?? 64 * 1024 * 1024)
+  }
   // Plain maps touched only inside `Effect.sync`: each operation runs to completion on the one
   // thread, so it is atomic, and an append costs O(1) where an immutable table would copy per event.
-  const logs = new Map<number, StreamLog>()
-  // Per session, stream name → serial, in least-recently-written order (re-inserted on write).
-  const sessions = new Map<string, Map<string, number>>()
-  let serials = 0
+  const memory: Memory = { logs: new Map(), sessions: new Map(), bytes: 0, serials: 0 }
 
   const append = (session: string, stream: string, message: JSONRPCMessage) =>
     Effect.sync(() => {
-      let streams = sessions.get(session)
-      if (streams === undefined) {
-        streams = new Map<string, number>()
-        sessions.set(session, streams)
+      const log = written(memory, bounds, session, stream)
+      const seq = ++log.next
+      const bytes = JSON.stringify(message).length
+      log.events.push({ seq, message, bytes })
+      account(memory, log, bytes)
+      if (log.events.length > bounds.events) dropOldest(memory, log)
+      const owner = memory.sessions.get(session)!
+      while (owner.bytes > bounds.sessionBytes && dropOldestOf(memory, owner)) { /* the session's oldest first */ }
+      // The least recently written session gives up its oldest first (a Map iterates in insertion order).
+      for (const least of memory.sessions.values()) {
+        while (memory.bytes > bounds.bytes && dropOldestOf(memory, least)) { /* this session's oldest first */ }
+        if (memory.bytes <= bounds.bytes) break
       }
-      const known = streams.get(stream)
-      const log = known === undefined ? undefined : logs.get(known)
-      const current: StreamLog = log ?? { session, stream, serial: ++serials, events: [], next: 0 }
-      if (log === undefined) logs.set(current.serial, current)
-      streams.delete(stream)
-      streams.set(stream, current.serial)
-      // The least recently written streams go first: a Map iterates in insertion order.
-      while (streams.size > maxStreams) {
-        const [name, serial] = streams.entries().next().value!
-        streams.delete(name)
-        logs.delete(serial)
-      }
-      const seq = ++current.next
-      current.events.push({ seq, message })
-      if (current.events.length > maxEvents) current.events.splice(0, current.events.length - maxEvents)
-      return eventId(current.serial, seq)
+      return eventId(log.serial, seq)
     })
 
   const after = (session: string, id: string) =>
     Effect.sync(() =>
       Option.flatMap(parseEventId(id), ({ serial, seq }) => {
-        const log = logs.get(serial)
+        const log = memory.logs.get(serial)
         if (log === undefined || log.session !== session) return Option.none()
         return Option.some({
           stream: log.stream,
@@ -173,11 +212,75 @@ export const makeMemory = (options?: MemoryOptions): EventStore["Service"] => {
 
   const forget = (session: string) =>
     Effect.sync(() => {
-      for (const serial of sessions.get(session)?.values() ?? []) logs.delete(serial)
-      sessions.delete(session)
+      const owner = memory.sessions.get(session)
+      for (const serial of owner?.streams.values() ?? []) memory.logs.delete(serial)
+      memory.bytes -= owner?.bytes ?? 0
+      memory.sessions.delete(session)
     })
 
-  return EventStore.of({ append, after, forget })
+  const drop = (session: string, id: string) =>
+    Effect.sync(() => {
+      const log = Option.getOrUndefined(Option.map(parseEventId(id), ({ serial }) => memory.logs.get(serial)))
+      if (log !== undefined && log.session === session) dropStream(memory, log)
+    })
+
+  return EventStore.of({ append, after, forget, drop })
+}
+
+// The in-memory store's tables and counts.
+interface Memory {
+  readonly logs: Map<number, StreamLog>
+  /** Per session, in least-recently-written order (re-inserted on write). */
+  readonly sessions: Map<string, SessionLog>
+  bytes: number
+  serials: number
+}
+
+// The log of `stream`, made the most recently written of its session (and its session the most
+// recently written of all); the session's least recently written streams past the bound go.
+const written = (memory: Memory, bounds: { readonly streams: number }, session: string, stream: string): StreamLog => {
+  const owner = memory.sessions.get(session) ?? { streams: new Map<string, number>(), bytes: 0 }
+  memory.sessions.delete(session)
+  memory.sessions.set(session, owner)
+  const known = owner.streams.get(stream)
+  const log = (known === undefined ? undefined : memory.logs.get(known)) ?? { session, stream, serial: ++memory.serials, events: [], next: 0 }
+  memory.logs.set(log.serial, log)
+  owner.streams.delete(stream)
+  owner.streams.set(stream, log.serial)
+  while (owner.streams.size > bounds.streams) {
+    const [, serial] = owner.streams.entries().next().value!
+    dropStream(memory, memory.logs.get(serial)!)
+  }
+  return log
+}
+
+const account = (memory: Memory, log: StreamLog, bytes: number) => {
+  memory.bytes += bytes
+  const owner = memory.sessions.get(log.session)
+  if (owner !== undefined) owner.bytes += bytes
+}
+
+const dropOldest = (memory: Memory, log: StreamLog) => {
+  const oldest = log.events.shift()
+  if (oldest !== undefined) account(memory, log, -oldest.bytes)
+}
+
+// The oldest event of a session's least recently written stream that has one; false when none has.
+const dropOldestOf = (memory: Memory, owner: SessionLog): boolean => {
+  for (const serial of owner.streams.values()) {
+    const log = memory.logs.get(serial)
+    if (log !== undefined && log.events.length > 0) {
+      dropOldest(memory, log)
+      return true
+    }
+  }
+  return false
+}
+
+const dropStream = (memory: Memory, log: StreamLog) => {
+  for (const event of log.events) account(memory, log, -event.bytes)
+  memory.logs.delete(log.serial)
+  memory.sessions.get(log.session)?.streams.delete(log.stream)
 }
 
 // The SDK stores a priming event as an empty object so the client holds a cursor; it is not a

@@ -16,11 +16,12 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 
 /**
- * A refused request: the HTTP status and the JSON-RPC error it answers with.
+ * A refused request: the HTTP status and the JSON-RPC error it answers with, and for a refusal
+ * that passes (a server at capacity) how many seconds to wait before retrying.
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const refusal = new McpHttpGuard.Refusal({ status: 404, code: -32001, message: "Session not found" })
  * const response = McpHttpGuard.respond(refusal)
@@ -32,6 +33,7 @@ export class Refusal extends Data.TaggedError("Refusal")<{
   readonly status: number
   readonly code: number
   readonly message: string
+  readonly retryAfter?: number
 }> {}
 
 /**
@@ -40,7 +42,7 @@ export class Refusal extends Data.TaggedError("Refusal")<{
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const response = McpHttpGuard.respond(new McpHttpGuard.Refusal({ status: 400, code: -32700, message: "Parse error" }))
  * ```
@@ -52,7 +54,11 @@ export const respond = (refusal: Refusal): HttpServerResponse.HttpServerResponse
     { jsonrpc: "2.0", error: { code: refusal.code, message: refusal.message }, id: null },
     // A body refused for its size was not read to its end, so the connection cannot carry another
     // request: say so, rather than promise keep-alive and then close it under a pooling client.
-    refusal.status === 413 ? { status: refusal.status, headers: { connection: "close" } } : { status: refusal.status }
+    refusal.status === 413
+      ? { status: refusal.status, headers: { connection: "close" } }
+      : refusal.retryAfter !== undefined
+      ? { status: refusal.status, headers: { "retry-after": String(refusal.retryAfter) } }
+      : { status: refusal.status }
   )
 
 /** The loopback names a local browser or host uses to reach this machine. */
@@ -63,7 +69,7 @@ const loopbackNames = ["localhost", "127.0.0.1", "[::1]"]
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * McpHttpGuard.isLoopback("127.0.0.1") // true
  * McpHttpGuard.isLoopback("0.0.0.0") // false
@@ -85,7 +91,66 @@ const boundName = (host: string): string => {
 }
 
 /**
+ * A server told to check `Host` and `Origin` with nothing to check them against: rebinding
+ * protection asked for on a bind that is not loopback, where no default list can be right.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpHttpGuard } from "effect-surface/mcp"
+ *
+ * const checked = McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true }).pipe(
+ *   Effect.catchTag("UnguardedBind", (refused) => Effect.logError(refused.message))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class UnguardedBind extends Data.TaggedError("UnguardedBind")<{ readonly host: string }> {
+  override get message(): string {
+    return `dnsRebindingProtection is on, but ${this.host} is not a loopback address and no allowedHosts or allowedOrigins were given, ` +
+      `so there is nothing to check Host and Origin against: add allowedHosts (the names clients reach this server by, ` +
+      `e.g. ["mcp.example.com"]) and/or allowedOrigins (e.g. ["https://app.example.com"]), or bind to 127.0.0.1`
+  }
+}
+
+/**
+ * Refuse to serve with rebinding protection asked for and nothing to check against: a bind that
+ * is not loopback has no default allow-list, and protection that checks nothing would only look on.
+ *
+ * @example
+ * ```ts
+ * import { McpHttpGuard } from "effect-surface/mcp"
+ *
+ * McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true }) // fails with UnguardedBind
+ * McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true, allowedHosts: ["mcp.example.com"] }) // succeeds
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const checkBind = (options: {
+  readonly host: string
+  readonly protect?: boolean | undefined
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
+  readonly allowedOrigins?: ReadonlyArray<string> | undefined
+}): Effect.Effect<void, UnguardedBind> =>
+  options.protect === true && !isLoopback(options.host) && options.allowedHosts === undefined && options.allowedOrigins === undefined
+    ? Effect.fail(new UnguardedBind({ host: options.host }))
+    : Effect.void
+
+/**
  * Which `Host` and `Origin` values are served. `undefined` lists are not checked.
+ *
+ * @example
+ * ```ts
+ * import { McpHttpGuard } from "effect-surface/mcp"
+ *
+ * const allow: McpHttpGuard.Allow = {
+ *   hosts: ["mcp.example.com"],
+ *   origins: { _tag: "Exact", origins: ["https://app.example.com"] },
+ *   port: 443
+ * }
+ * ```
  *
  * @since 0.1.0
  */
@@ -105,7 +170,7 @@ export interface Allow {
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const allow = McpHttpGuard.allowFor({ host: "127.0.0.1", port: 3000 })
  * ```
@@ -189,7 +254,7 @@ const originAllowed = (origins: NonNullable<Allow["origins"]>, value: string): b
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const allow = McpHttpGuard.allowFor({ host: "127.0.0.1", port: 3000 })
  * McpHttpGuard.checkHeaders(allow, { host: "evil.example.com" }) // Some(Refusal 403)
@@ -215,7 +280,7 @@ export const checkHeaders = (allow: Allow, headers: { readonly [name: string]: s
  *
  * @example
  * ```ts
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * McpHttpGuard.isJson("application/json; charset=utf-8") // true
  * ```
@@ -234,7 +299,7 @@ export const isJson = (contentType: string | undefined): boolean =>
  * ```ts
  * import { Effect } from "effect"
  * import { HttpServerRequest } from "effect/http"
- * import * as McpHttpGuard from "./HttpGuard.ts"
+ * import { McpHttpGuard } from "effect-surface/mcp"
  *
  * const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => McpHttpGuard.readJson(request, 4 * 1024 * 1024))
  * ```

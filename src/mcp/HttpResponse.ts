@@ -80,49 +80,74 @@ const isAnswer = (message: Message): boolean => message.method === undefined && 
  * held exactly those answers and nothing before them, the stream itself otherwise. A response that
  * is not an SSE stream, or a POST that expects no answer, is returned as it is.
  *
+ * `delivered` is told the stream's first event id once its answers have all been handed on — at
+ * once for a JSON body (its client never saw an event id), when the stream ends for one replayed —
+ * so its stored events can go: nothing will resume a stream whose answers arrived. A stream that
+ * ends before its answers (closed for the client to poll) or is cancelled is never reported.
+ *
  * @example
  * ```ts
  * import { Effect } from "effect"
  * import { McpHttpResponse } from "effect-surface/mcp"
  *
  * declare const sdkAnswer: Response
- * const settled = McpHttpResponse.settle(sdkAnswer, 1) // Effect<Response>
+ * const settled = McpHttpResponse.settle(sdkAnswer, 1, (eventId) => console.log(`stream of ${eventId} answered`)) // Effect<Response>
  * ```
  *
  * @since 0.1.0
  */
-export const settle = (response: Response, expected: number): Effect.Effect<Response> => {
+export const settle = (response: Response, expected: number, delivered?: (eventId: string) => void): Effect.Effect<Response> => {
   const body = response.body
   if (expected === 0 || body === null || !(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
     return Effect.succeed(response)
   }
   return Effect.promise(async () => {
     const reader = body.getReader()
-    const decoder = new TextDecoder()
+    const scan = scanner()
     const seen: Array<Uint8Array> = []
-    const answers: Array<Message> = []
-    let buffer = ""
+    let answered = 0
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
       seen.push(value)
-      const parsed = parseEvents(buffer + decoder.decode(value, { stream: true }))
-      buffer = parsed.rest
-      for (const event of parsed.events) {
-        const message = messageOf(event.data)
-        // A priming event (an id, no data) only makes the stream resumable; it decides nothing.
-        if (Option.isNone(message)) continue
-        if (!isAnswer(message.value)) return replay(response, seen, reader)
-        answers.push(message.value)
-        if (answers.length === expected) {
+      for (const message of scan.chunk(value)) {
+        if (!isAnswer(message)) return replay(response, seen, reader, scan, expected, delivered)
+        if (++answered === expected) {
           await reader.cancel()
-          return json(response, expected === 1 ? answers[0] : answers)
+          if (scan.firstId !== undefined) delivered?.(scan.firstId)
+          return json(response, expected === 1 ? scan.answers[0] : scan.answers.slice(0, expected))
         }
       }
     }
     // The stream ended before its answers (its handler closed it for the client to poll).
-    return replay(response, seen, undefined)
+    return replay(response, seen, undefined, scan, expected, delivered)
   })
+}
+
+// Reads SSE chunks as they pass: the messages they complete, the answers among them, and the
+// stream's first event id. A priming event (an id, no data) only makes the stream resumable.
+const scanner = () => {
+  const decoder = new TextDecoder()
+  const answers: Array<Message> = []
+  let buffer = ""
+  const state = {
+    answers,
+    firstId: undefined as string | undefined,
+    chunk: (value: Uint8Array): ReadonlyArray<Message> => {
+      const parsed = parseEvents(buffer + decoder.decode(value, { stream: true }))
+      buffer = parsed.rest
+      const messages: Array<Message> = []
+      for (const event of parsed.events) {
+        if (state.firstId === undefined && event.id !== undefined) state.firstId = event.id
+        const message = messageOf(event.data)
+        if (Option.isNone(message)) continue
+        if (isAnswer(message.value)) answers.push(message.value)
+        messages.push(message.value)
+      }
+      return messages
+    }
+  }
+  return state
 }
 
 const json = (response: Response, payload: unknown): Response => {
@@ -132,11 +157,15 @@ const json = (response: Response, payload: unknown): Response => {
   return new Response(JSON.stringify(payload), { status: response.status, headers })
 }
 
-// The events read so far, then whatever is still coming, exactly as the SDK wrote them.
+// The events read so far, then whatever is still coming, exactly as the SDK wrote them; what is
+// still coming is scanned for the rest of the answers.
 const replay = (
   response: Response,
   seen: ReadonlyArray<Uint8Array>,
-  reader: ReadableStreamDefaultReader<Uint8Array> | undefined
+  reader: ReadableStreamDefaultReader<Uint8Array> | undefined,
+  scan: ReturnType<typeof scanner>,
+  expected: number,
+  delivered: ((eventId: string) => void) | undefined
 ): Response =>
   new Response(
     new ReadableStream<Uint8Array>({
@@ -147,8 +176,13 @@ const replay = (
       async pull(controller) {
         if (reader === undefined) return
         const { done, value } = await reader.read()
-        if (done) controller.close()
-        else controller.enqueue(value)
+        if (done) {
+          controller.close()
+          if (scan.answers.length >= expected && scan.firstId !== undefined) delivered?.(scan.firstId)
+          return
+        }
+        if (delivered !== undefined) scan.chunk(value)
+        controller.enqueue(value)
       },
       cancel(reason) {
         return reader?.cancel(reason)

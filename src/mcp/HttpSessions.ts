@@ -6,20 +6,32 @@
  * shared server or transport is the cross-client leak of CVE-2026-25536. Everything else (roster,
  * decoders, connection pool) is the shared face, so an idle session costs a transport, a server and
  * a few fibers. A session's life is one fiber in a `FiberMap`: it owns the session's scope, so
- * ending it for any reason — `DELETE`, idle expiry, the transport closing, the server shutting
- * down — closes the SDK server, ends its subscriptions and handlers, and forgets its stored events.
+ * ending it for any reason — `DELETE`, idle expiry, eviction, the transport closing, the server
+ * shutting down — closes the SDK server, ends its subscriptions and handlers, and forgets its
+ * stored events. A full table makes room by evicting the session least recently used among those
+ * with nothing open; only a table whose every session is in use refuses a new one.
  *
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { Cause, Clock, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref, Schedule } from "effect"
+import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref, Schedule } from "effect"
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
+import * as HttpSubscriptions from "./internal/httpSubscriptions.ts"
 import * as Session from "./Session.ts"
 
 /**
  * A live session: its id, its transport, and what says whether it is idle.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Ref } from "effect"
+ * import type { McpHttpSessions } from "effect-surface/mcp"
+ *
+ * declare const entry: McpHttpSessions.Entry
+ * const inUse = Effect.map(Ref.get(entry.open), (open) => open > 0)
+ * ```
  *
  * @since 0.1.0
  */
@@ -35,14 +47,14 @@ export interface Entry {
 }
 
 /**
- * No session could be opened: the table is at `maxSessions`, or it is closing.
+ * No session could be opened: the table is at `maxSessions` with every session in use, or it is closing.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import * as HttpSessions from "./HttpSessions.ts"
+ * import type { McpHttpSessions } from "effect-surface/mcp"
  *
- * const opened = (table: HttpSessions.Table) =>
+ * const opened = (table: McpHttpSessions.Table) =>
  *   table.open.pipe(Effect.catchTag("Unavailable", (refused) => Effect.logWarning(refused.reason)))
  * ```
  *
@@ -53,12 +65,26 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly reas
 /**
  * The session table.
  *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import type { McpHttpSessions } from "effect-surface/mcp"
+ *
+ * declare const table: McpHttpSessions.Table
+ * const endIfOpen = (id: string) =>
+ *   Effect.flatMap(table.lookup(id), Option.match({ onNone: () => Effect.void, onSome: () => table.end(id) }))
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Table {
   /** A session by its `Mcp-Session-Id`; none once it has ended. */
   readonly lookup: (id: string) => Effect.Effect<Option.Option<Entry>>
-  /** Open a session whose transport awaits its `initialize`. */
+  /**
+   * Open a session whose transport awaits its `initialize`, counted as in use (`touch` it with
+   * `-1` once that request's response has ended). A full table first evicts its least recently
+   * used idle session.
+   */
   readonly open: Effect.Effect<Entry, Unavailable>
   /** End a session now and forget it; later requests naming it are unknown. */
   readonly end: (id: string) => Effect.Effect<void>
@@ -76,6 +102,14 @@ export interface Table {
 /**
  * How the table bounds its sessions.
  *
+ * @example
+ * ```ts
+ * import { Duration } from "effect"
+ * import type { McpHttpSessions } from "effect-surface/mcp"
+ *
+ * const config: McpHttpSessions.Config = { idleTimeout: Duration.minutes(10), maxSessions: 1000, retryInterval: undefined }
+ * ```
+ *
  * @since 0.1.0
  */
 export interface Config {
@@ -84,6 +118,8 @@ export interface Config {
   readonly maxSessions: number
   /** The SSE `retry` hint (milliseconds) written with each priming event. */
   readonly retryInterval: number | undefined
+  /** The most URIs one session may be subscribed to at once. Default: no cap. */
+  readonly maxSubscriptions?: number
 }
 
 /**
@@ -92,12 +128,11 @@ export interface Config {
  * @example
  * ```ts
  * import { Duration } from "effect"
- * import * as EventStore from "./EventStore.ts"
- * import type * as Face from "./Face.ts"
- * import * as HttpSessions from "./HttpSessions.ts"
+ * import { McpEventStore, McpHttpSessions } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
  *
- * const table = (face: Face.Face) =>
- *   HttpSessions.make(face, EventStore.makeMemory(), { idleTimeout: Duration.minutes(10), maxSessions: 1000, retryInterval: undefined })
+ * const table = (face: McpFace.Face) =>
+ *   McpHttpSessions.make(face, McpEventStore.makeMemory(), { idleTimeout: Duration.minutes(10), maxSessions: 1000, retryInterval: undefined })
  * ```
  *
  * @since 0.1.0
@@ -108,101 +143,163 @@ export const make = (
   config: Config
 ): Effect.Effect<Table, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const entries = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map())
     const lives = yield* FiberMap.make<string>()
-    // Lives run in the table's own context, not the request that opened them: a session outlives
-    // its `initialize`, and must not carry that request's services into every later call.
-    const runLife = yield* FiberMap.runtime(lives)<never>()
     const context = yield* Effect.context<never>()
-    const fork = Effect.runForkWith(context)
-    // What the transport's event store calls: an Effect answered within its first turn (the in-memory
-    // store always is) is handed back settled, without waiting on an observer.
-    const run = <A>(effect: Effect.Effect<A>): Promise<A> => {
-      const fiber = fork(effect)
-      const exit = fiber.pollUnsafe()
-      if (exit === undefined) return Effect.runPromiseWith(context)(Fiber.join(fiber))
-      return Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(Cause.squash(exit.cause))
+    const state: State = {
+      face,
+      store,
+      config,
+      entries: yield* Ref.make<ReadonlyMap<string, Entry>>(new Map()),
+      lives,
+      // Lives run in the table's own context, not the request that opened them: a session outlives
+      // its `initialize`, and must not carry that request's services into every later call.
+      runLife: yield* FiberMap.runtime(lives)<never>(),
+      fork: Effect.runForkWith(context),
+      context
     }
-    const idleMillis = Duration.toMillis(config.idleTimeout)
-
-    // How long until the session has been idle for the whole timeout; zero once it has. A session
-    // with an open response is looked at again a full timeout later.
-    const remaining = (entry: Entry) =>
-      Effect.gen(function*() {
-        const now = yield* Clock.currentTimeMillis
-        if ((yield* Ref.get(entry.open)) > 0) return idleMillis
-        return Math.max(0, (yield* Ref.get(entry.lastSeen)) + idleMillis - now)
-      })
-    const expiry = (entry: Entry) =>
-      Effect.repeat(remaining(entry), {
-        schedule: Schedule.forever.pipe(Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))),
-        until: (left) => left === 0
-      }).pipe(Effect.andThen(Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))))
-
-    const open = Effect.gen(function*() {
-      const id = crypto.randomUUID()
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => id,
-        // SSE, not JSON: logging and progress travel on the request's own response stream.
-        enableJsonResponse: false,
-        eventStore: EventStore.forSession(store, id, run),
-        ...(config.retryInterval === undefined ? {} : { retryInterval: config.retryInterval })
-      })
-      // Chained, not replaced, by the SDK server when it connects.
-      transport.onerror = (error) => {
-        fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
-      }
-      const entry: Entry = {
-        id,
-        transport,
-        open: yield* Ref.make(0),
-        lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
-        version: yield* Ref.make<string | undefined>(undefined)
-      }
-      const admitted = yield* Ref.modify(entries, (map): readonly [boolean, ReadonlyMap<string, Entry>] =>
-        map.size >= config.maxSessions ? [false, map] : [true, new Map(map).set(id, entry)])
-      if (!admitted) return yield* new Unavailable({ reason: `at the limit of ${config.maxSessions} sessions` })
-
-      const connected = yield* Deferred.make<void>()
-      const forgetEntry = Ref.update(entries, (map) => {
-        const next = new Map(map)
-        next.delete(id)
-        return next
-      })
-      const life = Effect.gen(function*() {
-        const session = yield* Session.connect(face, transport)
-        yield* Deferred.succeed(connected, undefined)
-        yield* Effect.logDebug("MCP session opened")
-        yield* Effect.raceFirst(session.closed, expiry(entry))
-      }).pipe(
-        Effect.scoped,
-        Effect.ensuring(Effect.all([
-          forgetEntry,
-          store.forget(id),
-          Effect.logDebug("MCP session closed")
-        ], { discard: true })),
-        Effect.annotateLogs("session", id)
-      )
-      const fiber = runLife(id, life)
-      // A table already closed never runs the life (so never connects); nor does one closing now.
-      yield* Effect.raceFirst(
-        Deferred.await(connected),
-        Fiber.await(fiber).pipe(Effect.andThen(forgetEntry), Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" }))))
-      )
-      return entry
-    })
-
-    const lookup = (id: string) => Effect.map(Ref.get(entries), (map) => Option.fromNullishOr(map.get(id)))
-
-    const touchBy = (entry: Entry, delta: 1 | -1) =>
-      Effect.clockWith((clock) => Effect.andThen(Ref.update(entry.open, (n) => n + delta), Ref.set(entry.lastSeen, clock.currentTimeMillisUnsafe())))
-
     return {
-      lookup,
-      open,
+      lookup: (id) => Effect.map(Ref.get(state.entries), (map) => Option.fromNullishOr(map.get(id))),
+      open: open(state),
       end: (id) => FiberMap.remove(lives, id),
-      ids: Effect.map(Ref.get(entries), (map) => [...map.keys()]),
-      touch: touchBy,
+      ids: Effect.map(Ref.get(state.entries), (map) => [...map.keys()]),
+      touch,
       endAll: FiberMap.clear(lives)
     } satisfies Table
   })
+
+// What the table's operations share.
+interface State {
+  readonly face: Face.Face
+  readonly store: EventStore.EventStore["Service"]
+  readonly config: Config
+  readonly entries: Ref.Ref<ReadonlyMap<string, Entry>>
+  /** One fiber per session, its life. */
+  readonly lives: FiberMap.FiberMap<string>
+  readonly runLife: <A, E>(id: string, effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
+  readonly fork: <A, E>(effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
+  readonly context: Context.Context<never>
+}
+
+// What the transport's event store calls: an Effect answered within its first turn (the in-memory
+// store always is) is handed back settled, without waiting on an observer.
+const runner = (state: State) => <A>(effect: Effect.Effect<A>): Promise<A> => {
+  const fiber = state.fork(effect)
+  const exit = fiber.pollUnsafe()
+  if (exit === undefined) return Effect.runPromiseWith(state.context)(Fiber.join(fiber))
+  return Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(Cause.squash(exit.cause))
+}
+
+const touch = (entry: Entry, delta: 1 | -1): Effect.Effect<void> =>
+  Effect.clockWith((clock) => Effect.andThen(Ref.update(entry.open, (n) => n + delta), Ref.set(entry.lastSeen, clock.currentTimeMillisUnsafe())))
+
+// How long until the session has been idle for the whole timeout; zero once it has. A session
+// with an open response is looked at again a full timeout later.
+const remaining = (entry: Entry, idleMillis: number) =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    if ((yield* Ref.get(entry.open)) > 0) return idleMillis
+    return Math.max(0, (yield* Ref.get(entry.lastSeen)) + idleMillis - now)
+  })
+
+const expiry = (entry: Entry, idleTimeout: Duration.Duration) =>
+  Effect.repeat(remaining(entry, Duration.toMillis(idleTimeout)), {
+    schedule: Schedule.forever.pipe(Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))),
+    until: (left) => left === 0
+  }).pipe(Effect.andThen(Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))))
+
+const newEntry = (state: State) =>
+  Effect.gen(function*() {
+    const id = crypto.randomUUID()
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      // SSE, not JSON: logging and progress travel on the request's own response stream.
+      enableJsonResponse: false,
+      eventStore: EventStore.forSession(state.store, id, runner(state)),
+      ...(state.config.retryInterval === undefined ? {} : { retryInterval: state.config.retryInterval })
+    })
+    // Chained, not replaced, by the SDK server when it connects.
+    transport.onerror = (error) => {
+      state.fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
+    }
+    return {
+      id,
+      transport,
+      // The `initialize` that opens it is using it.
+      open: yield* Ref.make(1),
+      lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
+      version: yield* Ref.make<string | undefined>(undefined)
+    } satisfies Entry
+  })
+
+const forget = (state: State, id: string) =>
+  Ref.update(state.entries, (map) => {
+    const next = new Map(map)
+    next.delete(id)
+    return next
+  })
+
+// A session's life: connected, then served until its transport closes or it has been idle too
+// long; whatever ends it, its entry and its stored events go.
+const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>) =>
+  Effect.gen(function*() {
+    // The subscription cap stands in front of the transport the session's server sees.
+    const max = state.config.maxSubscriptions
+    let held: Effect.Effect<ReadonlyArray<string>> = Effect.succeed([])
+    const transport = max === undefined ? entry.transport : HttpSubscriptions.capped(entry.transport, max, () => Effect.runSync(held))
+    const session = yield* Session.connect(state.face, transport)
+    held = session.subscriptions
+    yield* Deferred.succeed(connected, undefined)
+    yield* Effect.logDebug("MCP session opened")
+    yield* Effect.raceFirst(session.closed, expiry(entry, state.config.idleTimeout))
+  }).pipe(
+    Effect.scoped,
+    Effect.ensuring(Effect.all([forget(state, entry.id), state.store.forget(entry.id), Effect.logDebug("MCP session closed")], { discard: true })),
+    Effect.annotateLogs("session", entry.id)
+  )
+
+// The idle session seen least recently: the one a full table gives up.
+const leastRecentlyUsed = (map: ReadonlyMap<string, Entry>): Entry | undefined => {
+  let oldest: Entry | undefined
+  for (const entry of map.values()) {
+    if (Ref.getUnsafe(entry.open) > 0) continue
+    if (oldest === undefined || Ref.getUnsafe(entry.lastSeen) < Ref.getUnsafe(oldest.lastSeen)) oldest = entry
+  }
+  return oldest
+}
+
+// Admit an entry, in one step: room is made by taking the least recently used idle session out.
+const admit = (state: State, entry: Entry) =>
+  Ref.modify(state.entries, (map): readonly [{ readonly admitted: boolean; readonly evicted?: Entry }, ReadonlyMap<string, Entry>] => {
+    if (map.size < state.config.maxSessions) return [{ admitted: true }, new Map(map).set(entry.id, entry)]
+    const evicted = leastRecentlyUsed(map)
+    if (evicted === undefined) return [{ admitted: false }, map]
+    const next = new Map(map)
+    next.delete(evicted.id)
+    return [{ admitted: true, evicted }, next.set(entry.id, entry)]
+  })
+
+// Admitted and its life started in one uninterruptible step; a request gone while the session
+// connects takes the session with it, so nothing is left counted as in use.
+const open = (state: State): Effect.Effect<Entry, Unavailable> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.gen(function*() {
+      const entry = yield* newEntry(state)
+      const { maxSessions } = state.config
+      const { admitted, evicted } = yield* admit(state, entry)
+      if (!admitted) return yield* new Unavailable({ reason: `all ${maxSessions} sessions are in use` })
+      if (evicted !== undefined) {
+        yield* FiberMap.remove(state.lives, evicted.id)
+        yield* Effect.logInfo("MCP session evicted: the table was full, and it was the least recently used").pipe(
+          Effect.annotateLogs("session", evicted.id)
+        )
+      }
+      const connected = yield* Deferred.make<void>()
+      const fiber = state.runLife(entry.id, life(state, entry, connected))
+      // A table already closed never runs the life (so never connects); nor does one closing now.
+      yield* restore(Effect.raceFirst(
+        Deferred.await(connected),
+        Fiber.await(fiber).pipe(Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" }))))
+      )).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.andThen(FiberMap.remove(state.lives, entry.id), forget(state, entry.id))))
+      return entry
+    })
+  )

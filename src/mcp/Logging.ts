@@ -177,43 +177,7 @@ const floored = (inner: Logger.Logger<unknown, unknown>, floor: LogLevel.LogLeve
   })
 
 /**
- * Run `effect` with its log lines at or above `level` also handed to `send`. Effect's minimum level
- * is lowered to `level`'s threshold for the effect's fiber (and the fibers it forks) when that is
- * lower, and every logger already installed is held to the old minimum.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { McpLogging } from "effect-surface/mcp"
- *
- * const sent: Array<McpLogging.Message> = []
- * const run = McpLogging.forward(Effect.logDebug("looking"), "debug", (message) => { sent.push(message) })
- * ```
- *
- * @since 0.1.0
- */
-export const forward = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
-  level: Level,
-  send: (message: Message) => void,
-  name?: string
-): Effect.Effect<A, E, R> =>
-  Effect.gen(function*() {
-    const minimum = yield* References.MinimumLogLevel
-    const installed = yield* Logger.CurrentLoggers
-    const wanted = threshold(level)
-    const lowered = LogLevel.isLessThan(wanted, minimum)
-    const kept: ReadonlyArray<Logger.Logger<unknown, unknown>> = lowered
-      ? [...installed].map((inner) => floored(inner, minimum))
-      : [...installed]
-    return yield* effect.pipe(
-      Effect.provideService(Logger.CurrentLoggers, new Set([...kept, logger(level, send, name)])),
-      Effect.provideService(References.MinimumLogLevel, lowered ? wanted : minimum)
-    )
-  })
-
-/**
- * What `forward` installs at `level`, as a context to run requests in: `context` with Effect's
+ * The context a session's requests at `level` run in: `context` with Effect's
  * minimum lowered to `level`'s threshold when that is lower (every logger already installed held to
  * the old minimum), plus one logger that hands each line at or above `level` to `send`, with the
  * fiber that logged it. Built once per level and shared by every request at it: `send` finds the

@@ -1,24 +1,21 @@
 /**
- * Serving a rooted bundle of surfaces as an MCP server: the Effect API and the Promise API over it.
+ * Serving a rooted bundle of surfaces as an MCP server: the Effect API.
  *
  * The Effect API is a service — the shared face plus `connect` for a transport — built by a scoped
  * `Layer`, so an Effect app composes it like any other resource and a roster move is one call on the
- * service. The Promise API, for callers outside Effect, is that same layer run by a `ManagedRuntime`:
- * one implementation, two doors. Over stdio both doors go through one path, `layerStdio`: nothing but
- * protocol reaches stdout, and the end of stdin ends the session.
+ * service. The Promise API (`Promise.ts`) is these same layers run by a `ManagedRuntime`. Over stdio
+ * both go through one path, `layerStdio`: nothing but protocol reaches stdout, and the end of stdin
+ * ends the session.
  *
  * @since 0.1.0
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Context, Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { Context, Effect, Layer, Logger } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
-import type * as ConnectionPool from "../core/ConnectionPool.ts"
-import type * as Resolver from "../core/Resolver.ts"
-import type * as AppResources from "./AppResources.ts"
+import type * as ResolveError from "../core/ResolveError.ts"
 import * as Face from "./Face.ts"
-import type * as Prompts from "./Prompts.ts"
 import { boundLines } from "./internal/stdioLines.ts"
 import * as Session from "./Session.ts"
 
@@ -63,10 +60,13 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    *
    * @since 0.1.0
    */
-  static readonly layer = <E, R>(options: Face.Options<E, R>): Layer.Layer<McpServer, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
+  static readonly layer: {
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    (settings: Face.Settings): Layer.Layer<McpServer, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
     Layer.effect(
       McpServer,
-      Effect.map(Face.make(options), (face) => McpServer.of({ ...face, connect: (transport) => Session.connect(face, transport) }))
+      Effect.map(faceOf(options), (face) => McpServer.of({ ...face, connect: (transport) => Session.connect(face, transport) }))
     )
 
   /**
@@ -88,11 +88,11 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    *
    * @since 0.1.0
    */
-  static readonly layerTransport = <E, R>(
-    options: Face.Options<E, R>,
-    transport: Transport
-  ): Layer.Layer<McpServer | McpSession, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
-    Layer.effectContext(Effect.flatMap(Face.make(options), (face) => served(face, Session.connect(face, transport))))
+  static readonly layerTransport: {
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    (settings: Face.Settings, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>, transport: Transport) =>
+    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, Session.connect(face, transport))))
 
   /**
    * The face served over this process's stdin and stdout: the one stdio path both doors take.
@@ -114,16 +114,23 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    *
    * @since 0.1.0
    */
-  static readonly layerStdio = <E, R>(
-    options: Face.Options<E, R>
-  ): Layer.Layer<McpServer | McpSession, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
+  static readonly layerStdio: {
+    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    (settings: Face.Settings): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
     Layer.effectContext(Effect.gen(function*() {
       // Before anything else, so nothing the boot prints reaches stdout either.
       yield* stdoutToStderr
-      const face = yield* Face.make(options)
+      const face = yield* faceOf(options)
       return yield* served(face, connectStdio(face))
     })).pipe(Layer.provideMerge(Layer.succeed(Logger.LogToStderr, true)))
 }
+
+// Settings alone require the core from context; a bundle with its client factory brings the defaults.
+const faceOf = <E, R, C extends Bundle.Clients>(
+  options: Face.Settings | Face.Options<E, R, C>
+): Effect.Effect<Face.Face, ResolveError.ResolveError, Scope.Scope | Face.Requires | Exclude<R, Scope.Scope>> =>
+  Face.isBundled(options) ? Face.make(options) : Face.make(options)
 
 const served = (face: Face.Face, connecting: Effect.Effect<Session.Session, never, Scope.Scope>) =>
   Effect.map(connecting, (session) =>
@@ -183,8 +190,17 @@ export class McpSession extends Context.Service<McpSession, Session.Session>()("
  *
  * @since 0.1.0
  */
-export const serveStdio = <E, R>(options: Face.Options<E, R>): Effect.Effect<void, Resolver.ResolveError, Exclude<R, Scope.Scope>> =>
-  Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(Effect.provide(McpServer.layerStdio(options)))
+export const serveStdio: {
+  <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+  (settings: Face.Settings): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
+} = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
+  Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+    Effect.provide(
+      Face.isBundled(options)
+        ? McpServer.layerStdio(options)
+        : McpServer.layerStdio(options) as Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires | Exclude<R, Scope.Scope>>
+    )
+  )
 
 const stdinEnded: Effect.Effect<void> = Effect.callback<void>((resume) => {
   const done = () => resume(Effect.void)
@@ -205,156 +221,3 @@ const stdoutToStderr = Effect.acquireRelease(
   }),
   (saved) => Effect.sync(() => Object.assign(console, saved))
 )
-
-/**
- * A connection the Promise API's client factory may return when it owns a transport: `dispose`
- * runs once, when the connection is retired, dropped or the server closes.
- *
- * @example
- * ```ts
- * import type { Bundle } from "effect-surface"
- * import type { OwnedConnection } from "effect-surface/mcp"
- * import * as Net from "node:net"
- *
- * declare const clientsOver: (socket: Net.Socket) => Bundle.Clients
- * const dial = (): OwnedConnection => {
- *   const socket = Net.connect("/tmp/board.sock")
- *   return { client: clientsOver(socket), dispose: () => { socket.destroy() }, onClose: (f) => { socket.once("close", f) } }
- * }
- * ```
- *
- * @since 0.1.0
- */
-export interface OwnedConnection {
-  readonly client: Bundle.Clients
-  readonly dispose: () => void | Promise<void>
-  readonly onClose?: (listener: () => void) => void
-}
-
-/**
- * Options of the Promise API: a face's options, with a client factory and instructions as plain
- * functions, and the transport to serve on (this process's stdio when omitted).
- *
- * @example
- * ```ts
- * import type { Bundle, Surface } from "effect-surface"
- * import type { ServeOptions } from "effect-surface/mcp"
- *
- * declare const Todos: Surface.Spec
- * declare const todosClients: Bundle.Clients
- * const options: ServeOptions = {
- *   core: { surface: Todos, expose: {} },
- *   client: () => todosClients,
- *   instructions: () => "A todo list."
- * }
- * ```
- *
- * @since 0.1.0
- */
-export interface ServeOptions extends Omit<Face.Options, "client" | "instructions"> {
-  /** Re-invoked after a drop and after every `reroster`: read the current roster, don't close over one. */
-  readonly client: () => Bundle.Clients | OwnedConnection | Promise<Bundle.Clients | OwnedConnection>
-  readonly instructions?: string | (() => string)
-  /** Defaults to this process's stdio. */
-  readonly transport?: Transport
-}
-
-/**
- * What the Promise API answers: the SDK server, the run-time moves, and the end.
- *
- * @example
- * ```ts
- * import type { Served } from "effect-surface/mcp"
- *
- * declare const served: Served
- * await served.setPrompts({})
- * await served.closed // the host disconnected (or closed stdin), and everything was disposed
- * ```
- *
- * @since 0.1.0
- */
-export interface Served {
-  readonly server: Session.Session["server"]
-  /** Replace the sibling map whole; rejects (leaving the old roster serving) when refused. */
-  readonly reroster: (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => Promise<void>
-  /** Replace the root tools whole; rejects (leaving the old tools serving) on a clash. */
-  readonly setTools: (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) => Promise<void>
-  /** Replace the prompts whole. */
-  readonly setPrompts: (prompts: Prompts.Table) => Promise<void>
-  /** Replace the app's resources whole; rejects when one claims `surface:`. */
-  readonly setResources: (resources: AppResources.Table) => Promise<void>
-  /** Stop serving and dispose everything, every connection the client factory opened included. */
-  readonly close: () => Promise<void>
-  /** Settles once the session has ended — the host disconnected, stdin ended, or `close` — and all is disposed. */
-  readonly closed: Promise<void>
-}
-
-const isOwnedConnection = (u: Bundle.Clients | OwnedConnection): u is OwnedConnection =>
-  "dispose" in u && typeof u.dispose === "function"
-
-/**
- * Serve a bundle as an MCP server from outside Effect, on one transport (this process's stdio by
- * default, through `McpServer.layerStdio`, the same path as `serveStdio`). When the host disconnects
- * (or closes stdin) everything is disposed as by `close`, and `closed` settles. A bundle that is
- * refused rejects, with nothing left running.
- *
- * @example
- * ```ts
- * import { Effect, Schema } from "effect"
- * import { Client, Implementation, Surface } from "effect-surface"
- * import { serveSurfaceAsMcp } from "effect-surface/mcp"
- *
- * const Todos = Surface.make({ procedures: { todo: { add: { input: Schema.String, output: Schema.String, mutates: true } } } })
- * const todosClient = Client.erase(Client.directDispatch(Implementation.make(Todos, {
- *   procedures: { todo: { add: (title) => Effect.succeed(title) } }
- * })))
- *
- * const { reroster, close } = await serveSurfaceAsMcp({
- *   core: { surface: Todos, expose: { procedures: { "todo.add": true } } },
- *   client: () => ({ core: todosClient, clients: {} })
- * })
- * ```
- *
- * @since 0.1.0
- */
-export const serveSurfaceAsMcp = async (options: ServeOptions): Promise<Served> => {
-  const { client, instructions, transport, ...rest } = options
-  // The factory's transport is released by the pool through the dial's scope on every exit path.
-  const dial = Effect.acquireRelease(
-    Effect.tryPromise(async () => client()),
-    (opened) => isOwnedConnection(opened) ? Effect.promise(async () => opened.dispose()).pipe(Effect.ignore) : Effect.void
-  ).pipe(Effect.map((opened): Bundle.Clients | ConnectionPool.Owned<Bundle.Clients> =>
-    isOwnedConnection(opened)
-      ? { client: opened.client, dispose: Effect.void, ...(opened.onClose === undefined ? {} : { onClose: opened.onClose }) }
-      : opened
-  ))
-  const faceOptions: Face.Options<unknown, Scope.Scope> = {
-    ...rest,
-    client: dial,
-    ...(instructions === undefined ? {} : { instructions: typeof instructions === "string" ? instructions : Effect.sync(instructions) })
-  }
-  const runtime = ManagedRuntime.make(
-    transport === undefined ? McpServer.layerStdio(faceOptions) : McpServer.layerTransport(faceOptions, transport)
-  )
-  // A boot that fails may already hold something (the console redirected, a transport started):
-  // released before the refusal is passed on.
-  const booted = await runtime.runPromise(Effect.all([Effect.service(McpSession), Effect.service(McpServer)])).then(
-    (services) => services,
-    async (error: unknown) => {
-      await runtime.dispose()
-      throw error
-    }
-  )
-  const [session, server] = booted
-  // Disposed from outside the runtime: a fiber of the runtime cannot dispose it.
-  const closed = runtime.runPromise(session.closed).then(() => runtime.dispose(), () => runtime.dispose())
-  return {
-    server: session.server,
-    reroster: (surfaces) => runtime.runPromise(server.reroster(surfaces)),
-    setTools: (tools) => runtime.runPromise(server.setTools(tools)),
-    setPrompts: (prompts) => runtime.runPromise(server.setPrompts(prompts)),
-    setResources: (resources) => runtime.runPromise(server.setResources(resources)),
-    close: () => runtime.dispose(),
-    closed
-  }
-}

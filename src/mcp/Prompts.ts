@@ -10,15 +10,18 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Effect, Predicate, Schema } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as Json from "../core/Json.ts"
 import * as SchemaBridge from "../core/SchemaBridge.ts"
 import { messageOf } from "../core/ToolFailure.ts"
 import type * as ToolResult from "../core/ToolResult.ts"
 import type * as Completion from "./Completion.ts"
-import type * as Request from "./Request.ts"
-import * as Resources from "./Resources.ts"
+import type * as Caller from "../core/Caller.ts"
+import * as RpcError from "./RpcError.ts"
+
+// By its tag: a refusal raised by another copy of this package is still one.
+const isProtocolError = (u: unknown): u is RpcError.ProtocolError => Predicate.isTagged(u, "ProtocolError")
 
 /**
  * What one prompt message may carry: text, an image, audio, or an embedded resource.
@@ -70,12 +73,12 @@ export type ArgumentsSchema = Schema.Top & {
 /**
  * A prompt over arguments `S` (none when `undefined`): its listing, per-argument completers, and the
  * handler building its messages from the decoded arguments and the bundle's clients. The handler may
- * use the request services (`McpRequest.Services`) like a tool's; a `ProtocolError` it fails with is
+ * use the request services (`Caller.Services`) like a tool's; a `ProtocolError` it fails with is
  * answered as is, any other failure as an internal error naming the prompt.
  *
  * @example
  * ```ts
- * import { Effect, Schema } from "effect"
+ * import { Effect, Predicate, Schema } from "effect"
  * import { McpPrompts } from "effect-surface/mcp"
  *
  * const review = McpPrompts.make({
@@ -87,7 +90,7 @@ export type ArgumentsSchema = Schema.Top & {
  *
  * @since 0.1.0
  */
-export interface Prompt<S extends ArgumentsSchema | undefined, E = unknown, R = Request.Services> {
+export interface Prompt<S extends ArgumentsSchema | undefined, E = unknown, R = Caller.Services> {
   readonly title?: string
   readonly description: string
   readonly arguments?: S
@@ -114,7 +117,7 @@ export interface Prompt<S extends ArgumentsSchema | undefined, E = unknown, R = 
  * @since 0.1.0
  */
 export type AnyPrompt = // `any`: the handler's argument position is contravariant, so no concrete type admits every prompt.
-  Prompt<any, unknown, Request.Services>
+  Prompt<any, unknown, Caller.Services>
 
 /**
  * The prompts a face serves, by name.
@@ -137,7 +140,7 @@ export type Table = { readonly [name: string]: AnyPrompt }
  *
  * @example
  * ```ts
- * import { Effect, Schema } from "effect"
+ * import { Effect, Predicate, Schema } from "effect"
  * import { McpCompletion, McpPrompts } from "effect-surface/mcp"
  *
  * const greet = McpPrompts.make({
@@ -150,10 +153,10 @@ export type Table = { readonly [name: string]: AnyPrompt }
  *
  * @since 0.1.0
  */
-export function make<S extends ArgumentsSchema, E = never, R extends Request.Services = never>(
+export function make<S extends ArgumentsSchema, E = never, R extends Caller.Services = never>(
   prompt: Prompt<S, E, R> & { readonly arguments: S }
 ): Prompt<S, E, R>
-export function make<E = never, R extends Request.Services = never>(
+export function make<E = never, R extends Caller.Services = never>(
   prompt: Prompt<undefined, E, R> & { readonly arguments?: undefined }
 ): Prompt<undefined, E, R>
 export function make<S extends ArgumentsSchema | undefined, E, R>(prompt: Prompt<S, E, R>): Prompt<S, E, R> {
@@ -221,7 +224,7 @@ export const advertise = (name: string, prompt: AnyPrompt): Json.JsonObject => {
   }
 }
 
-const invalid = (message: string, data: Json.JsonObject) => new Resources.ProtocolError({ code: Resources.invalidParams, message, data })
+const invalid = (message: string, data: Json.JsonObject) => new RpcError.ProtocolError({ code: RpcError.invalidParams, message, data })
 
 /**
  * The answer to `prompts/get` for one prompt: its arguments decoded (refused as invalid params,
@@ -245,7 +248,7 @@ export const get = (
   prompt: AnyPrompt,
   args: unknown,
   withClients: <A, E, R>(f: (clients: Bundle.Clients) => Effect.Effect<A, E, R>) => Effect.Effect<A, unknown, R>
-): Effect.Effect<{ readonly description: string; readonly messages: Array<Message> }, Resources.ProtocolError, Request.Services> =>
+): Effect.Effect<{ readonly description: string; readonly messages: Array<Message> }, RpcError.ProtocolError, Caller.Services> =>
   Effect.gen(function*() {
     const decoded: unknown = prompt.arguments === undefined
       ? undefined
@@ -254,9 +257,9 @@ export const get = (
       )
     const messages = yield* withClients((clients) => prompt.handler(decoded, clients)).pipe(
       Effect.mapError((error) =>
-        error instanceof Resources.ProtocolError
+        isProtocolError(error)
           ? error
-          : new Resources.ProtocolError({ code: Resources.internalError, message: `prompt "${name}" failed: ${messageOf(error)}`, data: { name } })
+          : new RpcError.ProtocolError({ code: RpcError.internalError, message: `prompt "${name}" failed: ${messageOf(error)}`, data: { name } })
       )
     )
     return { description: prompt.description, messages: [...messages] }

@@ -15,7 +15,7 @@
  */
 import { Effect, Schema, SubscriptionRef } from "effect"
 import type { Option, Stream } from "effect"
-import type { LinkError } from "../core/LinkError.ts"
+import type { LinkError } from "./LinkError.ts"
 import type * as Implementation from "./Implementation.ts"
 import type * as Store from "./Store.ts"
 import type * as Surface from "./Surface.ts"

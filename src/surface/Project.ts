@@ -11,7 +11,7 @@
  */
 import { Effect } from "effect"
 import type { Stream } from "effect"
-import type { LinkError } from "../core/LinkError.ts"
+import type { LinkError } from "./LinkError.ts"
 import type * as Client from "./Client.ts"
 import type * as Surface from "./Surface.ts"
 import { assemble, firstOf, lookup } from "./internal/members.ts"

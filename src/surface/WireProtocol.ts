@@ -12,7 +12,7 @@
 import { Effect, Schema, Stream, SubscriptionRef } from "effect"
 import type { Option } from "effect"
 import { Rpc, RpcGroup } from "effect/rpc"
-import type { LinkError } from "../core/LinkError.ts"
+import type { LinkError } from "./LinkError.ts"
 import type * as Client from "./Client.ts"
 import type * as Implementation from "./Implementation.ts"
 import { assemble, declaredProcedures, mapMembers } from "./internal/members.ts"

@@ -5,7 +5,8 @@
 import { assert } from "@effect/vitest"
 import { Deferred, type Duration, Effect, Exit, Ref, type Scope } from "effect"
 import type * as ConnectionPool from "../../src/core/ConnectionPool.ts"
-import { LinkError } from "../../src/core/LinkError.ts"
+import type * as Owned from "../../src/surface/Owned.ts"
+import { LinkError } from "../../src/surface/LinkError.ts"
 
 export interface Client {
   readonly id: number
@@ -43,7 +44,7 @@ export const makeFake = (options: FakeOptions = {}) =>
     const disposes = yield* Ref.make(0)
     const calls = yield* Ref.make(0)
     const transports = yield* Ref.make<ReadonlyArray<Transport>>([])
-    const dial: Effect.Effect<ConnectionPool.Owned<Client> | Client, never, Scope.Scope> = Effect.gen(function*() {
+    const dial: Effect.Effect<Owned.Owned<Client> | Client, never, Scope.Scope> = Effect.gen(function*() {
       if (options.delay !== undefined) yield* Effect.sleep(options.delay)
       const transport: Transport = {
         id: yield* Ref.updateAndGet(dials, (n) => n + 1),

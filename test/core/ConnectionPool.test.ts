@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Ref, Schedule, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as ConnectionPool from "../../src/core/ConnectionPool.ts"
-import { LinkError } from "../../src/core/LinkError.ts"
+import { LinkError } from "../../src/surface/LinkError.ts"
 import { call, type Client, closesClean, makeFake, settle } from "./ConnectionPool.fake.ts"
 
 describe("ConnectionPool", () => {
@@ -81,7 +81,7 @@ describe("ConnectionPool", () => {
       assert.strictEqual(
         error.message,
         "could not open a live connection to app.sock: all 3 dials were born dead (the transport announced its close " +
-          "while the connection was being registered). Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
+          "while the connection was being registered). Nothing was sent, so a retry is safe. The server is still running; the next request re-dials."
       )
       assert.strictEqual(yield* fake.dials, 3)
       assert.strictEqual(yield* fake.disposes, 3)
@@ -130,7 +130,7 @@ describe("ConnectionPool", () => {
       assert.strictEqual(
         error.message,
         "could not open a connection to the served surface after 2 dial(s), 0 born dead: no answer within 1s. " +
-          "Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
+          "Nothing was sent, so a retry is safe. The server is still running; the next request re-dials."
       )
       assert.strictEqual(yield* Ref.get(interrupted), 2)
       assert.strictEqual(yield* pool.dials, 2)
@@ -198,7 +198,7 @@ describe("ConnectionPool", () => {
       assert.strictEqual(
         error.message,
         "connection #1 to app.sock dropped while a call was in flight (socket closed). " +
-          "The MCP server is still running. The call's outcome is unknown: the served side may have acted and only " +
+          "The server is still running. The call's outcome is unknown: the served side may have acted and only " +
           "the reply been lost, so it was not retried. The next request re-dials."
       )
       assert.strictEqual(yield* Ref.get(attempts), 1)

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Data, Effect, Fiber, Ref, Schedule } from "effect"
 import { TestClock } from "effect/testing"
 import * as ConnectionPool from "../../src/core/ConnectionPool.ts"
+import type * as Owned from "../../src/surface/Owned.ts"
 import { call, type Client, closesClean, makeFake, settle } from "./ConnectionPool.fake.ts"
 
 /** A dial error with no message of its own: only its tag and fields can word it. */
@@ -17,7 +18,7 @@ describe("ConnectionPool faults", () => {
       assert.strictEqual(
         error.message,
         "could not open a connection to app.sock after 1 dial(s), 0 born dead: the dial died: dial #1 crashed. " +
-          "Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
+          "Nothing was sent, so a retry is safe. The server is still running; the next request re-dials."
       )
       assert.strictEqual(yield* fake.disposes, 1, "what the dead dial opened is released")
       assert.strictEqual(yield* pool.use(call), "#2")
@@ -89,7 +90,7 @@ describe("ConnectionPool faults", () => {
       assert.strictEqual(
         error.message,
         "connection #1 to app.sock dropped while a call was in flight (the transport announced its close). " +
-          "The MCP server is still running. The call's outcome is unknown: the served side may have acted and only " +
+          "The server is still running. The call's outcome is unknown: the served side may have acted and only " +
           "the reply been lost, so it was not retried. The next request re-dials."
       )
       assert.strictEqual(yield* Ref.get(interrupted), 1, "the pending call was interrupted")
@@ -110,7 +111,7 @@ describe("ConnectionPool faults", () => {
       assert.strictEqual(
         error.message,
         "could not open a connection to app.sock after 1 dial(s), 0 born dead: Refused {\"code\":7}. " +
-          "Nothing was sent, so a retry is safe. The MCP server is still running; the next request re-dials."
+          "Nothing was sent, so a retry is safe. The server is still running; the next request re-dials."
       )
     }))
 
@@ -118,7 +119,7 @@ describe("ConnectionPool faults", () => {
     Effect.gen(function*() {
       const disposes = yield* Ref.make(0)
       const pool = yield* ConnectionPool.make({
-        dial: Effect.succeed<ConnectionPool.Owned<Client>>({
+        dial: Effect.succeed<Owned.Owned<Client>>({
           client: { id: 1, call: Effect.succeed("#1") },
           dispose: Ref.update(disposes, (n) => n + 1),
           onClose: () => {

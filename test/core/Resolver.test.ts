@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import type * as Bundle from "../../src/core/Bundle.ts"
+import * as ItemUri from "../../src/core/ItemUri.ts"
 import * as Resolver from "../../src/core/Resolver.ts"
 import * as SchemaBridge from "../../src/core/SchemaBridge.ts"
 import * as Expose from "../../src/surface/Expose.ts"
@@ -98,11 +99,11 @@ describe("Resolver.resolveExpose", () => {
   it.effect("an expose key naming nothing is refused naming the key and whose map it is", () =>
     Effect.gen(function*() {
       const core = yield* Effect.flip(Resolver.resolveExpose(Jobs, { cells: { nope: true } }, undefined))
-      assert.strictEqual(core.message, "the expose map for mcp core names cell \"nope\", which its surface does not declare")
+      assert.strictEqual(core.message, "the expose map for the core names cell \"nope\", which its surface does not declare")
       const sibling = yield* Effect.flip(Resolver.resolveExpose(Jobs, { procedures: { "job.fly": true } }, "t"))
       assert.strictEqual(
         sibling.message,
-        "the expose map for mcp sibling \"t\" names procedure \"job.fly\", which its surface does not declare"
+        "the expose map for sibling \"t\" names procedure \"job.fly\", which its surface does not declare"
       )
     }))
 })
@@ -299,7 +300,7 @@ describe("Resolver.resolveBundle", () => {
         surfaces: { t: { surface: Jobs, expose: { streams: { missing: true } } } }
       }))
       assert.strictEqual(error._tag, "UnknownExposeKey")
-      assert.strictEqual(error.message, "the expose map for mcp sibling \"t\" names stream \"missing\", which its surface does not declare")
+      assert.strictEqual(error.message, "the expose map for sibling \"t\" names stream \"missing\", which its surface does not declare")
     }))
 
   it.effect("a minted tool name MCP would reject is refused naming its origin", () =>
@@ -346,20 +347,20 @@ describe("Resolver item URIs", () => {
       assert.isDefined(core)
       assert.isDefined(sibling)
       if (core === undefined || sibling === undefined) return
-      assert.strictEqual(Resolver.itemUri(core, "a/b c"), "surface://collections/jobs/a%2Fb%20c")
-      assert.strictEqual(Resolver.itemUri(sibling, "42"), "surface://collections/t/jobs/42")
-      assert.deepStrictEqual(Resolver.parseItemUri(resolved, "surface://collections/jobs/a%2Fb%20c"), { template: core, id: "a/b c" })
-      assert.deepStrictEqual(Resolver.parseItemUri(resolved, "surface://collections/t/jobs/42"), { template: sibling, id: "42" })
+      assert.strictEqual(ItemUri.itemUri(core, "a/b c"), "surface://collections/jobs/a%2Fb%20c")
+      assert.strictEqual(ItemUri.itemUri(sibling, "42"), "surface://collections/t/jobs/42")
+      assert.deepStrictEqual(ItemUri.parseItemUri(resolved, "surface://collections/jobs/a%2Fb%20c"), { template: core, id: "a/b c" })
+      assert.deepStrictEqual(ItemUri.parseItemUri(resolved, "surface://collections/t/jobs/42"), { template: sibling, id: "42" })
     }))
 
   it.effect("a URI no exposed collection owns, or with a broken id, parses to nothing", () =>
     Effect.gen(function*() {
       const resolved = yield* Resolver.resolveBundle(bundle)
       // The sibling's collection itself is a resource, never an item of a core collection "t".
-      assert.isUndefined(Resolver.parseItemUri(resolved, "surface://collections/t/jobs"))
-      assert.isUndefined(Resolver.parseItemUri(resolved, "surface://collections/s/jobs/1"))
-      assert.isUndefined(Resolver.parseItemUri(resolved, "surface://collections/jobs/%E0%A4%A"))
-      assert.isUndefined(Resolver.parseItemUri(resolved, "surface://collections/jobs/"))
-      assert.isUndefined(Resolver.parseItemUri(resolved, "surface://cells/jobs/1"))
+      assert.isUndefined(ItemUri.parseItemUri(resolved, "surface://collections/t/jobs"))
+      assert.isUndefined(ItemUri.parseItemUri(resolved, "surface://collections/s/jobs/1"))
+      assert.isUndefined(ItemUri.parseItemUri(resolved, "surface://collections/jobs/%E0%A4%A"))
+      assert.isUndefined(ItemUri.parseItemUri(resolved, "surface://collections/jobs/"))
+      assert.isUndefined(ItemUri.parseItemUri(resolved, "surface://cells/jobs/1"))
     }))
 })

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Schema, Stream } from "effect"
+import { Deferred, Effect, Fiber, Layer, Schema, Stream } from "effect"
 import type * as Bundle from "../../src/core/Bundle.ts"
+import * as Resolver from "../../src/core/Resolver.ts"
 import * as Roster from "../../src/core/Roster.ts"
 import * as Tombstones from "../../src/core/Tombstones.ts"
 import * as Surface from "../../src/surface/Surface.ts"
@@ -254,12 +255,12 @@ describe("Roster", () => {
         const roster = yield* Roster.Roster
         yield* roster.reroster({ t: full })
         return yield* roster.generation
-      }).pipe(Effect.provide(Roster.layer(bundle)))
+      }).pipe(Effect.provide(Roster.layer(bundle)), Effect.provide(Resolver.layer))
       assert.strictEqual(generation, 1)
       const needsRoster = Effect.gen(function*() {
         return yield* Roster.Roster
       })
-      const error = yield* Effect.flip(Effect.provide(needsRoster, Roster.layer({})))
+      const error = yield* Effect.flip(Effect.provide(needsRoster, Roster.layer({}).pipe(Layer.provide(Resolver.layer))))
       assert.strictEqual(error._tag, "EmptyBundle")
     }))
 })

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Data, Effect, Exit, Schema } from "effect"
-import { LinkError } from "../../src/core/LinkError.ts"
+import { LinkError } from "../../src/surface/LinkError.ts"
 import * as ToolFailure from "../../src/core/ToolFailure.ts"
 
 class Busy extends Data.TaggedError("Busy")<{ readonly retryIn: number }> {}

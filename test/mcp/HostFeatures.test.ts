@@ -11,10 +11,10 @@ import {
 import { Effect, Logger, Queue, Schema } from "effect"
 import { Tools } from "effect-surface"
 import * as ToolResult from "../../src/core/ToolResult.ts"
-import * as ClientRequests from "../../src/mcp/ClientRequests.ts"
+import * as ClientRequests from "../../src/core/Ask.ts"
+import * as Caller from "../../src/core/Caller.ts"
+import * as McpProgress from "../../src/core/Progress.ts"
 import * as Face from "../../src/mcp/Face.ts"
-import * as McpProgress from "../../src/mcp/Progress.ts"
-import * as McpRequest from "../../src/mcp/Request.ts"
 import { Board, boardExpose, makeClients } from "../../examples/board/app.ts"
 import { textOf } from "./harness.ts"
 import { call, drain, type Host, host } from "./hostHarness.ts"
@@ -56,7 +56,7 @@ const tools = {
     mutates: false,
     handler: () =>
       Effect.gen(function*() {
-        const progress = yield* McpProgress.McpProgress
+        const progress = yield* McpProgress.Progress
         for (const step of [0, 50, 30, 100]) yield* progress.report({ progress: step, total: 100, message: `at ${step}` })
         return progress.token === undefined ? "no token" : "token"
       })
@@ -315,8 +315,8 @@ describe("sampling", () => {
 describe("outside a request", () => {
   it.effect("a handler run detached reports progress to nowhere and asking the client fails with ClientLacksCapability", () =>
     Effect.gen(function*() {
-      assert.strictEqual(yield* McpRequest.detached(tools.progress.handler(undefined, undefined)), "no token")
-      const refused = yield* Effect.flip(McpRequest.detached(tools.test_sampling.handler({ prompt: "x" }, undefined)))
+      assert.strictEqual(yield* Caller.detached(tools.progress.handler(undefined, undefined)), "no token")
+      const refused = yield* Effect.flip(Caller.detached(tools.test_sampling.handler({ prompt: "x" }, undefined)))
       assert.strictEqual(refused._tag, "ClientLacksCapability")
     }))
 })

@@ -9,12 +9,12 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Deferred, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Queue, Schedule, Stream } from "effect"
 import { Tools } from "effect-surface"
 import { McpHttp, McpServer } from "effect-surface/mcp"
-import { serverOptions } from "../../examples/board/app.ts"
+import { type BoardClients, serverOptions } from "../../examples/board/app.ts"
 
-const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options> = {}) =>
+const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options<never, never, BoardClients>> = {}) =>
   Effect.flatMap(serverOptions, (options) => McpHttp.serve({ ...options, coalesce: "1 millis", ...extra, http: { port: 0, ...http } }))
 
 /** An SDK client over Streamable HTTP, with the notifications it receives queued by kind. */
@@ -238,14 +238,19 @@ describe("MCP over Streamable HTTP: sessions", () => {
       const served = yield* serveBoard()
       const owner = yield* rawSession(served.url)
       const stranger = yield* rawSession(served.url)
-      // A call that logs is answered as a stream, which opens with a priming event bearing one of
-      // the owner's event ids (a call with nothing to say before its answer is plain JSON).
-      const listed = yield* post(served.url, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "tasks_add", arguments: { title: "x" } } }, owner)
-      const ownersId = /^id: (\S+)$/m.exec(yield* Effect.promise(() => listed.text()))?.[1]
+      // An event on the owner's GET stream: a prompt list move is announced there.
+      const first = yield* openGet(served.url, owner)
+      const reading = yield* events(first).pipe(Stream.runHead, Effect.forkChild)
+      yield* served.face.setPrompts({})
+      const heard = yield* Fiber.join(reading).pipe(Effect.timeout("5 seconds"))
+      const ownersId = Option.getOrUndefined(heard)?.id
       assert.isString(ownersId)
       const foreign = yield* openGet(served.url, stranger, ownersId)
       assert.strictEqual(foreign.status, 400)
-      const own = yield* openGet(served.url, owner, ownersId)
+      // The owner resumes once the server has seen its first stream go (until then it is 409).
+      const own = yield* openGet(served.url, owner, ownersId).pipe(
+        Effect.repeat({ until: (response) => response.status !== 409, schedule: Schedule.spaced("20 millis"), times: 100 })
+      )
       assert.strictEqual(own.status, 200)
       yield* Effect.promise(() => own.body?.cancel() ?? Promise.resolve())
     }))

@@ -58,6 +58,31 @@ describe("choosing JSON or SSE for a POST", () => {
       assert.strictEqual(yield* HttpResponse.settle(stream, 0), stream)
     }))
 
+  it.effect("a stream is reported delivered, by its first event id, once its answers have all been handed on", () =>
+    Effect.gen(function*() {
+      const reported: Array<string> = []
+      const delivered = (id: string) => { reported.push(id) }
+      // As JSON: at once, its client never having seen an event id.
+      yield* HttpResponse.settle(sse(priming, answer(1)), 1, delivered)
+      assert.deepStrictEqual(reported, ["0-0"])
+      // Replayed as a stream: only once the stream has ended with its answers.
+      const streamed = yield* HttpResponse.settle(sse(priming, log, answer(1)), 1, delivered)
+      assert.deepStrictEqual(reported, ["0-0"])
+      yield* Effect.promise(() => streamed.text())
+      assert.deepStrictEqual(reported, ["0-0", "0-0"])
+    }))
+
+  it.effect("a stream that ends before its answers, or that its client cancels, is never reported delivered", () =>
+    Effect.gen(function*() {
+      const reported: Array<string> = []
+      const delivered = (id: string) => { reported.push(id) }
+      const polled = yield* HttpResponse.settle(sse(priming, log), 1, delivered)
+      yield* Effect.promise(() => polled.text())
+      const cancelled = yield* HttpResponse.settle(sse(priming, log, answer(1)), 1, delivered)
+      yield* Effect.promise(() => cancelled.body?.cancel() ?? Promise.resolve())
+      assert.deepStrictEqual(reported, [])
+    }))
+
   it("events are split off complete and comments are not events", () => {
     const { events, rest } = HttpResponse.parseEvents(": open\n\nid: 7\ndata: a\ndata: b\n\nid: 8\nda")
     assert.deepStrictEqual(events, [{ id: "7", data: "a\nb" }])

@@ -1,10 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Ref } from "effect"
+import type { Bundle } from "effect-surface"
 import * as Face from "../../src/mcp/Face.ts"
-import { Board, boardExpose, makeClients, Stopwatch, stopwatchExpose, stopwatchTools } from "../../examples/board/app.ts"
+import { Board, boardExpose, makeClients, Stopwatch, stopwatchExpose, stopwatchSibling } from "../../examples/board/app.ts"
 import { call, connectTo, textOf } from "./harness.ts"
 
-const withStopwatch = { stopwatch: { surface: Stopwatch, expose: stopwatchExpose, tools: stopwatchTools } }
+const withStopwatch = { stopwatch: stopwatchSibling }
 
 /** A face whose client factory reads the host's current roster, as the face requires. */
 const setup = Effect.gen(function*() {
@@ -107,5 +108,25 @@ describe("reroster", () => {
       yield* call(c, "board_focus", { value: "again" })
       assert.strictEqual(yield* Queue.take(c.updated), "surface://cells/focus")
       assert.strictEqual(yield* Queue.size(c.updated), 0)
+    }))
+
+  it.live("a sibling map handed back after being changed in place is a move: both lists are announced and the subscriptions it retired end", () =>
+    Effect.gen(function*() {
+      const { c, face } = yield* setup
+      // One map object, kept by the caller and changed under the face's feet.
+      const surfaces: Record<string, Bundle.Sibling> = { ...withStopwatch }
+      yield* face.reroster(surfaces)
+      assert.sameMembers([yield* Queue.take(c.listChanged), yield* Queue.take(c.listChanged)], ["tools", "resources"])
+      yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/stopwatch/laps" }))
+      delete surfaces["stopwatch"]
+      // Nothing moved yet: the roster serves its own copy of what it was handed.
+      assert.include(yield* toolNames(c), "stopwatch_watch_lap")
+      yield* face.reroster(surfaces)
+      assert.sameMembers([yield* Queue.take(c.listChanged), yield* Queue.take(c.listChanged)], ["tools", "resources"])
+      assert.notInclude(yield* toolNames(c), "stopwatch_watch_lap")
+      // The retired subscription ends with one last update, so its host re-reads and learns why.
+      assert.strictEqual(yield* Queue.take(c.updated), "surface://cells/stopwatch/laps")
+      const retired = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/stopwatch/laps" })))
+      assert.include(String(retired.cause), "left")
     }))
 })

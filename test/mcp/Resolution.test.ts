@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema, Stream } from "effect"
 import type { Client } from "effect-surface"
-import { Resolver, Surface } from "effect-surface"
+import { ItemUri, Resolver, Surface } from "effect-surface"
 import { connect } from "./harness.ts"
 
 const Dated = Surface.make({
@@ -71,7 +71,7 @@ describe("resolution", () => {
       const template = resolved.templateByCollection.get("things")
       assert.isDefined(template)
       if (template === undefined) return
-      const uri = Resolver.itemUri(template, id)
+      const uri = ItemUri.itemUri(template, id)
       assert.strictEqual(uri, `surface://collections/things/${encodeURIComponent(id)}`)
       assert.notMatch(uri.slice("surface://".length), /[ ?#{}]/)
       const read = yield* Effect.promise(() => c.client.readResource({ uri }))

@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Queue } from "effect"
 import type { Scope } from "effect"
+import type * as Bundle from "../../src/core/Bundle.ts"
 import * as Face from "../../src/mcp/Face.ts"
 import * as Session from "../../src/mcp/Session.ts"
 
@@ -40,7 +41,7 @@ export const connectTo = (face: Face.Face): Effect.Effect<Connected, never, Scop
   })
 
 /** Build a face from options and connect an SDK client to it. */
-export const connect = <E, R>(options: Face.Options<E, R>) =>
+export const connect = <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>) =>
   Effect.flatMap(Face.make(options), connectTo)
 
 /** Call a tool through the SDK client. */

@@ -15,9 +15,9 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { ErrorCode, ListRootsRequestSchema, McpError, ResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Data, Effect, Predicate, Result, Schema } from "effect"
 import type { Scope } from "effect"
-import type * as ConnectionPool from "../../core/ConnectionPool.ts"
-import { LinkError } from "../../core/LinkError.ts"
 import { messageOf } from "../../core/ToolFailure.ts"
+import { LinkError } from "../../surface/LinkError.ts"
+import type * as Owned from "../../surface/Owned.ts"
 import type * as Hosts from "../Hosts.ts"
 import * as Transports from "../Transports.ts"
 
@@ -126,7 +126,7 @@ const close = (client: Client, transport: Transport): Effect.Effect<void> =>
  * Open a session over `transport` in the current scope: the scope's end closes it (deleting an HTTP
  * session first), on every way out, a failed or interrupted handshake included.
  */
-export const connect = (transport: Transport, options: Options): Effect.Effect<ConnectionPool.Owned<Remote>, Failure, Scope.Scope> =>
+export const connect = (transport: Transport, options: Options): Effect.Effect<Owned.Owned<Remote>, Failure, Scope.Scope> =>
   Effect.gen(function*() {
     const client = new Client(
       { name: options.clientInfo.name, version: options.clientInfo.version },

@@ -2,17 +2,14 @@
  * The connection-level half of the ConnectionPool: one owned connection, the lease that says when it
  * may be disposed, how its transport's close is heard, one dial attempt, and how a dial that missed
  * is worded. The pool's state machine (which connection is current, when a dial starts, what its
- * waiters learn) stays in `ConnectionPool.ts`.
+ * waiters learn) is `poolSlot.ts`.
  *
  * @since 0.1.0
  */
 import { Cause, Deferred, type Duration, Effect, Exit, MutableRef, type Option, Queue, Ref, Scope, SynchronizedRef } from "effect"
-import type { DialFailed, Owned, PoolClosed } from "../ConnectionPool.ts"
+import { isOwned, type Owned } from "../../surface/Owned.ts"
 import { messageOf } from "../ToolFailure.ts"
-
-/** See `ConnectionPool.isOwned`. */
-export const isOwned = <C>(u: Owned<C> | C): u is Owned<C> =>
-  typeof u === "object" && u !== null && "client" in u && "dispose" in u && Effect.isEffect(u.dispose)
+import type { DialFailed, PoolClosed } from "./poolErrors.ts"
 
 /** Calls in flight on a connection, and whether it may take new ones. */
 export interface Lease {

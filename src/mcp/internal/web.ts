@@ -127,21 +127,28 @@ const gather = (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Gather
 
 const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 
+/** How much a GET stream may hold unread, and what ends it past that. */
+export interface Unread {
+  readonly maxBytes: number
+  /** Close the response (its connection): the client resumes with `Last-Event-ID`. */
+  readonly overflow: () => void
+}
+
 /**
  * The response to write for the transport's answer. An answer to a POST whose body is complete
  * within the turn is written whole; a body still open (a long call) is streamed, what arrived so far
- * first. Any other body (a GET stream, open for the session's life) is streamed from the start. An
- * SSE stream opens with a comment so the status and headers leave at once (Node holds them until
- * the first byte, and a GET stream may stay quiet for minutes).
+ * first. Any other body (a GET stream, open for the session's life) is streamed from the start,
+ * bounded by `unread`. An SSE stream opens with a comment so the status and headers leave at once
+ * (Node holds them until the first byte, and a GET stream may stay quiet for minutes).
  */
-export const toResponse = (web: Response, answersPost: boolean): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+export const toResponse = (web: Response, answersPost: boolean, unread?: Unread): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const headers = Object.fromEntries(web.headers)
   const body = web.body
   if (body === null) return Effect.succeed(HttpServerResponse.empty({ status: web.status, headers }))
   const contentType = web.headers.get("content-type") ?? undefined
   const options = { status: web.status, headers, contentType }
   if (!answersPost) {
-    const stream = Stream.fromReadableStream({ evaluate: () => body, onError: (cause) => cause })
+    const stream = Stream.fromReadableStream({ evaluate: () => unread === undefined ? body : bounded(body, unread), onError: (cause) => cause })
     return Effect.succeed(HttpServerResponse.stream(
       contentType?.startsWith("text/event-stream") === true ? Stream.concat(Stream.succeed(sseOpening), stream) : stream,
       options
@@ -161,6 +168,58 @@ export const toResponse = (web: Response, answersPost: boolean): Effect.Effect<H
     const stream = Stream.fromReadableStream({ evaluate: () => rest, onError: (cause) => cause })
     return HttpServerResponse.stream(first.length === 0 ? stream : Stream.concat(Stream.succeed(concat(first)), stream), options)
   })
+}
+
+// A GET stream read on the transport's side as fast as it writes, and held for the connection up
+// to `maxBytes`: the SDK queues a stream's events without bound, so past the bound the client is
+// not reading, and the stream is ended (every event it held is in the event store) for the client
+// to resume with `Last-Event-ID`. What the transport had written before the stream was handed
+// over — a resume's replay, bounded by the event store — is held beyond the bound.
+const bounded = (source: ReadableStream<Uint8Array>, unread: Unread): ReadableStream<Uint8Array> => {
+  const reader = source.getReader()
+  let ended = false
+  // Nothing counts against the bound until the first turn has ended.
+  let allowance = Number.POSITIVE_INFINITY
+  const end = (controller: ReadableStreamDefaultController<Uint8Array>, close: () => void) => {
+    if (ended) return
+    ended = true
+    try {
+      close()
+    } catch {
+      // Already cancelled by its reader.
+    }
+    void reader.cancel().catch(() => undefined)
+  }
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const held = () => unread.maxBytes - (controller.desiredSize ?? 0)
+      const turn = setImmediate(() => {
+        allowance = unread.maxBytes + held()
+      })
+      const pump = async (): Promise<void> => {
+        for (;;) {
+          const read = await reader.read().catch((cause: unknown) => ({ failed: cause }))
+          if (ended) return
+          if ("failed" in read) return end(controller, () => controller.error(read.failed))
+          if (read.done) {
+            clearImmediate(turn)
+            return end(controller, () => controller.close())
+          }
+          controller.enqueue(read.value)
+          if (held() > allowance) {
+            clearImmediate(turn)
+            unread.overflow()
+            return end(controller, () => controller.error(new Error(`more than ${unread.maxBytes} bytes unread`)))
+          }
+        }
+      }
+      void pump()
+    },
+    cancel() {
+      ended = true
+      return reader.cancel()
+    }
+  }, new ByteLengthQueuingStrategy({ highWaterMark: unread.maxBytes }))
 }
 
 // What the body of a POST says, read before the transport sees it: the protocol version an

@@ -6,8 +6,7 @@
  * @since 0.1.0
  */
 import { Effect, Option, Schema, Stream } from "effect"
-import type { LinkError } from "../../core/LinkError.ts"
-import type * as Client from "../Client.ts"
+import type { LinkError } from "../LinkError.ts"
 import type * as Surface from "../Surface.ts"
 
 /**
@@ -83,8 +82,8 @@ export const lookup = <K, V>(items: ReadonlyMap<K, V>, key: K): Option.Option<V>
  */
 export type Group<K extends string, T> = keyof T extends never ? { readonly [P in K]?: T } : { readonly [P in K]: T }
 
-/** A run-time client's procedures: `{ ns: { verb: call } }`. */
-type Procedures = Client.AnyClient["procedures"]
+/** A run-time client's procedures: `{ ns: { verb: call } }` (what `Client.AnyClient` carries). */
+type Procedures = { readonly [ns: string]: { readonly [verb: string]: (input: never) => Effect.Effect<unknown, unknown> } }
 
 /**
  * The per-member sources a client is assembled from, each group keyed as in the spec. Cells and
@@ -109,22 +108,22 @@ export interface Sources<C, L> {
  *
  * @since 0.1.0
  */
-export const assemble = <C, L>(
+export const assemble = <C, L, CellClient, CollectionClient>(
   spec: Surface.Spec,
   sources: Sources<C, L>,
   build: {
-    readonly cell: (source: C, key: string) => Client.CellClient<unknown>
-    readonly collection: (source: L, key: string) => Client.AnyClient["collections"][string]
+    readonly cell: (source: C, key: string) => CellClient
+    readonly collection: (source: L, key: string) => CollectionClient
   }
-): Client.AnyClient => ({
+) => ({
   spec,
   cells: mapMembers(sources.cells, spec.cells, build.cell),
   collections: mapMembers(sources.collections, spec.collections, build.collection),
-  streams: mapMembers(sources.streams, spec.streams, (frames, key): Client.StreamClient<unknown> => ({
+  streams: mapMembers(sources.streams, spec.streams, (frames, key) => ({
     read: firstOf(frames, `stream ${key}`),
     subscribe: frames
   })),
-  events: mapMembers(sources.events, spec.events, (pulses, key): Client.EventClient<unknown> => ({
+  events: mapMembers(sources.events, spec.events, (pulses, key) => ({
     subscribe: pulses,
     next: firstOf(pulses, `event ${key}`)
   })),

@@ -1,70 +1,23 @@
 /**
- * Reading and watching the resources of a served bundle, independent of any protocol engine.
+ * Reading and following a bundle's resources through a client, the same for every face.
  *
  * Reads are snapshot-first: a cell, collection or stream answers with the first frame its
  * subscription yields, so a source that opens empty is an error, never a silent `null`. An event has
  * no snapshot and reads as `null`. A collection item is read with a deadline, so a source that never
- * answers fails instead of holding the request. Watching judges each frame of a member against what
- * its subscriber was last told, so the face can turn changes into bare "updated" pulses — the only
- * thing MCP's `notifications/resources/updated` carries — without losing one across a re-open or
- * sending one for a state the subscriber already has.
+ * answers fails instead of holding the request. Following judges each frame of a member against what
+ * its subscriber was last told, so a face can turn changes into bare "updated" pulses (all MCP's
+ * `notifications/resources/updated` carries) without losing one across a re-open or sending one for
+ * a state the subscriber already has.
  *
  * @since 0.1.0
  */
-import { Data, Duration, Effect, Option, Ref, Result, Stream } from "effect"
+import { Duration, Effect, Option, Ref, Result, Stream } from "effect"
 import type { Schema } from "effect"
-import type * as Bundle from "../core/Bundle.ts"
-import * as Json from "../core/Json.ts"
-import { LinkError } from "../core/LinkError.ts"
 import type * as Client from "../surface/Client.ts"
-
-/**
- * A request the protocol itself refuses (as opposed to a tool failure, which is a result): it leaves
- * as the JSON-RPC error with this `code`, `message` and `data`.
- *
- * @example
- * ```ts
- * import { McpResources } from "effect-surface/mcp"
- * const unknown = new McpResources.ProtocolError({
- *   code: McpResources.invalidParams,
- *   message: "unknown resource notes://x",
- *   data: { uri: "notes://x" }
- * })
- * ```
- *
- * @since 0.1.0
- */
-export class ProtocolError extends Data.TaggedError("ProtocolError")<{
-  readonly code: number
-  readonly message: string
-  readonly data?: Json.JsonObject
-}> {}
-
-/**
- * JSON-RPC's "invalid params", which MCP uses for an unknown resource or tool.
- *
- * @example
- * ```ts
- * import { McpResources } from "effect-surface/mcp"
- * McpResources.invalidParams // -32602
- * ```
- *
- * @since 0.1.0
- */
-export const invalidParams = -32602
-
-/**
- * JSON-RPC's "internal error": what a request that broke on the server's side is answered with.
- *
- * @example
- * ```ts
- * import { McpResources } from "effect-surface/mcp"
- * McpResources.internalError // -32603
- * ```
- *
- * @since 0.1.0
- */
-export const internalError = -32603
+import { LinkError } from "../surface/LinkError.ts"
+import type * as Bundle from "./Bundle.ts"
+import { NoSuchItem, Unreadable } from "./EngineError.ts"
+import * as Json from "./Json.ts"
 
 /**
  * What a URI addresses: a whole member, or one item of an exposed collection.
@@ -72,10 +25,10 @@ export const internalError = -32603
  * @example
  * ```ts
  * import type { Bundle } from "effect-surface"
- * import type { McpResources } from "effect-surface/mcp"
+ * import type { Reads } from "effect-surface"
  *
  * declare const tasks: Bundle.Template
- * const item: McpResources.Target = { _tag: "Item", template: tasks, id: "t1" } // surface://collections/tasks/t1
+ * const item: Reads.Target = { _tag: "Item", template: tasks, id: "t1" } // surface://collections/tasks/t1
  * ```
  *
  * @since 0.1.0
@@ -89,8 +42,8 @@ export type Target =
  *
  * @example
  * ```ts
- * import type { McpResources } from "effect-surface/mcp"
- * const focus: McpResources.Contents = { uri: "surface://cells/focus", mimeType: "application/json", text: "\"tests\"" }
+ * import type { Reads } from "effect-surface"
+ * const focus: Reads.Contents = { uri: "surface://cells/focus", mimeType: "application/json", text: "\"tests\"" }
  * ```
  *
  * @since 0.1.0
@@ -108,10 +61,10 @@ export interface Contents {
  * @example
  * ```ts
  * import type { Bundle } from "effect-surface"
- * import { McpResources } from "effect-surface/mcp"
+ * import { Reads } from "effect-surface"
  *
  * declare const clients: Bundle.Clients
- * const stopwatch = McpResources.clientOf(clients, "stopwatch") // Effect<Client.AnyClient, LinkError>
+ * const stopwatch = Reads.clientOf(clients, "stopwatch") // Effect<Client.AnyClient, LinkError>
  * ```
  *
  * @since 0.1.0
@@ -125,8 +78,7 @@ export const clientOf = (clients: Bundle.Clients, sibling: string | undefined): 
     : Effect.succeed(client)
 }
 
-const unreadable = (uri: string, reason: string) =>
-  new ProtocolError({ code: internalError, message: `resource ${uri} could not be read: ${reason}`, data: { uri } })
+const unreadable = (uri: string, reason: string) => new Unreadable({ uri, reason })
 
 const encodeOrRefuse = (uri: string, encode: Bundle.Codec, value: unknown) =>
   Effect.mapError(encode(value), (e) => unreadable(uri, `its value does not match its declared schema (${e.message})`))
@@ -152,12 +104,12 @@ const contents = (uri: string, json: unknown): Contents => ({ uri, mimeType: "ap
  * ```ts
  * import { Effect } from "effect"
  * import type { Bundle } from "effect-surface"
- * import { McpResources } from "effect-surface/mcp"
+ * import { Reads } from "effect-surface"
  *
  * declare const clients: Bundle.Clients
  * declare const focus: Bundle.Resource
- * const answer = McpResources.read(focus.uri, { _tag: "Member", resource: focus }, clients, "5 seconds")
- * // Effect<{ uri, mimeType: "application/json", text }, ProtocolError | LinkError>
+ * const answer = Reads.read(focus.uri, { _tag: "Member", resource: focus }, clients, "5 seconds")
+ * // Effect<{ uri, mimeType: "application/json", text }, NoSuchItem | Unreadable | LinkError>
  * ```
  *
  * @since 0.1.0
@@ -167,13 +119,13 @@ export const read = (
   target: Target,
   clients: Bundle.Clients,
   itemDeadline: Duration.Input
-): Effect.Effect<Contents, ProtocolError | LinkError> =>
+): Effect.Effect<Contents, NoSuchItem | Unreadable | LinkError> =>
   Effect.gen(function*() {
     if (target._tag === "Item") {
       const { id, template } = target
       const client = yield* clientOf(clients, template.sibling)
       const key = yield* template.decodeKey(id).pipe(
-        Effect.mapError((e) => new ProtocolError({ code: invalidParams, message: `resource ${uri}: "${id}" is not a key of collection ${template.key} (${e.message})`, data: { uri } }))
+        Effect.mapError((e) => new NoSuchItem({ uri, reason: `names no key of collection ${template.key}: "${id}" (${e.message})` }))
       )
       const member = client.collections[template.key]
       if (member === undefined) return yield* unreadable(uri, `the client serves no collection ${template.key}`)
@@ -185,7 +137,7 @@ export const read = (
         })
       )
       if (Option.isNone(found)) {
-        return yield* new ProtocolError({ code: invalidParams, message: `resource ${uri} not found: collection ${template.key} has no item "${id}"`, data: { uri } })
+        return yield* new NoSuchItem({ uri, reason: `not found: collection ${template.key} has no item "${id}"` })
       }
       return contents(uri, yield* encodeOrRefuse(uri, template.encode, found.value))
     }
@@ -233,8 +185,8 @@ export const read = (
  *
  * @example
  * ```ts
- * import type { McpResources } from "effect-surface/mcp"
- * const snapshot: McpResources.Frame = { first: true, changed: false } // a fresh subscription's first frame
+ * import type { Reads } from "effect-surface"
+ * const snapshot: Reads.Frame = { first: true, changed: false } // a fresh subscription's first frame
  * ```
  *
  * @since 0.1.0
@@ -252,8 +204,8 @@ export interface Frame {
  * @example
  * ```ts
  * import { Effect, Option, Ref } from "effect"
- * import type { McpResources } from "effect-surface/mcp"
- * const seen: Effect.Effect<McpResources.Seen> = Ref.make<Option.Option<Effect.Effect<string>>>(Option.none())
+ * import type { Reads } from "effect-surface"
+ * const seen: Effect.Effect<Reads.Seen> = Ref.make<Option.Option<Effect.Effect<string>>>(Option.none())
  * ```
  *
  * @since 0.1.0
@@ -282,13 +234,13 @@ const textOf = (encoded: Effect.Effect<unknown, Schema.SchemaError>): Effect.Eff
  * ```ts
  * import { Effect, Option, Ref, Stream } from "effect"
  * import type { Bundle } from "effect-surface"
- * import { McpResources } from "effect-surface/mcp"
+ * import { Reads } from "effect-surface"
  *
  * declare const clients: Bundle.Clients
- * declare const target: McpResources.Target
+ * declare const target: Reads.Target
  * const pulses = Effect.gen(function*() {
  *   const seen = yield* Ref.make<Option.Option<Effect.Effect<string>>>(Option.none())
- *   return McpResources.changes(target, clients, seen).pipe(Stream.filter((frame) => frame.changed))
+ *   return Reads.changes(target, clients, seen).pipe(Stream.filter((frame) => frame.changed))
  * })
  * ```
  *
@@ -298,8 +250,8 @@ export const changes = (
   target: Target,
   clients: Bundle.Clients,
   seen: Seen
-): Stream.Stream<Frame, ProtocolError | LinkError> =>
-  Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<Frame, ProtocolError | LinkError>, LinkError> {
+): Stream.Stream<Frame, Unreadable | LinkError> =>
+  Stream.unwrap(Effect.gen(function*(): Effect.fn.Return<Stream.Stream<Frame, Unreadable | LinkError>, LinkError> {
     // Per open: whether a frame has arrived yet, and (for an item) the text of the last one.
     const opened = yield* Ref.make(false)
     const judge = (signature: Effect.Effect<string>, dedupe: boolean): Effect.Effect<Frame> =>
@@ -364,3 +316,43 @@ export const changes = (
   }))
 
 const itemLabel = (template: Bundle.Template, id: string) => template.uriTemplate.replace("{id}", encodeURIComponent(id))
+
+/**
+ * The keys a collection holds now, as the text its item URIs carry (a key's wire form; a string key
+ * as itself). Waits at most `deadline` for the source.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { Reads } from "effect-surface"
+ *
+ * declare const template: Bundle.Template
+ * declare const clients: Bundle.Clients
+ * const ids = Reads.keys(template, clients, "5 seconds") // ["t1", "t10", ...]
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const keys = (
+  template: Bundle.Template,
+  clients: Bundle.Clients,
+  deadline: Duration.Input
+): Effect.Effect<ReadonlyArray<string>, Unreadable | LinkError> =>
+  Effect.gen(function*() {
+    const client = yield* clientOf(clients, template.sibling)
+    const member = client.collections[template.key]
+    if (member === undefined) return yield* unreadable(template.uriTemplate, `the client serves no collection ${template.key}`)
+    const items = yield* member.read.pipe(
+      Effect.timeoutOrElse({
+        duration: deadline,
+        orElse: () => Effect.fail(unreadable(template.uriTemplate, "its source did not answer in time"))
+      }),
+      Effect.catchTag("NoSnapshot", (e) => Effect.fail(unreadable(template.uriTemplate, e.message)))
+    )
+    const found: Array<string> = []
+    for (const key of items.keys()) {
+      const wire = yield* Effect.orElseSucceed(template.encodeKey(key), () => String(key))
+      found.push(typeof wire === "string" ? wire : JSON.stringify(wire))
+    }
+    return found
+  })

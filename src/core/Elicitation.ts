@@ -1,7 +1,7 @@
 /**
- * What a handler asks a user for, declared as an Effect Schema and sent in the shape MCP allows.
+ * What a handler asks a person for, declared as an Effect Schema and sent as a form schema.
  *
- * `elicitation/create` takes a deliberately small JSON Schema — a flat object of strings, numbers,
+ * A protocol's elicitation (MCP's `elicitation/create`, and ACP's after it) takes a deliberately small JSON Schema — a flat object of strings, numbers,
  * booleans and enums, with defaults (SEP-1034) and titled or multi-select enums (SEP-1330) — so a
  * client can draw a form without a general schema engine. A handler should still declare what it
  * wants once, as the Effect Schema it will decode the answer with; this module derives the
@@ -11,8 +11,8 @@
  * @since 0.1.0
  */
 import { Result, Schema, SchemaAST } from "effect"
-import type * as Json from "../core/Json.ts"
-import * as SchemaBridge from "../core/SchemaBridge.ts"
+import type * as Json from "./Json.ts"
+import * as SchemaBridge from "./SchemaBridge.ts"
 
 /**
  * A schema a form cannot ask: not a struct, or a field that is not a string, number, integer,
@@ -21,8 +21,8 @@ import * as SchemaBridge from "../core/SchemaBridge.ts"
  * @example
  * ```ts
  * import { Schema } from "effect"
- * import { McpElicitation } from "effect-surface/mcp"
- * McpElicitation.requestedSchema(Schema.Struct({ at: Schema.Struct({ x: Schema.Finite }) }))
+ * import { Elicitation } from "effect-surface"
+ * Elicitation.requestedSchema(Schema.Struct({ at: Schema.Struct({ x: Schema.Finite }) }))
  * // Failure: field "at" cannot be asked in a form: ...
  * ```
  *
@@ -45,8 +45,8 @@ export class UnsupportedElicitationSchema extends Schema.TaggedError<Unsupported
  *
  * @example
  * ```ts
- * import type { McpElicitation } from "effect-surface/mcp"
- * const answer: McpElicitation.Answer<{ readonly name: string }> = { _tag: "Accept", content: { name: "Ada" } }
+ * import type { Elicitation } from "effect-surface"
+ * const answer: Elicitation.Answer<{ readonly name: string }> = { _tag: "Accept", content: { name: "Ada" } }
  * ```
  *
  * @since 0.1.0
@@ -61,8 +61,8 @@ export type Answer<A> =
  *
  * @example
  * ```ts
- * import type { McpElicitation } from "effect-surface/mcp"
- * const schema: McpElicitation.RequestedSchema = { type: "object", properties: { name: { type: "string" } }, required: ["name"] }
+ * import type { Elicitation } from "effect-surface"
+ * const schema: Elicitation.RequestedSchema = { type: "object", properties: { name: { type: "string" } }, required: ["name"] }
  * ```
  *
  * @since 0.1.0
@@ -175,8 +175,8 @@ const enumNamesOf = (ast: SchemaAST.AST, field: string): ReadonlyArray<string> |
  * @example
  * ```ts
  * import { Schema } from "effect"
- * import { McpElicitation } from "effect-surface/mcp"
- * McpElicitation.requestedSchema(Schema.Struct({
+ * import { Elicitation } from "effect-surface"
+ * Elicitation.requestedSchema(Schema.Struct({
  *   name: Schema.String.annotate({ default: "John Doe" }),
  *   status: Schema.Literals(["active", "inactive"]).annotate({ default: "active" })
  * }))

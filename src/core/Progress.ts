@@ -1,12 +1,11 @@
 /**
- * Progress a handler reports on the request it is serving.
+ * Progress a handler reports to whoever called it.
  *
- * A host that wants progress puts a `progressToken` on its request; the server answers with
- * `notifications/progress` on that token until the result. A handler should not have to know
- * whether the host asked, nor carry the token about: it asks for `McpProgress` and reports, and the
- * session makes that a no-op when the request carried no token. The session, not the handler, also
- * keeps the protocol's rule that progress only ever increases, so a handler that reports out of
- * order cannot make a host's bar run backwards.
+ * A caller that wants progress says so on its request (MCP's `progressToken`); the face answers with
+ * a progress notice on that token until the result. A handler should not have to know whether its
+ * caller asked, nor carry the token about: it asks for `Progress` and reports, and the face makes
+ * that a no-op when nobody asked. The service, not the handler, keeps the rule that progress only
+ * ever increases, so a handler that reports out of order cannot make a caller's bar run backwards.
  *
  * @since 0.1.0
  */
@@ -17,8 +16,8 @@ import { Context, Effect, SynchronizedRef } from "effect"
  *
  * @example
  * ```ts
- * import type { McpProgress } from "effect-surface/mcp"
- * const update: McpProgress.Update = { progress: 50, total: 100, message: "half way" }
+ * import type { Progress } from "effect-surface"
+ * const update: Progress.Update = { progress: 50, total: 100, message: "half way" }
  * ```
  *
  * @since 0.1.0
@@ -30,12 +29,12 @@ export interface Update {
 }
 
 /**
- * What a host asked to be told progress on: the request's `progressToken`.
+ * What a caller asked to be told progress on: its request's token.
  *
  * @example
  * ```ts
- * import type { McpProgress } from "effect-surface/mcp"
- * const token: McpProgress.Token = "job-42"
+ * import type { Progress } from "effect-surface"
+ * const token: Progress.Token = "job-42"
  * ```
  *
  * @since 0.1.0
@@ -43,43 +42,43 @@ export interface Update {
 export type Token = string | number
 
 /**
- * Reporting progress on the current request. `token` is the host's token, `undefined` when it asked
+ * Reporting progress on the current request. `token` is the caller's token, `undefined` when it asked
  * for none (then `report` does nothing). A report whose progress does not exceed the last one sent
  * is dropped, as is one that is not a finite number.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpProgress } from "effect-surface/mcp"
+ * import { Progress } from "effect-surface"
  *
  * const handler = () => Effect.gen(function*() {
- *   const progress = yield* McpProgress.McpProgress
+ *   const progress = yield* Progress.Progress
  *   for (const step of [0, 50, 100]) yield* progress.report({ progress: step, total: 100 })
  * })
  * ```
  *
  * @since 0.1.0
  */
-export class McpProgress extends Context.Service<McpProgress, {
+export class Progress extends Context.Service<Progress, {
   readonly token: Token | undefined
   readonly report: (update: Update) => Effect.Effect<void>
-}>()("effect-surface/McpProgress") {}
+}>()("effect-surface/Progress") {}
 
 /**
- * Report progress on the current request: `McpProgress`'s `report`, read from the context.
+ * Report progress on the current request: `Progress`'s `report`, read from the context.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpProgress } from "effect-surface/mcp"
+ * import { Progress } from "effect-surface"
  *
- * const step = McpProgress.report({ progress: 1, total: 3, message: "fetched" })
+ * const step = Progress.report({ progress: 1, total: 3, message: "fetched" })
  * ```
  *
  * @since 0.1.0
  */
-export const report = (update: Update): Effect.Effect<void, never, McpProgress> =>
-  McpProgress.use((progress) => progress.report(update))
+export const report = (update: Update): Effect.Effect<void, never, Progress> =>
+  Progress.use((progress) => progress.report(update))
 
 /**
  * Progress that goes nowhere: what a request without a token gets, and what a face with no way to
@@ -88,23 +87,23 @@ export const report = (update: Update): Effect.Effect<void, never, McpProgress> 
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpProgress } from "effect-surface/mcp"
+ * import { Progress } from "effect-surface"
  *
- * declare const handler: Effect.Effect<string, never, McpProgress.McpProgress>
- * handler.pipe(Effect.provideService(McpProgress.McpProgress, McpProgress.none))
+ * declare const handler: Effect.Effect<string, never, Progress.Progress>
+ * handler.pipe(Effect.provideService(Progress.Progress, Progress.none))
  * ```
  *
  * @since 0.1.0
  */
-export const none: McpProgress["Service"] = { token: undefined, report: () => Effect.void }
+export const none: Progress["Service"] = { token: undefined, report: () => Effect.void }
 
 /**
- * The params of one `notifications/progress`, as `make` hands them to its sender.
+ * One accepted report on a token, as `make` hands it to its face's sender.
  *
  * @example
  * ```ts
- * import type { McpProgress } from "effect-surface/mcp"
- * const params: McpProgress.Notification = { progressToken: "job-42", progress: 50, total: 100 }
+ * import type { Progress } from "effect-surface"
+ * const params: Progress.Notification = { progressToken: "job-42", progress: 50, total: 100 }
  * ```
  *
  * @since 0.1.0
@@ -122,9 +121,9 @@ export interface Notification {
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpProgress } from "effect-surface/mcp"
+ * import { Progress } from "effect-surface"
  *
- * const progress = McpProgress.make("job-42", (params) => Effect.log(params)) // Effect of the service
+ * const progress = Progress.make("job-42", (params) => Effect.log(params)) // Effect of the service
  * ```
  *
  * @since 0.1.0
@@ -132,7 +131,7 @@ export interface Notification {
 export const make = (
   token: Token | undefined,
   send: (notification: Notification) => Effect.Effect<void>
-): Effect.Effect<McpProgress["Service"]> =>
+): Effect.Effect<Progress["Service"]> =>
   token === undefined ? Effect.succeed(none) : Effect.map(SynchronizedRef.make(Number.NEGATIVE_INFINITY), (last) => ({
     token,
     report: (update: Update) =>

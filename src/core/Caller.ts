@@ -1,0 +1,106 @@
+/**
+ * The services a handler may require of whoever called it, and nothing else.
+ *
+ * A bespoke tool's handler (and a prompt's) may report progress (`Progress`), ask its caller for a
+ * person's input or a model's answer (`Ask`), and close its response stream early
+ * (`ResponseStream`). Each face provides exactly these per request, wired to that request: MCP
+ * through its SDK, ACP and the command line next. Naming the set once keeps one definition of "what
+ * a handler may ask for" shared by the bundle's tool type and every face, and gives every other
+ * place a handler runs (a test, a script) one stand-in to provide: `none`.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect } from "effect"
+import * as Ask from "./Ask.ts"
+import * as Progress from "./Progress.ts"
+
+/**
+ * The response stream of the request being served. Over MCP's Streamable HTTP a handler may close it
+ * mid-call (SEP-1699 polling): the caller then resumes and receives the result from the event store,
+ * so a long call need not hold a connection open. Elsewhere `close` answers `false`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Caller } from "effect-surface"
+ *
+ * const longCall = Effect.gen(function*() {
+ *   yield* Caller.closeResponseStream // the caller polls for the answer
+ *   yield* Effect.sleep("5 seconds")
+ *   return "done"
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ResponseStream extends Context.Service<ResponseStream, {
+  /** Close the stream; `false` where the transport has none to close or cannot resume it. */
+  readonly close: Effect.Effect<boolean>
+}>()("effect-surface/ResponseStream") {}
+
+/**
+ * Close the current request's response stream, as `ResponseStream`'s `close`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Caller } from "effect-surface"
+ *
+ * const polled = Effect.andThen(Caller.closeResponseStream, Effect.succeed("answered later"))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const closeResponseStream: Effect.Effect<boolean, never, ResponseStream> = ResponseStream.use((stream) => stream.close)
+
+/**
+ * What a handler on a request path may require: `Progress`, `Ask` and `ResponseStream`.
+ *
+ * @example
+ * ```ts
+ * import type { Effect } from "effect"
+ * import type { Caller } from "effect-surface"
+ * type Handler = (input: { readonly id: string }) => Effect.Effect<string, never, Caller.Services>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Services = Progress.Progress | Ask.Ask | ResponseStream
+
+/**
+ * The services with nothing behind them: progress goes nowhere, asking fails with
+ * `ClientLacksCapability`, and there is no response stream to close.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Caller } from "effect-surface"
+ *
+ * declare const handler: (input: string) => Effect.Effect<string, never, Caller.Services>
+ * handler("t1").pipe(Effect.provideContext(Caller.none))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const none: Context.Context<Services> = Context.make(Progress.Progress, Progress.none).pipe(
+  Context.add(Ask.Ask, Ask.none),
+  Context.add(ResponseStream, { close: Effect.succeed(false) })
+)
+
+/**
+ * Run a handler outside any request, with `none` behind its services.
+ *
+ * @example
+ * ```ts
+ * import type { Bundle } from "effect-surface"
+ * import { Caller } from "effect-surface"
+ *
+ * declare const tool: Bundle.BespokeTool<Bundle.Clients>
+ * declare const clients: Bundle.Clients
+ * const result = Caller.detached(tool.handler({}, clients)) // no progress, no questions
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const detached = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, Services>> =>
+  Effect.provideContext(effect, none)

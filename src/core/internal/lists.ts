@@ -1,0 +1,67 @@
+/**
+ * The three list answers a resolved bundle carries (`tools/list`, `resources/list`,
+ * `resources/templates/list`), each entry built once per generation, and the claim a duplicate
+ * address names. Apart from the composition so `Resolver.ts` reads as the rules it enforces.
+ *
+ * @since 0.1.0
+ */
+import type * as Bundle from "../Bundle.ts"
+import { ID } from "../ItemUri.ts"
+import type * as Json from "../Json.ts"
+
+const MIME = "application/json"
+
+/** How a description names the surface a member came from. */
+export const surfaceName = (sibling: string | undefined): string =>
+  sibling === undefined ? "the core surface" : `the sibling "${sibling}" surface`
+
+/** A tool's `tools/list` entry. */
+export const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
+  const title = tool.title === undefined ? {} : { title: tool.title }
+  return {
+    name: tool.name,
+    ...title,
+    description: tool.description,
+    inputSchema: tool.input.jsonSchema,
+    // No outputSchema, ever: a refusal's structured detail would have to satisfy it, and SDK clients
+    // throw when an isError result does not.
+    annotations: { ...title, readOnlyHint: !tool.mutates, destructiveHint: tool.mutates }
+  }
+}
+
+const resourceDescription = (resource: Bundle.Resource): string => {
+  const where = surfaceName(resource.sibling)
+  switch (resource.kind) {
+    case "cell":
+      return `The current value of cell "${resource.key}" on ${where}.`
+    case "collection":
+      return `Every item of collection "${resource.key}" on ${where}; read one item at ${resource.uri}/${ID}.`
+    case "stream":
+      return `The log of stream "${resource.key}" on ${where}: the backlog first, then each new entry.`
+    case "event":
+      return `Pulses of event "${resource.key}" on ${where}: no snapshot, only what happens after subscribing.`
+  }
+}
+
+/** A resource's `resources/list` entry. */
+export const advertiseResource = (resource: Bundle.Resource): Json.JsonObject => ({
+  uri: resource.uri,
+  name: resource.name,
+  mimeType: MIME,
+  description: resourceDescription(resource)
+})
+
+/** A template's `resources/templates/list` entry. */
+export const advertiseTemplate = (template: Bundle.Template): Json.JsonObject => ({
+  uriTemplate: template.uriTemplate,
+  name: template.name,
+  mimeType: MIME
+})
+
+/** Who claims an address, as a duplicate-address refusal names it. */
+export const claimOf = (r: Bundle.Resource | Bundle.Template) => ({
+  sibling: r.sibling,
+  kind: "kind" in r ? r.kind : "collection" as const,
+  key: r.key
+})
+

@@ -1,0 +1,224 @@
+/**
+ * The resumability event store of a Streamable HTTP face, kept in Redis.
+ *
+ * The in-memory store lives and dies with one process; behind a load balancer a client that
+ * resumes with `Last-Event-ID` may land on any instance, and the one that stored its events may be
+ * gone. This store keeps them in Redis (through `effect/persistence`'s `Redis` service, so any
+ * client adapts to it), with the in-memory store's bounds — events per stream, streams and bytes
+ * per session — and a time to live, so a session no instance forgets still goes. Each operation is
+ * one Lua script, so it is atomic across instances. Every key of a session carries the session in
+ * a hash tag, so a session's keys share one slot. A stream's serial (the first half of its event
+ * ids) is drawn at random, not counted, so an id issued to one session names nothing in another.
+ *
+ * @since 0.1.0
+ */
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { Duration, Effect, Layer, Option } from "effect"
+import * as Redis from "effect/persistence/Redis"
+import * as Crypto from "node:crypto"
+import * as EventStore from "./EventStore.ts"
+
+/**
+ * Bounds and naming of the Redis store.
+ *
+ * @example
+ * ```ts
+ * import type { McpEventStoreRedis } from "effect-surface/mcp"
+ *
+ * const options: McpEventStoreRedis.Options = { prefix: "board:events:", timeToLive: "30 minutes" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Options extends Omit<EventStore.MemoryOptions, "maxBytes"> {
+  /** What every key begins with. Default `effect-surface:mcp:events:`. */
+  readonly prefix?: string
+  /** How long a session's events outlive its last write when nothing forgets them. Default 10 minutes. */
+  readonly timeToLive?: Duration.Input
+}
+
+// The session's own keys: its streams (name → serial), their write order, and its counts.
+const keysOf = (prefix: string, session: string) => {
+  const base = `${prefix}{${session}}:`
+  return { base, keys: [`${base}streams`, `${base}order`, `${base}meta`] as const }
+}
+
+// Shared by the scripts that drop: a whole stream, or a stream's oldest event.
+const dropping = `
+local base = ARGV[1]
+local function dropStream(serial)
+  local info = base .. 'n:' .. serial
+  local name = redis.call('HGET', info, 'stream')
+  local bytes = tonumber(redis.call('HGET', info, 'bytes') or '0')
+  redis.call('DEL', info, base .. 'l:' .. serial)
+  if name then redis.call('HDEL', KEYS[1], name) end
+  redis.call('ZREM', KEYS[2], serial)
+  redis.call('HINCRBY', KEYS[3], 'bytes', -bytes)
+end
+local function dropOldest(serial)
+  local oldest = redis.call('LPOP', base .. 'l:' .. serial)
+  if not oldest then return false end
+  local size = #oldest - string.find(oldest, ' ', 1, true)
+  redis.call('HINCRBY', base .. 'n:' .. serial, 'bytes', -size)
+  redis.call('HINCRBY', KEYS[3], 'bytes', -size)
+  return true
+end
+`
+
+const append = Redis.script(
+  (keys: ReadonlyArray<string>, base: string, stream: string, message: string, bounds: ReadonlyArray<number>, serial: number) => [
+    ...keys,
+    base,
+    stream,
+    message,
+    ...bounds.map(String),
+    String(serial)
+  ],
+  {
+    numberOfKeys: 3,
+    lua: dropping + `
+local stream, message = ARGV[2], ARGV[3]
+local maxEvents, maxStreams, maxBytes, ttl = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local serial = redis.call('HGET', KEYS[1], stream)
+if not serial then
+  serial = ARGV[8]
+  if redis.call('EXISTS', base .. 'n:' .. serial) == 1 then serial = serial .. redis.call('HINCRBY', KEYS[3], 'serials', 1) end
+  redis.call('HSET', KEYS[1], stream, serial)
+  redis.call('HSET', base .. 'n:' .. serial, 'stream', stream, 'next', 0, 'bytes', 0)
+end
+local info, log = base .. 'n:' .. serial, base .. 'l:' .. serial
+redis.call('ZADD', KEYS[2], redis.call('HINCRBY', KEYS[3], 'tick', 1), serial)
+local seq = redis.call('HINCRBY', info, 'next', 1)
+redis.call('RPUSH', log, seq .. ' ' .. message)
+redis.call('HINCRBY', info, 'bytes', #message)
+redis.call('HINCRBY', KEYS[3], 'bytes', #message)
+if redis.call('LLEN', log) > maxEvents then dropOldest(serial) end
+while redis.call('ZCARD', KEYS[2]) > maxStreams do dropStream(redis.call('ZRANGE', KEYS[2], 0, 0)[1]) end
+while tonumber(redis.call('HGET', KEYS[3], 'bytes')) > maxBytes do
+  local dropped = false
+  for _, least in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    if dropOldest(least) then dropped = true break end
+  end
+  if not dropped then break end
+end
+for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], info, log }) do redis.call('PEXPIRE', key, ttl) end
+return serial .. '-' .. seq
+`
+  }
+).withReturnType<string>()
+
+const after = Redis.script((keys: ReadonlyArray<string>, base: string, serial: string) => [...keys, base, serial], {
+  numberOfKeys: 3,
+  lua: `
+local base, serial = ARGV[1], ARGV[2]
+local name = redis.call('HGET', base .. 'n:' .. serial, 'stream')
+if not name then return false end
+return { name, redis.call('LRANGE', base .. 'l:' .. serial, 0, -1) }
+`
+}).withReturnType<readonly [string, ReadonlyArray<string>] | null>()
+
+const forget = Redis.script((keys: ReadonlyArray<string>, base: string) => [...keys, base], {
+  numberOfKeys: 3,
+  lua: `
+local base = ARGV[1]
+for _, serial in ipairs(redis.call('HVALS', KEYS[1])) do redis.call('DEL', base .. 'n:' .. serial, base .. 'l:' .. serial) end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+`
+})
+
+const drop = Redis.script((keys: ReadonlyArray<string>, base: string, serial: string) => [...keys, base, serial], {
+  numberOfKeys: 3,
+  lua: dropping + `
+if redis.call('EXISTS', base .. 'n:' .. ARGV[2]) == 1 then dropStream(ARGV[2]) end
+`
+})
+
+const parseEventId = (id: string): Option.Option<{ readonly serial: string; readonly seq: number }> => {
+  const match = /^(\d+)-(\d+)$/.exec(id)
+  return match === null ? Option.none() : Option.some({ serial: match[1] ?? "", seq: Number(match[2]) })
+}
+
+// A stored line is `<sequence> <message>`.
+const parseLine = (serial: string, line: string): EventStore.StoredEvent | undefined => {
+  const space = line.indexOf(" ")
+  if (space === -1) return undefined
+  const message = Option.getOrUndefined(Option.liftThrowable((text: string): JSONRPCMessage => JSON.parse(text))(line.slice(space + 1)))
+  return message === undefined ? undefined : { id: `${serial}-${line.slice(0, space)}`, message }
+}
+
+/**
+ * A store over the `Redis` service in context. A Redis that cannot be reached is a defect of the
+ * operation: the transport then neither stores nor sends the event.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpEventStoreRedis } from "effect-surface/mcp"
+ *
+ * const store = McpEventStoreRedis.make({ maxEventsPerStream: 256 }) // Effect<EventStore, never, Redis>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = (options?: Options): Effect.Effect<EventStore.EventStore["Service"], never, Redis.Redis> =>
+  Effect.map(Effect.service(Redis.Redis), (redis) => {
+    const prefix = options?.prefix ?? "effect-surface:mcp:events:"
+    const bounds = [
+      Math.max(1, options?.maxEventsPerStream ?? 512),
+      Math.max(1, options?.maxStreamsPerSession ?? 64),
+      Math.max(0, options?.maxBytesPerSession ?? 4 * 1024 * 1024),
+      Math.max(1, Duration.toMillis(Duration.fromInputUnsafe(options?.timeToLive ?? "10 minutes")))
+    ]
+    const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(effect)
+    return EventStore.EventStore.of({
+      append: (session, stream, message) => {
+        const { base, keys } = keysOf(prefix, session)
+        return run(redis.eval(append)(keys, base, stream, JSON.stringify(message), bounds, Crypto.randomInt(2 ** 48 - 1)))
+      },
+      after: (session, id) =>
+        Option.match(parseEventId(id), {
+          onNone: () => Effect.succeedNone,
+          onSome: ({ serial, seq }) => {
+            const { base, keys } = keysOf(prefix, session)
+            return Effect.map(run(redis.eval(after)(keys, base, serial)), (found) =>
+              Option.map(Option.fromNullishOr(found), ([stream, lines]): EventStore.Replay => ({
+                stream,
+                events: lines.flatMap((line) => {
+                  const event = parseLine(serial, line)
+                  return event !== undefined && Number(event.id.slice(serial.length + 1)) > seq ? [event] : []
+                })
+              })))
+          }
+        }),
+      forget: (session) => {
+        const { base, keys } = keysOf(prefix, session)
+        return run(redis.eval(forget)(keys, base))
+      },
+      drop: (session, id) =>
+        Option.match(parseEventId(id), {
+          onNone: () => Effect.void,
+          onSome: ({ serial }) => {
+            const { base, keys } = keysOf(prefix, session)
+            return run(redis.eval(drop)(keys, base, serial))
+          }
+        })
+    })
+  })
+
+/**
+ * The Redis store as the face's `EventStore`, over the `Redis` service in context (for example
+ * `NodeRedis.layer` from `@effect/platform-node`).
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { NodeRedis } from "@effect/platform-node"
+ * import { McpEventStoreRedis } from "effect-surface/mcp"
+ *
+ * const store = McpEventStoreRedis.layer().pipe(Layer.provide(NodeRedis.layer({ url: "redis://127.0.0.1:6379" })))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (options?: Options): Layer.Layer<EventStore.EventStore, never, Redis.Redis> =>
+  Layer.effect(EventStore.EventStore, make(options))

@@ -1,0 +1,168 @@
+/**
+ * What a Streamable HTTP shutdown waits for, counted on every request.
+ *
+ * A shutdown must let in-flight calls answer before it ends their sessions, and must not wait for a
+ * call its client cancelled (the SDK answers nothing to one). So every request keeps a ledger: the
+ * response it has open, the session it uses and the JSON-RPC requests it awaits answers to, undone in
+ * one step when its response has been written. The counts are plain values changed in single
+ * synchronous steps (each atomic), not a published ref, since they change on every request; once a
+ * shutdown has begun, each change pokes it to look again.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect, Queue, Scope } from "effect"
+import type * as HttpSessions from "../HttpSessions.ts"
+
+/** The server's counts, and whether it is shutting down. */
+export interface Drain {
+  closing: boolean
+  /** POSTs whose body is being read and whose session is being found. */
+  admitting: number
+  /** Responses begun and not yet written. */
+  responses: number
+  /** POSTs carrying requests, from their admission until their response is written; see `admitIds`. */
+  inFlight: number
+  /** The requests admitted and not yet answered, keyed by session and JSON-RPC id. */
+  readonly awaiting: Set<string>
+  /** Cancellations that arrived before their requests; see `admitIds`. */
+  readonly cancelledEarly: Set<string>
+  /** Poked at each change once a shutdown has begun (it only re-checks, so one poke is enough). */
+  readonly changed: Queue.Queue<void>
+}
+
+const maxCancelledEarly = 1024
+
+export const make: Effect.Effect<Drain> = Effect.map(Queue.sliding<void>(1), (changed) => ({
+  closing: false,
+  admitting: 0,
+  responses: 0,
+  inFlight: 0,
+  awaiting: new Set(),
+  cancelledEarly: new Set(),
+  changed
+}))
+
+/** Change the counts in one step, and poke a shutdown under way. */
+export const count = (drain: Drain, change: (drain: Drain) => void): Effect.Effect<void> =>
+  Effect.sync(() => {
+    change(drain)
+    if (drain.closing) Queue.offerUnsafe(drain.changed, undefined)
+  })
+
+/** Wait (at most `within`) for the counts to reach a state; past it, log `late` and go on. */
+export const settled = (drain: Drain, done: (drain: Drain) => boolean, within: Duration.Duration, late: string): Effect.Effect<void> =>
+  Effect.suspend(function recheck(): Effect.Effect<void> {
+    return done(drain) ? Effect.void : Effect.andThen(Queue.take(drain.changed), recheck)
+  }).pipe(
+    Effect.timeoutOrElse({ duration: within, orElse: () => Effect.logWarning(`MCP over HTTP after ${Duration.format(within)}: ${late}`) })
+  )
+
+/**
+ * What one request has counted, undone in one step when its scope closes (when its body has been
+ * written). Filled in as the request proceeds, each entry in the same uninterruptible step as what
+ * it records.
+ */
+export interface Ledger {
+  entry: HttpSessions.Entry | undefined
+  asked: ReadonlyArray<string>
+  /** Whether the request is counted in flight. */
+  flying: boolean
+}
+
+/** Count a response as open for the request's scope, with the ledger that undoes it. */
+export const openLedger = (drain: Drain, table: HttpSessions.Table): Effect.Effect<Ledger, never, Scope.Scope> =>
+  Effect.flatMap(Effect.scope, (scope) =>
+    Effect.uninterruptible(Effect.suspend(() => {
+      const ledger: Ledger = { entry: undefined, asked: [], flying: false }
+      return Effect.as(Effect.andThen(count(drain, (d) => d.responses++), Scope.addFinalizer(scope, settle(drain, table, ledger))), ledger)
+    })))
+
+const settle = (drain: Drain, table: HttpSessions.Table, ledger: Ledger) =>
+  Effect.suspend(() => {
+    const { asked, entry, flying } = ledger
+    return Effect.andThen(
+      count(drain, (d) => {
+        d.responses--
+        if (flying) d.inFlight--
+        for (const key of asked) d.awaiting.delete(key)
+      }),
+      entry === undefined ? Effect.void : table.touch(entry, -1)
+    )
+  })
+
+/**
+ * Record on the ledger the session a request uses, counted as in use until the ledger settles. A
+ * session the request has just opened is counted in use already (so a full table never evicts it
+ * before its `initialize` is answered): the ledger only takes that count over.
+ */
+export const useSession = (table: HttpSessions.Table, ledger: Ledger, entry: HttpSessions.Entry, opened: boolean): Effect.Effect<void> =>
+  Effect.uninterruptible(Effect.suspend(() => {
+    ledger.entry = entry
+    return opened ? Effect.void : table.touch(entry, 1)
+  }))
+
+/** Count `admit` as admitting while it runs. */
+export const admitting = <A, E, R>(drain: Drain, admit: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.andThen(count(drain, (d) => d.admitting++), Effect.onExit(restore(admit), () => count(drain, (d) => d.admitting--))))
+
+const awaitKey = (session: string, id: unknown) => `${session} ${JSON.stringify(id)}`
+
+/**
+ * Record the requests a POST carries as awaiting their answers, and the cancellations it carries;
+ * a POST carrying requests is counted in flight, and refused (`undefined`) when `maxInFlight` are.
+ * Notifications and answers are never refused: a handler in flight may be waiting on one. Over HTTP
+ * a request and its cancellation are two POSTs that may arrive in either order: a cancellation for
+ * a request not seen yet is remembered (bounded), and that request never starts — it is answered
+ * among the `dropped`.
+ */
+export const admitIds = (
+  drain: Drain,
+  ledger: Ledger,
+  session: string,
+  ids: ReadonlyArray<unknown>,
+  cancelled: ReadonlyArray<unknown>,
+  maxInFlight: number
+): Effect.Effect<ReadonlyArray<unknown> | undefined> => {
+  if (ids.length === 0 && cancelled.length === 0) return Effect.succeed([])
+  // One step, so no other request is admitted between the look at the count and its change.
+  return Effect.sync(() => {
+    if (ids.length > 0 && drain.inFlight >= maxInFlight) return undefined
+    const dropped: Array<unknown> = []
+    record(drain, ledger, session, ids, cancelled, dropped)
+    if (drain.closing) Queue.offerUnsafe(drain.changed, undefined)
+    return dropped
+  })
+}
+
+const record = (
+  drain: Drain,
+  ledger: Ledger,
+  session: string,
+  ids: ReadonlyArray<unknown>,
+  cancelled: ReadonlyArray<unknown>,
+  dropped: Array<unknown>
+) => {
+  const { awaiting, cancelledEarly } = drain
+  if (ids.length > 0) {
+    drain.inFlight++
+    ledger.flying = true
+  }
+  for (const id of cancelled) {
+    const key = awaitKey(session, id)
+    if (!awaiting.delete(key)) cancelledEarly.add(key)
+  }
+  const asked: Array<string> = []
+  for (const id of ids) {
+    const key = awaitKey(session, id)
+    if (cancelledEarly.delete(key)) dropped.push(id)
+    else asked.push(key)
+  }
+  for (const key of asked) awaiting.add(key)
+  ledger.asked = asked
+  // The oldest remembered cancellations go first (a Set iterates in insertion order).
+  for (const key of cancelledEarly) {
+    if (cancelledEarly.size <= maxCancelledEarly) break
+    cancelledEarly.delete(key)
+  }
+}

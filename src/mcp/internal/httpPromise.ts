@@ -1,0 +1,26 @@
+/**
+ * The Promise API's HTTP door: `McpHttp.layer` run by a `ManagedRuntime`.
+ *
+ * Kept apart from `McpServer` so that serving over stdio never loads the HTTP stack: it is
+ * imported only when `serveSurfaceAsMcp` is asked for HTTP. Resolved once the server is listening;
+ * `close` stops it as the layer's release does (draining in-flight calls first).
+ *
+ * @since 0.1.0
+ */
+import { Effect, ManagedRuntime } from "effect"
+import type { Scope } from "effect"
+import type * as Face from "../Face.ts"
+import * as McpHttp from "../Http.ts"
+import { boot, moves } from "./promiseRuntime.ts"
+
+export const serve = async (faceOptions: Face.Options<unknown, Scope.Scope>, { transport: _, ...http }: McpHttp.HttpOptions & { readonly transport: "http" }) => {
+  const runtime = ManagedRuntime.make(McpHttp.layer({ ...faceOptions, http }))
+  const endpoint = await boot(runtime, Effect.service(McpHttp.Endpoint))
+  let stopped = (): void => {}
+  const closed = new Promise<void>((resolve) => {
+    stopped = resolve
+  })
+  let stopping: Promise<void> | undefined
+  const close = () => stopping ??= runtime.dispose().finally(stopped)
+  return { url: endpoint.url, host: endpoint.host, port: endpoint.port, ...moves(runtime, endpoint.face), close, closed }
+}

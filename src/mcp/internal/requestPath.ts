@@ -1,0 +1,218 @@
+/**
+ * A request's path through one MCP session: the services its handler may ask for, wired through
+ * the SDK to that request, its log lines forwarded at the session's level, and every notification
+ * it queued sent, in order, before its result.
+ *
+ * @since 0.1.0
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
+import type {
+  CreateMessageRequestParams,
+  ElicitRequestFormParams,
+  ServerNotification,
+  ServerRequest
+} from "@modelcontextprotocol/sdk/types.js"
+import { Cause, Context, Duration, Effect, Exit, Fiber, FiberSet, Option, Queue, Ref, Stream } from "effect"
+import * as Ask from "../../core/Ask.ts"
+import * as Caller from "../../core/Caller.ts"
+import type * as Elicitation from "../../core/Elicitation.ts"
+import * as Progress from "../../core/Progress.ts"
+import { messageOf } from "../../core/ToolFailure.ts"
+import * as Logging from "../Logging.ts"
+import * as RpcError from "../RpcError.ts"
+
+/** The SDK's handle on one request. */
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
+
+/**
+ * A request being served: the SDK's handle on it, and where its notifications wait to be sent, in
+ * order. The wait exists only once the handler queues its first notification (most never do): a
+ * queue, and one fiber sending from it. Touched synchronously only, by the fibers of this request
+ * and the session's handler (one runs at a time), so its two fields are plain mutable ones.
+ */
+export interface Pending {
+  readonly extra: Extra
+  outbox: { readonly queue: Queue.Queue<ServerNotification, Cause.Done>; readonly sender: Fiber.Fiber<void> } | undefined
+  /** Set once the handler has ended: anything queued later is dropped, as it was too late to precede the result. */
+  done: boolean
+}
+
+// The request the current fiber serves, read by the session's services when they are used, so a
+// request adds one entry to the context its handler runs in and builds nothing else up front.
+const CurrentRequest = Context.Reference<Pending | undefined>("effect-surface/McpSessions/CurrentRequest", { defaultValue: () => undefined })
+
+const currentRequest: Effect.Effect<Pending | undefined> = Effect.service(CurrentRequest)
+
+/** What one session's request paths share. */
+export interface Session {
+  readonly server: Server
+  readonly serverName: string
+  readonly context: Context.Context<never>
+  readonly handlers: FiberSet.FiberSet<unknown, unknown>
+  readonly level: Ref.Ref<Logging.Level>
+  /** The request path's context at each log level the host picked (a memo, one entry per level). */
+  readonly forwarding: Map<Logging.Level, Context.Context<Caller.Services>>
+}
+
+// What the SDK turns into a JSON-RPC error: its `code`, `message` and `data`. (An `McpError` would
+// carry its "MCP error <code>:" prefix into the message, and the client adds its own again.)
+const rpcError = (code: number, message: string, data?: unknown): Error =>
+  Object.assign(new Error(message), { code, ...(data === undefined ? {} : { data }) })
+
+const isCancelled = (cause: Cause.Cause<unknown>): boolean => Cause.hasInterrupts(cause) && !Cause.hasDies(cause)
+
+// A refusal leaves as its JSON-RPC error; a defect as one sentence (its stack and the server's
+// paths are for the server's log).
+const thrown = (cause: Cause.Cause<RpcError.Refusal>): Error => {
+  const failure = Cause.findErrorOption(cause)
+  if (Option.isSome(failure)) {
+    const rpc = RpcError.toRpcError(failure.value)
+    return rpcError(rpc.code, rpc.message, rpc.data)
+  }
+  return isCancelled(cause) ? rpcError(-32800, "request cancelled") : rpcError(RpcError.internalError, messageOf(cause))
+}
+
+/** The error a request made after the session closed is answered with. */
+export const cancelled = (): Error => rpcError(-32800, "request cancelled")
+
+// Start `effect` in `services`; a fiber still running after its first turn is this session's, so
+// the session's end interrupts it (most answer within that turn and are never tracked).
+const fork = <A, E, R>(session: Session, services: Context.Context<R>, effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Fiber.Fiber<A, E> => {
+  const fiber = Effect.runForkWith(services)(effect, signal === undefined ? undefined : { signal })
+  if (fiber.pollUnsafe() === undefined) FiberSet.addUnsafe(session.handlers, fiber)
+  return fiber
+}
+
+// A defect is logged outside the request path, so the host is not sent the stack it must not see.
+const answer = (session: Session) => <A>(exit: Exit.Exit<A, RpcError.Refusal>): A => {
+  if (Exit.isSuccess(exit)) return exit.value
+  if (Cause.hasDies(exit.cause)) Effect.runForkWith(session.context)(Effect.logError("MCP request failed", exit.cause))
+  throw thrown(exit.cause)
+}
+
+const settled = <A, E>(fiber: Fiber.Fiber<A, E>): Promise<Exit.Exit<A, E>> => new Promise((resolve) => fiber.addObserver(resolve))
+
+/**
+ * The one Promise boundary: the SDK calls in and the Effect runs in this session's scope. An answer
+ * ready at once is handed back as is (the SDK awaits either), sparing a Promise per call.
+ */
+export const handleIn = <A, R>(
+  session: Session,
+  services: Context.Context<R>,
+  effect: Effect.Effect<A, RpcError.Refusal, R>,
+  pending?: Pending
+): A | Promise<A> => {
+  if (session.handlers.state._tag === "Closed") throw cancelled()
+  const fiber = fork(session, services, effect, pending?.extra.signal)
+  const exit = fiber.pollUnsafe()
+  const answered = answer(session)
+  if (pending === undefined) return exit === undefined ? settled(fiber).then(answered) : answered(exit)
+  if (exit !== undefined) {
+    pending.done = true
+    if (pending.outbox === undefined) return answered(exit)
+  }
+  // Every notification the handler queued leaves before its result.
+  return settled(fiber).then((exit) => {
+    pending.done = true
+    const outbox = pending.outbox
+    return outbox === undefined
+      ? answered(exit)
+      : settled(fork(session, session.context, Effect.andThen(Queue.end(outbox.queue), Fiber.await(outbox.sender)))).then(() => answered(exit))
+  })
+}
+
+// Queue a notification of the request a fiber serves; the first opens its outbox.
+const notify = (session: Session, pending: Pending | undefined, notification: ServerNotification) => {
+  if (pending === undefined || pending.done) return
+  if (pending.outbox !== undefined) {
+    Queue.offerUnsafe(pending.outbox.queue, notification)
+    return
+  }
+  const queue = Effect.runSync(Queue.unbounded<ServerNotification, Cause.Done>())
+  Queue.offerUnsafe(queue, notification)
+  const send = (queued: ServerNotification) => Effect.ignore(Effect.tryPromise(() => pending.extra.sendNotification(queued)))
+  pending.outbox = { queue, sender: fork(session, session.context, Stream.runForEach(Stream.fromQueue(queue), send)) }
+}
+
+// The SDK types a requested schema as a strict union of primitive shapes; `Elicitation` derives
+// exactly those shapes, as plain JSON, so the value is the same object seen through a wider type.
+const asRequestedSchema = (schema: Elicitation.RequestedSchema) => schema as ElicitRequestFormParams["requestedSchema"]
+
+// Asking the host, related to the request being served so the transport sends it on that request's stream.
+const channel = (server: Server, pending: Pending | undefined): Ask.Channel => {
+  const declared = server.getClientCapabilities()
+  const related = pending === undefined ? {} : { relatedRequestId: pending.extra.requestId }
+  const options = (signal: AbortSignal, timeout: Duration.Duration | undefined) =>
+    timeout === undefined ? { signal, ...related } : { signal, timeout: Duration.toMillis(timeout), ...related }
+  return {
+    capabilities: { elicitation: declared?.elicitation?.form !== undefined, sampling: declared?.sampling !== undefined },
+    elicit: (params, timeout) =>
+      Effect.tryPromise({
+        try: (signal) =>
+          server.elicitInput({ mode: "form", message: params.message, requestedSchema: asRequestedSchema(params.requestedSchema) }, options(signal, timeout)),
+        catch: (cause) => cause
+      }),
+    sample: (request, timeout) =>
+      Effect.tryPromise({
+        // The core's request is the SDK's params read as plain JSON; the SDK checked its answer's shape.
+        try: (signal) => server.createMessage(request as CreateMessageRequestParams, options(signal, timeout)) as Promise<Ask.SampleResult>,
+        catch: (cause) => cause
+      })
+  }
+}
+
+// What a handler may ask for, the same for every request of the session: each use reads the
+// request it serves from its fiber's context.
+const requestServices = (server: Server): Context.Context<Caller.Services> =>
+  Context.make(Ask.Ask, {
+    get capabilities() {
+      return channel(server, undefined).capabilities
+    },
+    elicit: (message, schema, options) => Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).elicit(message, schema, options)),
+    sample: (request, options) => Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).sample(request, options))
+  }).pipe(
+    Context.add(Caller.ResponseStream, {
+      close: Effect.map(currentRequest, (pending) => {
+        // Offered by the SDK only where the stream can be resumed (an event store, 2025-11-25).
+        if (pending?.extra.closeSSEStream === undefined) return false
+        pending.extra.closeSSEStream()
+        return true
+      })
+    }),
+    Context.add(Progress.Progress, Progress.none)
+  )
+
+// The request path's context at a level: the session's, its log lines forwarded at that level, and
+// the request services. Built at the first request at that level (never invalidated; an idle
+// session holds none) and flattened, so the one entry a request adds stays a shallow overlay.
+const forwardingAt = (session: Session, at: Logging.Level): Context.Context<Caller.Services> => {
+  const known = session.forwarding.get(at)
+  if (known !== undefined) return known
+  const message = (params: Logging.Message, fiber: Fiber.Fiber<unknown, unknown>) =>
+    notify(session, fiber.getRef(CurrentRequest), { method: "notifications/message", params })
+  const built = Context.makeUnsafe<Caller.Services>(
+    new Map(Context.merge(Logging.forwarding(session.context, at, message, session.serverName), requestServices(session.server)).mapUnsafe)
+  )
+  session.forwarding.set(at, built)
+  return built
+}
+
+/**
+ * Serve one request on its path: its services wired to it, its log lines forwarded at the session's
+ * level, progress on its token when the host asked, and every notification sent before its result.
+ */
+export const serve = <A>(session: Session, extra: Extra, effect: Effect.Effect<A, RpcError.Refusal, Caller.Services>): A | Promise<A> => {
+  const pending: Pending = { extra, outbox: undefined, done: false }
+  const token = extra._meta?.progressToken
+  // A host that asked for progress gets it on its token, queued behind the log lines before it.
+  const reporting = token === undefined ? effect : Effect.flatMap(
+    Progress.make(token, (params) => Effect.sync(() => notify(session, pending, { method: "notifications/progress", params }))),
+    (progress) => Effect.provideService(effect, Progress.Progress, progress)
+  )
+  return handleIn(session, Context.add(forwardingAt(session, Ref.getUnsafe(session.level)), CurrentRequest, pending), reporting, pending)
+}
+
+/** Serve a request that needs none of the request services. */
+export const handle = <A>(session: Session, effect: Effect.Effect<A, RpcError.Refusal>): A | Promise<A> =>
+  handleIn(session, session.context, effect)

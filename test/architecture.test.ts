@@ -1,0 +1,102 @@
+// Layers point down: the contract (`src/surface`) ← the core (`src/core`, and `src/tools.ts`, the
+// tool vocabulary's door) ← the faces. Read off every import of every source file, so an upward
+// edge or a cycle fails here the moment it is written, not when a face first needs the core alone.
+import { assert, describe, it } from "@effect/vitest"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("../", import.meta.url))
+const src = Path.join(root, "src")
+
+const sourcesUnder = (dir: string): ReadonlyArray<string> =>
+  Fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = Path.join(dir, entry.name)
+    return entry.isDirectory() ? sourcesUnder(path) : entry.name.endsWith(".ts") ? [path] : []
+  })
+
+/** Every module a source names: static imports and re-exports (type-only ones too), and dynamic imports. */
+const specifiersOf = (source: string): ReadonlyArray<string> => {
+  // Comments hold example code whose imports are the reader's, not the module's.
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "")
+  return [
+    ...Array.from(code.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s+"([^"]+)"/gm), (m) => m[1] ?? ""),
+    ...Array.from(code.matchAll(/^\s*import\s+"([^"]+)"/gm), (m) => m[1] ?? ""),
+    ...Array.from(code.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g), (m) => m[1] ?? "")
+  ]
+}
+
+const relative = (file: string) => Path.relative(root, file).split(Path.sep).join("/")
+
+interface Module {
+  readonly file: string
+  readonly local: ReadonlyArray<string>
+  readonly packages: ReadonlyArray<string>
+}
+
+const modules: ReadonlyArray<Module> = sourcesUnder(src).map((path) => {
+  const specifiers = specifiersOf(Fs.readFileSync(path, "utf8"))
+  return {
+    file: relative(path),
+    local: specifiers.filter((s) => s.startsWith(".")).map((s) => relative(Path.resolve(Path.dirname(path), s))),
+    packages: specifiers.filter((s) => !s.startsWith(".") && !s.startsWith("node:"))
+  }
+})
+
+type Layer = "surface" | "core" | "face" | "barrel"
+
+const layerOf = (file: string): Layer => {
+  if (file.startsWith("src/surface/")) return "surface"
+  if (file.startsWith("src/core/") || file === "src/tools.ts") return "core"
+  if (file === "src/index.ts") return "barrel"
+  return "face"
+}
+
+const rank: Record<Layer, number> = { surface: 0, core: 1, face: 2, barrel: 3 }
+const protocolSdk = /^@(modelcontextprotocol|agentclientprotocol)\//
+
+describe("architecture", () => {
+  it("the scan sees the whole source tree", () => {
+    assert.isAbove(modules.length, 50)
+    assert.isTrue(modules.some((m) => m.file === "src/core/Engine.ts" && m.local.includes("src/core/Roster.ts")))
+  })
+
+  it("no module imports a layer above its own, nor one face another's", () => {
+    const upward = modules.flatMap((m) =>
+      m.local.flatMap((target) => {
+        const from = layerOf(m.file)
+        const to = layerOf(target)
+        if (rank[to] > rank[from]) return [`${m.file} → ${target}`]
+        // Faces stand side by side on the core; one never reaches into another's folder.
+        if (from === "face" && to === "face" && target.split("/")[1] !== m.file.split("/")[1]) return [`${m.file} → ${target}`]
+        return []
+      })
+    )
+    assert.deepStrictEqual(upward, [])
+  })
+
+  it("neither the contract nor the core loads a protocol SDK", () => {
+    const loaded = modules.flatMap((m) =>
+      layerOf(m.file) === "face" || layerOf(m.file) === "barrel" ? [] : m.packages.filter((p) => protocolSdk.test(p)).map((p) => `${m.file} → ${p}`)
+    )
+    assert.deepStrictEqual(loaded, [])
+  })
+
+  it("no two modules import each other, directly or through others", () => {
+    const edges = new Map(modules.map((m) => [m.file, m.local]))
+    const cycles: Array<string> = []
+    const state = new Map<string, "open" | "done">()
+    const visit = (file: string, path: ReadonlyArray<string>) => {
+      if (state.get(file) === "done") return
+      if (state.get(file) === "open") {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(" → "))
+        return
+      }
+      state.set(file, "open")
+      for (const next of edges.get(file) ?? []) visit(next, [...path, file])
+      state.set(file, "done")
+    }
+    for (const m of modules) visit(m.file, [])
+    assert.deepStrictEqual(cycles, [])
+  })
+})
