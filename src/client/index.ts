@@ -29,10 +29,14 @@ export {
   InvalidArguments,
   McpProtocolError,
   McpToolError,
+  NothingStored,
   PolicyDenied,
   ServerUnavailable,
+  StoredServerMismatch,
+  ToolQuarantined,
   ToolsetClosed,
   ToolTimeout,
+  ToolWithdrawn,
   UnknownTool,
   WiringError
 } from "./Errors.ts"
