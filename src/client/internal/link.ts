@@ -24,7 +24,16 @@ import type * as Config from "../Config.ts"
 import * as Containment from "../Containment.ts"
 import * as Diagnostic from "../Diagnostic.ts"
 import type * as Drift from "../Drift.ts"
-import { AuthFailed, HostNotAllowed, McpProtocolError, ServerUnavailable, ToolsetClosed, ToolTimeout, ToolWithdrawn } from "../Errors.ts"
+import {
+  AuthFailed,
+  HostNotAllowed,
+  McpProtocolError,
+  ServerUnavailable,
+  ToolQuarantined,
+  ToolsetClosed,
+  ToolTimeout,
+  ToolWithdrawn
+} from "../Errors.ts"
 import * as Hosts from "../Hosts.ts"
 import * as Remote from "./remote.ts"
 import * as Stored from "./stored.ts"
@@ -48,7 +57,15 @@ export interface Link {
 /**
  * How a call on a link can fail before an answer is read.
  */
-export type CallFailure = AuthFailed | HostNotAllowed | McpProtocolError | ServerUnavailable | ToolsetClosed | ToolTimeout | ToolWithdrawn
+export type CallFailure =
+  | AuthFailed
+  | HostNotAllowed
+  | McpProtocolError
+  | ServerUnavailable
+  | ToolsetClosed
+  | ToolTimeout
+  | ToolQuarantined
+  | ToolWithdrawn
 
 /**
  * What a link needs from its toolset: the options, where diagnostics go, and how to republish the
@@ -136,11 +153,12 @@ const credential = (config: Config.Server, options: Config.Options<any>) => {
   return { bearer: () => MutableRef.get(bearer), resolve }
 }
 
-// What the link knows of the server's own list: `published` the tool names of its last listing
-// (`undefined` before one came in), `settled` once the first listing attempt has ended.
+// What the link knows of the server's own list: `published` the tool names of its last listing and
+// which of them may be called (`undefined` before one came in), `settled` once the first listing
+// attempt has ended.
 interface Listing {
   readonly entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>
-  readonly published: MutableRef.MutableRef<ReadonlySet<string> | undefined>
+  readonly published: MutableRef.MutableRef<{ readonly listed: ReadonlySet<string>; readonly callable: ReadonlySet<string> } | undefined>
   readonly settled: Deferred.Deferred<void>
 }
 
@@ -171,7 +189,10 @@ const lister = (pool: Pool, wired: Config.Wired, listing: Listing, env: Env) =>
         yield* Effect.forEach(projected.diagnostics, env.emit, { discard: true })
         const store = env.options.storage
         if (store !== undefined) yield* Stored.record(store, wired, projected.listed, projected.fingerprints, env.emit)
-        MutableRef.set(listing.published, new Set(projected.listed.map((tool) => tool.name)))
+        MutableRef.set(listing.published, {
+          listed: new Set(projected.listed.map((tool) => tool.name)),
+          callable: new Set(projected.entries.flatMap((entry) => entry.quarantined === true ? [] : [entry.tool.tool]))
+        })
         return yield* Ref.getAndSet(listing.entries, projected.entries)
       })
     ),
@@ -204,11 +225,12 @@ const refresher = (server: string, changed: Queue.Queue<void>, pass: Effect.Effe
   })
 
 // A call checked against what the server publishes: before the first listing is in (a rebuilt
-// link), it waits for it; a tool the server no longer lists is refused, nothing sent.
+// link), it waits for it; a tool the server no longer lists, or lists changed, is refused, unsent.
 const published = (listing: Listing, server: string, call: Link["call"]): Link["call"] => {
   const check: Link["call"] = (name, tool, args, timeoutMs) => {
-    const names = MutableRef.get(listing.published)
-    return names !== undefined && !names.has(tool) ? Effect.fail(new ToolWithdrawn({ name, server, tool })) : call(name, tool, args, timeoutMs)
+    const now = MutableRef.get(listing.published)
+    if (now === undefined || now.callable.has(tool)) return call(name, tool, args, timeoutMs)
+    return Effect.fail(now.listed.has(tool) ? new ToolQuarantined({ name, server, tool }) : new ToolWithdrawn({ name, server, tool }))
   }
   let settled = false
   return (name, tool, args, timeoutMs) =>
@@ -286,7 +308,7 @@ export const make = (wired: Config.Wired, env: Env, seed?: Stored.Seed): Effect.
     })
     const listing: Listing = {
       entries: yield* Ref.make<ReadonlyArray<Catalog.Entry>>([]),
-      published: MutableRef.make<ReadonlySet<string> | undefined>(undefined),
+      published: MutableRef.make<Listing["published"]["current"]>(undefined),
       settled: yield* Deferred.make<void>()
     }
     const list = lister(pool, wired, listing, env)
