@@ -113,13 +113,13 @@ export const fromListing = (
   for (const tool of listed) {
     const verdict = drift.verdicts.get(tool.name)
     if (verdict === "new") {
-      diagnostics.push(Diagnostic.toolWithheld(server.name, tool.name))
+      diagnostics.push(Drift.toolWithheld(server.name, tool.name))
       continue
     }
-    if (verdict === "changed") diagnostics.push(Diagnostic.toolQuarantined(server.name, tool.name))
+    if (verdict === "changed") diagnostics.push(Drift.toolQuarantined(server.name, tool.name))
     entries.push(entryOf(server, verdict === "changed" ? quarantine(server.name, tool) : tool, verdict === "changed", diagnostics))
   }
-  for (const tool of drift.removed) diagnostics.push(Diagnostic.toolRemoved(server.name, tool))
+  for (const tool of drift.removed) diagnostics.push(Drift.toolRemoved(server.name, tool))
   return { entries, diagnostics, listed, fingerprints: Drift.fingerprints(listed) }
 }
 

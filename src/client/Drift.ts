@@ -14,6 +14,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
+import type * as Diagnostic from "./Diagnostic.ts"
 
 /**
  * A tool as a listing gives it, in the part the fingerprint covers.
@@ -153,3 +154,65 @@ export const QUARANTINED_SCHEMA: { readonly [key: string]: unknown } = { type: "
 export const quarantinedDescription = (server: string, tool: string): string =>
   `Unavailable: the definition of tool "${tool}" on MCP server "${server}" changed since it was trusted, so it cannot be ` +
   `called until a person re-trusts that server. Tell the user it needs re-trust, and do not call it.`
+
+/**
+ * A tool's definition (description, input schema or title) differs from the one first trusted: it
+ * keeps its name, is shown with our description and an empty schema, and calls to it are refused
+ * until the server is re-trusted.
+ *
+ * @example
+ * ```ts
+ * import { McpDrift } from "effect-surface/client"
+ * McpDrift.toolQuarantined("docs", "search").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolQuarantined = (server: string, tool: string): Diagnostic.Diagnostic => ({
+  kind: "tool-quarantined",
+  level: "warning",
+  server,
+  tool,
+  message: `tool "${tool}" of MCP server "${server}" changed since it was first trusted; it is quarantined (shown, not callable) ` +
+    `until the server is re-trusted.`
+})
+
+/**
+ * A tool the server lists that was not there when its tools were first trusted: withheld until the
+ * server is re-trusted.
+ *
+ * @example
+ * ```ts
+ * import { McpDrift } from "effect-surface/client"
+ * McpDrift.toolWithheld("docs", "delete_everything").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolWithheld = (server: string, tool: string): Diagnostic.Diagnostic => ({
+  kind: "tool-withheld",
+  level: "warning",
+  server,
+  tool,
+  message: `MCP server "${server}" lists a tool "${tool}" that was not there when its tools were first trusted; it is withheld ` +
+    `until the server is re-trusted.`
+})
+
+/**
+ * A tool that was trusted is no longer listed.
+ *
+ * @example
+ * ```ts
+ * import { McpDrift } from "effect-surface/client"
+ * McpDrift.toolRemoved("docs", "search").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolRemoved = (server: string, tool: string): Diagnostic.Diagnostic => ({
+  kind: "tool-removed",
+  level: "info",
+  server,
+  tool,
+  message: `MCP server "${server}" no longer lists its trusted tool "${tool}".`
+})

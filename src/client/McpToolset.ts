@@ -286,6 +286,34 @@ export const rebuild: <S = unknown>(
  */
 export const retrust: (store: Store.Store, serverName: string) => Effect.Effect<number, Store.StoreError> = Store.retrust
 
+// The first map, published from what the links hold (listed, or stored), and `reconciled`: settled
+// at once for a toolset made by connecting; for a rebuilt one, once every server's background
+// listing has ended and the map is published again. Either way the tools filter is judged against
+// the servers' own listings, not what a store happened to hold.
+const firstPublish = (
+  links: ReadonlyArray<Link.Link>,
+  rebuilt: boolean,
+  republish: Effect.Effect<ReadonlyArray<string>>,
+  reportUnmatched: (entries: ReadonlyArray<string>) => Effect.Effect<void>
+): Effect.Effect<Deferred.Deferred<void>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const reconciled = yield* Deferred.make<void>()
+    const unmatched = yield* republish
+    if (!rebuilt) {
+      yield* reportUnmatched(unmatched)
+      yield* Deferred.succeed(reconciled, undefined)
+      return reconciled
+    }
+    yield* Effect.forkScoped(
+      Effect.forEach(links, (link) => link.reconciled, { concurrency: "unbounded", discard: true }).pipe(
+        Effect.andThen(republish),
+        Effect.flatMap(reportUnmatched),
+        Effect.ensuring(Deferred.succeed(reconciled, undefined))
+      )
+    )
+    return reconciled
+  })
+
 // One toolset over wired servers, connected (`make`) or seeded from storage (`rebuild`).
 const start = Effect.fnUntraced(function*<S>(
   wired: Effect.Success<ReturnType<typeof Config.wire>>,
@@ -317,23 +345,8 @@ const start = Effect.fnUntraced(function*<S>(
   const made = yield* Effect.forEach(wired.servers, (server) => Link.make(server, env, rebuilt?.seeds.get(server.key)), { concurrency: "unbounded" })
   const live = made.filter((link) => link !== undefined)
   yield* Ref.set(links, live)
-  const unmatched = yield* publishing.withPermits(1)(project)
-  const reportUnmatched = (entries: ReadonlyArray<string>) =>
-    Effect.forEach(entries, (entry) => diagnostics.emit(Diagnostic.filterUnmatched(entry)), { discard: true })
-  const reconciled = yield* Deferred.make<void>()
-  if (rebuilt === undefined) {
-    yield* reportUnmatched(unmatched)
-    yield* Deferred.succeed(reconciled, undefined)
-  } else {
-    // A filter is judged against the servers' fresh listings, not what the store happened to hold.
-    yield* Effect.forkScoped(
-      Effect.forEach(live, (link) => link.reconciled, { concurrency: "unbounded", discard: true }).pipe(
-        Effect.andThen(publishing.withPermits(1)(project)),
-        Effect.flatMap(reportUnmatched),
-        Effect.ensuring(Deferred.succeed(reconciled, undefined))
-      )
-    )
-  }
+  const reconciled = yield* firstPublish(live, rebuilt !== undefined, publishing.withPermits(1)(project), (entries) =>
+    Effect.forEach(entries, (entry) => diagnostics.emit(Diagnostic.filterUnmatched(entry)), { discard: true }))
 
   // The hot path, built from plain steps rather than a generator: it runs once per tool call.
   const invoke = (name: string, found: Located, args: unknown, timeoutMs: number | undefined) => {

@@ -16,6 +16,7 @@
  */
 import { Context, Effect, Layer, Ref, Result, Schema } from "effect"
 import { toInputError } from "../core/internal/issues.ts"
+import type * as Diagnostic from "./Diagnostic.ts"
 import type * as Drift from "./Drift.ts"
 
 /**
@@ -266,3 +267,103 @@ export const retrust = (store: Store, serverName: string): Effect.Effect<number,
     }
     return rows.length
   }).pipe(Effect.withSpan("McpStore.retrust", { attributes: { "mcp.server": serverName } }))
+
+/**
+ * The connection store could not be read or written for a server. While its baseline cannot be
+ * read, a fresh listing is not taken in (a changed tool could not be told from a trusted one).
+ *
+ * @example
+ * ```ts
+ * import { McpStore } from "effect-surface/client"
+ * McpStore.storeUnavailable("docs", "database is locked").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const storeUnavailable = (server: string, reason: string): Diagnostic.Diagnostic => ({
+  kind: "store-unavailable",
+  level: "warning",
+  server,
+  reason,
+  message: `the connection store failed for MCP server "${server}" (${reason}); its tool list stays as it was until the store answers.`
+})
+
+/**
+ * The stored row of a server was for another endpoint (its type or URL differs): a different
+ * endpoint is a different catalogue, so its baseline was dropped and this listing recorded instead.
+ *
+ * @example
+ * ```ts
+ * import { McpStore } from "effect-surface/client"
+ * McpStore.storedRowReplaced("docs", "stored for https://old.example/mcp").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const storedRowReplaced = (server: string, reason: string): Diagnostic.Diagnostic => ({
+  kind: "stored-row-replaced",
+  level: "warning",
+  server,
+  reason,
+  message: `the stored row of MCP server "${server}" was for another endpoint (${reason}); it was replaced and this server's tools trusted afresh.`
+})
+
+/**
+ * After a rebuild, the server could not be reached to check its stored tools: the map shows what it
+ * published last time, and the next call dials again.
+ *
+ * @example
+ * ```ts
+ * import { McpStore } from "effect-surface/client"
+ * McpStore.serverUnreconciled("memory", "the process exited").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const serverUnreconciled = (server: string, reason: string): Diagnostic.Diagnostic => ({
+  kind: "server-unreconciled",
+  level: "warning",
+  server,
+  reason,
+  message: `MCP server "${server}" could not be reached to check its stored tools (${reason}); the map shows what it published ` +
+    `last time, and the next call dials it again.`
+})
+
+/**
+ * A rebuild was given a server the store holds nothing for: it has no tools until its first listing
+ * comes in, in the background.
+ *
+ * @example
+ * ```ts
+ * import { McpStore } from "effect-surface/client"
+ * McpStore.serverNotStored("docs").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const serverNotStored = (server: string): Diagnostic.Diagnostic => ({
+  kind: "server-not-stored",
+  level: "info",
+  server,
+  message: `MCP server "${server}" has no stored row; its tools appear once it has been listed.`
+})
+
+/**
+ * The store holds a server the rebuild was not given: without its configuration (command, headers)
+ * it cannot be reached, so it is left out.
+ *
+ * @example
+ * ```ts
+ * import { McpStore } from "effect-surface/client"
+ * McpStore.storedServerUnconfigured("legacy").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const storedServerUnconfigured = (server: string): Diagnostic.Diagnostic => ({
+  kind: "stored-server-unconfigured",
+  level: "info",
+  server,
+  message: `the store holds MCP server "${server}", which the configuration does not name; it is left out (the store keeps no ` +
+    `command or header to reach it with).`
+})

@@ -35,6 +35,7 @@ import {
   ToolWithdrawn
 } from "../Errors.ts"
 import * as Hosts from "../Hosts.ts"
+import * as Store from "../Store.ts"
 import * as Remote from "./remote.ts"
 import * as Stored from "./stored.ts"
 import * as Transports from "../Transports.ts"
@@ -168,7 +169,7 @@ const baselineFor = (wired: Config.Wired, env: Env): Effect.Effect<Drift.Baselin
   const store = env.options.storage
   return store === undefined
     ? Effect.succeed(undefined)
-    : Effect.tapError(Stored.baselineOf(store, wired, env.emit), (reason) => env.emit(Diagnostic.storeUnavailable(wired.config.name, reason)))
+    : Effect.tapError(Stored.baselineOf(store, wired, env.emit), (reason) => env.emit(Store.storeUnavailable(wired.config.name, reason)))
 }
 
 // The server's listing, checked for drift, run through the catalogue into `entries` and recorded;
@@ -325,7 +326,7 @@ export const make = (wired: Config.Wired, env: Env, seed?: Stored.Seed): Effect.
       yield* Ref.set(listing.entries, stored.entries)
       yield* Effect.forkScoped(
         pass.pipe(
-          Effect.catch((reason) => env.emit(Diagnostic.serverUnreconciled(config.name, reason))),
+          Effect.catch((reason) => env.emit(Store.serverUnreconciled(config.name, reason))),
           Effect.ensuring(Deferred.succeed(reconciled, undefined))
         )
       )

@@ -10,7 +10,7 @@
  */
 import { Effect } from "effect"
 import type * as Config from "../Config.ts"
-import * as Diagnostic from "../Diagnostic.ts"
+import type * as Diagnostic from "../Diagnostic.ts"
 import type * as Drift from "../Drift.ts"
 import { NothingStored, StoredServerMismatch } from "../Errors.ts"
 import * as Store from "../Store.ts"
@@ -60,7 +60,7 @@ export const baselineOf = (
     const moved = mismatch(row, wired.config)
     if (moved === undefined) return row.toolFingerprints
     yield* store.remove(wired.key)
-    yield* emit(Diagnostic.storedRowReplaced(wired.config.name, `stored as ${moved.stored}, configured as ${moved.configured}`))
+    yield* emit(Store.storedRowReplaced(wired.config.name, `stored as ${moved.stored}, configured as ${moved.configured}`))
     return undefined
   }).pipe(Effect.mapError((error) => error.message))
 
@@ -73,7 +73,7 @@ export const record = (
   emit: (diagnostic: Diagnostic.Diagnostic) => Effect.Effect<void>
 ): Effect.Effect<void> =>
   store.save(rowOf(wired, listed, fingerprints)).pipe(
-    Effect.catch((error) => emit(Diagnostic.storeUnavailable(wired.config.name, error.message)))
+    Effect.catch((error) => emit(Store.storeUnavailable(wired.config.name, error.message)))
   )
 
 /**
@@ -97,7 +97,7 @@ export const seedsFor = (
     for (const wired of servers) {
       const row = byId.get(wired.key)
       if (row === undefined) {
-        diagnostics.push(Diagnostic.serverNotStored(wired.config.name))
+        diagnostics.push(Store.serverNotStored(wired.config.name))
         seeds.set(wired.key, { tools: [], baseline: undefined })
         continue
       }
@@ -106,6 +106,6 @@ export const seedsFor = (
       seeds.set(wired.key, { tools: row.tools, baseline: row.toolFingerprints })
     }
     const configured = new Set(servers.map((wired) => wired.key))
-    for (const row of rows) if (!configured.has(row.id)) diagnostics.push(Diagnostic.storedServerUnconfigured(row.name))
+    for (const row of rows) if (!configured.has(row.id)) diagnostics.push(Store.storedServerUnconfigured(row.name))
     return { seeds, diagnostics }
   })
