@@ -21,7 +21,7 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { drifting, echo, plain } from "./drifting.ts"
-import { everythingHttp, everythingStdio, filesystemStdio, memoryStdio, recordingProxy, tempDir } from "./servers.ts"
+import { everythingHttp, everythingStdio, filesystemStdio, freePort, memoryStdio, recordingProxy, tempDir } from "./servers.ts"
 
 const driftScript = fileURLToPath(new URL("./fixtures/drifting-server.ts", import.meta.url))
 // A stdio entry whose program does not exist (yet): node exits at once, so every dial fails.
@@ -177,13 +177,15 @@ describe("what a rebuild refuses before anything starts", () => {
       assert.isTrue(Exit.isFailure(retyped))
     }))
 
-  it.effect("stdio: false leaves a stored stdio server out with a diagnostic, the others rebuilt", () =>
+  it.live("stdio: false leaves a stored stdio server out with a diagnostic, the others rebuilt", () =>
     Effect.gen(function*() {
       const storage = yield* McpStore.makeMemory
-      yield* storage.save({ id: "docs", name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp", tools: [{ name: "search" }] })
+      // Loopback, with nothing listening: the background reconcile reaches nowhere else.
+      const local = { name: "docs", type: "streamable-http", url: `http://127.0.0.1:${yield* freePort}/mcp` } as const
+      yield* storage.save({ id: "docs", name: "docs", type: "streamable-http", url: local.url, tools: [{ name: "search" }] })
       yield* storage.save({ id: "memory", name: "memory", type: "stdio", tools: [{ name: "read_graph" }] })
       const memory = { name: "memory", type: "stdio", command: "mcp-server-memory" } as const
-      const rebuilt = yield* McpToolset.rebuild([docs, memory], { storage, connectTimeoutMs: 500 }, { stdio: false })
+      const rebuilt = yield* McpToolset.rebuild([local, memory], { storage, connectTimeoutMs: 500 }, { stdio: false })
       assert.deepStrictEqual([...(yield* rebuilt.tools).keys()], ["docs__search"])
       assert.isTrue((yield* rebuilt.diagnostics).some((d) => d.kind === "stdio-refused" && d.server === "memory"))
     }))
