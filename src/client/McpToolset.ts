@@ -8,7 +8,8 @@
  * call down one path — look the name up, check the arguments against the server's schema, ask the
  * policy, resolve the credential, send with a deadline over the server's connection pool, read the
  * answer through the one result adapter. The Promise API and the `effect/ai` Toolkit are built on
- * this same path, never beside it. Closing the scope closes every connection.
+ * this same path, never beside it. Closing the scope closes every connection. A local bundle
+ * (`type: "local"`) sits in the same map, its calls dispatched through the core's engine.
  *
  * @since 0.1.0
  */
@@ -22,6 +23,7 @@ import * as Config from "./Config.ts"
 import * as Diagnostic from "./Diagnostic.ts"
 import { type CallError, InvalidArguments, UnknownTool, type WiringError } from "./Errors.ts"
 import * as Link from "./internal/link.ts"
+import * as Local from "./internal/local.ts"
 import * as Policy from "./Policy.ts"
 
 /**
@@ -118,6 +120,10 @@ const diagnosticsOf = <S>(options: Config.Options<S>) =>
     return { all: Ref.get(all), emit }
   })
 
+// A remote server gets a link over MCP; a local bundle, one over the core's engine.
+const connect = (server: Config.Wired, env: Link.Env) =>
+  server.config.type === "local" ? Local.make({ ...server, config: server.config }, env) : Link.make({ ...server, config: server.config }, env)
+
 /**
  * Connect the servers and project their tools, in the current scope. Refuses the configuration
  * (`WiringError`) before anything starts; past that it does not fail: a server that is refused or
@@ -170,7 +176,7 @@ export const make: <S = unknown>(
   const publish = publishing.withPermits(1)(Effect.asVoid(project))
 
   const env: Link.Env = { options, emit: diagnostics.emit, publish }
-  const made = yield* Effect.forEach(wired.servers, (server) => Link.make(server, env), { concurrency: "unbounded" })
+  const made = yield* Effect.forEach(wired.servers, (server) => connect(server, env), { concurrency: "unbounded" })
   yield* Ref.set(links, made.filter((link) => link !== undefined))
   const unmatched = yield* publishing.withPermits(1)(project)
   yield* Effect.forEach(unmatched, (entry) => diagnostics.emit(Diagnostic.filterUnmatched(entry)), { discard: true })

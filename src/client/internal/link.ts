@@ -18,7 +18,7 @@ import * as Catalog from "../Catalog.ts"
 import type * as Config from "../Config.ts"
 import * as Containment from "../Containment.ts"
 import * as Diagnostic from "../Diagnostic.ts"
-import { AuthFailed, HostNotAllowed, McpProtocolError, ServerUnavailable, ToolsetClosed, ToolTimeout } from "../Errors.ts"
+import { AuthFailed, HostNotAllowed, McpProtocolError, ServerUnavailable, ToolsetClosed, ToolTimeout, type UnknownTool } from "../Errors.ts"
 import * as Hosts from "../Hosts.ts"
 import * as Remote from "./remote.ts"
 import * as Transports from "../Transports.ts"
@@ -38,7 +38,7 @@ export interface Link {
 /**
  * How a call on a link can fail before an answer is read.
  */
-export type CallFailure = AuthFailed | HostNotAllowed | McpProtocolError | ServerUnavailable | ToolsetClosed | ToolTimeout
+export type CallFailure = AuthFailed | HostNotAllowed | McpProtocolError | ServerUnavailable | ToolsetClosed | ToolTimeout | UnknownTool
 
 /**
  * What a link needs from its toolset: the options, where diagnostics go, and how to republish the
@@ -63,7 +63,7 @@ const allowedHostsFor = (config: Config.StreamableHttp | Config.Sse, options: Co
 }
 
 // How this entry's transport is opened, or the diagnostic saying why it is not.
-const opener = (wired: Config.Wired, options: Config.Options<any>): Effect.Effect<Open, Diagnostic.Diagnostic> => {
+const opener = (wired: Config.Wired<Config.Remote>, options: Config.Options<any>): Effect.Effect<Open, Diagnostic.Diagnostic> => {
   const config = wired.config
   switch (config.type) {
     case "stdio": {
@@ -155,12 +155,22 @@ const refresher = (
     yield* Queue.clear(changed)
     const before = yield* Effect.result(list)
     if (before._tag === "Failure") return yield* Effect.logWarning(`MCP server "${server}": the tool list could not be refreshed: ${before.failure}`)
-    const after = new Set((yield* Ref.get(entries)).map((e) => e.tool.name))
-    const was = new Set(before.success.map((e) => e.tool.name))
-    const added = [...after].filter((n) => !was.has(n))
-    const removed = [...was].filter((n) => !after.has(n))
-    if (added.length > 0 || removed.length > 0) yield* env.emit(Diagnostic.toolsChanged(server, added, removed))
-    yield* env.publish
+    yield* announce(server, before.success, yield* Ref.get(entries), env)
+  })
+
+/**
+ * Say what a refreshed listing moved (a `tools-changed` diagnostic, when anything did) and
+ * republish the map: the last step of every refresh, remote or local.
+ */
+export const announce = (server: string, before: ReadonlyArray<Catalog.Entry>, after: ReadonlyArray<Catalog.Entry>, env: Env) =>
+  Effect.suspend(() => {
+    const now = new Set(after.map((e) => e.tool.name))
+    const was = new Set(before.map((e) => e.tool.name))
+    const added = [...now].filter((n) => !was.has(n))
+    const removed = [...was].filter((n) => !now.has(n))
+    return added.length > 0 || removed.length > 0
+      ? Effect.andThen(env.emit(Diagnostic.toolsChanged(server, added, removed)), env.publish)
+      : env.publish
   })
 
 type Attempted = Remote.Rejected | Hosts.Refused | ToolTimeout | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
@@ -197,7 +207,7 @@ const caller = (pool: Pool, server: string): Link["call"] => {
  * Check an entry, open its pool and list its tools. Answers `undefined` for an entry that was left
  * out (with its diagnostic emitted). A server that cannot be listed now is kept, with no tools.
  */
-export const make = (wired: Config.Wired, env: Env): Effect.Effect<Link | undefined, never, Scope.Scope> =>
+export const make = (wired: Config.Wired<Config.Remote>, env: Env): Effect.Effect<Link | undefined, never, Scope.Scope> =>
   Effect.gen(function*() {
     const config = wired.config
     const open = yield* Effect.result(opener(wired, env.options))
