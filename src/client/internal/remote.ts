@@ -154,6 +154,9 @@ export const connect = (transport: Transport, options: Options): Effect.Effect<O
     return {
       client: remote,
       dispose: Effect.void, // the scope closes it
+      // The SDK rejects every pending request when the transport closes (ConnectionClosed, a
+      // LinkError once classified), so the pool need not race each call against the close.
+      settlesPending: true,
       onClose: (listener) => {
         if (closed) listener()
         else listeners.add(listener)
