@@ -173,31 +173,25 @@ export const announce = (server: string, before: ReadonlyArray<Catalog.Entry>, a
       : env.publish
   })
 
-type Attempted = Remote.Rejected | Hosts.Refused | ToolTimeout | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
+type Attempted = Remote.Rejected | Hosts.Refused | Remote.TimedOut | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
 
 const classified = (name: string, server: string) => (e: Attempted): CallFailure =>
-  e._tag === "ToolTimeout" ? e
+  e._tag === "McpTimedOut" ? new ToolTimeout({ name, server, timeoutMs: e.timeoutMs })
   : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, server)(e)
   : unavailable(name, server)(e)
 
-// One request with its deadline, inside a lease on the server's connection.
-const attempt = (pool: Pool, server: string) => (name: string, tool: string, args: unknown, timeoutMs: number) =>
-  pool.use((remote) =>
-    remote.call(tool, args).pipe(Effect.timeoutOrElse({
-      duration: Duration.millis(timeoutMs),
-      orElse: () => Effect.fail(new ToolTimeout({ name, server, timeoutMs }))
-    }))
-  )
+// One request with its deadline (the connection's to keep), inside a lease on the server's connection.
+const attempt = (pool: Pool) => (tool: string, args: unknown, timeoutMs: number) => pool.use((remote) => remote.call(tool, args, timeoutMs))
 
 const caller = (pool: Pool, server: string): Link["call"] => {
-  const once = attempt(pool, server)
+  const once = attempt(pool)
   return (name, tool, args, timeoutMs) =>
-    once(name, tool, args, timeoutMs).pipe(
+    once(tool, args, timeoutMs).pipe(
       Effect.catch((e) =>
         // The link was gone before the request was sent, so it provably never reached the server:
         // once more, on a fresh dial. A request that was sent is never sent again.
         e._tag === "ConnectionLost" && e.phase !== "call"
-          ? Effect.mapError(once(name, tool, args, timeoutMs), classified(name, server))
+          ? Effect.mapError(once(tool, args, timeoutMs), classified(name, server))
           : Effect.fail(classified(name, server)(e))
       )
     )
