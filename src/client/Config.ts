@@ -10,8 +10,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result, Schema } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
+import type * as Caller from "../core/Caller.ts"
+import type * as Engine from "../core/Engine.ts"
 import { toInputError } from "../core/internal/issues.ts"
+import type * as Roster from "../core/Roster.ts"
 import type { Diagnostic } from "./Diagnostic.ts"
 import type * as Disclosure from "./Disclosure.ts"
 import { WiringError } from "./Errors.ts"
@@ -124,6 +127,63 @@ export interface Custom extends Common {
 }
 
 /**
+ * A bundle of this process's own surfaces, beside the remote servers: its exposed procedures and
+ * bespoke tools are named `${name}__${tool}` and called through the core's engine, under the same
+ * policy, filter and deadlines. `core` is the bundle's engine and roster — already running (the
+ * context `Layer.build(Engine.layerBundle(…))` gives, shared with any face serving the same
+ * bundle), or a layer the toolset builds in its own scope, within `connectTimeoutMs`. A reroster
+ * refreshes the tool map in place.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Engine, type Bundle, type Surface } from "effect-surface"
+ * import type { McpConfig } from "effect-surface/client"
+ *
+ * declare const Notes: Surface.Spec
+ * declare const clients: Bundle.Clients
+ * const notes: McpConfig.Local = {
+ *   name: "notes",
+ *   type: "local",
+ *   core: Engine.layerBundle({ core: { surface: Notes, expose: {} }, client: Effect.succeed(clients) })
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Local extends Common {
+  readonly type: "local"
+  readonly core: Context.Context<LocalCore> | Layer.Layer<LocalCore, unknown>
+}
+
+/**
+ * The core services a local entry is called through.
+ *
+ * @example
+ * ```ts
+ * import type { Context } from "effect"
+ * import type { McpConfig } from "effect-surface/client"
+ * declare const core: Context.Context<McpConfig.LocalCore>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type LocalCore = Engine.Engine | Roster.Roster
+
+/**
+ * A server reached over MCP: any entry but a local bundle.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const memory: McpConfig.Remote = { name: "memory", type: "stdio", command: "mcp-server-memory" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Remote = Stdio | StreamableHttp | Sse | Custom
+
+/**
  * Any server entry.
  *
  * @example
@@ -134,7 +194,7 @@ export interface Custom extends Common {
  *
  * @since 0.1.0
  */
-export type Server = Stdio | StreamableHttp | Sse | Custom
+export type Server = Remote | Local
 
 /**
  * What the toolset's functions learn about the caller: the session the toolset belongs to.
@@ -195,6 +255,8 @@ export interface Options<S = unknown> {
   readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string | undefined }> | undefined
   /** How the toolset introduces itself in `initialize`. */
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+  /** What a local bundle's handlers may ask of their caller (default `Caller.none`: no progress, no questions). */
+  readonly caller?: Context.Context<Caller.Services> | undefined
   /** Where each server's catalogue (for a rebuild) and trusted baseline (for drift quarantine) are kept. */
   readonly storage?: Store.Store | undefined
   /** How much of the tools' schemas a model is shown (default 20,000 tokens per server), and the tool-count cap (128). */
@@ -255,8 +317,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
  *
  * @since 0.1.0
  */
-export interface Wired {
-  readonly config: Server
+export interface Wired<C extends Server = Server> {
+  readonly config: C
   readonly key: string
   readonly timeoutMs: number
   readonly connectTimeoutMs: number
@@ -280,7 +342,8 @@ const ServerSchema = Schema.Union([
     root: Schema.optionalKey(Schema.String)
   }),
   Schema.Struct({ ...common, type: Schema.Literals(["streamable-http", "sse"]), url: Schema.String, headers: Schema.optionalKey(Strings) }),
-  Schema.Struct({ ...common, type: Schema.Literal("transport"), open: Schema.Unknown })
+  Schema.Struct({ ...common, type: Schema.Literal("transport"), open: Schema.Unknown }),
+  Schema.Struct({ ...common, type: Schema.Literal("local"), core: Schema.Unknown })
 ])
 const decodeServer = Schema.decodeUnknownResult(ServerSchema, { errors: "all" })
 
@@ -295,6 +358,9 @@ const checkServer = (entry: unknown, index: number): Effect.Effect<Server, Wirin
   const server = decoded.success
   if (server.type === "transport" && typeof server.open !== "function") {
     return refuse(`${label} cannot be used: "open" must be a function that returns a transport`)
+  }
+  if (server.type === "local" && !Context.isContext(server.core) && !Layer.isLayer(server.core)) {
+    return refuse(`${label} cannot be used: "core" must be the bundle's core services (a Context) or a Layer providing them`)
   }
   if ((server.type === "streamable-http" || server.type === "sse") && !URL.canParse(server.url)) {
     return refuse(`${label} cannot be used: "url" is not a URL`)
@@ -344,6 +410,8 @@ const identityOf = (server: Server): unknown => {
       return [server.type, server.url]
     case "transport":
       return ["transport"]
+    case "local":
+      return ["local"]
   }
 }
 

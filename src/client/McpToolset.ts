@@ -8,7 +8,8 @@
  * call down one path — look the name up, check the arguments against the server's schema, ask the
  * policy, resolve the credential, send with a deadline over the server's connection pool, read the
  * answer through the one result adapter. The Promise API and the `effect/ai` Toolkit are built on
- * this same path, never beside it. Closing the scope closes every connection.
+ * this same path, never beside it. Closing the scope closes every connection. A local bundle
+ * (`type: "local"`) sits in the same map, its calls dispatched through the core's engine.
  *
  * @since 0.1.0
  */
@@ -31,6 +32,7 @@ import {
   WiringError
 } from "./Errors.ts"
 import * as Link from "./internal/link.ts"
+import * as Local from "./internal/local.ts"
 import * as Stored from "./internal/stored.ts"
 import * as Names from "./Names.ts"
 import * as Policy from "./Policy.ts"
@@ -162,6 +164,13 @@ const diagnosticsOf = <S>(options: Config.Options<S>) =>
       }).pipe(Effect.annotateLogs({ "mcp.diagnostic": diagnostic.kind }))
     return { all: Ref.get(all), emit }
   })
+
+// A remote server gets a link over MCP (seeded from storage, in a rebuild); a local bundle, one over
+// the core's engine, listed off its roster at once.
+const connect = (server: Config.Wired, env: Link.Env, seed: Stored.Seed | undefined) =>
+  server.config.type === "local"
+    ? Local.make({ ...server, config: server.config }, env)
+    : Link.make({ ...server, config: server.config }, env, seed)
 
 /**
  * Connect the servers and project their tools, in the current scope. Refuses the configuration
@@ -342,7 +351,7 @@ const start = Effect.fnUntraced(function*<S>(
   const publish = publishing.withPermits(1)(Effect.asVoid(project))
 
   const env: Link.Env = { options, emit: diagnostics.emit, publish }
-  const made = yield* Effect.forEach(wired.servers, (server) => Link.make(server, env, rebuilt?.seeds.get(server.key)), { concurrency: "unbounded" })
+  const made = yield* Effect.forEach(wired.servers, (server) => connect(server, env, rebuilt?.seeds.get(server.key)), { concurrency: "unbounded" })
   const live = made.filter((link) => link !== undefined)
   yield* Ref.set(links, live)
   const reconciled = yield* firstPublish(live, rebuilt !== undefined, publishing.withPermits(1)(project), (entries) =>

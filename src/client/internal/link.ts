@@ -32,7 +32,8 @@ import {
   ToolQuarantined,
   ToolsetClosed,
   ToolTimeout,
-  ToolWithdrawn
+  ToolWithdrawn,
+  type UnknownTool
 } from "../Errors.ts"
 import * as Hosts from "../Hosts.ts"
 import * as Store from "../Store.ts"
@@ -67,6 +68,7 @@ export type CallFailure =
   | ToolTimeout
   | ToolQuarantined
   | ToolWithdrawn
+  | UnknownTool
 
 /**
  * What a link needs from its toolset: the options, where diagnostics go, and how to republish the
@@ -91,7 +93,7 @@ const allowedHostsFor = (config: Config.StreamableHttp | Config.Sse, options: Co
 }
 
 // How this entry's transport is opened, or the diagnostic saying why it is not.
-const opener = (wired: Config.Wired, options: Config.Options<any>): Effect.Effect<Open, Diagnostic.Diagnostic> => {
+const opener = (wired: Config.Wired<Config.Remote>, options: Config.Options<any>): Effect.Effect<Open, Diagnostic.Diagnostic> => {
   const config = wired.config
   switch (config.type) {
     case "stdio": {
@@ -165,7 +167,7 @@ interface Listing {
 
 // The baseline this listing is checked against: none without a store; a store that cannot be read
 // fails the listing, so a changed tool is never taken in unchecked.
-const baselineFor = (wired: Config.Wired, env: Env): Effect.Effect<Drift.Baseline | undefined, string> => {
+const baselineFor = (wired: Config.Wired<Config.Remote>, env: Env): Effect.Effect<Drift.Baseline | undefined, string> => {
   const store = env.options.storage
   return store === undefined
     ? Effect.succeed(undefined)
@@ -175,7 +177,7 @@ const baselineFor = (wired: Config.Wired, env: Env): Effect.Effect<Drift.Baselin
 // The server's listing, checked for drift, run through the catalogue into `entries` and recorded;
 // answers the entries it replaced. The deadline bounds the request alone, inside the lease: a dial
 // has its own (connectTimeoutMs).
-const lister = (pool: Pool, wired: Config.Wired, listing: Listing, env: Env) =>
+const lister = (pool: Pool, wired: Config.Wired<Config.Remote>, listing: Listing, env: Env) =>
   pool.use((remote) =>
     remote.list.pipe(Effect.timeoutOrElse({
       duration: Duration.millis(wired.timeoutMs),
@@ -210,12 +212,7 @@ const refresh = (
 ): Effect.Effect<void, string> =>
   Effect.gen(function*() {
     const before = yield* list
-    const after = new Set((yield* Ref.get(entries)).map((e) => e.tool.name))
-    const was = new Set(before.map((e) => e.tool.name))
-    const added = [...after].filter((n) => !was.has(n))
-    const removed = [...was].filter((n) => !after.has(n))
-    if (added.length > 0 || removed.length > 0) yield* env.emit(Diagnostic.toolsChanged(server, added, removed))
-    yield* env.publish
+    yield* announce(server, before, yield* Ref.get(entries), env)
   })
 
 const refresher = (server: string, changed: Queue.Queue<void>, pass: Effect.Effect<void, string>) =>
@@ -223,6 +220,21 @@ const refresher = (server: string, changed: Queue.Queue<void>, pass: Effect.Effe
     yield* Queue.take(changed)
     yield* Queue.clear(changed)
     yield* Effect.catch(pass, (reason) => Effect.logWarning(`MCP server "${server}": the tool list could not be refreshed: ${reason}`))
+  })
+
+/**
+ * Say what a refreshed listing moved (a `tools-changed` diagnostic, when anything did) and
+ * republish the map: the last step of every refresh, remote or local.
+ */
+export const announce = (server: string, before: ReadonlyArray<Catalog.Entry>, after: ReadonlyArray<Catalog.Entry>, env: Env) =>
+  Effect.suspend(() => {
+    const now = new Set(after.map((e) => e.tool.name))
+    const was = new Set(before.map((e) => e.tool.name))
+    const added = [...now].filter((n) => !was.has(n))
+    const removed = [...was].filter((n) => !now.has(n))
+    return added.length > 0 || removed.length > 0
+      ? Effect.andThen(env.emit(Diagnostic.toolsChanged(server, added, removed)), env.publish)
+      : env.publish
   })
 
 // A call checked against what the server publishes: before the first listing is in (a rebuilt
@@ -243,31 +255,25 @@ const published = (listing: Listing, server: string, call: Link["call"]): Link["
       }))
 }
 
-type Attempted = Remote.Rejected | Hosts.Refused | ToolTimeout | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
+type Attempted = Remote.Rejected | Hosts.Refused | Remote.TimedOut | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
 
 const classified = (name: string, server: string) => (e: Attempted): CallFailure =>
-  e._tag === "ToolTimeout" ? e
+  e._tag === "McpTimedOut" ? new ToolTimeout({ name, server, timeoutMs: e.timeoutMs })
   : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, server)(e)
   : unavailable(name, server)(e)
 
-// One request with its deadline, inside a lease on the server's connection.
-const attempt = (pool: Pool, server: string) => (name: string, tool: string, args: unknown, timeoutMs: number) =>
-  pool.use((remote) =>
-    remote.call(tool, args).pipe(Effect.timeoutOrElse({
-      duration: Duration.millis(timeoutMs),
-      orElse: () => Effect.fail(new ToolTimeout({ name, server, timeoutMs }))
-    }))
-  )
+// One request with its deadline (the connection's to keep), inside a lease on the server's connection.
+const attempt = (pool: Pool) => (tool: string, args: unknown, timeoutMs: number) => pool.use((remote) => remote.call(tool, args, timeoutMs))
 
 const caller = (pool: Pool, server: string): Link["call"] => {
-  const once = attempt(pool, server)
+  const once = attempt(pool)
   return (name, tool, args, timeoutMs) =>
-    once(name, tool, args, timeoutMs).pipe(
+    once(tool, args, timeoutMs).pipe(
       Effect.catch((e) =>
         // The link was gone before the request was sent, so it provably never reached the server:
         // once more, on a fresh dial. A request that was sent is never sent again.
         e._tag === "ConnectionLost" && e.phase !== "call"
-          ? Effect.mapError(once(name, tool, args, timeoutMs), classified(name, server))
+          ? Effect.mapError(once(tool, args, timeoutMs), classified(name, server))
           : Effect.fail(classified(name, server)(e))
       )
     )
@@ -278,7 +284,7 @@ const caller = (pool: Pool, server: string): Link["call"] => {
  * out (with its diagnostic emitted). A server that cannot be listed now is kept, with no tools. A
  * seeded link starts from the stored catalogue and lists in the background, dialling nothing first.
  */
-export const make = (wired: Config.Wired, env: Env, seed?: Stored.Seed): Effect.Effect<Link | undefined, never, Scope.Scope> =>
+export const make = (wired: Config.Wired<Config.Remote>, env: Env, seed?: Stored.Seed): Effect.Effect<Link | undefined, never, Scope.Scope> =>
   Effect.gen(function*() {
     const config = wired.config
     const open = yield* Effect.result(opener(wired, env.options))

@@ -20,6 +20,7 @@ import { LinkError } from "../../surface/LinkError.ts"
 import type * as Owned from "../../surface/Owned.ts"
 import type * as Hosts from "../Hosts.ts"
 import * as Transports from "../Transports.ts"
+import * as Deadlines from "./deadlines.ts"
 
 /**
  * The server refused a request at the protocol level (a JSON-RPC error, or an HTTP status that is
@@ -32,6 +33,11 @@ export class Rejected extends Data.TaggedError("McpRejected")<{ readonly code: n
 }
 
 /**
+ * A call's deadline passed before its answer came; the server was told to cancel it.
+ */
+export class TimedOut extends Data.TaggedError("McpTimedOut")<{ readonly timeoutMs: number }> {}
+
+/**
  * Every way a request on a live session can fail.
  */
 export type Failure = LinkError | Rejected | Hosts.Refused
@@ -42,7 +48,8 @@ export type Failure = LinkError | Rejected | Hosts.Refused
  */
 export interface Remote {
   readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure>
-  readonly call: (tool: string, args: unknown) => Effect.Effect<unknown, Failure>
+  /** A `tools/call` bounded by `timeoutMs`, from when it is sent. */
+  readonly call: (tool: string, args: unknown, timeoutMs: number) => Effect.Effect<unknown, Failure | TimedOut>
 }
 
 /**
@@ -57,8 +64,8 @@ export interface Options {
   readonly onToolsChanged: () => void
 }
 
-// The deadline is the toolset's (Effect's clock, so tests drive it); the SDK's own timer is set
-// past any deadline a caller can give, so it never decides first.
+// The deadline is the toolset's (Effect's clock, so tests drive it: see `deadlines.ts`); the SDK's
+// own timer is set past any deadline a caller can give, so it never decides first.
 const NO_SDK_TIMEOUT = 2_147_483_647
 const MAX_PAGES = 100
 const NOT_REACHED = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"])
@@ -102,6 +109,35 @@ const request = (client: Client, method: string, params: Record<string, unknown>
     catch: classify
   })
 
+const DEADLINE_PASSED = "the request's deadline passed"
+
+// A `tools/call` with its deadline armed on the connection's deadlines: when it passes, the
+// request's signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an
+// interruption does the same. One callback, no fiber of its own.
+const call = (client: Client, deadlines: Deadlines.Deadlines, params: Record<string, unknown>, timeoutMs: number) =>
+  Effect.callback<unknown, Failure | TimedOut>((resume) => {
+    const controller = new AbortController()
+    let expired = false
+    const disarm = deadlines.arm(timeoutMs, () => {
+      expired = true
+      controller.abort(DEADLINE_PASSED)
+    })
+    client.request({ method: "tools/call", params }, ResultSchema, { signal: controller.signal, timeout: NO_SDK_TIMEOUT }).then(
+      (answer) => {
+        disarm()
+        resume(Effect.succeed(answer))
+      },
+      (error: unknown) => {
+        disarm()
+        resume(Effect.fail(expired ? new TimedOut({ timeoutMs }) : classify(error)))
+      }
+    )
+    return Effect.sync(() => {
+      disarm()
+      controller.abort()
+    })
+  })
+
 const Page = Schema.Struct({ tools: Schema.Array(Schema.Unknown), nextCursor: Schema.optionalKey(Schema.String) })
 const decodePage = Schema.decodeUnknownResult(Page)
 
@@ -143,17 +179,21 @@ export const connect = (transport: Transport, options: Options): Effect.Effect<O
     }
     // Registered before the handshake, so a handshake that fails or is interrupted still closes it.
     yield* Effect.addFinalizer(() => close(client, transport))
+    const deadlines = yield* Deadlines.make
     yield* Effect.tryPromise({
       try: (signal) => client.connect(transport, { signal, timeout: NO_SDK_TIMEOUT }),
       catch: classify
     })
     const remote: Remote = {
       list: Effect.suspend(() => closed ? Effect.fail(gone) : listAll(client)),
-      call: (tool, args) => Effect.suspend(() => closed ? Effect.fail(gone) : request(client, "tools/call", { name: tool, arguments: args }))
+      call: (tool, args, timeoutMs) => Effect.suspend(() => closed ? Effect.fail(gone) : call(client, deadlines, { name: tool, arguments: args }, timeoutMs))
     }
     return {
       client: remote,
       dispose: Effect.void, // the scope closes it
+      // The SDK rejects every pending request when the transport closes (ConnectionClosed, a
+      // LinkError once classified), so the pool need not race each call against the close.
+      settlesPending: true,
       onClose: (listener) => {
         if (closed) listener()
         else listeners.add(listener)

@@ -22,14 +22,14 @@ export interface Seed {
 }
 
 /** The endpoint a row records for a server: its transport type, and its URL when it has one. */
-export const endpointOf = (config: Config.Server): { readonly type: Store.ServerType; readonly url?: string } =>
+export const endpointOf = (config: Config.Remote): { readonly type: Store.ServerType; readonly url?: string } =>
   config.type === "streamable-http" || config.type === "sse" ? { type: config.type, url: Store.storedUrl(config.url) } : { type: config.type }
 
 const describeEndpoint = (endpoint: { readonly type: string; readonly url?: string | undefined }) =>
   endpoint.url === undefined ? endpoint.type : `${endpoint.type} ${endpoint.url}`
 
 /** Why `row` is not this server's, or `undefined` when its endpoint is the configured one. */
-export const mismatch = (row: Store.Row, config: Config.Server): { readonly stored: string; readonly configured: string } | undefined => {
+export const mismatch = (row: Store.Row, config: Config.Remote): { readonly stored: string; readonly configured: string } | undefined => {
   const endpoint = endpointOf(config)
   return row.type === endpoint.type && row.url === endpoint.url
     ? undefined
@@ -37,7 +37,7 @@ export const mismatch = (row: Store.Row, config: Config.Server): { readonly stor
 }
 
 /** The row a listing is recorded as. */
-export const rowOf = (wired: Config.Wired, listed: ReadonlyArray<Drift.Listed>, fingerprints: Drift.Baseline): Store.Row => ({
+export const rowOf = (wired: Config.Wired<Config.Remote>, listed: ReadonlyArray<Drift.Listed>, fingerprints: Drift.Baseline): Store.Row => ({
   id: wired.key,
   name: wired.config.name,
   ...endpointOf(wired.config),
@@ -51,7 +51,7 @@ export const rowOf = (wired: Config.Wired, listed: ReadonlyArray<Drift.Listed>, 
  */
 export const baselineOf = (
   store: Store.Store,
-  wired: Config.Wired,
+  wired: Config.Wired<Config.Remote>,
   emit: (diagnostic: Diagnostic.Diagnostic) => Effect.Effect<void>
 ): Effect.Effect<Drift.Baseline | undefined, string> =>
   Effect.gen(function*() {
@@ -67,7 +67,7 @@ export const baselineOf = (
 /** Record a listing: the catalogue refreshed, its fingerprints kept only if no baseline is recorded. */
 export const record = (
   store: Store.Store,
-  wired: Config.Wired,
+  wired: Config.Wired<Config.Remote>,
   listed: ReadonlyArray<Drift.Listed>,
   fingerprints: Drift.Baseline,
   emit: (diagnostic: Diagnostic.Diagnostic) => Effect.Effect<void>
@@ -77,10 +77,10 @@ export const record = (
   )
 
 /**
- * What a rebuild starts each configured server from: its stored row as a seed (or an empty one, for
- * a server the store does not hold, listed in the background like the rest). Refuses an empty store
- * and a row whose endpoint differs from its configuration; a stored server the configuration does
- * not name is left out and said so.
+ * What a rebuild starts each configured remote server from: its stored row as a seed (or an empty
+ * one, for a server the store does not hold, listed in the background like the rest); a local bundle
+ * needs none, its roster answers at once. Refuses an empty store and a row whose endpoint differs
+ * from its configuration; a stored server the configuration does not name is left out and said so.
  */
 export const seedsFor = (
   servers: ReadonlyArray<Config.Wired>,
@@ -95,13 +95,15 @@ export const seedsFor = (
     const diagnostics: Array<Diagnostic.Diagnostic> = []
     const seeds = new Map<string, Seed>()
     for (const wired of servers) {
+      const config = wired.config
+      if (config.type === "local") continue
       const row = byId.get(wired.key)
       if (row === undefined) {
         diagnostics.push(Store.serverNotStored(wired.config.name))
         seeds.set(wired.key, { tools: [], baseline: undefined })
         continue
       }
-      const moved = mismatch(row, wired.config)
+      const moved = mismatch(row, config)
       if (moved !== undefined) return yield* new StoredServerMismatch({ server: wired.config.name, ...moved })
       seeds.set(wired.key, { tools: row.tools, baseline: row.toolFingerprints })
     }
