@@ -119,6 +119,7 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
     title: procedure.title,
     description: described(procedure.description, () => `Calls ${ns}.${verb} on ${surfaceName(sibling)}.`),
     mutates,
+    meta: undefined,
     input: compileInput(procedure.input),
     target: { _tag: "Procedure", ns, verb, procedure, encode: procedure.output === undefined ? identity : encoderOf(procedure.output) }
   }
@@ -200,7 +201,7 @@ const bespokeTool = (
   name: string,
   origin: Bundle.Origin,
   sibling: string | undefined,
-  tool: { readonly title?: string; readonly description: string; readonly mutates: boolean; readonly input?: unknown },
+  tool: { readonly title?: string; readonly description: string; readonly mutates: boolean; readonly meta?: Json.JsonObject; readonly input?: unknown },
   target: Bundle.Tool["target"]
 ): Effect.Effect<Bundle.Tool, ResolveError.InvalidToolSchema> =>
   Effect.map(bespokeInput(name, origin, tool.input), (input) => ({
@@ -211,6 +212,7 @@ const bespokeTool = (
     description: described(tool.description, () =>
       origin._tag === "RootTool" ? `Runs the bundle's root tool ${name}.` : `Runs a tool of ${surfaceName(sibling)}.`),
     mutates: tool.mutates,
+    meta: tool.meta,
     input,
     target
   }))

@@ -112,6 +112,8 @@ export interface Tool<S extends ToolInputSchema | undefined, Out, E, R, C> {
   readonly description: string
   /** MCP's display name; a host without one shows the tool's machine name. */
   readonly title?: string
+  /** Listed as the tool's `_meta`, verbatim: what a face forwards about a tool it does not own. */
+  readonly meta?: JsonObject
   /** Missing means the tool takes no input. */
   readonly input?: S
   readonly mutates: boolean
