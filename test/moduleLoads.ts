@@ -45,7 +45,8 @@ export const modulesLoadedBy = (specifier: string, args: ReadonlyArray<string> =
       { cwd: projectRoot, env, encoding: "utf8" }
     )
     const urls: unknown = JSON.parse(Fs.readFileSync(out, "utf8"))
-    if (!Array.isArray(urls) || !urls.every((url) => typeof url === "string")) throw new Error(`not a list of URLs: ${String(urls)}`)
+    if (!Array.isArray(urls) || !urls.every((url) => typeof url === "string"))
+      throw new Error(`not a list of URLs: ${String(urls)}`)
     return { urls, status: child.status, stdout: child.stdout, stderr: child.stderr }
   } finally {
     Fs.rmSync(Path.dirname(out), { recursive: true, force: true })

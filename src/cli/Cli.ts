@@ -10,11 +10,11 @@
  *
  * @since 0.1.0
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect, Logger } from "effect"
 import type { Scope } from "effect"
-import { Command } from "effect/cli"
-import { CliError } from "effect/cli"
+import { CliError, Command } from "effect/cli"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Caller from "../core/Caller.ts"
 import * as Engine from "../core/Engine.ts"
@@ -43,7 +43,9 @@ import { kebab } from "./Flags.ts"
  *
  * @since 0.1.0
  */
-export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients> extends Engine.BundleOptions<E, R, C> {
+export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients>
+  extends Engine.BundleOptions<E, R, C>
+{
   readonly name: string
   readonly version?: string | undefined
 }
@@ -90,16 +92,18 @@ const callThrough = (engine: Engine.Engine["Service"], name: string) => (args: u
  *
  * @since 0.1.0
  */
-export const verbs: Effect.Effect<ReadonlyArray<CliCommands.Verb>, never, Engine.Engine | Roster.Roster> = Effect.gen(function*() {
-  const engine = yield* Engine.Engine
-  const resolved = yield* (yield* Roster.Roster).current
-  return resolved.tools.map((tool): CliCommands.Verb => ({
-    words: wordsOf(tool.origin),
-    description: tool.description,
-    input: Fields.fromJsonSchema(tool.input.jsonSchema),
-    run: callThrough(engine, tool.name)
-  }))
-})
+export const verbs: Effect.Effect<ReadonlyArray<CliCommands.Verb>, never, Engine.Engine | Roster.Roster> = Effect.gen(
+  function*() {
+    const engine = yield* Engine.Engine
+    const resolved = yield* (yield* Roster.Roster).current
+    return resolved.tools.map((tool): CliCommands.Verb => ({
+      words: wordsOf(tool.origin),
+      description: tool.description,
+      input: Fields.fromJsonSchema(tool.input.jsonSchema),
+      run: callThrough(engine, tool.name)
+    }))
+  }
+)
 
 /**
  * The bundle's command tree, named `name`.
@@ -113,7 +117,8 @@ export const verbs: Effect.Effect<ReadonlyArray<CliCommands.Verb>, never, Engine
  *
  * @since 0.1.0
  */
-export const command = (name: string) => Effect.flatMap(verbs, (table) => Effect.fromResult(CliCommands.tree(name, table)))
+export const command = (name: string) =>
+  Effect.flatMap(verbs, (table) => Effect.fromResult(CliCommands.tree(name, table)))
 
 /**
  * Run the bundle's command line on `args` (the process's own, from `Stdio`, when omitted): parse,
@@ -124,7 +129,7 @@ export const command = (name: string) => Effect.flatMap(verbs, (table) => Effect
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { NodeServices } from "@effect/platform-node"
+ * import * as NodeServices from "@effect/platform-node/NodeServices"
  * import { Cli } from "effect-surface/cli"
  *
  * declare const options: Cli.Options
@@ -156,7 +161,8 @@ export const run = <E, R, C extends Bundle.Clients>(options: Options<E, R, C>, a
  * @since 0.1.0
  */
 export const alreadyTold = (error: unknown): boolean =>
-  CliError.isCliError(error) || (typeof error === "object" && error !== null && "_tag" in error && error._tag === "CallFailed")
+  CliError.isCliError(error) ||
+  (typeof error === "object" && error !== null && "_tag" in error && error._tag === "CallFailed")
 
 /**
  * Run a command-line program as this process's `main`: on Node's services, its failures told once
@@ -177,7 +183,8 @@ export const main = <E>(program: Effect.Effect<void, E, NodeServices.NodeService
     program.pipe(
       Effect.tapCause((cause) => {
         const failure = Cause.findErrorOption(cause)
-        if (failure._tag === "Some") return alreadyTold(failure.value) ? Effect.void : Console.error(messageOf(failure.value))
+        if (failure._tag === "Some")
+          return alreadyTold(failure.value) ? Effect.void : Console.error(messageOf(failure.value))
         return Cause.hasInterruptsOnly(cause) ? Effect.void : Console.error(Cause.pretty(cause))
       }),
       Effect.scoped,
@@ -198,4 +205,3 @@ export const main = <E>(program: Effect.Effect<void, E, NodeServices.NodeService
  * @since 0.1.0
  */
 export type RunError = CliCommands.CallFailed | CliCommands.VerbClash | CliError.CliError | ResolveError.ResolveError
-

@@ -88,7 +88,8 @@ const blockText = (block: ToolResult.ToolContent): string => {
     case "audio":
       return `(${block.mimeType} ${block.type}, ${block.data.length} base64 characters)`
     case "resource":
-      return "text" in block.resource && typeof block.resource.text === "string" ? block.resource.text : `(resource ${block.resource.uri})`
+      return "text" in block.resource && typeof block.resource.text === "string" ? block.resource.text
+        : `(resource ${block.resource.uri})`
   }
 }
 
@@ -105,9 +106,11 @@ const blockText = (block: ToolResult.ToolContent): string => {
  * @since 0.1.0
  */
 export const render = (result: ToolResult.ToolResult): string =>
-  result.content.length > 0 ? result.content.map(blockText).join("\n") : JSON.stringify(result.structuredContent ?? null)
+  result.content.length > 0 ? result.content.map(blockText).join("\n")
+    : JSON.stringify(result.structuredContent ?? null)
 
-const write = (sink: ReturnType<Stdio.Stdio["stdout"]>, text: string) => Stream.run(Stream.make(`${text}\n`), sink).pipe(Effect.orDie)
+const write = (sink: ReturnType<Stdio.Stdio["stdout"]>, text: string) =>
+  Stream.run(Stream.make(`${text}\n`), sink).pipe(Effect.orDie)
 
 /**
  * Print a result — its answer on stdout, or its refusal's sentence on stderr and fail with
@@ -147,7 +150,10 @@ const leafCommand = <E, R>(name: string, verb: Verb<E, R>): Result.Result<Built<
     onSuccess: (leaves) =>
       Result.succeed(
         Command.make(name, CliFlags.config(leaves), (parsed) =>
-          Effect.flatMap(Effect.provideService(verb.run(CliFlags.args(leaves, parsed)), Console.Console, toStderr), report)).pipe(
+          Effect.flatMap(
+            Effect.provideService(verb.run(CliFlags.args(leaves, parsed)), Console.Console, toStderr),
+            report
+          )).pipe(
             Command.withDescription(verb.description)
           )
       )
@@ -165,14 +171,20 @@ const insert = <E, R>(root: Node<E, R>, verb: Verb<E, R>): VerbClash | undefined
     node.children.set(word, next)
     node = next
   }
-  if (node.verb !== undefined) return new VerbClash({ words: verb.words.join(" "), reason: "two verbs have these words" })
+  if (node.verb !== undefined)
+    return new VerbClash({ words: verb.words.join(" "), reason: "two verbs have these words" })
   node.verb = verb
   return undefined
 }
 
-const build = <E, R>(name: string, node: Node<E, R>, path: ReadonlyArray<string>): Result.Result<Built<E, R>, VerbClash> => {
+const build = <E, R>(
+  name: string,
+  node: Node<E, R>,
+  path: ReadonlyArray<string>
+): Result.Result<Built<E, R>, VerbClash> => {
   if (node.verb !== undefined) {
-    if (node.children.size > 0) return Result.fail(new VerbClash({ words: path.join(" "), reason: "it is a verb and a group of verbs" }))
+    if (node.children.size > 0)
+      return Result.fail(new VerbClash({ words: path.join(" "), reason: "it is a verb and a group of verbs" }))
     return leafCommand(name, node.verb)
   }
   const children: Array<Built<E, R>> = []
@@ -182,7 +194,12 @@ const build = <E, R>(name: string, node: Node<E, R>, path: ReadonlyArray<string>
     children.push(built.success)
   }
   // A group says what it holds, so `--help` one level up reads as a table of contents.
-  return Result.succeed(Command.make(name).pipe(Command.withSubcommands(children), Command.withDescription([...node.children.keys()].join(", "))))
+  return Result.succeed(
+    Command.make(name).pipe(
+      Command.withSubcommands(children),
+      Command.withDescription([...node.children.keys()].join(", "))
+    )
+  )
 }
 
 /**
@@ -193,7 +210,7 @@ const build = <E, R>(name: string, node: Node<E, R>, path: ReadonlyArray<string>
  * ```ts
  * import { Effect, Result } from "effect"
  * import { Command } from "effect/cli"
- * import { NodeServices } from "@effect/platform-node"
+ * import * as NodeServices from "@effect/platform-node/NodeServices"
  * import { CliCommands } from "effect-surface/cli"
  *
  * declare const add: CliCommands.Verb

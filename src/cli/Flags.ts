@@ -70,7 +70,13 @@ export const kebab = (name: string): string =>
 const kindOf = (field: Fields.Field): Kind =>
   Fields.isScalar(field) ? "scalar" : field._tag === "List" && Fields.isScalar(field.items) ? "repeated" : "json"
 
-const walk = (group: Fields.Group, path: ReadonlyArray<string>, names: ReadonlyArray<string>, within: ReadonlyArray<boolean>, into: Array<Leaf>): void => {
+const walk = (
+  group: Fields.Group,
+  path: ReadonlyArray<string>,
+  names: ReadonlyArray<string>,
+  within: ReadonlyArray<boolean>,
+  into: Array<Leaf>
+): void => {
   for (const { field, name } of group.properties) {
     const at = [...path, name]
     const flagNames = [...names, kebab(name)]
@@ -93,7 +99,9 @@ const walk = (group: Fields.Group, path: ReadonlyArray<string>, names: ReadonlyA
  *
  * @since 0.1.0
  */
-export class FlagClash extends Data.TaggedError("FlagClash")<{ readonly flag: string; readonly paths: ReadonlyArray<string> }> {
+export class FlagClash
+  extends Data.TaggedError("FlagClash")<{ readonly flag: string; readonly paths: ReadonlyArray<string> }>
+{
   override get message(): string {
     return `the fields ${this.paths.join(" and ")} both read as --${this.flag}`
   }
@@ -117,19 +125,22 @@ export class FlagClash extends Data.TaggedError("FlagClash")<{ readonly flag: st
  * @since 0.1.0
  */
 export const leaves = (input: Fields.Field): Result.Result<ReadonlyArray<Leaf>, FlagClash> => {
-  if (input._tag !== "Group") return Result.succeed([{ flag: "json", path: [], field: input, required: true, kind: "json", within: [] }])
+  if (input._tag !== "Group")
+    return Result.succeed([{ flag: "json", path: [], field: input, required: true, kind: "json", within: [] }])
   const found: Array<Leaf> = []
   walk(input, [], [], [], found)
   const byFlag = new Map<string, Leaf>()
   for (const leaf of found) {
     const first = byFlag.get(leaf.flag)
-    if (first !== undefined) return Result.fail(new FlagClash({ flag: leaf.flag, paths: [first.path.join("."), leaf.path.join(".")] }))
+    if (first !== undefined)
+      return Result.fail(new FlagClash({ flag: leaf.flag, paths: [first.path.join("."), leaf.path.join(".")] }))
     byFlag.set(leaf.flag, leaf)
   }
   return Result.succeed(found)
 }
 
-const quote = (values: ReadonlyArray<Json.Json>): string => values.map((v) => typeof v === "string" ? v : JSON.stringify(v)).join(", ")
+const quote = (values: ReadonlyArray<Json.Json>): string =>
+  values.map((v) => typeof v === "string" ? v : JSON.stringify(v)).join(", ")
 
 /**
  * What `--help` says of a flag beyond its description: its enum, bounds, length, pattern, and
@@ -167,7 +178,8 @@ export const constraints = (leaf: Leaf): ReadonlyArray<string> => {
 const helpOf = (leaf: Leaf): string => {
   const said = leaf.field._tag === "Opaque" ? undefined : leaf.field.description
   const words = constraints(leaf)
-  return [said, words.length === 0 ? undefined : `(${words.join("; ")})`].filter((s) => s !== undefined && s !== "").join(" ")
+  return [said, words.length === 0 ? undefined : `(${words.join("; ")})`].filter((s) => s !== undefined && s !== "")
+    .join(" ")
 }
 
 const parseJson = (text: string): Json.Json => JSON.parse(text)
@@ -176,7 +188,8 @@ const scalarFlag = (name: string, field: Fields.Text | Fields.Numeric | Fields.T
   switch (field._tag) {
     case "Text":
       // An enum is told as the metavar, not parsed as a choice: the tool refuses what is not in it.
-      return field.enum === undefined ? Flag.String(name) : Flag.String(name).pipe(Flag.withMetavar(field.enum.join("|")))
+      return field.enum === undefined ? Flag.String(name)
+        : Flag.String(name).pipe(Flag.withMetavar(field.enum.join("|")))
     case "Numeric":
       return field.integer ? Flag.Int(name) : Flag.Finite(name)
     case "Truth":
@@ -190,8 +203,13 @@ const flagOf = (leaf: Leaf): Flag.Flag<Option.Option<Json.Json> | ReadonlyArray<
   if (leaf.kind === "repeated" && leaf.field._tag === "List" && Fields.isScalar(leaf.field.items)) {
     return described(Flag.atLeast(scalarFlag(leaf.flag, leaf.field.items), 0))
   }
-  if (leaf.kind === "scalar" && Fields.isScalar(leaf.field)) return Flag.optional(described(scalarFlag(leaf.flag, leaf.field)))
-  const json = Flag.mapTryCatch(Flag.String(leaf.flag), parseJson, (error) => `--${leaf.flag} is not JSON: ${error instanceof Error ? error.message : String(error)}`)
+  if (leaf.kind === "scalar" && Fields.isScalar(leaf.field))
+    return Flag.optional(described(scalarFlag(leaf.flag, leaf.field)))
+  const json = Flag.mapTryCatch(
+    Flag.String(leaf.flag),
+    parseJson,
+    (error) => `--${leaf.flag} is not JSON: ${error instanceof Error ? error.message : String(error)}`
+  )
   return Flag.optional(described(Flag.withMetavar(json, "json")))
 }
 
@@ -212,11 +230,14 @@ const flagOf = (leaf: Leaf): Flag.Flag<Option.Option<Json.Json> | ReadonlyArray<
  *
  * @since 0.1.0
  */
-export const config = (leaves: ReadonlyArray<Leaf>): Record<string, Flag.Flag<Option.Option<Json.Json> | ReadonlyArray<Json.Json>>> =>
+export const config = (
+  leaves: ReadonlyArray<Leaf>
+): Record<string, Flag.Flag<Option.Option<Json.Json> | ReadonlyArray<Json.Json>>> =>
   Object.fromEntries(leaves.map((leaf) => [leaf.flag, flagOf(leaf)]))
 
 // Mutable: the arguments are built here, in records this module made.
-const isObject = (json: Json.Json | undefined): json is Record<string, Json.Json> => typeof json === "object" && json !== null && !Array.isArray(json)
+const isObject = (json: Json.Json | undefined): json is Record<string, Json.Json> =>
+  typeof json === "object" && json !== null && !Array.isArray(json)
 
 const setAt = (into: Record<string, Json.Json>, path: ReadonlyArray<string>, value: Json.Json): void => {
   const [head, ...tail] = path
@@ -309,7 +330,9 @@ export const argv = (leaves: ReadonlyArray<Leaf>, value: Json.Json): ReadonlyArr
       value
     )
     if (at === undefined) return []
-    if (leaf.kind === "repeated" && Array.isArray(at)) return at.flatMap((item: Json.Json) => [`--${leaf.flag}=${String(item)}`])
-    if (leaf.kind === "scalar" && typeof at !== "object") return [`--${leaf.flag}=${String(at)}`]
+    if (leaf.kind === "repeated" && Array.isArray(at))
+      return at.flatMap((item: Json.Json) => [`--${leaf.flag}=${String(item)}`])
+    if (leaf.kind === "scalar" && typeof at !== "object")
+      return [`--${leaf.flag}=${String(at)}`]
     return [`--${leaf.flag}=${JSON.stringify(at)}`]
   })

@@ -165,12 +165,18 @@ export type Field = Text | Numeric | Truth | List | Group | Opaque
 const isNode = (json: Json.Json | undefined): json is Json.JsonObject =>
   typeof json === "object" && json !== null && !Array.isArray(json)
 
-const isFiniteNumber = (json: Json.Json | undefined): json is number => typeof json === "number" && Number.isFinite(json)
+const isFiniteNumber = (json: Json.Json | undefined): json is number =>
+  typeof json === "number" && Number.isFinite(json)
 
-const isCount = (json: Json.Json | undefined): json is number => isFiniteNumber(json) && Number.isInteger(json) && json >= 0
+const isCount = (json: Json.Json | undefined): json is number =>
+  isFiniteNumber(json) && Number.isInteger(json) && json >= 0
 
 // Takes a keyword off `rest` when `accepts` it; otherwise it stays there, verbatim.
-const take = <A extends Json.Json>(rest: Record<string, Json.Json>, key: string, accepts: (json: Json.Json) => json is A): A | undefined => {
+const take = <A extends Json.Json>(
+  rest: Record<string, Json.Json>,
+  key: string,
+  accepts: (json: Json.Json) => json is A
+): A | undefined => {
   const value = rest[key]
   if (value === undefined || !accepts(value)) return undefined
   delete rest[key]
@@ -178,14 +184,17 @@ const take = <A extends Json.Json>(rest: Record<string, Json.Json>, key: string,
 }
 
 const isString = (json: Json.Json): json is string => typeof json === "string"
-const strings = (json: Json.Json): json is ReadonlyArray<string> => Array.isArray(json) && json.length > 0 && json.every(isString)
-const numbers = (json: Json.Json): json is ReadonlyArray<number> => Array.isArray(json) && json.length > 0 && json.every(isFiniteNumber)
+const strings = (json: Json.Json): json is ReadonlyArray<string> =>
+  Array.isArray(json) && json.length > 0 && json.every(isString)
+const numbers = (json: Json.Json): json is ReadonlyArray<number> =>
+  Array.isArray(json) && json.length > 0 && json.every(isFiniteNumber)
 
 const group = (node: Json.JsonObject, rest: Record<string, Json.Json>): Field => {
   // An object that lists no properties is free-form: no field of it can be typed.
   const properties = node["properties"]
   const required = node["required"] ?? []
-  if (!isNode(properties) || !strings(required) && !(Array.isArray(required) && required.length === 0)) return { _tag: "Opaque", schema: node }
+  if (!isNode(properties) || !strings(required) && !(Array.isArray(required) && required.length === 0))
+    return { _tag: "Opaque", schema: node }
   const names = Object.keys(properties)
   if (!required.every((name) => names.includes(name))) return { _tag: "Opaque", schema: node }
   delete rest["properties"]
@@ -222,14 +231,29 @@ export const fromJsonSchema = (schema: Json.Json): Field => {
   switch (type) {
     case "string": {
       const description = take(rest, "description", isString)
-      return { _tag: "Text", description, enum: take(rest, "enum", strings), maxLength: take(rest, "maxLength", isCount), pattern: take(rest, "pattern", isString), rest }
+      return {
+        _tag: "Text",
+        description,
+        enum: take(rest, "enum", strings),
+        maxLength: take(rest, "maxLength", isCount),
+        pattern: take(rest, "pattern", isString),
+        rest
+      }
     }
     case "number":
     case "integer": {
       const description = take(rest, "description", isString)
       const minimum = take(rest, "minimum", isFiniteNumber)
       const maximum = take(rest, "maximum", isFiniteNumber)
-      return { _tag: "Numeric", integer: type === "integer", description, enum: take(rest, "enum", numbers), minimum, maximum, rest }
+      return {
+        _tag: "Numeric",
+        integer: type === "integer",
+        description,
+        enum: take(rest, "enum", numbers),
+        minimum,
+        maximum,
+        rest
+      }
     }
     case "boolean":
       return { _tag: "Truth", description: take(rest, "description", isString), rest }
@@ -274,9 +298,17 @@ export const toJsonSchema = (field: Field): Json.Json => {
     case "Opaque":
       return field.schema
     case "Text":
-      return withCommon({ type: "string" }, field, defined({ enum: field.enum, maxLength: field.maxLength, pattern: field.pattern }))
+      return withCommon(
+        { type: "string" },
+        field,
+        defined({ enum: field.enum, maxLength: field.maxLength, pattern: field.pattern })
+      )
     case "Numeric":
-      return withCommon({ type: field.integer ? "integer" : "number" }, field, defined({ enum: field.enum, minimum: field.minimum, maximum: field.maximum }))
+      return withCommon(
+        { type: field.integer ? "integer" : "number" },
+        field,
+        defined({ enum: field.enum, minimum: field.minimum, maximum: field.maximum })
+      )
     case "Truth":
       return withCommon({ type: "boolean" }, field)
     case "List":

@@ -29,7 +29,9 @@ import * as ServeTools from "./ServeTools.ts"
  *
  * @since 0.1.0
  */
-export interface ServeToolsOptions extends Omit<ServeOptions, "client" | "core" | "surfaces" | "tools" | "server" | "tombstoneCap"> {
+export interface ServeToolsOptions
+  extends Omit<ServeOptions, "client" | "core" | "surfaces" | "tools" | "server" | "tombstoneCap">
+{
   readonly credentials?: ServeTools.Options["credentials"]
 }
 
@@ -100,9 +102,9 @@ export interface HttpServedTools extends ServedTools {
  */
 export const serveTools = (async (
   tools: ReadonlyArray<ServeTools.PlainTool>,
-  options: ServeToolsOptions = {}
+  options?: ServeToolsOptions
 ): Promise<ServedTools | HttpServedTools> => {
-  const { credentials, transport, ...settings } = options
+  const { credentials, transport, ...settings } = options ?? {}
   const bundle = await Effect.runPromise(ServeTools.bundle(tools, { credentials }))
   const served = { ...settings, ...bundle, client: () => ({ clients: {} }) }
   if (transport !== undefined && isHttp(transport)) {
@@ -112,7 +114,10 @@ export const serveTools = (async (
   const { close, closed } = await serveSurfaceAsMcp(transport === undefined ? served : { ...served, transport })
   return { close, closed }
 }) as {
-  (tools: ReadonlyArray<ServeTools.PlainTool>, options: ServeToolsOptions & { readonly transport: HttpTransport }): Promise<HttpServedTools>
+  (
+    tools: ReadonlyArray<ServeTools.PlainTool>,
+    options: ServeToolsOptions & { readonly transport: HttpTransport }
+  ): Promise<HttpServedTools>
   (tools: ReadonlyArray<ServeTools.PlainTool>, options?: ServeToolsOptions): Promise<ServedTools>
 }
 

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Result, Schema } from "effect"
+import { Effect, Layer, Result } from "effect"
 import type { ServeError } from "effect/http/HttpServerError"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Json from "../core/Json.ts"
@@ -24,6 +24,14 @@ import type * as McpFace from "../mcp/Face.ts"
 import * as McpHttp from "../mcp/Http.ts"
 import type * as HttpGuard from "../mcp/HttpGuard.ts"
 import { McpServer, McpSession } from "../mcp/McpServer.ts"
+import {
+  CheckInUnsupported,
+  CredentialsMissing,
+  DuplicateTool,
+  MalformedTool,
+  NoTools,
+  type ServeToolsError
+} from "./ServeToolsError.ts"
 
 /**
  * The `_meta` key a served tool's declarations travel under, namespaced so a host's own keys and
@@ -130,117 +138,8 @@ export interface Options extends McpFace.Settings {
   readonly credentials?: ((request: CredentialRequest) => unknown) | undefined
 }
 
-/**
- * The tool list was empty: a server with nothing to call is a mistake, not a server.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ServeTools } from "effect-surface/serve"
- * const refused = ServeTools.rootTools([]).pipe(Effect.catchTag("NoTools", (e) => Effect.succeed(e.message)))
- * ```
- *
- * @since 0.1.0
- */
-export class NoTools extends Schema.TaggedError<NoTools>()("NoTools", {}) {
-  override get message(): string {
-    return "serveTools was given no tools: pass at least one tool to serve"
-  }
-}
-
-/**
- * Two tools share a name, so a call by that name could reach either.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ServeTools } from "effect-surface/serve"
- * declare const a: ServeTools.PlainTool
- * const refused = ServeTools.rootTools([a, a]).pipe(Effect.catchTag("DuplicateTool", (e) => Effect.succeed(e.name)))
- * ```
- *
- * @since 0.1.0
- */
-export class DuplicateTool extends Schema.TaggedError<DuplicateTool>()("DuplicateTool", { name: Schema.String }) {
-  override get message(): string {
-    return `two tools are named "${this.name}": each served tool needs a name of its own`
-  }
-}
-
-/**
- * A tool declares `checkIn`, a person's consent before it runs: a request/response protocol has no
- * channel to pause a call on, so serving it would run the tool unchecked.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ServeTools } from "effect-surface/serve"
- * declare const guarded: ServeTools.PlainTool
- * const refused = ServeTools.rootTools([guarded]).pipe(Effect.catchTag("CheckInUnsupported", (e) => Effect.succeed(e.name)))
- * ```
- *
- * @since 0.1.0
- */
-export class CheckInUnsupported extends Schema.TaggedError<CheckInUnsupported>()("CheckInUnsupported", { name: Schema.String }) {
-  override get message(): string {
-    return `tool "${this.name}" declares checkIn, which cannot be kept over MCP (a call cannot be paused for consent): serve it without checkIn, or put the consent inside its execute`
-  }
-}
-
-/**
- * A tool declares `needs` but no credential provider was given: it would run without the
- * credential it asked for.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ServeTools } from "effect-surface/serve"
- * declare const refund: ServeTools.PlainTool
- * const refused = ServeTools.rootTools([refund]).pipe(Effect.catchTag("CredentialsMissing", (e) => Effect.succeed(e.name)))
- * ```
- *
- * @since 0.1.0
- */
-export class CredentialsMissing extends Schema.TaggedError<CredentialsMissing>()("CredentialsMissing", { name: Schema.String }) {
-  override get message(): string {
-    return `tool "${this.name}" declares needs but no credentials provider was given: pass options.credentials`
-  }
-}
-
-/**
- * A tool object that is not a plain tool: no name, no `execute` function, no object schema, or
- * declarations that are not JSON.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { ServeTools } from "effect-surface/serve"
- * declare const odd: ServeTools.PlainTool
- * const refused = ServeTools.rootTools([odd]).pipe(Effect.catchTag("MalformedTool", (e) => Effect.succeed(e.reason)))
- * ```
- *
- * @since 0.1.0
- */
-export class MalformedTool extends Schema.TaggedError<MalformedTool>()("MalformedTool", { name: Schema.String, reason: Schema.String }) {
-  override get message(): string {
-    return `tool "${this.name}" cannot be served: ${this.reason}`
-  }
-}
-
-/**
- * Every refusal made when tools are handed over.
- *
- * @example
- * ```ts
- * import type { ServeTools } from "effect-surface/serve"
- * const fixable = (e: ServeTools.ServeToolsError) => e._tag !== "NoTools"
- * ```
- *
- * @since 0.1.0
- */
-export type ServeToolsError = NoTools | DuplicateTool | CheckInUnsupported | CredentialsMissing | MalformedTool
-
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 // Tools arrive from code outside Effect, typed or not: each is checked before anything is served.
 const malformation = (tool: unknown): string | undefined => {
@@ -256,9 +155,14 @@ const malformation = (tool: unknown): string | undefined => {
   return undefined
 }
 
-const nameOf = (tool: unknown): string => isRecord(tool) && typeof tool["name"] === "string" ? tool["name"] : "(unnamed)"
+const nameOf = (tool: unknown): string =>
+  isRecord(tool) && typeof tool["name"] === "string" ? tool["name"] : "(unnamed)"
 
-const refusalOf = (tool: PlainTool, seen: ReadonlySet<string>, credentials: Options["credentials"]): ServeToolsError | undefined => {
+const refusalOf = (
+  tool: PlainTool,
+  seen: ReadonlySet<string>,
+  credentials: Options["credentials"]
+): ServeToolsError | undefined => {
   const malformed = malformation(tool)
   if (malformed !== undefined) return new MalformedTool({ name: nameOf(tool), reason: malformed })
   if (seen.has(tool.name)) return new DuplicateTool({ name: tool.name })
@@ -270,18 +174,23 @@ const refusalOf = (tool: PlainTool, seen: ReadonlySet<string>, credentials: Opti
 const credentialFor = (tool: PlainTool, credentials: Options["credentials"]): Effect.Effect<unknown, unknown> =>
   tool.needs === undefined || credentials === undefined
     ? Effect.void
-    : Effect.tryPromise({ try: async () => credentials({ tool: tool.name, needs: tool.needs }), catch: (cause) => cause })
+    : Effect.tryPromise({
+      try: async () => credentials({ tool: tool.name, needs: tool.needs }),
+      catch: (cause) => cause
+    })
 
 // `tool.execute` is read here, at each call: the object handed in is the one that runs.
-const execute = (tool: PlainTool, credentials: Options["credentials"]) => (args: unknown): Effect.Effect<unknown, unknown> =>
-  Effect.flatMap(credentialFor(tool, credentials), (credential) =>
-    Effect.tryPromise({
-      try: async (signal) => tool.execute(args, { signal, credential, tool: tool.name }),
-      catch: (cause) => cause
-    }))
+const execute =
+  (tool: PlainTool, credentials: Options["credentials"]) => (args: unknown): Effect.Effect<unknown, unknown> =>
+    Effect.flatMap(credentialFor(tool, credentials), (credential) =>
+      Effect.tryPromise({
+        try: async (signal) => tool.execute(args, { signal, credential, tool: tool.name }),
+        catch: (cause) => cause
+      }))
 
 const metaOf = (declarations: Json.JsonObject | undefined): { readonly meta?: Json.JsonObject } =>
-  declarations === undefined || Object.keys(declarations).length === 0 ? {} : { meta: { [DECLARATIONS_KEY]: declarations } }
+  declarations === undefined || Object.keys(declarations).length === 0 ? {}
+    : { meta: { [DECLARATIONS_KEY]: declarations } }
 
 const rootTool = (tool: PlainTool, credentials: Options["credentials"]): Bundle.BespokeTool<Bundle.Clients> =>
   Tool.make({
@@ -365,7 +274,10 @@ export const bundle = (
  *
  * @since 0.1.0
  */
-export const faceOptions = (tools: ReadonlyArray<PlainTool>, options: Options = {}): Effect.Effect<McpFace.Options, ServeToolsError> => {
+export const faceOptions = (
+  tools: ReadonlyArray<PlainTool>,
+  options: Options = {}
+): Effect.Effect<McpFace.Options, ServeToolsError> => {
   const { credentials, ...settings } = options
   return Effect.map(bundle(tools, { credentials }), (served): McpFace.Options => ({
     ...settings,
@@ -390,7 +302,10 @@ export const faceOptions = (tools: ReadonlyArray<PlainTool>, options: Options = 
  *
  * @since 0.1.0
  */
-export const layer = (tools: ReadonlyArray<PlainTool>, options?: Options): Layer.Layer<McpServer, ServeToolsError | ResolveError.ResolveError> =>
+export const layer = (
+  tools: ReadonlyArray<PlainTool>,
+  options?: Options
+): Layer.Layer<McpServer, ServeToolsError | ResolveError.ResolveError> =>
   Layer.unwrap(Effect.map(faceOptions(tools, options), (face) => McpServer.layer(face)))
 
 /**
@@ -399,7 +314,7 @@ export const layer = (tools: ReadonlyArray<PlainTool>, options?: Options): Layer
  *
  * @example
  * ```ts
- * import { NodeRuntime } from "@effect/platform-node"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import { Effect } from "effect"
  * import { McpSession } from "effect-surface/mcp"
  * import { ServeTools } from "effect-surface/serve"

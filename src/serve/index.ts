@@ -7,5 +7,6 @@
  * @since 0.1.0
  */
 export * as ServeTools from "./ServeTools.ts"
+export * as ServeToolsError from "./ServeToolsError.ts"
 export { serveTools } from "./Promise.ts"
 export type { HttpServedTools, ServedTools, ServeToolsOptions } from "./Promise.ts"

@@ -26,7 +26,15 @@ const shop = Tools.make({
 
 const shopOptions: McpFace.Options = {
   core: { surface: Surface.make({}), expose: {} },
-  tools: { place_order: shop, ping: Tools.make({ description: "Answer pong.", input: Schema.Struct({}), mutates: false, handler: () => Effect.succeed("pong") }) },
+  tools: {
+    place_order: shop,
+    ping: Tools.make({
+      description: "Answer pong.",
+      input: Schema.Struct({}),
+      mutates: false,
+      handler: () => Effect.succeed("pong")
+    })
+  },
   client: Effect.succeed({ clients: {} })
 }
 
@@ -37,7 +45,9 @@ describe("the command-line face", () => {
       const host = yield* connect(options)
       const byMcp = yield* call(host, "tasks_add", { title: "asked by an agent" })
       assert.deepStrictEqual(byMcp.structuredContent, { id: "t1" })
-      const byShell = yield* runCli(Cli.run({ ...options, name: "board" }, ["tasks", "add", "--title", "typed in a shell"]))
+      const byShell = yield* runCli(
+        Cli.run({ ...options, name: "board" }, ["tasks", "add", "--title", "typed in a shell"])
+      )
       assert.isTrue(Exit.isSuccess(byShell.exit))
       assert.strictEqual(byShell.stdout, `{"id":"t2"}\n`)
       assert.strictEqual(byShell.stderr, "")
@@ -75,7 +85,9 @@ describe("the command-line face", () => {
         assert.strictEqual(inShell.stderr, `${textOf(overMcp)}\n`, argv.join(" "))
         assert.strictEqual(failedWith(inShell.exit), "CallFailed")
       }
-      const good = yield* runCli(Cli.run({ ...shopOptions, name: "shop" }, ["place-order", "--item", "cake", "--qty", "3"]))
+      const good = yield* runCli(
+        Cli.run({ ...shopOptions, name: "shop" }, ["place-order", "--item", "cake", "--qty", "3"])
+      )
       assert.strictEqual(good.stdout, `{"item":"cake","qty":3}\n`)
     }))
 

@@ -2,7 +2,7 @@
 // typed from) and written back says what it said — type, description, enum, bounds, item type,
 // nesting, requiredness, and every keyword the model does not type — and a value said as flags is
 // parsed back by effect/cli into the same arguments, which the schema accepts.
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Effect, Ref, Result } from "effect"
 import { Command } from "effect/cli"
@@ -23,7 +23,11 @@ const checkFields = (spec: Spec, field: Fields.Field, path: string): void => {
     case "string":
       assert.strictEqual(field._tag, "Text", where)
       if (field._tag === "Text") {
-        assert.deepStrictEqual([field.description, field.enum, field.maxLength], [spec.description, spec.enum, spec.maxLength], where)
+        assert.deepStrictEqual([field.description, field.enum, field.maxLength], [
+          spec.description,
+          spec.enum,
+          spec.maxLength
+        ], where)
       }
       return
     case "integer":
@@ -40,7 +44,10 @@ const checkFields = (spec: Spec, field: Fields.Field, path: string): void => {
       }
       return
     case "boolean":
-      return assert.deepStrictEqual([field._tag, field._tag === "Truth" ? field.description : undefined], ["Truth", spec.description], where)
+      return assert.deepStrictEqual([field._tag, field._tag === "Truth" ? field.description : undefined], [
+        "Truth",
+        spec.description
+      ], where)
     case "array":
       assert.strictEqual(field._tag, "List", where)
       if (field._tag === "List") checkFields(spec.items, field.items, `${path}[]`)
@@ -72,7 +79,11 @@ const helpTells = (leaf: CliFlags.Leaf): void => {
 const parse = (leaves: ReadonlyArray<CliFlags.Leaf>, argv: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const got = yield* Ref.make<Json.Json | undefined>(undefined)
-    const command = Command.make("tool", CliFlags.config(leaves), (parsed) => Ref.set(got, CliFlags.args(leaves, parsed)))
+    const command = Command.make(
+      "tool",
+      CliFlags.config(leaves),
+      (parsed) => Ref.set(got, CliFlags.args(leaves, parsed))
+    )
     yield* Command.runWith(command, { version: "0.0.0" })(argv)
     return yield* Ref.get(got)
   }).pipe(Effect.provide(NodeServices.layer))
@@ -90,13 +101,20 @@ describe("schema fidelity through fields and flags", () => {
     assert.deepStrictEqual(Fields.fromJsonSchema(Fields.toJsonSchema(fields)), fields)
   }, options)
 
-  it.prop("the fields carry each field's type, description, enum, bounds, item type, nesting and requiredness, and --help tells them", { spec: input }, ({ spec }) => {
-    const schema = schemaOf(spec)
-    checkFields(spec, Fields.fromJsonSchema(schema), "")
-    for (const leaf of leavesOf(schema)) helpTells(leaf)
-  }, options)
+  it.prop(
+    "the fields carry each field's type, description, enum, bounds, item type, nesting and requiredness, and --help tells them",
+    { spec: input },
+    ({ spec }) => {
+      const schema = schemaOf(spec)
+      checkFields(spec, Fields.fromJsonSchema(schema), "")
+      for (const leaf of leavesOf(schema)) helpTells(leaf)
+    },
+    options
+  )
 
-  it.effect.prop("a value said as flags is parsed back into the same arguments, and the schema accepts them", { case: withValue }, ({ case: { spec, value } }) =>
+  it.effect.prop("a value said as flags is parsed back into the same arguments, and the schema accepts them", {
+    case: withValue
+  }, ({ case: { spec, value } }) =>
     Effect.gen(function*() {
       const schema = schemaOf(spec)
       const normal: Json.Json = JSON.parse(JSON.stringify(value)) // -0 is 0 on any wire
@@ -108,9 +126,23 @@ describe("schema fidelity through fields and flags", () => {
     }), options)
 
   it("kebab-cases names for a shell and refuses two fields that would read as one flag", () => {
-    const leaves = leavesOf({ type: "object", properties: { dueDate: { type: "string" }, address: { type: "object", properties: { zip_code: { type: "string" } } } } })
-    assert.deepStrictEqual(leaves.map((leaf) => [leaf.flag, leaf.path]), [["due-date", ["dueDate"]], ["address.zip-code", ["address", "zip_code"]]])
-    const clash = CliFlags.leaves(Fields.fromJsonSchema({ type: "object", properties: { dueDate: { type: "string" }, due_date: { type: "string" } } }))
+    const leaves = leavesOf({
+      type: "object",
+      properties: {
+        dueDate: { type: "string" },
+        address: { type: "object", properties: { zip_code: { type: "string" } } }
+      }
+    })
+    assert.deepStrictEqual(leaves.map((leaf) => [leaf.flag, leaf.path]), [["due-date", ["dueDate"]], [
+      "address.zip-code",
+      ["address", "zip_code"]
+    ]])
+    const clash = CliFlags.leaves(
+      Fields.fromJsonSchema({
+        type: "object",
+        properties: { dueDate: { type: "string" }, due_date: { type: "string" } }
+      })
+    )
     assert.isTrue(Result.isFailure(clash))
     assert.include(Result.isFailure(clash) ? clash.failure.message : "", "--due-date")
   })

@@ -1,5 +1,5 @@
 // Runs a command line in process: Node's services, with stdout, stderr and the console captured.
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect, Exit, Ref, Sink, Stdio, Stream } from "effect"
 import type { Scope } from "effect"
 
@@ -13,14 +13,23 @@ export interface Ran<E> {
 
 const text = (chunk: string | Uint8Array) => typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk)
 
-export const runCli = <E>(program: Effect.Effect<void, E, NodeServices.NodeServices | Scope.Scope>): Effect.Effect<Ran<E>> =>
+export const runCli = <E>(
+  program: Effect.Effect<void, E, NodeServices.NodeServices | Scope.Scope>
+): Effect.Effect<Ran<E>> =>
   Effect.gen(function*() {
     const stdout = yield* Ref.make("")
     const stderr = yield* Ref.make("")
     const consoled = yield* Ref.make("")
-    const into = (ref: Ref.Ref<string>) => Sink.forEach((chunk: string | Uint8Array) => Ref.update(ref, (s) => s + text(chunk)))
-    const stdio = Stdio.make({ args: Effect.succeed([]), stdout: () => into(stdout), stderr: () => into(stderr), stdin: Stream.empty })
-    const record = (...args: ReadonlyArray<unknown>) => Effect.runSync(Ref.update(consoled, (s) => `${s}${args.map(String).join(" ")}\n`))
+    const into = (ref: Ref.Ref<string>) =>
+      Sink.forEach((chunk: string | Uint8Array) => Ref.update(ref, (s) => s + text(chunk)))
+    const stdio = Stdio.make({
+      args: Effect.succeed([]),
+      stdout: () => into(stdout),
+      stderr: () => into(stderr),
+      stdin: Stream.empty
+    })
+    const record = (...args: ReadonlyArray<unknown>) =>
+      Effect.runSync(Ref.update(consoled, (s) => `${s}${args.map(String).join(" ")}\n`))
     const console: Console.Console = { ...globalThis.console, log: record, error: record, info: record }
     const exit = yield* program.pipe(
       Effect.scoped,
@@ -36,7 +45,8 @@ export const runCli = <E>(program: Effect.Effect<void, E, NodeServices.NodeServi
 export const failedWith = <E>(exit: Exit.Exit<void, E>): string | undefined => {
   if (Exit.isSuccess(exit)) return undefined
   const failure = Cause.findErrorOption(exit.cause)
-  return failure._tag === "Some" && typeof failure.value === "object" && failure.value !== null && "_tag" in failure.value
+  return failure._tag === "Some" && typeof failure.value === "object" && failure.value !== null &&
+      "_tag" in failure.value
     ? String(failure.value._tag)
     : undefined
 }

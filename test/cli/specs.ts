@@ -31,7 +31,8 @@ export interface Prop {
   readonly required: boolean
 }
 
-const int = (minimum: number, maximum: number) => Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
+const int = (minimum: number, maximum: number) =>
+  Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum, maximum })))
 
 export const pick = <A>(values: ReadonlyArray<A>): Arbitrary.Arbitrary<A> =>
   Arbitrary.map(int(0, values.length - 1), (i) => values[i] as A) // i is within bounds
@@ -43,29 +44,57 @@ const maybe = <A>(arbitrary: Arbitrary.Arbitrary<A>): Arbitrary.Arbitrary<A | un
 const compact = <A extends object>(record: A): A =>
   Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as A
 
-const description = maybe(pick(["What needs doing", "How many", "When it is due (a date)", "Whether it is done", "Tags, any number"]))
+const description = maybe(
+  pick(["What needs doing", "How many", "When it is due (a date)", "Whether it is done", "Tags, any number"])
+)
 const words = ["tea", "cake", "low", "high", "a-b", "x y"]
-const uniqueWords = Arbitrary.map(Arbitrary.array(pick(words), { minLength: 1, maxLength: 4 }), (ws) => [...new Set(ws)])
+const uniqueWords = Arbitrary.map(
+  Arbitrary.array(pick(words), { minLength: 1, maxLength: 4 }),
+  (ws) => [...new Set(ws)]
+)
 
-const text: Arbitrary.Arbitrary<Spec> = Arbitrary.flatMap(Arbitrary.schema(Schema.Boolean), (enumerated) =>
-  Arbitrary.map(
-    Arbitrary.all({
-      description,
-      enum: enumerated ? uniqueWords : Arbitrary.Constant(undefined),
-      maxLength: enumerated ? Arbitrary.Constant(undefined) : maybe(pick([3, 8, 20])),
-      format: maybe(Arbitrary.Constant("date"))
-    }),
-    (s): Spec => compact({ kind: "string", ...s })
-  ))
+const text: Arbitrary.Arbitrary<Spec> = Arbitrary.flatMap(
+  Arbitrary.schema(Schema.Boolean),
+  (enumerated) =>
+    Arbitrary.map(
+      Arbitrary.all({
+        description,
+        enum: enumerated ? uniqueWords : Arbitrary.Constant(undefined),
+        maxLength: enumerated ? Arbitrary.Constant(undefined) : maybe(pick([3, 8, 20])),
+        format: maybe(Arbitrary.Constant("date"))
+      }),
+      (s): Spec => compact({ kind: "string", ...s })
+    )
+)
 
-const numeric: Arbitrary.Arbitrary<Spec> = Arbitrary.flatMap(Arbitrary.all([pick(["integer", "number"] as const), Arbitrary.schema(Schema.Boolean)]), ([kind, enumerated]) =>
-  enumerated
-    ? Arbitrary.map(Arbitrary.all({ description, enum: Arbitrary.map(Arbitrary.array(int(-20, 20), { minLength: 1, maxLength: 4 }), (ns) => [...new Set(ns)]) }), (s): Spec =>
-      compact({ kind, ...s }))
-    : Arbitrary.map(Arbitrary.all({ description, minimum: maybe(int(-50, 50)), span: int(0, 100), bounded: Arbitrary.schema(Schema.Boolean), default: maybe(int(0, 0)) }), ({ bounded, span, ...s }): Spec =>
-      compact({ kind, ...s, maximum: bounded ? (s.minimum ?? 0) + span : undefined })))
+const numeric: Arbitrary.Arbitrary<Spec> = Arbitrary.flatMap(
+  Arbitrary.all([pick(["integer", "number"] as const), Arbitrary.schema(Schema.Boolean)]),
+  ([kind, enumerated]) =>
+    enumerated
+      ? Arbitrary.map(
+        Arbitrary.all({
+          description,
+          enum: Arbitrary.map(Arbitrary.array(int(-20, 20), { minLength: 1, maxLength: 4 }), (ns) => [...new Set(ns)])
+        }),
+        (s): Spec => compact({ kind, ...s })
+      )
+      : Arbitrary.map(
+        Arbitrary.all({
+          description,
+          minimum: maybe(int(-50, 50)),
+          span: int(0, 100),
+          bounded: Arbitrary.schema(Schema.Boolean),
+          default: maybe(int(0, 0))
+        }),
+        ({ bounded, span, ...s }): Spec =>
+          compact({ kind, ...s, maximum: bounded ? (s.minimum ?? 0) + span : undefined })
+      )
+)
 
-const truth: Arbitrary.Arbitrary<Spec> = Arbitrary.map(description, (d): Spec => compact({ kind: "boolean", description: d }))
+const truth: Arbitrary.Arbitrary<Spec> = Arbitrary.map(
+  description,
+  (d): Spec => compact({ kind: "boolean", description: d })
+)
 
 /** Schemas the model does not type, each with values they accept. */
 export const opaques: ReadonlyArray<{ readonly schema: Json.Json; readonly values: ReadonlyArray<Json.Json> }> = [
@@ -75,7 +104,10 @@ export const opaques: ReadonlyArray<{ readonly schema: Json.Json; readonly value
   { schema: { type: "object" }, values: [{}, { free: "form" }] }
 ]
 
-const opaque: Arbitrary.Arbitrary<Spec> = Arbitrary.map(pick(opaques), (o): Spec => ({ kind: "opaque", schema: o.schema }))
+const opaque: Arbitrary.Arbitrary<Spec> = Arbitrary.map(
+  pick(opaques),
+  (o): Spec => ({ kind: "opaque", schema: o.schema })
+)
 
 const scalar = Arbitrary.flatMap(pick([text, numeric, truth]), (a) => a)
 
@@ -83,10 +115,18 @@ const names = ["title", "dueDate", "qty", "tags", "city", "zip_code", "note", "l
 
 const group = (child: Arbitrary.Arbitrary<Spec>, minLength = 0): Arbitrary.Arbitrary<Spec> =>
   Arbitrary.map(
-    Arbitrary.all({ description, props: Arbitrary.array(Arbitrary.all([pick(names), child, Arbitrary.schema(Schema.Boolean)]), { minLength, maxLength: 4 }) }),
+    Arbitrary.all({
+      description,
+      props: Arbitrary.array(Arbitrary.all([pick(names), child, Arbitrary.schema(Schema.Boolean)]), {
+        minLength,
+        maxLength: 4
+      })
+    }),
     ({ description: d, props }): Spec => {
       const seen = new Set<string>()
-      const properties = props.filter(([name]) => !seen.has(name) && seen.add(name) !== undefined).map(([name, spec, required]) => ({ name, spec, required }))
+      const properties = props.filter(([name]) => !seen.has(name) && seen.add(name) !== undefined).map((
+        [name, spec, required]
+      ) => ({ name, spec, required }))
       return compact({ kind: "object", description: d, properties })
     }
   )
@@ -120,10 +160,23 @@ export const schemaOf = (spec: Spec): Json.Json => {
       })
     }
     case "string":
-      return clean({ type: "string", description: spec.description, enum: spec.enum, maxLength: spec.maxLength, format: spec.format })
+      return clean({
+        type: "string",
+        description: spec.description,
+        enum: spec.enum,
+        maxLength: spec.maxLength,
+        format: spec.format
+      })
     case "integer":
     case "number":
-      return clean({ type: spec.kind, description: spec.description, enum: spec.enum, minimum: spec.minimum, maximum: spec.maximum, default: spec.default })
+      return clean({
+        type: spec.kind,
+        description: spec.description,
+        enum: spec.enum,
+        minimum: spec.minimum,
+        maximum: spec.maximum,
+        default: spec.default
+      })
     case "boolean":
       return clean({ type: "boolean", description: spec.description })
   }
@@ -131,7 +184,10 @@ export const schemaOf = (spec: Spec): Json.Json => {
 
 const ascii = " abcxyzABC019-_=.,:\"'{}[]éß"
 const someText = (maxLength: number) =>
-  Arbitrary.map(Arbitrary.schema(Schema.String), (s) => [...s].map((c) => ascii[(c.codePointAt(0) ?? 0) % ascii.length] ?? "").join("").slice(0, maxLength))
+  Arbitrary.map(
+    Arbitrary.schema(Schema.String),
+    (s) => [...s].map((c) => ascii[(c.codePointAt(0) ?? 0) % ascii.length] ?? "").join("").slice(0, maxLength)
+  )
 
 /** Values the spec's schema accepts. */
 export const valueOf = (spec: Spec): Arbitrary.Arbitrary<Json.Json> => {
@@ -152,7 +208,8 @@ export const valueOf = (spec: Spec): Arbitrary.Arbitrary<Json.Json> => {
     case "object":
       return Arbitrary.map(
         Arbitrary.all(spec.properties.map((p) => p.required ? valueOf(p.spec) : maybe(valueOf(p.spec)))),
-        (values): Json.Json => Object.fromEntries(spec.properties.flatMap((p, i) => values[i] === undefined ? [] : [[p.name, values[i]]]))
+        (values): Json.Json =>
+          Object.fromEntries(spec.properties.flatMap((p, i) => values[i] === undefined ? [] : [[p.name, values[i]]]))
       )
     case "opaque":
       return pick(opaques.find((o) => o.schema === spec.schema)?.values ?? [null])
@@ -166,10 +223,17 @@ export const valueOf = (spec: Spec): Arbitrary.Arbitrary<Json.Json> => {
  */
 export const sayable = (spec: Spec, value: Json.Json): Json.Json | undefined => said(spec, value, true)?.value
 
-const said = (spec: Spec, value: Json.Json, required: boolean): { readonly value: Json.Json; readonly said: boolean } | undefined => {
+const said = (
+  spec: Spec,
+  value: Json.Json,
+  required: boolean
+): { readonly value: Json.Json; readonly said: boolean } | undefined => {
   const plainItems = spec.kind === "array" && ["string", "integer", "number", "boolean"].includes(spec.items.kind)
   if (plainItems && Array.isArray(value) && value.length === 0) return required ? { value, said: false } : undefined
-  if (spec.kind !== "object" || spec.properties.length === 0 || typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (
+    spec.kind !== "object" || spec.properties.length === 0 || typeof value !== "object" || value === null ||
+    Array.isArray(value)
+  ) {
     return { value, said: true }
   }
   const object = value as Json.JsonObject

@@ -28,8 +28,14 @@ const connected = (connect: (client: Client) => Promise<void>) =>
 
 const overHttp = (url: string) => connected((client) => client.connect(new StreamableHTTPClientTransport(new URL(url))))
 
-const served = (tools: ReadonlyArray<ToolLike>, options: Omit<Parameters<typeof serveTools>[1] & object, "transport"> = {}) =>
-  Effect.acquireRelease(Effect.promise(() => serveTools(tools, { ...options, transport: http })), (handle) => Effect.promise(() => handle.close()))
+const served = (
+  tools: ReadonlyArray<ToolLike>,
+  options: Omit<Parameters<typeof serveTools>[1] & object, "transport"> = {}
+) =>
+  Effect.acquireRelease(
+    Effect.promise(() => serveTools(tools, { ...options, transport: http })),
+    (handle) => Effect.promise(() => handle.close())
+  )
 
 type ToolLike = ServeToolsTypes.PlainTool
 
@@ -54,50 +60,59 @@ const listening = (port: number) =>
 
 /** Why a promise rejected (it must). */
 const rejection = (promise: () => Promise<unknown>) =>
-  Effect.promise(() => promise().then(() => assert.fail("expected a refusal"), (error: unknown) => error as { _tag: string; message: string }))
+  Effect.promise(() =>
+    promise().then(
+      () => assert.fail("expected a refusal"),
+      (error: unknown) => error as { _tag: string; message: string }
+    )
+  )
 
 describe("serveTools", () => {
-  it.live("over stdio from a child process: schemas verbatim, declarations under one _meta key and none without, and the governance wrapped around a tool runs", () =>
-    Effect.gen(function*() {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: ["--conditions=effect-surface-source", "test/serve/stdio-tools.ts"],
-        cwd: root,
-        stderr: "pipe"
-      })
-      let stderr = ""
-      transport.stderr?.on("data", (chunk: Buffer) => {
-        stderr += chunk.toString("utf8")
-      })
-      const client = yield* connected((c) => c.connect(transport))
-      const { tools } = yield* Effect.promise(() => client.listTools())
-      assert.deepStrictEqual(tools.map((tool) => tool.name), ["quote", "echo"])
-      const [quote, plain] = tools
-      assert.deepStrictEqual(quote?.inputSchema, JSON.parse(JSON.stringify(quoteSchema)))
-      assert.deepStrictEqual(quote?._meta, { [ServeTools.DECLARATIONS_KEY]: { owner: "shop", resultKind: "price" } })
-      assert.isTrue(quote?.annotations?.readOnlyHint)
-      assert.isFalse(plain !== undefined && Object.hasOwn(plain, "_meta"))
-
-      const priced = yield* call(client, "quote", { item: "tea", qty: 2 })
-      assert.deepStrictEqual(priced.structuredContent, { item: "tea", qty: 2, total: 6 })
-      const refused = yield* call(client, "quote", { item: "cake", qty: 7 })
-      assert.isTrue(refused.isError)
-      assert.strictEqual(textOf(refused), "effect-surface: refused by policy: at most 5 per order")
-      // Out of the schema's bounds: refused by the core's decoder, so the governance never saw it.
-      const outOfBounds = yield* call(client, "quote", { item: "cake", qty: 11 })
-      assert.isTrue(outOfBounds.isError)
-      assert.include(textOf(outOfBounds), "qty")
-      yield* Effect.promise(() => client.close())
-      yield* Effect.promise(() =>
-        new Promise<void>((resolve) => {
-          const poll = setInterval(() => {
-            if (stderr.includes("shop closed")) resolve(clearInterval(poll))
-          }, 20)
+  it.live(
+    "over stdio from a child process: schemas verbatim, declarations under one _meta key and none without, and the governance wrapped around a tool runs",
+    () =>
+      Effect.gen(function*() {
+        const transport = new StdioClientTransport({
+          command: process.execPath,
+          args: ["--conditions=effect-surface-source", "test/serve/stdio-tools.ts"],
+          cwd: root,
+          stderr: "pipe"
         })
-      ).pipe(Effect.timeout("10 seconds"))
-      const decisions = stderr.split("\n").filter((line) => line.startsWith("governance: "))
-      assert.deepStrictEqual(decisions, ["governance: allowed quote", "governance: refused quote"])
-    }), 30_000)
+        let stderr = ""
+        transport.stderr?.on("data", (chunk: Buffer) => {
+          stderr += chunk.toString("utf8")
+        })
+        const client = yield* connected((c) => c.connect(transport))
+        const { tools } = yield* Effect.promise(() => client.listTools())
+        assert.deepStrictEqual(tools.map((tool) => tool.name), ["quote", "echo"])
+        const [quote, plain] = tools
+        assert.deepStrictEqual(quote?.inputSchema, JSON.parse(JSON.stringify(quoteSchema)))
+        assert.deepStrictEqual(quote?._meta, { [ServeTools.DECLARATIONS_KEY]: { owner: "shop", resultKind: "price" } })
+        assert.isTrue(quote?.annotations?.readOnlyHint)
+        assert.isFalse(plain !== undefined && Object.hasOwn(plain, "_meta"))
+
+        const priced = yield* call(client, "quote", { item: "tea", qty: 2 })
+        assert.deepStrictEqual(priced.structuredContent, { item: "tea", qty: 2, total: 6 })
+        const refused = yield* call(client, "quote", { item: "cake", qty: 7 })
+        assert.isTrue(refused.isError)
+        assert.strictEqual(textOf(refused), "effect-surface: refused by policy: at most 5 per order")
+        // Out of the schema's bounds: refused by the core's decoder, so the governance never saw it.
+        const outOfBounds = yield* call(client, "quote", { item: "cake", qty: 11 })
+        assert.isTrue(outOfBounds.isError)
+        assert.include(textOf(outOfBounds), "qty")
+        yield* Effect.promise(() => client.close())
+        yield* Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            const poll = setInterval(() => {
+              if (stderr.includes("shop closed")) resolve(clearInterval(poll))
+            }, 20)
+          })
+        ).pipe(Effect.timeout("10 seconds"))
+        const decisions = stderr.split("\n").filter((line) => line.startsWith("governance: "))
+        assert.deepStrictEqual(decisions, ["governance: allowed quote", "governance: refused quote"])
+      }),
+    30_000
+  )
 
   it.live("the object handed in is the one whose execute runs, looked up at each call", () =>
     Effect.gen(function*() {
@@ -126,8 +141,15 @@ describe("serveTools", () => {
       assert.include(textOf(extra), "gift")
       assert.strictEqual(calls.count, 0)
       const failed = yield* call(client, "echo", { text: "fail" })
-      assert.deepStrictEqual(failed, { content: [{ type: "text", text: "effect-surface: the echo chamber is closed" }], isError: true })
-      assert.deepStrictEqual((yield* call(client, "quote", { item: "cake", qty: 3 })).structuredContent, { item: "cake", qty: 3, total: 15 })
+      assert.deepStrictEqual(failed, {
+        content: [{ type: "text", text: "effect-surface: the echo chamber is closed" }],
+        isError: true
+      })
+      assert.deepStrictEqual((yield* call(client, "quote", { item: "cake", qty: 3 })).structuredContent, {
+        item: "cake",
+        qty: 3,
+        total: 15
+      })
       assert.strictEqual(calls.count, 1)
     }))
 
@@ -153,16 +175,24 @@ describe("serveTools", () => {
       const twice = yield* rejection(() => serveTools([echo, { ...echo }], { transport: http }))
       assert.strictEqual(twice._tag, "DuplicateTool")
       assert.include(twice.message, `"echo"`)
-      const consent = yield* rejection(() => serveTools([{ ...echo, name: "refund", checkIn: { ask: "ok?" } }], { transport: http }))
+      const consent = yield* rejection(() =>
+        serveTools([{ ...echo, name: "refund", checkIn: { ask: "ok?" } }], { transport: http })
+      )
       assert.strictEqual(consent._tag, "CheckInUnsupported")
       assert.include(consent.message, `"refund"`)
-      const needs = yield* rejection(() => serveTools([{ ...echo, name: "charge", needs: ["card"] }], { transport: http }))
+      const needs = yield* rejection(() =>
+        serveTools([{ ...echo, name: "charge", needs: ["card"] }], { transport: http })
+      )
       assert.strictEqual(needs._tag, "CredentialsMissing")
       assert.include(needs.message, `"charge"`)
-      const notATool = yield* rejection(() => serveTools([{ ...echo, name: "odd", execute: "run" } as unknown as ToolLike], { transport: http }))
+      const notATool = yield* rejection(() =>
+        serveTools([{ ...echo, name: "odd", execute: "run" } as unknown as ToolLike], { transport: http })
+      )
       assert.strictEqual(notATool._tag, "MalformedTool")
       assert.include(notATool.message, `"odd"`)
-      const scalar = yield* rejection(() => serveTools([{ ...echo, name: "scalar", inputSchema: { type: "string" } }], { transport: http }))
+      const scalar = yield* rejection(() =>
+        serveTools([{ ...echo, name: "scalar", inputSchema: { type: "string" } }], { transport: http })
+      )
       assert.strictEqual(scalar._tag, "InvalidToolSchema")
       assert.include(scalar.message, `"scalar"`)
     }))
@@ -184,9 +214,18 @@ describe("serveTools", () => {
         }
       })
       const client = yield* overHttp(handle.url)
-      assert.deepStrictEqual((yield* call(client, "charge", { cents: 5 })).structuredContent, { cents: 5, with: "token-1" })
-      assert.deepStrictEqual((yield* call(client, "charge", { cents: 6 })).structuredContent, { cents: 6, with: "token-2" })
-      assert.deepStrictEqual(asked, [{ tool: "charge", needs: ["payments:write"] }, { tool: "charge", needs: ["payments:write"] }])
+      assert.deepStrictEqual((yield* call(client, "charge", { cents: 5 })).structuredContent, {
+        cents: 5,
+        with: "token-1"
+      })
+      assert.deepStrictEqual((yield* call(client, "charge", { cents: 6 })).structuredContent, {
+        cents: 6,
+        with: "token-2"
+      })
+      assert.deepStrictEqual(asked, [{ tool: "charge", needs: ["payments:write"] }, {
+        tool: "charge",
+        needs: ["payments:write"]
+      }])
     }))
 
   it.live("a call the host cancels aborts the signal its execute was handed", () =>
@@ -209,7 +248,9 @@ describe("serveTools", () => {
       const handle = yield* served([slow])
       const client = yield* overHttp(handle.url)
       const controller = new AbortController()
-      const pending = client.callTool({ name: "slow", arguments: {} }, undefined, { signal: controller.signal }).catch(() => "cancelled")
+      const pending = client.callTool({ name: "slow", arguments: {} }, undefined, { signal: controller.signal }).catch(
+        () => "cancelled"
+      )
       yield* Effect.promise(() => running)
       controller.abort()
       assert.strictEqual(yield* Effect.promise(() => pending), "cancelled")
@@ -222,7 +263,11 @@ describe("serveTools", () => {
       const context = yield* Layer.build(ServeTools.layerHttp([tool], { port: 0, host: "127.0.0.1" }))
       const endpoint = yield* Effect.provideContext(Effect.service(McpHttp.Endpoint), context)
       const overHttpClient = yield* overHttp(endpoint.url)
-      assert.deepStrictEqual((yield* call(overHttpClient, "quote", { item: "tea", qty: 1 })).structuredContent, { item: "tea", qty: 1, total: 3 })
+      assert.deepStrictEqual((yield* call(overHttpClient, "quote", { item: "tea", qty: 1 })).structuredContent, {
+        item: "tea",
+        qty: 1,
+        total: 3
+      })
 
       const served = yield* Layer.build(ServeTools.layer([echo], { serverInfo: { name: "echoes", version: "2.0.0" } }))
       const server = yield* Effect.provideContext(Effect.service(McpServer), served)
