@@ -14,6 +14,9 @@ import { Effect } from "effect"
  * A connection a dial opened, handed to its new owner: `dispose` closes its transport (run at most
  * once, on every exit path; its failure is ignored) and `onClose` subscribes to the transport
  * announcing its own close. Omit `onClose` only when there is nothing that could announce it.
+ * `settlesPending` says the client itself fails every call still pending when that close comes
+ * (with a `LinkError`, as the MCP SDK's `Client` does once its rejection is classified): the pool
+ * then leaves each call to it instead of watching every call for the close.
  *
  * @example
  * ```ts
@@ -33,6 +36,7 @@ export interface Owned<C> {
   readonly client: C
   readonly dispose: Effect.Effect<void, unknown>
   readonly onClose?: ((listener: () => void) => void) | undefined
+  readonly settlesPending?: boolean | undefined
 }
 
 /**

@@ -1,7 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Data, Effect, Fiber, Ref, Schedule } from "effect"
+import { Data, Deferred, Effect, Fiber, Ref, Schedule } from "effect"
 import { TestClock } from "effect/testing"
 import * as ConnectionPool from "../../src/core/ConnectionPool.ts"
+import { LinkError } from "../../src/surface/LinkError.ts"
 import type * as Owned from "../../src/surface/Owned.ts"
 import { call, type Client, closesClean, makeFake, settle } from "./ConnectionPool.fake.ts"
 
@@ -98,6 +99,52 @@ describe("ConnectionPool faults", () => {
       assert.strictEqual(yield* fake.disposes, 1)
       assert.strictEqual(yield* pool.use(call), "#2")
       yield* closesClean(pool, fake)
+    }))
+
+  it.effect("a client that settles its own pending calls is left to: its failure, not a race with the close, answers the call, re-framed and never replayed", () =>
+    Effect.gen(function*() {
+      const dials = yield* Ref.make(0)
+      const sent = yield* Ref.make(0)
+      const interrupted = yield* Ref.make(0)
+      const closes: Array<() => void> = []
+      // Like the MCP SDK's client: when its transport closes, every pending call fails with a
+      // LinkError of its own, here a moment after the close is announced.
+      const dial = Effect.gen(function*() {
+        const id = yield* Ref.updateAndGet(dials, (n) => n + 1)
+        const gone = yield* Deferred.make<void>()
+        const owned: Owned.Owned<Client> = {
+          client: {
+            id,
+            call: Effect.andThen(
+              Ref.update(sent, (n) => n + 1),
+              Effect.onInterrupt(
+                Effect.andThen(Deferred.await(gone), Effect.fail(new LinkError({ phase: "call", reason: "socket reset by peer" }))),
+                () => Ref.update(interrupted, (n) => n + 1)
+              )
+            )
+          },
+          dispose: Effect.void,
+          settlesPending: true,
+          onClose: (listener) => {
+            closes.push(() => {
+              listener()
+              Effect.runFork(Effect.andThen(Effect.yieldNow, Deferred.succeed(gone, undefined)))
+            })
+          }
+        }
+        return owned
+      })
+      const pool = yield* ConnectionPool.make({ dial, name: "app.sock" })
+      const fiber = yield* Effect.forkChild(Effect.flip(pool.use((client) => client.call)))
+      yield* settle
+      closes[0]!()
+      const error = yield* Fiber.join(fiber)
+      assert.isTrue(error._tag === "ConnectionLost" && error.phase === "call" && error.connection === 1)
+      assert.include(error.message, "socket reset by peer", "the client's own answer, not the close's")
+      assert.strictEqual(yield* Ref.get(interrupted), 0, "nothing raced the call")
+      assert.strictEqual(yield* Ref.get(sent), 1, "never replayed")
+      // The close still drops the connection: the next request dials a new one.
+      assert.strictEqual(yield* pool.use((client) => Effect.succeed(client.id)), 2)
     }))
 
   it.effect("a dial failing with a message-less tagged error is worded by its tag and fields", () =>

@@ -23,8 +23,11 @@ export interface Conn<C> {
   readonly client: C
   /** Completed by the transport's close announcement; read to tell a born-dead connection. */
   readonly closed: Deferred.Deferred<void>
-  /** Whether the transport can announce its close at all; without `onClose`, `closed` never completes. */
-  readonly announces: boolean
+  /**
+   * Whether each call is raced against the close: the transport can announce one (without `onClose`,
+   * `closed` never completes) and its client does not settle its pending calls itself.
+   */
+  readonly watchCalls: boolean
   /** Closing it disposes the transport, exactly once; it is a child of the pool's scope. */
   readonly scope: Scope.Closeable
   /**
@@ -88,7 +91,7 @@ export const open = <C>(id: number, scope: Scope.Closeable, dialled: Owned<C> | 
       id,
       client: owned ? dialled.client : dialled,
       closed: yield* Deferred.make<void>(),
-      announces: owned && dialled.onClose !== undefined,
+      watchCalls: owned && dialled.onClose !== undefined && dialled.settlesPending !== true,
       scope,
       lease: MutableRef.make<Lease>({ users: 0, retired: false })
     }

@@ -115,7 +115,8 @@ const liveOf = <C>(m: Machine<C>): Effect.Effect<Conn<C>, Waiting> => {
 }
 
 // Never replays: the call failed once and that failure is the answer, re-framed. A transport
-// that announces its close answers a pending call too, even when its client never rejects it.
+// that announces its close answers a pending call too, even when its client never rejects it;
+// one whose client settles its pending calls itself is left to do so, unwatched.
 const guard = <C, A, E, R>(
   m: Machine<C>,
   conn: Conn<C>,
@@ -126,10 +127,11 @@ const guard = <C, A, E, R>(
       ? lost(m, conn, e.phase, e.reason)
       // a tag test cannot narrow a type parameter; this arm is exactly the non-LinkError errors
       : Effect.fail(e as Exclude<E, LinkError>))
-  return conn.announces
+  return conn.watchCalls
     ? Effect.raceFirst(
       reframed,
-      Effect.andThen(Deferred.await(conn.closed), lost(m, conn, "call", "the transport announced its close"))
+      // built only if the close comes: a ConnectionLost is an Error, and its stack costs every call
+      Effect.andThen(Deferred.await(conn.closed), () => lost(m, conn, "call", "the transport announced its close"))
     )
     : reframed
 }

@@ -1,0 +1,135 @@
+/**
+ * The one adapter every transport's tool answer goes through.
+ *
+ * MCP has two ways for a call to fail: a protocol error (the request was refused) and a result with
+ * `isError: true` (the tool ran and reports a failure, in text written for the model to correct
+ * against). Treating the second as a success tells the model a broken call worked. Every transport
+ * hands its raw answer here, so the rule holds the same on stdio, HTTP, SSE and any custom
+ * transport: the answer is decoded with a schema, `isError` fails with the server's text, and only
+ * a real success comes back as a result.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Result, Schema } from "effect"
+import { toInputError } from "../core/internal/issues.ts"
+import { McpProtocolError, McpToolError } from "./Errors.ts"
+
+const Block = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [Schema.Record(Schema.String, Schema.Unknown)])
+
+/**
+ * One content block of an answer, as the server sent it: `text`, `image`, `audio`, `resource`,
+ * `resource_link`, or a kind from a later protocol revision, passed on unchanged.
+ *
+ * @example
+ * ```ts
+ * import type { McpCallResult } from "effect-surface/client"
+ * const block: McpCallResult.Content = { type: "text", text: "Echo: hi" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Content = typeof Block.Type
+
+/**
+ * A successful answer: its content blocks and, when the tool gives one, its structured content.
+ *
+ * @example
+ * ```ts
+ * import type { McpCallResult } from "effect-surface/client"
+ * const answer: McpCallResult.Result = { content: [{ type: "text", text: "3" }], structuredContent: { sum: 3 } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Result {
+  readonly content: ReadonlyArray<Content>
+  readonly structuredContent?: { readonly [key: string]: unknown }
+}
+
+/**
+ * The schema of a successful answer, for a caller that hands answers on (an `effect/ai` tool's
+ * `success`).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { McpCallResult } from "effect-surface/client"
+ * Schema.decodeUnknownSync(McpCallResult.ResultSchema)({ content: [{ type: "text", text: "ok" }] })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const ResultSchema = Schema.Struct({
+  content: Schema.Array(Block),
+  structuredContent: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+
+const Raw = Schema.Struct({
+  content: Schema.optionalKey(Schema.Array(Block)),
+  structuredContent: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  isError: Schema.optionalKey(Schema.Boolean)
+})
+const decodeRaw = Schema.decodeUnknownResult(Raw, { errors: "all" })
+
+/**
+ * The text an answer carries: its text blocks, one per line.
+ *
+ * @example
+ * ```ts
+ * import { McpCallResult } from "effect-surface/client"
+ * McpCallResult.textOf({ content: [{ type: "text", text: "a" }, { type: "image", data: "", mimeType: "image/png" }] }) // "a"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const textOf = (result: { readonly content: ReadonlyArray<Content> }): string =>
+  result.content.flatMap((block) => block.type === "text" && typeof block["text"] === "string" ? [block["text"]] : []).join("\n")
+
+/**
+ * Which call an answer belongs to, for the errors that name it.
+ *
+ * @example
+ * ```ts
+ * import type { McpCallResult } from "effect-surface/client"
+ * const call: McpCallResult.Call = { name: "memory__read_graph", server: "memory", tool: "read_graph" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Call {
+  readonly name: string
+  readonly server: string
+  readonly tool: string
+}
+
+/**
+ * Read a raw `tools/call` answer: a result, or `McpToolError` with the server's text for
+ * `isError: true`, or `McpProtocolError` for an answer that is not a tool result.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpCallResult } from "effect-surface/client"
+ * const call = { name: "files__read_text_file", server: "files", tool: "read_text_file" }
+ * McpCallResult.adapt({ isError: true, content: [{ type: "text", text: "Access denied" }] }, call)
+ * // fails with McpToolError: "MCP tool error: Access denied"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const adapt = (raw: unknown, call: Call): Effect.Effect<Result, McpToolError | McpProtocolError> => {
+  const decoded = decodeRaw(raw)
+  if (Result.isFailure(decoded)) {
+    const reason = `the answer is not a tool result: ${toInputError(decoded.failure.issue, []).message}`
+    return Effect.fail(new McpProtocolError({ name: call.name, server: call.server, code: -32603, reason }))
+  }
+  const answer = decoded.success
+  const content = answer.content ?? []
+  if (answer.isError === true) {
+    const text = textOf({ content })
+    return Effect.fail(
+      new McpToolError({ ...call, text: text === "" ? "the tool reported a failure and gave no text" : text, content })
+    )
+  }
+  return Effect.succeed(answer.structuredContent === undefined ? { content } : { content, structuredContent: answer.structuredContent })
+}

@@ -1,0 +1,187 @@
+/**
+ * From what servers list to the one tool map an agent sees.
+ *
+ * Every listing — the first after a connect, a refresh after `tools/list_changed`, a re-list after a
+ * re-dial — runs the same steps, so no path can skip one: decode each entry (a broken one is left
+ * out and reported, never the whole listing), name it (`McpNames`), compile its input schema into
+ * the checker calls go through (a schema that cannot be compiled leaves the tool callable,
+ * unchecked, and says so), then merge every server's tools into one map (a name two tools project
+ * onto is resolved, never overwritten) and apply the `tools` filter. A tool keeps the server's own
+ * description and input schema byte for byte; nothing the server says elsewhere (its instructions,
+ * its annotations) is carried.
+ *
+ * The stages after decoding are where the stores issue plugs in: drift quarantine between decoding
+ * and naming, the disclosure budget between merging and publishing.
+ *
+ * @since 0.1.0
+ */
+import { Result, Schema } from "effect"
+import type { JsonDecoder } from "../core/JsonSchemaDecoder.ts"
+import { compileJsonSchema } from "../core/JsonSchemaDecoder.ts"
+import type * as Config from "./Config.ts"
+import * as Diagnostic from "./Diagnostic.ts"
+import * as Names from "./Names.ts"
+
+/**
+ * A tool as the toolset offers it: its projected name, where it runs, and the server's own
+ * description and input schema, unchanged.
+ *
+ * @example
+ * ```ts
+ * import type { McpCatalog } from "effect-surface/client"
+ * const tool: McpCatalog.Tool = {
+ *   name: "everything__echo", server: "everything", tool: "echo",
+ *   description: "Echoes back the input string",
+ *   inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Tool {
+  readonly name: string
+  /** The server's configured name. */
+  readonly server: string
+  /** The tool's own name on that server. */
+  readonly tool: string
+  readonly description: string
+  readonly inputSchema: { readonly [key: string]: unknown }
+  readonly title?: string
+}
+
+/**
+ * A tool and the checker its arguments go through (`undefined`: unchecked here).
+ *
+ * @example
+ * ```ts
+ * import type { McpCatalog } from "effect-surface/client"
+ * declare const entry: McpCatalog.Entry
+ * entry.tool.name
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Entry {
+  readonly tool: Tool
+  readonly check: JsonDecoder | undefined
+}
+
+const Listed = Schema.Struct({
+  name: Schema.NonEmptyString,
+  description: Schema.optionalKey(Schema.String),
+  title: Schema.optionalKey(Schema.String),
+  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+const decodeListed = Schema.decodeUnknownResult(Listed)
+
+const EMPTY_INPUT = { type: "object", properties: {} } as const
+
+/**
+ * One server's listing as entries, with what was noticed on the way.
+ *
+ * @example
+ * ```ts
+ * import { McpCatalog } from "effect-surface/client"
+ * const { entries } = McpCatalog.fromListing({ name: "everything", key: "everything" }, [
+ *   { name: "echo", description: "Echoes back the input string", inputSchema: { type: "object" } }
+ * ])
+ * entries[0]?.tool.name // "everything__echo"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const fromListing = (
+  server: { readonly name: string; readonly key: string },
+  listing: ReadonlyArray<unknown>
+): { readonly entries: ReadonlyArray<Entry>; readonly diagnostics: ReadonlyArray<Diagnostic.Diagnostic> } => {
+  const entries: Array<Entry> = []
+  const diagnostics: Array<Diagnostic.Diagnostic> = []
+  const seen = new Set<string>()
+  listing.forEach((raw, index) => {
+    const decoded = decodeListed(raw)
+    if (Result.isFailure(decoded)) return void diagnostics.push(Diagnostic.toolSkipped(server.name, `entry ${index} has no usable name`))
+    const listed = decoded.success
+    if (seen.has(listed.name)) return void diagnostics.push(Diagnostic.toolSkipped(server.name, `"${listed.name}" is listed twice; the first is kept`))
+    seen.add(listed.name)
+    const name = Names.project(server.key, listed.name)
+    if (name !== `${server.key}${Names.SEPARATOR}${listed.name}`) diagnostics.push(Diagnostic.toolNameRewritten(server.name, listed.name, name))
+    const inputSchema = listed.inputSchema ?? EMPTY_INPUT
+    const compiled = compileJsonSchema(inputSchema)
+    if (Result.isFailure(compiled)) diagnostics.push(Diagnostic.toolUnchecked(server.name, listed.name, compiled.failure.message))
+    entries.push({
+      tool: {
+        name,
+        server: server.name,
+        tool: listed.name,
+        description: listed.description ?? "",
+        inputSchema,
+        ...(listed.title === undefined ? {} : { title: listed.title })
+      },
+      check: Result.isSuccess(compiled) ? compiled.success : undefined
+    })
+  })
+  return { entries, diagnostics }
+}
+
+/**
+ * Every server's entries in one map, in server order. A name already taken (only possible when a
+ * server's name contains `__`) is given instead with a hash of the server's key and the tool's name,
+ * so neither tool is lost.
+ *
+ * @example
+ * ```ts
+ * import { McpCatalog } from "effect-surface/client"
+ * declare const a: ReadonlyArray<McpCatalog.Entry>
+ * declare const b: ReadonlyArray<McpCatalog.Entry>
+ * const { map } = McpCatalog.merge([{ key: "a", entries: a }, { key: "b", entries: b }])
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const merge = <E extends Entry>(
+  servers: ReadonlyArray<{ readonly key: string; readonly entries: ReadonlyArray<E> }>
+): { readonly map: ReadonlyMap<string, E>; readonly diagnostics: ReadonlyArray<Diagnostic.Diagnostic> } => {
+  const map = new Map<string, E>()
+  const diagnostics: Array<Diagnostic.Diagnostic> = []
+  for (const server of servers) {
+    for (const entry of server.entries) {
+      if (!map.has(entry.tool.name)) {
+        map.set(entry.tool.name, entry)
+        continue
+      }
+      const suffix = `_${Names.hash(`${server.key}\u0000${entry.tool.tool}`)}`
+      const name = entry.tool.name.slice(0, Names.MAX_LENGTH - suffix.length) + suffix
+      diagnostics.push(Diagnostic.toolNameCollision(entry.tool.server, entry.tool.tool, name))
+      map.set(name, { ...entry, tool: { ...entry.tool, name } })
+    }
+  }
+  return { map, diagnostics }
+}
+
+const matches = (entry: string, tool: Tool): boolean => entry === tool.name || entry === `${tool.server}${Names.SEPARATOR}${tool.tool}`
+
+/**
+ * Apply the `tools` filter: an entry names a tool by its projected name or as
+ * `${server}__${tool}` with the server's configured name. `unmatched` lists entries that named no
+ * tool.
+ *
+ * @example
+ * ```ts
+ * import { McpCatalog } from "effect-surface/client"
+ * declare const map: ReadonlyMap<string, McpCatalog.Entry>
+ * const { kept } = McpCatalog.filter(map, { block: ["memory__delete_entities"] })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const filter = <E extends Entry>(
+  map: ReadonlyMap<string, E>,
+  tools: Config.Options["tools"]
+): { readonly kept: ReadonlyMap<string, E>; readonly unmatched: ReadonlyArray<string> } => {
+  if (tools === undefined) return { kept: map, unmatched: [] }
+  const names = "allow" in tools ? tools.allow : tools.block
+  const keep = (entry: E) => names.some((name) => matches(name, entry.tool)) === "allow" in tools
+  const kept = new Map([...map].filter(([, entry]) => keep(entry)))
+  const unmatched = names.filter((name) => ![...map.values()].some((entry) => matches(name, entry.tool)))
+  return { kept, unmatched }
+}

@@ -1,0 +1,435 @@
+/**
+ * What a toolset is told: the servers to connect and the options around them, and every refusal
+ * owed before anything is spawned or dialled.
+ *
+ * Server lists arrive from files somebody else wrote (an `mcp.json`, a plugin, an editor's session
+ * request), so each entry is decoded with a schema and a bad one is refused with a sentence naming
+ * the entry and the field. Options that cannot work together are refused here too — a credential
+ * resolver with no session to scope it, a filter that both allows and blocks — because each would
+ * otherwise fail later, quietly and for somebody else.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, Layer, Result, Schema } from "effect"
+import type * as Caller from "../core/Caller.ts"
+import type * as Engine from "../core/Engine.ts"
+import { toInputError } from "../core/internal/issues.ts"
+import type * as Roster from "../core/Roster.ts"
+import type { Diagnostic } from "./Diagnostic.ts"
+import { WiringError } from "./Errors.ts"
+import * as Names from "./Names.ts"
+import type * as Policy from "./Policy.ts"
+import type { OpenTransport } from "./Transports.ts"
+
+/**
+ * What every server entry may say: its name, and its own deadlines (milliseconds) over the
+ * toolset's.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const common: McpConfig.Common = { name: "docs", timeoutMs: 10_000, connectTimeoutMs: 3_000 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Common {
+  readonly name: string
+  /** Deadline of each request to this server (default: the toolset's `timeoutMs`). */
+  readonly timeoutMs?: number | undefined
+  /** Deadline of one connect — spawn or dial, and the handshake (default: the toolset's). */
+  readonly connectTimeoutMs?: number | undefined
+}
+
+/**
+ * A server run as a child process, spoken to over its stdin and stdout.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const memory: McpConfig.Stdio = { name: "memory", type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Stdio extends Common {
+  readonly type: "stdio"
+  readonly command: string
+  readonly args?: ReadonlyArray<string> | undefined
+  /** The child's whole environment beyond the few variables a process needs to start. */
+  readonly env?: Readonly<Record<string, string>> | undefined
+  readonly cwd?: string | undefined
+  /** Confine command and cwd to this directory (overrides the toolset's `stdio.root`). */
+  readonly root?: string | undefined
+}
+
+/**
+ * A server over Streamable HTTP.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const docs: McpConfig.StreamableHttp = { name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface StreamableHttp extends Common {
+  readonly type: "streamable-http"
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * A server over the older HTTP+SSE transport.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const legacy: McpConfig.Sse = { name: "legacy", type: "sse", url: "https://mcp.example.com/sse" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Sse extends Common {
+  readonly type: "sse"
+  readonly url: string
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * A server reached over a transport the caller opens (an in-process pair, a socket): `open` runs
+ * once per connect. No host check applies; the caller chose the peer.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+ * import type { McpConfig } from "effect-surface/client"
+ * declare const serve: (transport: InMemoryTransport) => void
+ * const local: McpConfig.Custom = {
+ *   name: "local",
+ *   type: "transport",
+ *   open: () => {
+ *     const [client, server] = InMemoryTransport.createLinkedPair()
+ *     serve(server)
+ *     return client
+ *   }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Custom extends Common {
+  readonly type: "transport"
+  readonly open: OpenTransport
+}
+
+/**
+ * A bundle of this process's own surfaces, beside the remote servers: its exposed procedures and
+ * bespoke tools are named `${name}__${tool}` and called through the core's engine, under the same
+ * policy, filter and deadlines. `core` is the bundle's engine and roster — already running (the
+ * context `Layer.build(Engine.layerBundle(…))` gives, shared with any face serving the same
+ * bundle), or a layer the toolset builds in its own scope, within `connectTimeoutMs`. A reroster
+ * refreshes the tool map in place.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Engine, type Bundle, type Surface } from "effect-surface"
+ * import type { McpConfig } from "effect-surface/client"
+ *
+ * declare const Notes: Surface.Spec
+ * declare const clients: Bundle.Clients
+ * const notes: McpConfig.Local = {
+ *   name: "notes",
+ *   type: "local",
+ *   core: Engine.layerBundle({ core: { surface: Notes, expose: {} }, client: Effect.succeed(clients) })
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Local extends Common {
+  readonly type: "local"
+  readonly core: Context.Context<LocalCore> | Layer.Layer<LocalCore, unknown>
+}
+
+/**
+ * The core services a local entry is called through.
+ *
+ * @example
+ * ```ts
+ * import type { Context } from "effect"
+ * import type { McpConfig } from "effect-surface/client"
+ * declare const core: Context.Context<McpConfig.LocalCore>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type LocalCore = Engine.Engine | Roster.Roster
+
+/**
+ * A server reached over MCP: any entry but a local bundle.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const memory: McpConfig.Remote = { name: "memory", type: "stdio", command: "mcp-server-memory" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Remote = Stdio | StreamableHttp | Sse | Custom
+
+/**
+ * Any server entry.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const servers: ReadonlyArray<McpConfig.Server> = [{ name: "memory", type: "stdio", command: "mcp-server-memory" }]
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Server = Remote | Local
+
+/**
+ * What the toolset's functions learn about the caller: the session the toolset belongs to.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const context: McpConfig.SessionContext<{ readonly user: string }> = { session: { user: "ada" } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface SessionContext<S> {
+  readonly session: S
+}
+
+/**
+ * How a toolset behaves. Deadlines are milliseconds. `auth` and a function `allowedHosts` need
+ * `session`: what they resolve is fixed onto the connection, so such a toolset belongs to one
+ * session — build one per session. `allowedHosts` left out allows exactly the hosts the servers'
+ * own URLs name (a redirect elsewhere is refused).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpPolicy, type McpConfig } from "effect-surface/client"
+ *
+ * const options: McpConfig.Options<{ readonly user: string }> = {
+ *   session: { user: "ada" },
+ *   allowedHosts: ["mcp.example.com"],
+ *   auth: (_server, { session }) => Effect.succeed({ token: `token-for-${session.user}` }),
+ *   tools: { block: ["docs__delete_page"] },
+ *   timeoutMs: 30_000,
+ *   policy: { decide: (r) => r.tool.startsWith("write") ? McpPolicy.ask : McpPolicy.allow }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Options<S = unknown> {
+  readonly session?: S | undefined
+  readonly allowedHosts?:
+    | ReadonlyArray<string>
+    | ((server: string, context: SessionContext<S>) => ReadonlyArray<string> | Effect.Effect<ReadonlyArray<string>, unknown>)
+    | undefined
+  /** A bearer for an HTTP server, resolved before `initialize` and again before every call. */
+  readonly auth?: ((server: string, context: SessionContext<S>) => Credential | Effect.Effect<Credential, unknown>) | undefined
+  readonly tools?: { readonly allow: ReadonlyArray<string> } | { readonly block: ReadonlyArray<string> } | undefined
+  /** Deadline of each request (default 60,000). */
+  readonly timeoutMs?: number | undefined
+  /** Deadline of one connect: spawn or dial, and the handshake (default 30,000). */
+  readonly connectTimeoutMs?: number | undefined
+  readonly policy?: Policy.Policy | undefined
+  readonly onDiagnostic?: ((diagnostic: Diagnostic) => void | Effect.Effect<void>) | undefined
+  /** Confine every stdio server's command and cwd to `root` (a server entry may name its own). */
+  readonly stdio?: { readonly root?: string | undefined } | undefined
+  /** Advertise the `roots` capability and answer `roots/list` with these. Off by default. */
+  readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string | undefined }> | undefined
+  /** How the toolset introduces itself in `initialize`. */
+  readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+  /** What a local bundle's handlers may ask of their caller (default `Caller.none`: no progress, no questions). */
+  readonly caller?: Context.Context<Caller.Services> | undefined
+}
+
+/**
+ * A credential `auth` resolves: sent as `Authorization: Bearer <token>`, only to the server's own
+ * origin, and never logged or stored.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const credential: McpConfig.Credential = { token: "s3cret" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Credential {
+  readonly token: string
+}
+
+/**
+ * The request deadline when none is configured.
+ *
+ * @example
+ * ```ts
+ * import { McpConfig } from "effect-surface/client"
+ * McpConfig.DEFAULT_TIMEOUT_MS // 60000
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const DEFAULT_TIMEOUT_MS = 60_000
+
+/**
+ * The connect deadline when none is configured.
+ *
+ * @example
+ * ```ts
+ * import { McpConfig } from "effect-surface/client"
+ * McpConfig.DEFAULT_CONNECT_TIMEOUT_MS // 30000
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000
+
+/**
+ * One server entry as wired: the entry, the key its tools are named under, and its deadlines.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * declare const wired: McpConfig.Wired
+ * wired.key // "memory", or "memory_1a2b3c4d" when two servers share the name
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Wired<C extends Server = Server> {
+  readonly config: C
+  readonly key: string
+  readonly timeoutMs: number
+  readonly connectTimeoutMs: number
+}
+
+const Millis = Schema.Finite.check(Schema.isGreaterThan(0))
+const Strings = Schema.Record(Schema.String, Schema.String)
+const common = {
+  name: Schema.NonEmptyString,
+  timeoutMs: Schema.optionalKey(Millis),
+  connectTimeoutMs: Schema.optionalKey(Millis)
+}
+const ServerSchema = Schema.Union([
+  Schema.Struct({
+    ...common,
+    type: Schema.Literal("stdio"),
+    command: Schema.NonEmptyString,
+    args: Schema.optionalKey(Schema.Array(Schema.String)),
+    env: Schema.optionalKey(Strings),
+    cwd: Schema.optionalKey(Schema.String),
+    root: Schema.optionalKey(Schema.String)
+  }),
+  Schema.Struct({ ...common, type: Schema.Literals(["streamable-http", "sse"]), url: Schema.String, headers: Schema.optionalKey(Strings) }),
+  Schema.Struct({ ...common, type: Schema.Literal("transport"), open: Schema.Unknown }),
+  Schema.Struct({ ...common, type: Schema.Literal("local"), core: Schema.Unknown })
+])
+const decodeServer = Schema.decodeUnknownResult(ServerSchema, { errors: "all" })
+
+const refuse = (reason: string) => Effect.fail(new WiringError({ reason }))
+
+const checkServer = (entry: unknown, index: number): Effect.Effect<Server, WiringError> => {
+  const decoded = decodeServer(entry)
+  const label = typeof entry === "object" && entry !== null && "name" in entry && typeof entry.name === "string"
+    ? `server "${entry.name}" (entry ${index})`
+    : `server entry ${index}`
+  if (Result.isFailure(decoded)) return refuse(`${label} cannot be used: ${toInputError(decoded.failure.issue, []).message}`)
+  const server = decoded.success
+  if (server.type === "transport" && typeof server.open !== "function") {
+    return refuse(`${label} cannot be used: "open" must be a function that returns a transport`)
+  }
+  if (server.type === "local" && !Context.isContext(server.core) && !Layer.isLayer(server.core)) {
+    return refuse(`${label} cannot be used: "core" must be the bundle's core services (a Context) or a Layer providing them`)
+  }
+  if ((server.type === "streamable-http" || server.type === "sse") && !URL.canParse(server.url)) {
+    return refuse(`${label} cannot be used: "url" is not a URL`)
+  }
+  // The decoded value is the entry itself, checked: its functions and readonly arrays kept as given.
+  return Effect.succeed(entry as Server)
+}
+
+const has = (options: object, key: string) => key in options && (options as Record<string, unknown>)[key] !== undefined
+
+const sessionRule = (what: string) =>
+  `${what} needs a session: what it resolves is fixed onto the connection, so a toolset built with it belongs to one ` +
+  `session and must not serve another user. Pass \`session\` and build one toolset per session.`
+
+const checkOptions = <S>(options: Options<S>): Effect.Effect<void, WiringError> => {
+  const session = has(options, "session")
+  if (options.auth !== undefined && !session) return refuse(sessionRule("auth"))
+  if (typeof options.allowedHosts === "function" && !session) return refuse(sessionRule("an allowedHosts resolver"))
+  const tools = options.tools
+  if (tools !== undefined && has(tools, "allow") && has(tools, "block")) {
+    return refuse("tools takes allow or block, never both: say which tools to keep, or which to leave out.")
+  }
+  for (const key of ["timeoutMs", "connectTimeoutMs"] as const) {
+    const value = options[key]
+    if (value !== undefined && !(Number.isFinite(value) && value > 0)) return refuse(`${key} must be a positive number of milliseconds, got ${value}`)
+  }
+  return Effect.void
+}
+
+const identityOf = (server: Server): unknown => {
+  switch (server.type) {
+    case "stdio":
+      return ["stdio", server.command, server.args ?? [], server.cwd ?? null]
+    case "streamable-http":
+    case "sse":
+      return [server.type, server.url]
+    case "transport":
+      return ["transport"]
+    case "local":
+      return ["local"]
+  }
+}
+
+/**
+ * Check the servers and options, and name every server's tools: the one place a toolset refuses
+ * its configuration, before anything is spawned or dialled.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpConfig } from "effect-surface/client"
+ * const wired = McpConfig.wire([{ name: "memory", type: "stdio", command: "mcp-server-memory" }], {})
+ * Effect.runSync(wired).servers[0]?.key // "memory"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const wire = <S>(
+  servers: ReadonlyArray<unknown>,
+  options: Options<S>
+): Effect.Effect<{ readonly servers: ReadonlyArray<Wired>; readonly collisions: ReturnType<typeof Names.serverKeys>["collisions"] }, WiringError> =>
+  Effect.gen(function*() {
+    if (!Array.isArray(servers)) return yield* refuse("servers must be a list of server entries")
+    yield* checkOptions(options)
+    const checked = yield* Effect.forEach(servers, checkServer)
+    const { collisions, keys } = Names.serverKeys(checked.map((config) => ({ name: config.name, identity: identityOf(config) })))
+    const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    return {
+      servers: checked.map((config, i): Wired => ({
+        config,
+        key: keys[i] ?? config.name,
+        timeoutMs: config.timeoutMs ?? timeoutMs,
+        connectTimeoutMs: config.connectTimeoutMs ?? connectTimeoutMs
+      })),
+      collisions
+    }
+  })

@@ -1,0 +1,251 @@
+/**
+ * What a toolset noticed while wiring and running, as data.
+ *
+ * Much of what can go wrong with someone else's server should not stop an agent: a colliding name,
+ * a plugin whose binary escapes its root, a server that is down, a listing with a broken entry. The
+ * toolset carries on with the rest and says what it did instead, once, as a diagnostic — a record a
+ * program can match on `kind` and a sentence a person can read — handed to `onDiagnostic`, kept on
+ * the toolset, and logged. No diagnostic ever carries a credential.
+ *
+ * @since 0.1.0
+ */
+
+interface Base<K extends string> {
+  readonly kind: K
+  /** `warning` when something configured does not work as written; `info` otherwise. */
+  readonly level: "info" | "warning"
+  readonly message: string
+}
+
+/**
+ * One diagnostic, by `kind`.
+ *
+ * @example
+ * ```ts
+ * import type { McpDiagnostic } from "effect-surface/client"
+ * const show = (d: McpDiagnostic.Diagnostic) => d.kind === "server-name-collision" ? d.keys.join(", ") : d.message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Diagnostic =
+  | Base<"server-name-collision"> & { readonly name: string; readonly keys: ReadonlyArray<string> }
+  | Base<"tool-name-rewritten"> & { readonly server: string; readonly tool: string; readonly projected: string }
+  | Base<"tool-name-collision"> & { readonly server: string; readonly tool: string; readonly projected: string }
+  | Base<"host-not-allowed"> & { readonly server: string; readonly host: string }
+  | Base<"stdio-refused"> & { readonly server: string; readonly reason: string }
+  | Base<"server-unavailable"> & { readonly server: string; readonly reason: string }
+  | Base<"tool-filter-unmatched"> & { readonly entry: string }
+  | Base<"tool-unchecked"> & { readonly server: string; readonly tool: string; readonly reason: string }
+  | Base<"tool-skipped"> & { readonly server: string; readonly reason: string }
+  | Base<"tools-changed"> & { readonly server: string; readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string> }
+
+/**
+ * The kinds a diagnostic may have.
+ *
+ * @example
+ * ```ts
+ * import type { McpDiagnostic } from "effect-surface/client"
+ * const kind: McpDiagnostic.Kind = "host-not-allowed"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Kind = Diagnostic["kind"]
+
+/**
+ * Two servers in one toolset share a name: both keep it with a suffix hashed from what they are.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.serverNameCollision("local", ["local_1a2b3c4d", "local_5e6f7a8b"]).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const serverNameCollision = (name: string, keys: ReadonlyArray<string>): Diagnostic => ({
+  kind: "server-name-collision",
+  level: "warning",
+  name,
+  keys,
+  message: `${keys.length} servers are named "${name}": their tools are named under ${keys.map((k) => `"${k}"`).join(" and ")}, ` +
+    `each suffixed from what the server is, so reordering the list never repoints a name. None was dropped.`
+})
+
+/**
+ * A tool's name was not legal as `${server}__${tool}` and was rewritten.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolNameRewritten("docs", "search.v2", "docs__search_v2_1a2b3c4d").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolNameRewritten = (server: string, tool: string, projected: string): Diagnostic => ({
+  kind: "tool-name-rewritten",
+  level: "info",
+  server,
+  tool,
+  projected,
+  message: `tool "${tool}" of MCP server "${server}" is named "${projected}": model providers accept only [a-zA-Z0-9_-], up to 64 characters.`
+})
+
+/**
+ * Two tools projected onto one name (a server name containing `__` can do it); the later one was
+ * renamed with a hash of where it comes from.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolNameCollision("a__b", "c", "a__b__c_1a2b3c4d").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolNameCollision = (server: string, tool: string, projected: string): Diagnostic => ({
+  kind: "tool-name-collision",
+  level: "warning",
+  server,
+  tool,
+  projected,
+  message: `tool "${tool}" of MCP server "${server}" projected onto a name another tool already has; it is named "${projected}" instead.`
+})
+
+/**
+ * A server's URL names a host outside `allowedHosts`: it was not contacted and offers no tools.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.hostNotAllowed("docs", "evil.example").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const hostNotAllowed = (server: string, host: string): Diagnostic => ({
+  kind: "host-not-allowed",
+  level: "warning",
+  server,
+  host,
+  message: `MCP server "${server}" was not contacted: its host "${host}" is not in allowedHosts. The other servers load.`
+})
+
+/**
+ * A stdio server was not started: its command or working directory resolves outside its root.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.stdioRefused("plugin", "bin/server resolves to /usr/local/bin/x, outside /opt/plugin").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const stdioRefused = (server: string, reason: string): Diagnostic => ({
+  kind: "stdio-refused",
+  level: "warning",
+  server,
+  reason,
+  message: `MCP server "${server}" was not started: ${reason}. The other servers load.`
+})
+
+/**
+ * A server could not be connected and listed: it offers no tools now.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.serverUnavailable("memory", "the process exited").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const serverUnavailable = (server: string, reason: string): Diagnostic => ({
+  kind: "server-unavailable",
+  level: "warning",
+  server,
+  reason,
+  message: `MCP server "${server}" offers no tools: ${reason}`
+})
+
+/**
+ * A `tools` filter entry matched no tool.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.filterUnmatched("memory__reed_graph").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const filterUnmatched = (entry: string): Diagnostic => ({
+  kind: "tool-filter-unmatched",
+  level: "warning",
+  entry,
+  message: `the tools filter names "${entry}", which no server lists.`
+})
+
+/**
+ * A tool's input schema cannot be used to check arguments here; its calls go unchecked (the server
+ * still checks them).
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolUnchecked("docs", "search", 'JSON Schema at "#/required": must be an array of strings').message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolUnchecked = (server: string, tool: string, reason: string): Diagnostic => ({
+  kind: "tool-unchecked",
+  level: "warning",
+  server,
+  tool,
+  reason,
+  message: `the input schema of tool "${tool}" of MCP server "${server}" cannot be checked here (${reason}); its arguments go to the server unchecked.`
+})
+
+/**
+ * An entry of a server's tool listing is not a tool and was left out.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolSkipped("docs", "entry 3 has no name").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolSkipped = (server: string, reason: string): Diagnostic => ({
+  kind: "tool-skipped",
+  level: "warning",
+  server,
+  reason,
+  message: `MCP server "${server}" listed something that is not a tool, left out: ${reason}`
+})
+
+/**
+ * A server's tool list changed and the map followed it.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolsChanged("board", ["board__jobs_count"], []).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolsChanged = (server: string, added: ReadonlyArray<string>, removed: ReadonlyArray<string>): Diagnostic => ({
+  kind: "tools-changed",
+  level: "info",
+  server,
+  added,
+  removed,
+  message: `MCP server "${server}" changed its tools: ${added.length} added${added.length === 0 ? "" : ` (${added.join(", ")})`}, ` +
+    `${removed.length} removed${removed.length === 0 ? "" : ` (${removed.join(", ")})`}.`
+})

@@ -1,0 +1,175 @@
+/**
+ * The toolset for callers outside Effect: `mcpTools(servers, options)`.
+ *
+ * A thin face over the Effect API, not a second implementation: a `ManagedRuntime` holds the
+ * toolset's layer, every `execute` runs the toolset's own `call` in it (an `AbortSignal` interrupts
+ * the call, which cancels it on the server), the `tools` record follows the live map in place, and
+ * `close` releases the runtime, which closes every connection. Callbacks written with Promises
+ * (`auth`, `allowedHosts`, `policy`, `approve`) are read as Effects at the boundary.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Fiber, Layer, ManagedRuntime, Stream } from "effect"
+import * as Approval from "../core/Approval.ts"
+import type * as CallResult from "./CallResult.ts"
+import type * as Catalog from "./Catalog.ts"
+import type * as Config from "./Config.ts"
+import type * as Diagnostic from "./Diagnostic.ts"
+import * as McpToolset from "./McpToolset.ts"
+import type * as Policy from "./Policy.ts"
+
+type Awaitable<A> = A | PromiseLike<A>
+
+/**
+ * The options of `mcpTools`: those of `McpToolset.make`, with Promise-returning callbacks, and
+ * `approve` to answer the policy's asks (without it, an ask is denied).
+ *
+ * @example
+ * ```ts
+ * import type { McpPromise } from "effect-surface/client"
+ * const options: McpPromise.Options<{ readonly user: string }> = {
+ *   session: { user: "ada" },
+ *   auth: async (_server, { session }) => ({ token: `token-for-${session.user}` }),
+ *   policy: { decide: (r) => ({ _tag: r.tool.startsWith("delete") ? "Ask" : "Allow" }) },
+ *   approve: async (request) => request.server !== "prod"
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Options<S = unknown> extends Omit<Config.Options<S>, "auth" | "allowedHosts" | "policy" | "onDiagnostic"> {
+  readonly allowedHosts?:
+    | ReadonlyArray<string>
+    | ((server: string, context: Config.SessionContext<S>) => Awaitable<ReadonlyArray<string>>)
+    | undefined
+  readonly auth?: ((server: string, context: Config.SessionContext<S>) => Awaitable<Config.Credential>) | undefined
+  readonly policy?: { readonly decide: (request: Policy.Request) => Awaitable<Policy.Decision> } | undefined
+  readonly approve?: ((request: Approval.Request) => Awaitable<boolean>) | undefined
+  readonly onDiagnostic?: ((diagnostic: Diagnostic.Diagnostic) => void) | undefined
+}
+
+/**
+ * One tool of the map: what a model is shown, and `execute`. `execute` resolves to the result and
+ * rejects with the call's tagged error — an `isError` result as an `Error` whose message is
+ * `MCP tool error: ` and the server's text.
+ *
+ * @example
+ * ```ts
+ * import type { McpPromise } from "effect-surface/client"
+ * declare const tool: McpPromise.Tool
+ * const result = await tool.execute({ message: "hi" }, { signal: AbortSignal.timeout(5_000) })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Tool {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: Catalog.Tool["inputSchema"]
+  readonly execute: (args: unknown, options?: { readonly signal?: AbortSignal | undefined; readonly timeoutMs?: number | undefined }) => Promise<CallResult.Result>
+}
+
+/**
+ * What `mcpTools` resolves to. `tools` follows the servers' lists in place; `diagnostics` is read
+ * fresh each time; `close` ends every connection and may be called more than once.
+ *
+ * @example
+ * ```ts
+ * import type { McpPromise } from "effect-surface/client"
+ * declare const toolset: McpPromise.Toolset
+ * Object.keys(toolset.tools)
+ * await toolset.close()
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Toolset {
+  readonly tools: { readonly [name: string]: Tool }
+  readonly close: () => Promise<void>
+  readonly reconciled: Promise<void>
+  readonly diagnostics: ReadonlyArray<Diagnostic.Diagnostic>
+}
+
+const lift = <A>(f: () => Awaitable<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: async () => f(), catch: (e) => e })
+
+const toEffectOptions = <S>(options: Options<S>): Config.Options<S> => {
+  const { allowedHosts, approve: _approve, auth, onDiagnostic, policy, ...rest } = options
+  return {
+    ...rest,
+    ...(allowedHosts === undefined ? {} : {
+      allowedHosts: typeof allowedHosts === "function" ? (server, context) => lift(() => allowedHosts(server, context)) : allowedHosts
+    }),
+    ...(auth === undefined ? {} : { auth: (server, context) => lift(() => auth(server, context)) }),
+    ...(policy === undefined ? {} : { policy: { decide: (request) => Effect.orDie(lift(() => policy.decide(request))) } }),
+    ...(onDiagnostic === undefined ? {} : { onDiagnostic })
+  }
+}
+
+const approvalLayer = (approve: NonNullable<Options["approve"]>) =>
+  Layer.succeed(Approval.Approval, Approval.Approval.of({
+    decide: (request) =>
+      lift(() => approve(request)).pipe(
+        Effect.map((yes) => yes ? Approval.allow : Approval.deny("the person declined")),
+        Effect.catch(() => Effect.succeed(Approval.deny("the approval could not be asked")))
+      )
+  }))
+
+/**
+ * Connect the servers and resolve to their tools as one record. Rejects with a `WiringError` when
+ * the configuration cannot work (nothing is started then); a server that is refused or down is a
+ * diagnostic, and the others load.
+ *
+ * @example
+ * ```ts
+ * import { mcpTools } from "effect-surface/client"
+ *
+ * const { tools, close } = await mcpTools(
+ *   [{ name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp" }],
+ *   { allowedHosts: ["mcp.example.com"], session: "ada", auth: async () => ({ token: "…" }) }
+ * )
+ * const answer = await tools["docs__search"]?.execute({ query: "retries" })
+ * await close()
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const mcpTools = async <S = unknown>(servers: ReadonlyArray<Config.Server>, options: Options<S> = {}): Promise<Toolset> => {
+  const toolsetLayer = McpToolset.layer(servers, toEffectOptions(options))
+  const runtime = ManagedRuntime.make(options.approve === undefined ? toolsetLayer : Layer.provide(toolsetLayer, approvalLayer(options.approve)))
+  const toolset = await runtime.runPromise(Effect.service(McpToolset.McpToolset)).catch(async (error: unknown) => {
+    await runtime.dispose()
+    throw error
+  })
+  const tools: Record<string, Tool> = {}
+  const follow = (map: ReadonlyMap<string, Catalog.Tool>) => {
+    for (const name of Object.keys(tools)) if (!map.has(name)) delete tools[name]
+    for (const [name, tool] of map) {
+      const current = tools[name]
+      if (current !== undefined && current.description === tool.description && current.inputSchema === tool.inputSchema) continue
+      tools[name] = {
+        name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        execute: (args, callOptions) =>
+          runtime.runPromise(
+            toolset.call(name, args, callOptions?.timeoutMs === undefined ? undefined : { timeoutMs: callOptions.timeoutMs }),
+            callOptions?.signal === undefined ? undefined : { signal: callOptions.signal }
+          )
+      }
+    }
+  }
+  follow(await runtime.runPromise(toolset.tools))
+  const follower = runtime.runFork(Stream.runForEach(toolset.changes, (map) => Effect.sync(() => follow(map))))
+  let closing: Promise<void> | undefined
+  return {
+    tools,
+    reconciled: runtime.runPromise(toolset.reconciled),
+    get diagnostics() {
+      return runtime.runSync(toolset.diagnostics)
+    },
+    close: () => {
+      closing ??= runtime.runPromise(Fiber.interrupt(follower)).then(() => runtime.dispose())
+      return closing
+    }
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * effect-surface/client: many MCP servers, and local surfaces, as one tool map an agent can hand to
+ * a model without handing over the keys.
+ *
+ * @since 0.1.0
+ */
+export * as McpToolset from "./McpToolset.ts"
+export * as McpConfig from "./Config.ts"
+export * as McpPolicy from "./Policy.ts"
+export * as McpDiagnostic from "./Diagnostic.ts"
+export * as McpNames from "./Names.ts"
+export * as McpHosts from "./Hosts.ts"
+export * as McpContainment from "./Containment.ts"
+export * as McpCatalog from "./Catalog.ts"
+export * as McpCallResult from "./CallResult.ts"
+export * as McpAiToolkit from "./AiToolkit.ts"
+export * as McpTransports from "./Transports.ts"
+export * as McpPromise from "./PromiseApi.ts"
+export { mcpTools } from "./PromiseApi.ts"
+export {
+  AuthFailed,
+  type CallError,
+  CallErrorSchema,
+  HostNotAllowed,
+  InvalidArguments,
+  McpProtocolError,
+  McpToolError,
+  PolicyDenied,
+  ServerUnavailable,
+  ToolsetClosed,
+  ToolTimeout,
+  UnknownTool,
+  WiringError
+} from "./Errors.ts"

@@ -1,0 +1,167 @@
+/**
+ * One live session with a remote MCP server, as Effects: list its tools, call one, hear it close.
+ *
+ * The second module that imports the SDK's client side (with `Transports.ts`). It owns the SDK
+ * `Client` for one connection and turns everything the SDK can throw into one of three answers the
+ * rest of the toolset understands: a `LinkError` (the connection failed; its phase says whether the
+ * request could have reached the server, so the pool never replays an ambiguous one), a `Rejected`
+ * (the server refused at the protocol level) or a `Refused` hop (the SSRF guard stopped it). It
+ * advertises no client capability unless asked (roots), and never reads the server's instructions.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js"
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { ErrorCode, ListRootsRequestSchema, McpError, ResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import { Data, Effect, Predicate, Result, Schema } from "effect"
+import type { Scope } from "effect"
+import { messageOf } from "../../core/ToolFailure.ts"
+import { LinkError } from "../../surface/LinkError.ts"
+import type * as Owned from "../../surface/Owned.ts"
+import type * as Hosts from "../Hosts.ts"
+import * as Transports from "../Transports.ts"
+
+/**
+ * The server refused a request at the protocol level (a JSON-RPC error, or an HTTP status that is
+ * not a lost session).
+ */
+export class Rejected extends Data.TaggedError("McpRejected")<{ readonly code: number; readonly reason: string }> {
+  override get message(): string {
+    return `the server refused the request (${this.code}): ${this.reason}`
+  }
+}
+
+/**
+ * Every way a request on a live session can fail.
+ */
+export type Failure = LinkError | Rejected | Hosts.Refused
+
+/**
+ * A live session. `call` answers the raw result, for `McpCallResult.adapt`; `list` answers the raw
+ * tool entries of every page.
+ */
+export interface Remote {
+  readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure>
+  readonly call: (tool: string, args: unknown) => Effect.Effect<unknown, Failure>
+}
+
+/**
+ * What a session is opened with: how the client introduces itself, what it advertises, and where
+ * a changed tool list is announced.
+ */
+export interface Options {
+  readonly server: string
+  readonly clientInfo: { readonly name: string; readonly version: string }
+  readonly roots: ReadonlyArray<{ readonly uri: string; readonly name?: string | undefined }> | undefined
+  /** Called from the SDK's notification handler; must only enqueue. */
+  readonly onToolsChanged: () => void
+}
+
+// The deadline is the toolset's (Effect's clock, so tests drive it); the SDK's own timer is set
+// past any deadline a caller can give, so it never decides first.
+const NO_SDK_TIMEOUT = 2_147_483_647
+const MAX_PAGES = 100
+const NOT_REACHED = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"])
+
+const codeOf = (u: unknown): unknown => Predicate.hasProperty(u, "code") ? u.code : undefined
+
+// Whether a failed fetch never reached the server: the socket could not even be opened.
+const neverConnected = (error: unknown): boolean => {
+  const cause: unknown = Predicate.hasProperty(error, "cause") ? error.cause : undefined
+  const code = codeOf(cause) ?? codeOf(error)
+  return typeof code === "string" && NOT_REACHED.has(code)
+}
+
+const stripPrefix = (error: McpError): string => error.message.replace(/^MCP error -?\d+: /, "")
+
+/**
+ * What a rejected SDK promise means. Classified by type and code, never by message: the SDK's own
+ * error classes are from this package's one copy of the SDK.
+ */
+export const classify = (error: unknown): Failure => {
+  if (Predicate.isTagged(error, "McpHostRefused")) return error as Hosts.Refused
+  if (error instanceof McpError) {
+    return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout
+      ? new LinkError({ phase: "call", reason: "the connection closed before the answer came" })
+      : new Rejected({ code: error.code, reason: stripPrefix(error) })
+  }
+  // The server no longer knows the session (it restarted): the request was not taken in.
+  if (error instanceof StreamableHTTPError && error.code === 404) {
+    return new LinkError({ phase: "closed", reason: "the server no longer knows this session" })
+  }
+  if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === "number") {
+    return new Rejected({ code: error.code, reason: error.message })
+  }
+  if (neverConnected(error)) return new LinkError({ phase: "dial", reason: `the server could not be reached (${messageOf(error)})` })
+  return new LinkError({ phase: "call", reason: messageOf(error) })
+}
+
+const request = (client: Client, method: string, params: Record<string, unknown>) =>
+  Effect.tryPromise({
+    try: (signal) => client.request({ method, params }, ResultSchema, { signal, timeout: NO_SDK_TIMEOUT }),
+    catch: classify
+  })
+
+const Page = Schema.Struct({ tools: Schema.Array(Schema.Unknown), nextCursor: Schema.optionalKey(Schema.String) })
+const decodePage = Schema.decodeUnknownResult(Page)
+
+const listAll = (client: Client): Effect.Effect<ReadonlyArray<unknown>, Failure> =>
+  Effect.gen(function*() {
+    const tools: Array<unknown> = []
+    let cursor: string | undefined
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const answer = decodePage(yield* request(client, "tools/list", cursor === undefined ? {} : { cursor }))
+      if (Result.isFailure(answer)) return yield* new Rejected({ code: -32603, reason: "tools/list answered something that is not a tool list" })
+      tools.push(...answer.success.tools)
+      cursor = answer.success.nextCursor
+      if (cursor === undefined) return tools
+    }
+    return tools // a server paging for ever: what the first pages held
+  })
+
+const close = (client: Client, transport: Transport): Effect.Effect<void> =>
+  Effect.andThen(Transports.endSession(transport, "2 seconds"), Effect.promise(() => client.close().catch(() => undefined)))
+
+/**
+ * Open a session over `transport` in the current scope: the scope's end closes it (deleting an HTTP
+ * session first), on every way out, a failed or interrupted handshake included.
+ */
+export const connect = (transport: Transport, options: Options): Effect.Effect<Owned.Owned<Remote>, Failure, Scope.Scope> =>
+  Effect.gen(function*() {
+    const client = new Client(
+      { name: options.clientInfo.name, version: options.clientInfo.version },
+      { capabilities: options.roots === undefined ? {} : { roots: { listChanged: false } } }
+    )
+    const roots = options.roots
+    if (roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((r) => ({ ...r })) }))
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged())
+    const listeners = new Set<() => void>()
+    let closed = false
+    client.onclose = () => {
+      closed = true
+      for (const listener of listeners) listener()
+    }
+    // Registered before the handshake, so a handshake that fails or is interrupted still closes it.
+    yield* Effect.addFinalizer(() => close(client, transport))
+    yield* Effect.tryPromise({
+      try: (signal) => client.connect(transport, { signal, timeout: NO_SDK_TIMEOUT }),
+      catch: classify
+    })
+    const remote: Remote = {
+      list: Effect.suspend(() => closed ? Effect.fail(gone) : listAll(client)),
+      call: (tool, args) => Effect.suspend(() => closed ? Effect.fail(gone) : request(client, "tools/call", { name: tool, arguments: args }))
+    }
+    return {
+      client: remote,
+      dispose: Effect.void, // the scope closes it
+      // The SDK rejects every pending request when the transport closes (ConnectionClosed, a
+      // LinkError once classified), so the pool need not race each call against the close.
+      settlesPending: true,
+      onClose: (listener) => {
+        if (closed) listener()
+        else listeners.add(listener)
+      }
+    }
+  })
+
+const gone = new LinkError({ phase: "closed", reason: "the connection had closed" })

@@ -1,0 +1,13 @@
+// The README's toolset snippets are the files under examples/toolset/, which the type check compiles.
+import { assert, describe, it } from "@effect/vitest"
+import { readFileSync } from "node:fs"
+
+const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
+
+describe("README: the toolset section", () => {
+  it("shows exactly the Effect, Promise and Toolkit examples that the type check compiles", () => {
+    const section = /## Use other people's MCP tools\n([\s\S]*?)\n## /.exec(read("../../README.md"))?.[1] ?? ""
+    const blocks = Array.from(section.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1])
+    assert.deepStrictEqual(blocks, ["effect.ts", "promise.ts", "toolkit.ts"].map((file) => read(`../../examples/toolset/${file}`)))
+  })
+})
