@@ -10,3 +10,5 @@
 export * as Cli from "./Cli.ts"
 export * as CliCommands from "./Commands.ts"
 export * as CliFlags from "./Flags.ts"
+export * as Bin from "./Bin.ts"
+export * as GuardCommands from "./GuardCommands.ts"

@@ -47,6 +47,9 @@ export interface Tool {
   readonly description: string
   readonly inputSchema: { readonly [key: string]: unknown }
   readonly title?: string
+  /** The listing's `annotations` and `_meta`, as the server gave them, for a caller that forwards them. */
+  readonly annotations?: { readonly [key: string]: unknown }
+  readonly meta?: { readonly [key: string]: unknown }
 }
 
 /**
@@ -70,7 +73,9 @@ const Listed = Schema.Struct({
   name: Schema.NonEmptyString,
   description: Schema.optionalKey(Schema.String),
   title: Schema.optionalKey(Schema.String),
-  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 })
 const decodeListed = Schema.decodeUnknownResult(Listed)
 
@@ -115,7 +120,9 @@ export const fromListing = (
         tool: listed.name,
         description: listed.description ?? "",
         inputSchema,
-        ...(listed.title === undefined ? {} : { title: listed.title })
+        ...(listed.title === undefined ? {} : { title: listed.title }),
+        ...(listed.annotations === undefined ? {} : { annotations: listed.annotations }),
+        ...(listed._meta === undefined ? {} : { meta: listed._meta })
       },
       check: Result.isSuccess(compiled) ? compiled.success : undefined
     })

@@ -191,7 +191,7 @@ const isJsonSchemaInput = (input: unknown): input is Tools.JsonSchemaInput =>
 const bespokeInput = (name: string, origin: Bundle.Origin, input: unknown): Effect.Effect<Bundle.Tool["input"], ResolveError.InvalidToolSchema> =>
   isJsonSchemaInput(input)
     ? Effect.mapError(
-      Effect.fromResult(SchemaBridge.compileJson(input.schema, { trustPatterns: input.trustPatterns })),
+      Effect.fromResult(SchemaBridge.compileJson(input.schema, { trustPatterns: input.trustPatterns, checkedBy: input.checkedBy })),
       (e) => new ResolveError.InvalidToolSchema({ name, origin, reason: `${e.pointer}: ${e.reason}` })
     )
     // Otherwise the record's input is an Effect Schema (its type is erased in `AnyTool`).

@@ -255,8 +255,40 @@ const Nothing = Surface.make({})
 export const bundle = (
   tools: ReadonlyArray<PlainTool>,
   options: Pick<Options, "credentials"> = {}
-): Effect.Effect<{ readonly core: Bundle.Member; readonly tools: Bundle.RootTools }, ServeToolsError> =>
-  Effect.map(rootTools(tools, options), (table) => ({ core: { surface: Nothing, expose: {} }, tools: table }))
+): Effect.Effect<Rooted, ServeToolsError> => Effect.map(rootTools(tools, options), rooted)
+
+/**
+ * A bundle of root tools alone.
+ *
+ * @example
+ * ```ts
+ * import type { ServeTools } from "effect-surface/serve"
+ * declare const bundle: ServeTools.Rooted
+ * const names = Object.keys(bundle.tools)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Rooted {
+  readonly core: Bundle.Member
+  readonly tools: Bundle.RootTools
+}
+
+/**
+ * Root tools as a bundle of their own: what a face serves when there is no surface, only tools.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as Tools from "effect-surface/tools"
+ * import { ServeTools } from "effect-surface/serve"
+ *
+ * const bundle = ServeTools.rooted({ ping: Tools.make({ description: "Answer pong.", mutates: false, handler: () => Effect.succeed("pong") }) })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const rooted = (tools: Bundle.RootTools): Rooted => ({ core: { surface: Nothing, expose: {} }, tools })
 
 /**
  * The MCP face's options for plain tools: the face's settings, the `bundle`, and no clients to

@@ -67,7 +67,7 @@ const text: Arbitrary.Arbitrary<Spec> = Arbitrary.flatMap(
     )
 )
 
-const numeric: Arbitrary.Arbitrary<Spec> = Arbitrary.flatMap(
+export const numeric: Arbitrary.Arbitrary<Spec> = Arbitrary.flatMap(
   Arbitrary.all([pick(["integer", "number"] as const), Arbitrary.schema(Schema.Boolean)]),
   ([kind, enumerated]) =>
     enumerated
