@@ -1,8 +1,12 @@
 /**
- * effect-surface/serve: plain tool objects served over MCP, by reference.
+ * effect-surface/serve: plain tool objects served over MCP by reference, and an upstream MCP server
+ * served behind grants.
  *
- * `serveTools` is the Promise door; `ServeTools` holds the tool shape, the refusals and the Effect
- * forms (`layer`, `layerStdio`, `layerHttp`), all over the MCP face and the core.
+ * `serveTools` is the Promise door for plain tools; `ServeTools` holds their shape and the Effect
+ * forms (`layer`, `layerStdio`, `layerHttp`), `ServeToolsError` the refusals. A guard is its file
+ * (`GuardFile`), its lock (`GuardLock`), the grants projected onto it (`Grants`), the one execution
+ * path (`Guard`), its audit (`Audit`) and the MCP face over it (`GuardServe`); all over the MCP face,
+ * the client toolset and the core.
  *
  * @since 0.1.0
  */
