@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { program } from "../examples/quickstart.ts"
+import { blockAfter } from "./readmeBlocks.ts"
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
 const root = fileURLToPath(new URL("../", import.meta.url))
@@ -23,9 +24,6 @@ const servingUrl = (child: ChildProcess) =>
     child.once("exit", (code) => reject(new Error(`the example exited (${code}) before serving: ${out}`)))
   })
 
-/** The ```ts block that follows `marker` in the README. */
-const blockAfter = (readme: string, marker: string) =>
-  new RegExp(`${marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n\\n\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(readme)?.[1]
 
 describe("README", () => {
   it("shows exactly the quickstart example that the type check and this test run", () => {

@@ -1,43 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Schema } from "effect"
-import { spawnSync } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import * as Tools from "../src/tools.ts"
-
-// The child runs the harness as an ES module: it records the URL of every module Node resolves
-// (a synchronous `resolve` hook sees static and dynamic imports alike), imports the target, and
-// prints the list. Node runs the .ts sources directly, so this is the load a real consumer pays.
-const harness = `
-import { registerHooks } from "node:module"
-const urls = []
-registerHooks({
-  resolve(specifier, context, nextResolve) {
-    const resolved = nextResolve(specifier, context)
-    urls.push(resolved.url)
-    return resolved
-  }
-})
-await import(process.argv[1])
-process.stdout.write(JSON.stringify(urls))
-`
-
-const projectRoot = fileURLToPath(new URL("..", import.meta.url))
-
-const modulesLoadedBy = (specifier: string): ReadonlyArray<string> => {
-  const { NODE_OPTIONS: _ignored, ...env } = process.env
-  const child = spawnSync(process.execPath, ["--input-type=module", "-e", harness, specifier], {
-    // A bare specifier in the control resolves from the project, as a consumer's would.
-    cwd: projectRoot,
-    env,
-    encoding: "utf8"
-  })
-  assert.strictEqual(child.status, 0, child.stderr)
-  const urls: unknown = JSON.parse(child.stdout)
-  assert.isTrue(Array.isArray(urls) && urls.every((url) => typeof url === "string"))
-  return urls as ReadonlyArray<string> // checked on the line above
-}
-
-const fromSdk = (urls: ReadonlyArray<string>) => urls.filter((url) => url.includes("@modelcontextprotocol"))
+import { fromSdk, modulesLoadedBy } from "./moduleLoads.ts"
 
 class Jobs extends Context.Service<Jobs, { readonly run: (cmd: string) => Effect.Effect<number> }>()("test/Jobs") {}
 
@@ -83,7 +47,8 @@ const screenshot = Tools.make({
 
 describe("tools", () => {
   it("importing src/tools.ts loads no module of the MCP SDK, directly or transitively", () => {
-    const urls = modulesLoadedBy(new URL("../src/tools.ts", import.meta.url).href)
+    const { status, stderr, urls } = modulesLoadedBy(new URL("../src/tools.ts", import.meta.url).href)
+    assert.strictEqual(status, 0, stderr)
     // The hook saw the whole graph (our modules and effect's), so an empty match means something.
     assert.isTrue(urls.some((url) => url.endsWith("/src/core/ToolFailure.ts")))
     assert.isTrue(urls.some((url) => url.includes("/node_modules/effect/")))
@@ -91,7 +56,7 @@ describe("tools", () => {
   })
 
   it("the import harness does report the MCP SDK when a module loads it", () => {
-    const urls = modulesLoadedBy("@modelcontextprotocol/sdk/types.js")
+    const { urls } = modulesLoadedBy("@modelcontextprotocol/sdk/types.js")
     assert.isNotEmpty(fromSdk(urls))
   })
 

@@ -49,6 +49,9 @@ export interface Tool {
   readonly description: string
   readonly inputSchema: { readonly [key: string]: unknown }
   readonly title?: string
+  /** The listing's `annotations` and `_meta`, as the server gave them, for a caller that forwards them. */
+  readonly annotations?: { readonly [key: string]: unknown }
+  readonly meta?: { readonly [key: string]: unknown }
 }
 
 /**
@@ -74,7 +77,9 @@ const Listed = Schema.Struct({
   name: Schema.NonEmptyString,
   description: Schema.optionalKey(Schema.String),
   title: Schema.optionalKey(Schema.String),
-  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 })
 const decodeListed = Schema.decodeUnknownResult(Listed)
 
@@ -161,7 +166,9 @@ const entryOf = (
     tool: listed.name,
     description: listed.description ?? "",
     inputSchema,
-    ...(listed.title === undefined ? {} : { title: listed.title })
+    ...(listed.title === undefined ? {} : { title: listed.title }),
+    ...(listed.annotations === undefined ? {} : { annotations: listed.annotations }),
+    ...(listed._meta === undefined ? {} : { meta: listed._meta })
   }
   const check = compiled !== undefined && Result.isSuccess(compiled) ? compiled.success : undefined
   return quarantined ? { tool, check, quarantined: true } : { tool, check }

@@ -32,6 +32,9 @@ export interface Listed {
   readonly description?: string | undefined
   readonly title?: string | undefined
   readonly inputSchema?: { readonly [key: string]: unknown } | undefined
+  /** Carried for a caller that forwards them (a guard's lock); not part of the fingerprint. */
+  readonly annotations?: { readonly [key: string]: unknown } | undefined
+  readonly _meta?: { readonly [key: string]: unknown } | undefined
 }
 
 /**

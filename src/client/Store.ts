@@ -62,7 +62,9 @@ const StoredTool = Schema.Struct({
   name: Schema.NonEmptyString,
   description: Schema.optionalKey(Schema.String),
   title: Schema.optionalKey(Schema.String),
-  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 })
 
 /**

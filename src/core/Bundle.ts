@@ -312,6 +312,8 @@ export interface Tool {
   readonly title: string | undefined
   readonly description: string
   readonly mutates: boolean
+  /** A bespoke tool's `_meta`, listed verbatim; `undefined` lists no `_meta` key. */
+  readonly meta: Json.JsonObject | undefined
   readonly input: SchemaBridge.Compiled<unknown>
   readonly target:
     | {
@@ -351,7 +353,7 @@ export interface Resolved {
   /** Keyed by `"<sibling>/<key>"` for a sibling's collection and `"<key>"` for the core's. */
   readonly templateByCollection: ReadonlyMap<string, Template>
   readonly toolByName: ReadonlyMap<string, Tool>
-  /** The `tools/list` answer: name, title, description, inputSchema, annotations. */
+  /** The `tools/list` answer: name, title, description, inputSchema, annotations, and `_meta` where a tool has one. */
   readonly advertisedTools: ReadonlyArray<Json.JsonObject>
   /** The `resources/list` answer. */
   readonly advertisedResources: ReadonlyArray<Json.JsonObject>

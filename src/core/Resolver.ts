@@ -119,6 +119,7 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
     title: procedure.title,
     description: described(procedure.description, () => `Calls ${ns}.${verb} on ${surfaceName(sibling)}.`),
     mutates,
+    meta: undefined,
     input: compileInput(procedure.input),
     target: { _tag: "Procedure", ns, verb, procedure, encode: procedure.output === undefined ? identity : encoderOf(procedure.output) }
   }
@@ -190,7 +191,7 @@ const isJsonSchemaInput = (input: unknown): input is Tools.JsonSchemaInput =>
 const bespokeInput = (name: string, origin: Bundle.Origin, input: unknown): Effect.Effect<Bundle.Tool["input"], ResolveError.InvalidToolSchema> =>
   isJsonSchemaInput(input)
     ? Effect.mapError(
-      Effect.fromResult(SchemaBridge.compileJson(input.schema, { trustPatterns: input.trustPatterns })),
+      Effect.fromResult(SchemaBridge.compileJson(input.schema, { trustPatterns: input.trustPatterns, checkedBy: input.checkedBy })),
       (e) => new ResolveError.InvalidToolSchema({ name, origin, reason: `${e.pointer}: ${e.reason}` })
     )
     // Otherwise the record's input is an Effect Schema (its type is erased in `AnyTool`).
@@ -200,7 +201,7 @@ const bespokeTool = (
   name: string,
   origin: Bundle.Origin,
   sibling: string | undefined,
-  tool: { readonly title?: string; readonly description: string; readonly mutates: boolean; readonly input?: unknown },
+  tool: { readonly title?: string; readonly description: string; readonly mutates: boolean; readonly meta?: Json.JsonObject; readonly input?: unknown },
   target: Bundle.Tool["target"]
 ): Effect.Effect<Bundle.Tool, ResolveError.InvalidToolSchema> =>
   Effect.map(bespokeInput(name, origin, tool.input), (input) => ({
@@ -211,6 +212,7 @@ const bespokeTool = (
     description: described(tool.description, () =>
       origin._tag === "RootTool" ? `Runs the bundle's root tool ${name}.` : `Runs a tool of ${surfaceName(sibling)}.`),
     mutates: tool.mutates,
+    meta: tool.meta,
     input,
     target
   }))

@@ -221,6 +221,8 @@ export function compile<S extends Schema.Constraint>(schema?: S): Compiled<S["Ty
  * verbatim — `$schema`, `$defs`, `additionalProperties: false` and all — and decoded by the reverse
  * checker, so a wrong field is named exactly as for an Effect Schema input. The top level must be an
  * object schema, because MCP advertises tool inputs as objects; omitted arguments read as `{}`.
+ * With `checkedBy: "handler"` the schema is still compiled (so a broken one is refused) but the
+ * arguments pass through unchecked, for a handler that checks them on its own path.
  *
  * @example
  * ```ts
@@ -234,15 +236,18 @@ export function compile<S extends Schema.Constraint>(schema?: S): Compiled<S["Ty
  */
 export const compileJson = (
   schema: Json.JsonObject,
-  options?: FromJsonSchemaOptions
+  options?: FromJsonSchemaOptions & { readonly checkedBy?: "face" | "handler" | undefined }
 ): Result.Result<Compiled<unknown>, InvalidJsonSchema> => {
   if (schema["type"] !== "object") {
     return Result.fail(new InvalidJsonSchema({ pointer: "#/type", reason: `a tool input must be an object schema ("type": "object")` }))
   }
+  // Compiled either way, so a schema no call could pass is refused at boot whoever checks.
   return Result.map(compileJsonSchema(schema, options), (check): Compiled<unknown> => ({
     jsonSchema: schema,
     wrapped: false,
-    decode: (input) => check(input === undefined ? {} : input)
+    decode: options?.checkedBy === "handler"
+      ? (input) => Effect.succeed(input === undefined ? {} : input)
+      : (input) => check(input === undefined ? {} : input)
   }))
 }
 

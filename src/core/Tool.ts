@@ -29,10 +29,16 @@ export interface JsonSchemaInput {
   readonly schema: JsonObject
   /** Check `pattern`s too; off by default, since a remote pattern can be made to run for ever. */
   readonly trustPatterns: boolean
+  /**
+   * Who checks a call's arguments: the face, before the handler runs (the default), or the handler
+   * itself — for a proxy whose every refusal must go through its own path (and its audit).
+   */
+  readonly checkedBy: "face" | "handler"
 }
 
 /**
- * Declare a tool input by its raw JSON Schema (an object schema).
+ * Declare a tool input by its raw JSON Schema (an object schema). With `checkedBy: "handler"` the
+ * schema is only advertised: the handler receives the arguments as sent and checks them itself.
  *
  * @example
  * ```ts
@@ -49,10 +55,14 @@ export interface JsonSchemaInput {
  *
  * @since 0.1.0
  */
-export const jsonSchema = (schema: JsonObject, options?: { readonly trustPatterns?: boolean }): JsonSchemaInput => ({
+export const jsonSchema = (
+  schema: JsonObject,
+  options?: { readonly trustPatterns?: boolean; readonly checkedBy?: "face" | "handler" }
+): JsonSchemaInput => ({
   _tag: "JsonSchemaInput",
   schema,
-  trustPatterns: options?.trustPatterns === true
+  trustPatterns: options?.trustPatterns === true,
+  checkedBy: options?.checkedBy ?? "face"
 })
 
 /**
@@ -112,6 +122,8 @@ export interface Tool<S extends ToolInputSchema | undefined, Out, E, R, C> {
   readonly description: string
   /** MCP's display name; a host without one shows the tool's machine name. */
   readonly title?: string
+  /** Listed as the tool's `_meta`, verbatim: what a face forwards about a tool it does not own. */
+  readonly meta?: JsonObject
   /** Missing means the tool takes no input. */
   readonly input?: S
   readonly mutates: boolean

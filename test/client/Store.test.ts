@@ -90,7 +90,8 @@ for (const [label, open] of layers) {
         yield* store.save(smuggled as McpStore.Row)
         const saved = yield* store.get("docs")
         assert.deepStrictEqual(Object.keys(saved ?? {}).sort(), ["id", "name", "tools", "type", "url"])
-        assert.deepStrictEqual(saved?.tools, [{ name: "search", description: "d" }])
+        // A tool keeps its definition (annotations included, as a rebuilt map shows them); nothing else.
+        assert.deepStrictEqual(saved?.tools, [{ name: "search", description: "d", annotations: { readOnlyHint: true } }])
       }))
 
     it.effect("a row that is not a row is refused with a StoreError naming the field", () =>

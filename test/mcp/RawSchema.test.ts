@@ -62,6 +62,23 @@ describe("a tool whose input is a raw JSON Schema", () => {
       assert.include(message, "strng")
     }))
 
+  it.live("checked by the handler, it is still advertised and compiled, and the arguments reach the handler as sent", () =>
+    Effect.gen(function*() {
+      const proxied = Tools.make({
+        description: "Check its own arguments, on its own path",
+        input: Tools.jsonSchema(address, { checkedBy: "handler" }),
+        mutates: false,
+        handler: (input) => Effect.succeed({ received: input })
+      })
+      const c = yield* connect({ core: { surface: Empty, expose: {} }, client: Effect.succeed({ clients: {} }), tools: { proxied } })
+      const [tool] = (yield* Effect.promise(() => c.client.listTools())).tools
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(tool?.inputSchema)), JSON.parse(JSON.stringify(address)))
+      const wrong = yield* call(c, "proxied", { name: 7 })
+      assert.deepStrictEqual(wrong.structuredContent, { received: { name: 7 } })
+      const broken = SchemaBridge.compileJson({ type: "object", properties: { id: { type: "strng" } } }, { checkedBy: "handler" })
+      assert.isTrue(Result.isFailure(broken))
+    }))
+
   it("must be an object schema, because MCP advertises tool inputs as objects", () => {
     assert.isTrue(Result.isFailure(SchemaBridge.compileJson({ type: "string" })))
     assert.isTrue(Result.isSuccess(SchemaBridge.compileJson({ type: "object" })))

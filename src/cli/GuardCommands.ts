@@ -1,0 +1,124 @@
+/**
+ * `effect-surface guard …`: a guard's three commands — write its lock, serve it, call one of its
+ * tools from a shell.
+ *
+ * `guard call <guard file> <tool> --flag value` types its flags from the lock, through the same
+ * `Fields` reading the served schema is rebuilt from, so `--help` tells the restricted enums and
+ * bounds; the call itself goes through the guard's `execute` (door `cli`), the path an MCP host's
+ * call takes, so both refuse in the same words and leave the same audit row. Reading the file and
+ * the lock loads no MCP SDK; connecting the upstream does, and is loaded only when a command runs.
+ *
+ * @since 0.1.0
+ */
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as ToolResult from "../core/ToolResult.ts"
+import * as Audit from "../serve/Audit.ts"
+import * as Grants from "../serve/Grants.ts"
+import * as GuardFile from "../serve/GuardFile.ts"
+import * as GuardLock from "../serve/GuardLock.ts"
+import * as CliCommands from "./Commands.ts"
+import { kebab } from "./Flags.ts"
+
+const fileArgument = Argument.String("guard-file").pipe(Argument.withDescription("The guard file (JSON)"))
+
+// The parts that connect the upstream, and so load the MCP SDK: only when a command runs.
+const running = Effect.promise(() => Promise.all([import("../serve/Guard.ts"), import("../serve/GuardServe.ts")]))
+
+const lock = Command.make("lock", { file: fileArgument }, ({ file }) =>
+  Effect.gen(function*() {
+    const [Guard] = yield* running
+    const decoded = yield* GuardFile.read(file)
+    const written = yield* Guard.lock(decoded)
+    yield* Console.log(`locked ${written.tools.length} tools of "${written.upstream}" in ${decoded.lock}`)
+  })).pipe(Command.withDescription("Write the upstream's tool definitions to the guard's lock, to review and commit"))
+
+const serve = Command.make("serve", {
+  file: fileArgument,
+  http: Flag.Int("http").pipe(
+    Flag.withDescription("Serve over Streamable HTTP on 127.0.0.1 at this port (0: any free port) instead of stdio"),
+    Flag.optional
+  )
+}, ({ file, http }) =>
+  Effect.gen(function*() {
+    const [Guard, GuardServe] = yield* running
+    const guard = Guard.layerFile(file)
+    return Option.isNone(http)
+      ? yield* GuardServe.serveStdio(guard)
+      : yield* GuardServe.serveHttp(guard, { port: http.value, host: "127.0.0.1" }, (url) =>
+        Console.error(`guard serving MCP at ${url}`))
+  })).pipe(
+    Command.withDescription("Serve exactly the granted tools of the lock, restricted, over stdio (or HTTP with --http)")
+  )
+
+/**
+ * The verbs of `guard call <file>`: each tool the file grants and the lock holds, kebab-cased, its
+ * flags typed from the restricted schema, each call running through the guard's `execute`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { GuardCommands } from "effect-surface/cli"
+ * const words = Effect.map(GuardCommands.verbs("guard.json"), (verbs) => verbs.map((verb) => verb.words.join(" "))) // ["get-sum", …]
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const verbs = Effect.fn("GuardCommands.verbs")(function*(path: string) {
+  const file = yield* GuardFile.read(path)
+  const lockFile = yield* GuardLock.read(file.lock)
+  const { granted } = yield* Effect.fromResult(Grants.project(file, lockFile))
+  return granted.map((tool): CliCommands.Verb => ({
+    words: [kebab(tool.name)],
+    description: tool.description,
+    input: tool.fields,
+    run: (args) =>
+      Effect.gen(function*() {
+        const [Guard] = yield* running
+        return yield* Effect.flatMap(Guard.make(file), (guard) => guard.execute("cli", tool.name, args)).pipe(
+          Effect.provide(Audit.layer(file.audit)),
+          Effect.scoped,
+          // A guard that cannot start answers like any refusal: one sentence, a failing exit.
+          Effect.catch((failed) => Effect.succeed(ToolResult.failure(failed)))
+        )
+      })
+  }))
+})
+
+const usage = "name a guard file and a tool: effect-surface guard call <guard file> <tool> --flag value"
+
+/**
+ * `guard`, with `call` built for the guard file `args` names after it (`guard call <file> …`), if any.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { GuardCommands } from "effect-surface/cli"
+ * const guard = GuardCommands.command(["guard", "call", "guard.json", "get-sum", "--a", "1"])
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const command = Effect.fn("GuardCommands.command")(function*(args: ReadonlyArray<string>) {
+  const at = args.indexOf("call")
+  const path = at >= 0 ? args[at + 1] : undefined
+  const call = path === undefined || path.startsWith("-")
+    ? Command.make(
+      "call",
+      {},
+      () =>
+        Effect.flatMap(
+          Effect.succeed(ToolResult.failure(new CliCommands.CallFailed({ message: usage }))),
+          CliCommands.report
+        )
+    )
+      .pipe(Command.withDescription(usage))
+    : Command.make("call").pipe(
+      Command.withSubcommands([yield* Effect.fromResult(CliCommands.tree(path, yield* verbs(path)))]),
+      Command.withDescription("Call a granted tool through the guard, as an MCP host would")
+    )
+  return Command.make("guard").pipe(
+    Command.withSubcommands([lock, serve, call]),
+    Command.withDescription("An upstream MCP server behind grants: lock, serve, call")
+  )
+})

@@ -1,0 +1,312 @@
+/**
+ * A guard: an upstream MCP server's tools, served only as its guard file grants them, every call
+ * down one path that decides, audits and forwards.
+ *
+ * An agent should reach a server somebody else wrote only through what a person reviewed and
+ * granted. The guard connects the upstream through the client toolset (its transports, deadlines
+ * and containment), serves the granted tools as the lock recorded them with the file's
+ * restrictions applied, and runs every call — from an MCP host or from a shell — through
+ * `execute`: a tool not granted, a tool whose live definition moved from the lock, or arguments
+ * outside the restricted schema are refused there, in one sentence; anything else is sent. Each
+ * call, whatever its fate, leaves one audit row. One path means the two doors cannot drift apart.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Effect, Exit, Layer, Result, Schema } from "effect"
+import type * as CallResult from "../client/CallResult.ts"
+import type * as McpConfig from "../client/Config.ts"
+import type { WiringError } from "../client/Errors.ts"
+import * as McpToolset from "../client/McpToolset.ts"
+import * as Json from "../core/Json.ts"
+import { messageOf } from "../core/ToolFailure.ts"
+import * as ToolResult from "../core/ToolResult.ts"
+import * as Audit from "./Audit.ts"
+import * as GuardError from "./GuardError.ts"
+import * as GuardFile from "./GuardFile.ts"
+import * as GuardLock from "./GuardLock.ts"
+import * as Grants from "./Grants.ts"
+
+/**
+ * The door a call came through, as the audit records it.
+ *
+ * @example
+ * ```ts
+ * import type { Guard } from "effect-surface/serve"
+ * const door: Guard.Door = "cli"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Door = "mcp" | "cli"
+
+/**
+ * How the guard connects its upstream: the client toolset's options that make sense for one server.
+ *
+ * @example
+ * ```ts
+ * import type { Guard } from "effect-surface/serve"
+ * const options: Guard.Options = { timeoutMs: 30_000, clientInfo: { name: "guard", version: "1.0.0" } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Options = Pick<
+  McpConfig.Options,
+  "clientInfo" | "timeoutMs" | "connectTimeoutMs" | "stdio" | "onDiagnostic"
+>
+
+/**
+ * A running guard: its file, the tools it serves, and the one path every call takes.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Guard } from "effect-surface/serve"
+ * const program = Effect.gen(function*() {
+ *   const guard = yield* Guard.Guard
+ *   return yield* guard.execute("cli", "get-sum", { a: 1, b: 2 })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Guard extends Context.Service<Guard, {
+  readonly file: GuardFile.GuardFile
+  readonly tools: ReadonlyArray<Grants.Granted>
+  /** Decide, forward and audit one call; a refusal or a failure is an `isError` result. */
+  readonly execute: (door: Door, tool: string, args: unknown) => Effect.Effect<ToolResult.ToolResult>
+}>()("effect-surface/Guard") {}
+
+/**
+ * What can stop a guard from starting: its file, its lock, a grant it cannot keep, its audit, or
+ * its upstream's entry.
+ *
+ * @example
+ * ```ts
+ * import type { Guard } from "effect-surface/serve"
+ * const told = (error: Guard.StartError) => error.message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type StartError =
+  | GuardFile.GuardFileError
+  | GuardLock.LockError
+  | GuardError.LockMismatch
+  | Grants.GrantError
+  | Audit.AuditError
+  | WiringError
+
+const Block = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("text"), text: Schema.String }),
+  Schema.Struct({ type: Schema.Literals(["image", "audio"]), data: Schema.String, mimeType: Schema.String }),
+  Schema.Struct({
+    type: Schema.Literal("resource"),
+    resource: Schema.Union([
+      Schema.Struct({ uri: Schema.String, mimeType: Schema.optionalKey(Schema.String), text: Schema.String }),
+      Schema.Struct({ uri: Schema.String, mimeType: Schema.optionalKey(Schema.String), blob: Schema.String })
+    ])
+  })
+])
+const decodeBlock = Schema.decodeUnknownResult(Block)
+
+// The upstream's answer in the core's shape: a block the core has no shape for (a resource link)
+// travels as its JSON text rather than being dropped.
+const answerOf = (result: CallResult.Result): ToolResult.ToolResult => {
+  const content = result.content.map((block): ToolResult.ToolContent =>
+    Result.getOrElse(decodeBlock(block), () => ToolResult.text(JSON.stringify(block)))
+  )
+  const structured = result.structuredContent === undefined ? undefined
+    : Result.getOrUndefined(Json.normalize(result.structuredContent))
+  return structured === undefined ? { content } : { content, structuredContent: Json.toStructured(structured) }
+}
+
+interface Decided {
+  readonly decision: Audit.Row["decision"]
+  readonly reason: string | null
+  readonly outcome: Audit.Row["outcome"]
+  readonly result: ToolResult.ToolResult
+}
+
+const refused = (refusal: { readonly message: string }): Decided => ({
+  decision: "deny",
+  reason: refusal.message,
+  outcome: "refused",
+  result: ToolResult.failure(refusal)
+})
+
+interface Env {
+  readonly file: GuardFile.GuardFile
+  readonly granted: ReadonlyMap<string, Grants.Granted>
+  readonly toolset: McpToolset.Toolset
+  readonly audit: Audit.AuditLog["Service"]
+}
+
+// The upstream's live definition of a tool, under its projected name.
+const liveOf = (env: Env, tool: string) =>
+  Effect.map(
+    env.toolset.tools,
+    (tools) => [...tools.values()].find((t) => t.server === env.file.upstream.name && t.tool === tool)
+  )
+
+const decide = (env: Env, tool: string, args: unknown): Effect.Effect<Decided> =>
+  Effect.gen(function*() {
+    const granted = env.granted.get(tool)
+    if (granted === undefined) return refused(new GuardError.NotGranted({ tool }))
+    const live = yield* liveOf(env, tool)
+    if (live === undefined) return refused(new GuardError.Withdrawn({ tool, upstream: env.file.upstream.name }))
+    if (GuardLock.drifted(granted.locked, live)) return refused(new GuardError.Drifted({ tool }))
+    const checked = yield* Effect.result(granted.check(args ?? {}))
+    if (Result.isFailure(checked)) return refused(checked.failure)
+    const sent = yield* Effect.result(env.toolset.call(live.name, checked.success))
+    return Result.isSuccess(sent)
+      ? { decision: "allow", reason: null, outcome: "ok", result: answerOf(sent.success) }
+      : { decision: "allow", reason: null, outcome: "error", result: ToolResult.failure(sent.failure) }
+  })
+
+// One row per call, written however the call ends (a cancelled one included).
+const execute = (env: Env) => (door: Door, tool: string, args: unknown): Effect.Effect<ToolResult.ToolResult> =>
+  Effect.gen(function*() {
+    const started = yield* Clock.currentTimeMillis
+    const row = (ended: number, decided: Omit<Decided, "result">): Audit.Row => ({
+      time: new Date(started).toISOString(),
+      door,
+      tool,
+      args: Audit.digest(args),
+      decision: decided.decision,
+      reason: decided.reason,
+      outcome: decided.outcome,
+      durationMs: ended - started
+    })
+    const record = (decided: Omit<Decided, "result">) =>
+      Effect.flatMap(Clock.currentTimeMillis, (ended) =>
+        env.audit.write(row(ended, decided)).pipe(
+          Effect.catch((failed) =>
+            Effect.logError(`the audit row of a ${tool} call was not written: ${messageOf(failed)}`)
+          )
+        ))
+    return yield* decide(env, tool, args).pipe(
+      Effect.onExit((exit) =>
+        Exit.isSuccess(exit) ? record(exit.value)
+          : record({ decision: "allow", reason: "the call was cancelled", outcome: "error" })
+      ),
+      Effect.map((decided) => decided.result)
+    )
+  }).pipe(Effect.withSpan("Guard.execute", { attributes: { door, tool } }))
+
+const toolsetOptions = (options: Options): McpConfig.Options =>
+  Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
+
+/**
+ * Start a guard in the current scope: read its lock, project its grants, connect its upstream (a
+ * drifted tool is reported now and refused at each call), with the audit in context.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Audit, Guard, GuardFile } from "effect-surface/serve"
+ *
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const file = yield* GuardFile.read("guard.json")
+ *   const guard = yield* Guard.make(file).pipe(Effect.provide(Audit.layer(file.audit)))
+ *   return guard.tools.map((tool) => tool.name)
+ * }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile, options: Options = {}) {
+  const lock = yield* GuardLock.read(file.lock)
+  if (lock.upstream !== file.upstream.name) {
+    return yield* new GuardError.LockMismatch({ lock: file.lock, locked: lock.upstream, upstream: file.upstream.name })
+  }
+  const { granted, missing } = yield* Effect.fromResult(Grants.project(file, lock))
+  for (const name of missing)
+    yield* Effect.logWarning(
+      `"${name}" is granted but not in the lock, so it is not served: run effect-surface guard lock`
+    )
+  const audit = yield* Audit.AuditLog
+  const toolset = yield* McpToolset.make([file.upstream], toolsetOptions(options))
+  const env: Env = { file, granted: new Map(granted.map((tool) => [tool.name, tool])), toolset, audit }
+  for (const tool of granted) {
+    const live = yield* liveOf(env, tool.name)
+    if (live !== undefined && GuardLock.drifted(tool.locked, live))
+      yield* Effect.logWarning(new GuardError.Drifted({ tool: tool.name }).message)
+  }
+  return Guard.of({ file, tools: granted, execute: execute(env) })
+})
+
+/**
+ * The guard of a decoded guard file as a layer, its audit opened beside it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Guard, GuardFile } from "effect-surface/serve"
+ * declare const file: GuardFile.GuardFile
+ * const tools = Effect.map(Effect.service(Guard.Guard), (guard) => guard.tools).pipe(Effect.provide(Guard.layer(file)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (file: GuardFile.GuardFile, options?: Options): Layer.Layer<Guard, StartError> =>
+  Layer.effect(Guard, make(file, options)).pipe(Layer.provide(Audit.layer(file.audit)))
+
+/**
+ * The guard of the guard file at `path`, as a layer.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Guard } from "effect-surface/serve"
+ * const answer = Effect.flatMap(Effect.service(Guard.Guard), (guard) => guard.execute("cli", "echo", { message: "hi" })).pipe(
+ *   Effect.provide(Guard.layerFile("guard.json"))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerFile = (path: string, options?: Options): Layer.Layer<Guard, StartError> =>
+  Layer.unwrap(Effect.map(GuardFile.read(path), (file) => layer(file, options)))
+
+/**
+ * Write the lock of a guard file: connect its upstream, read every tool it lists (name, title,
+ * description, input schema, annotations, `_meta`), and write them to the file's `lock`. Fails,
+ * writing nothing, when the upstream lists nothing (it could not be reached, or has no tools).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Guard, GuardFile } from "effect-surface/serve"
+ * const locked = Effect.flatMap(GuardFile.read("guard.json"), (file) => Guard.lock(file)) // the Lock written
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const lock = Effect.fn("Guard.lock")(function*(file: GuardFile.GuardFile, options: Options = {}) {
+  const listed = yield* Effect.scoped(Effect.gen(function*() {
+    const toolset = yield* McpToolset.make([file.upstream], toolsetOptions(options))
+    const tools = [...(yield* toolset.tools).values()].filter((tool) => tool.server === file.upstream.name)
+    return { tools, diagnostics: yield* toolset.diagnostics }
+  }))
+  if (listed.tools.length === 0) {
+    const why = listed.diagnostics.map((d) => d.message).join("; ")
+    return yield* new GuardLock.LockError({
+      path: file.lock,
+      reason: `the upstream "${file.upstream.name}" listed no tools${why === "" ? "" : `: ${why}`}`
+    })
+  }
+  const written = GuardLock.of(
+    file.upstream.name,
+    listed.tools.map((tool) => ({
+      name: tool.tool,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
+      ...(tool.meta === undefined ? {} : { _meta: tool.meta })
+    }))
+  )
+  yield* GuardLock.write(file.lock, written)
+  return written
+})

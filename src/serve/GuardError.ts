@@ -1,0 +1,100 @@
+/**
+ * Why a guard refuses a call, and why a guard cannot start.
+ *
+ * A refusal is an answer the caller reads — an agent over MCP, a person at a shell — so each is a
+ * tagged error whose message is the one sentence both doors print and the audit records as the
+ * reason. They live apart from `Guard` so the command line can word them without loading the
+ * upstream connection.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/**
+ * The tool is not granted: denied by the guard file, or not named in it (the two are not told
+ * apart, as neither is listed).
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.NotGranted({ tool: "get-env" }).message // 'tool "get-env" is not granted by this guard'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class NotGranted extends Schema.TaggedError<NotGranted>()("NotGranted", { tool: Schema.String }) {
+  override get message(): string {
+    return `tool "${this.tool}" is not granted by this guard`
+  }
+}
+
+/**
+ * The upstream's live definition of the tool moved from the locked one: what would be called is not
+ * what was reviewed.
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.Drifted({ tool: "echo" }).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Drifted extends Schema.TaggedError<Drifted>()("Drifted", { tool: Schema.String }) {
+  override get message(): string {
+    return `tool "${this.tool}" changed upstream since the lock was written: review the change, then run effect-surface guard lock again`
+  }
+}
+
+/**
+ * The upstream no longer lists the tool (or could not be reached to list it).
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.Withdrawn({ tool: "echo", upstream: "everything" }).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Withdrawn
+  extends Schema.TaggedError<Withdrawn>()("Withdrawn", { tool: Schema.String, upstream: Schema.String })
+{
+  override get message(): string {
+    return `tool "${this.tool}" is not offered by the upstream "${this.upstream}" now (it is gone, or the upstream cannot be reached)`
+  }
+}
+
+/**
+ * The lock was taken from another upstream than the guard file names.
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.LockMismatch({ lock: "guard.lock.json", locked: "memory", upstream: "everything" }).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class LockMismatch extends Schema.TaggedError<LockMismatch>()("LockMismatch", {
+  lock: Schema.String,
+  locked: Schema.String,
+  upstream: Schema.String
+}) {
+  override get message(): string {
+    return `lock ${this.lock} was written for the upstream "${this.locked}", not "${this.upstream}": run effect-surface guard lock again`
+  }
+}
+
+/**
+ * Every refusal a guard answers a call with.
+ *
+ * @example
+ * ```ts
+ * import type { GuardError } from "effect-surface/serve"
+ * const retryable = (refusal: GuardError.Refusal) => refusal._tag === "Withdrawn"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Refusal = NotGranted | Drifted | Withdrawn

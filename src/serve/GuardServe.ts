@@ -1,0 +1,180 @@
+/**
+ * A guard served over MCP: its granted tools as the MCP face's root tools, each call handed whole
+ * to the guard's `execute`.
+ *
+ * The face lists each tool with the upstream's name, description and `_meta`, and the input schema
+ * the guard rebuilt with its restrictions; it does not check the arguments itself
+ * (`checkedBy: "handler"`), because a refusal made before `execute` would be a refusal without an
+ * audit row and in other words than the shell's. So the MCP door and the command line meet at the
+ * same path, and nothing here serves MCP a second way: it is the face's own layers over a bundle
+ * of root tools.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer } from "effect"
+import type { ServeError } from "effect/http/HttpServerError"
+import type * as Bundle from "../core/Bundle.ts"
+import type * as ResolveError from "../core/ResolveError.ts"
+import * as Tool from "../core/Tool.ts"
+import type * as ToolResult from "../core/ToolResult.ts"
+import type * as McpFace from "../mcp/Face.ts"
+import * as McpHttp from "../mcp/Http.ts"
+import type * as HttpGuard from "../mcp/HttpGuard.ts"
+import { McpServer, McpSession } from "../mcp/McpServer.ts"
+import * as Guard from "./Guard.ts"
+import * as ServeTools from "./ServeTools.ts"
+
+/**
+ * The guard's tools as root tools, by their upstream names, each calling `execute` through the MCP door.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Guard, GuardServe } from "effect-surface/serve"
+ * const names = Effect.map(Effect.service(Guard.Guard), (guard) => Object.keys(GuardServe.rootTools(guard)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const rootTools = (guard: Guard.Guard["Service"]): Bundle.RootTools =>
+  Object.fromEntries(guard.tools.map((tool) => [
+    tool.name,
+    Tool.make({
+      description: tool.description,
+      ...(tool.title === undefined ? {} : { title: tool.title }),
+      ...(tool.meta === undefined ? {} : { meta: tool.meta }),
+      input: Tool.jsonSchema(tool.inputSchema, { checkedBy: "handler" }),
+      mutates: tool.annotations?.["readOnlyHint"] !== true,
+      handler: (args) => guard.execute("mcp", tool.name, args),
+      // `execute` answers with the result itself, refusals framed already.
+      render: (result: ToolResult.ToolResult) => result
+    })
+  ]))
+
+/**
+ * The MCP face's options for a guard: its settings, and the guard's tools as a bundle of root tools.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpServer } from "effect-surface/mcp"
+ * import { Guard, GuardServe } from "effect-surface/serve"
+ * const server = Effect.map(Effect.service(Guard.Guard), (guard) => McpServer.layerStdio(GuardServe.faceOptions(guard)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const faceOptions = (guard: Guard.Guard["Service"], settings: McpFace.Settings = {}): McpFace.Options => ({
+  serverInfo: { name: `guard-${guard.file.upstream.name}`, version: "0.1.0" },
+  ...settings,
+  ...ServeTools.rooted(rootTools(guard)),
+  client: Effect.succeed({ clients: {} })
+})
+
+const withGuard = <A, E>(f: (options: McpFace.Options) => Layer.Layer<A, E>, settings?: McpFace.Settings) =>
+  Layer.unwrap(Effect.map(Effect.service(Guard.Guard), (guard) => f(faceOptions(guard, settings))))
+
+/**
+ * The guard in context as an `McpServer`, no transport connected yet.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpHttp } from "effect-surface/mcp"
+ * import { Guard, GuardServe } from "effect-surface/serve"
+ * const app = McpHttp.layerServer({ port: 3000 }).pipe(Layer.provide(GuardServe.layer()), Layer.provide(Guard.layerFile("guard.json")))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (settings?: McpFace.Settings): Layer.Layer<McpServer, ResolveError.ResolveError, Guard.Guard> =>
+  withGuard((options) => McpServer.layer(options), settings)
+
+/**
+ * The guard in context served over this process's stdio.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import { McpSession } from "effect-surface/mcp"
+ * import { Guard, GuardServe } from "effect-surface/serve"
+ *
+ * Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+ *   Effect.provide(GuardServe.layerStdio().pipe(Layer.provide(Guard.layerFile("guard.json")))),
+ *   NodeRuntime.runMain
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerStdio = (
+  settings?: McpFace.Settings
+): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Guard.Guard> =>
+  withGuard((options) => McpServer.layerStdio(options), settings)
+
+/**
+ * The guard in context served over Streamable HTTP, listening once the layer is built.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { McpHttp } from "effect-surface/mcp"
+ * import { Guard, GuardServe } from "effect-surface/serve"
+ *
+ * const url = Effect.map(Effect.service(McpHttp.Endpoint), (endpoint) => endpoint.url).pipe(
+ *   Effect.provide(GuardServe.layerHttp({ port: 0 }).pipe(Layer.provide(Guard.layerFile("guard.json"))))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerHttp = (
+  http: McpHttp.HttpOptions,
+  settings?: McpFace.Settings
+): Layer.Layer<McpHttp.Endpoint, ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind, Guard.Guard> =>
+  withGuard((options) => McpHttp.layer({ ...options, http }), settings)
+
+/**
+ * Serve a guard over this process's stdio until the host disconnects (or closes stdin).
+ *
+ * @example
+ * ```ts
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import { Guard, GuardServe } from "effect-surface/serve"
+ * NodeRuntime.runMain(GuardServe.serveStdio(Guard.layerFile("guard.json")))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const serveStdio = (guard: Layer.Layer<Guard.Guard, Guard.StartError>, settings?: McpFace.Settings) =>
+  Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+    Effect.provide(layerStdio(settings).pipe(Layer.provide(guard)))
+  )
+
+/**
+ * Serve a guard over Streamable HTTP until interrupted, telling `onListening` the endpoint's URL
+ * once it listens.
+ *
+ * @example
+ * ```ts
+ * import { Console } from "effect"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import { Guard, GuardServe } from "effect-surface/serve"
+ * NodeRuntime.runMain(GuardServe.serveHttp(Guard.layerFile("guard.json"), { port: 0 }, (url) => Console.error(url)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const serveHttp = (
+  guard: Layer.Layer<Guard.Guard, Guard.StartError>,
+  http: McpHttp.HttpOptions,
+  onListening: (url: string) => Effect.Effect<void>,
+  settings?: McpFace.Settings
+) =>
+  Effect.flatMap(
+    Effect.service(McpHttp.Endpoint),
+    (endpoint) => Effect.andThen(onListening(endpoint.url), Effect.never)
+  ).pipe(
+    Effect.provide(layerHttp(http, settings).pipe(Layer.provide(guard)))
+  )

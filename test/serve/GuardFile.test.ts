@@ -1,0 +1,309 @@
+// The guard file, its grants projected onto a lock, and the audit rows: the parts of a guard that
+// need no upstream, checked on their own.
+import { assert, describe, it } from "@effect/vitest"
+import { Arbitrary, Context, Effect, Exit, Layer, Result } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { Fields, type Json, SchemaBridge } from "effect-surface"
+import { Audit, Grants, GuardFile, type GuardLock } from "effect-surface/serve"
+import { input, numeric, schemaOf, type Spec } from "../cli/specs.ts"
+
+const isObject = (json: Json.Json): json is Json.JsonObject =>
+  typeof json === "object" && json !== null && !Array.isArray(json)
+const objectOf = (json: Json.Json): Json.JsonObject => isObject(json) ? json : {}
+
+// Any input, with a numeric argument named `limit` among its own.
+const withLimit = Arbitrary.map(
+  Arbitrary.all([input, numeric]),
+  ([spec, limit]): Spec =>
+    spec.kind === "object"
+      ? { ...spec, properties: [...spec.properties, { name: "limit", spec: limit, required: true }] } : spec
+)
+
+const upstream = { name: "everything", type: "stdio", command: "node", args: ["server.js", "stdio"] }
+const good = {
+  upstream,
+  grants: { echo: true, "get-sum": { restrict: { a: { maximum: 10 } } } },
+  lock: "guard.lock.json",
+  audit: "audit.jsonl"
+}
+
+const refusal = (json: unknown) =>
+  Effect.map(Effect.flip(GuardFile.decode(json, { path: "/repo/guard.json" })), (error) => error.message)
+
+const lock: GuardLock.Lock = {
+  version: 1,
+  upstream: "everything",
+  tools: [
+    {
+      name: "order",
+      description: "Order something",
+      inputSchema: {
+        type: "object",
+        properties: {
+          item: { type: "string", enum: ["tea", "cake", "pie"] },
+          qty: { type: "integer", minimum: 1, maximum: 20 },
+          note: { type: "string", pattern: "^[a-z ]*$" },
+          urgent: { type: "boolean" },
+          tags: { type: "array", items: { type: "string" } }
+        },
+        required: ["item", "qty"]
+      },
+      _meta: { "vendor/x": true }
+    },
+    { name: "ping", inputSchema: { type: "object", properties: {} } }
+  ]
+}
+
+const fileWith = (grants: GuardFile.GuardFile["grants"]): GuardFile.GuardFile => ({
+  upstream: { name: "everything", type: "stdio", command: "node" },
+  grants,
+  lock: "/repo/guard.lock.json",
+  audit: "/repo/audit.jsonl"
+})
+
+const project = (grants: GuardFile.GuardFile["grants"]) => Grants.project(fileWith(grants), lock)
+
+const orderOf = (grants: GuardFile.GuardFile["grants"]) => {
+  const projected = project(grants)
+  assert.isTrue(Result.isSuccess(projected), Result.isFailure(projected) ? projected.failure.message : "")
+  const order = Result.isSuccess(projected) ? projected.success.granted.find((tool) => tool.name === "order")
+    : undefined
+  return order ?? assert.fail("order is not served")
+}
+
+describe("the guard file", () => {
+  it.effect("decodes, with lock and audit resolved against the file's directory", () =>
+    Effect.gen(function*() {
+      const file = yield* GuardFile.decode(good, { path: "/repo/guard.json" })
+      assert.strictEqual(file.lock, "/repo/guard.lock.json")
+      assert.strictEqual(file.audit, "/repo/audit.jsonl")
+      assert.deepStrictEqual(GuardFile.grantOf(file, "get-sum"), { a: { maximum: 10 } })
+      assert.deepStrictEqual(GuardFile.grantOf(file, "echo"), {})
+      assert.isUndefined(GuardFile.grantOf(file, "get-env"))
+    }))
+
+  it.effect("refuses a bad field with a sentence naming it", () =>
+    Effect.gen(function*() {
+      const { lock: _, ...lockless } = good
+      assert.include(yield* refusal(lockless), `"lock": missing`)
+      assert.include(
+        yield* refusal({ ...good, grants: { "get-sum": { restirct: { a: { maximum: 10 } } } } }),
+        `"grants.get-sum.restirct"`
+      )
+      assert.include(
+        yield* refusal({ ...good, grants: { "get-sum": { restrict: { a: { maximum: "10" } } } } }),
+        `"grants.get-sum.restrict.a.maximum"`
+      )
+      assert.include(
+        yield* refusal({ ...good, grants: { "get-sum": { restrict: { a: { max: 10 } } } } }),
+        `"grants.get-sum.restrict.a.max"`
+      )
+      assert.include(
+        yield* refusal({ ...good, grants: { echo: { restrict: { message: { pattern: "([a-z" } } } } }),
+        `"grants.echo.restrict.message.pattern"`
+      )
+      assert.include(yield* refusal({ ...good, upstream: { ...upstream, type: "carrier-pigeon" } }), `"upstream.type"`)
+      assert.include(
+        yield* refusal({ ...good, upstream: { name: "everything", type: "streamable-http", url: "not a url" } }),
+        `upstream: `
+      )
+      assert.include(yield* refusal({ ...good, audit: 7 }), `"audit"`)
+      assert.include(yield* refusal([]), "expected")
+    }))
+
+  it.live("read names the file when it is missing or not JSON", () =>
+    Effect.gen(function*() {
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "guard-file-"))
+      const path = Path.join(dir, "guard.json")
+      assert.include(
+        (yield* Effect.flip(GuardFile.read(path))).message,
+        `guard file ${path} cannot be used: it cannot be read`
+      )
+      Fs.writeFileSync(path, "{ not json")
+      assert.include((yield* Effect.flip(GuardFile.read(path))).message, "it is not JSON")
+      Fs.rmSync(dir, { recursive: true, force: true })
+    }))
+})
+
+describe("grants projected onto a lock", () => {
+  it("serves only granted tools present in the lock, and says which granted ones it lacks", () => {
+    const projected = project({ order: true, ping: false, gone: true })
+    assert.deepStrictEqual(
+      Result.map(projected, ({ granted, missing }) => [granted.map((tool) => tool.name), missing]),
+      Result.succeed([["order"], ["gone"]])
+    )
+  })
+
+  it("an unrestricted grant serves the locked schema and _meta as they are", () => {
+    const order = orderOf({ order: true })
+    assert.deepStrictEqual(order.inputSchema, lock.tools[0]?.inputSchema)
+    assert.deepStrictEqual(order.meta, { "vendor/x": true })
+  })
+
+  it.effect("each restriction narrows its argument, in the served schema and in the check", () =>
+    Effect.gen(function*() {
+      const order = orderOf({
+        order: {
+          restrict: {
+            item: { enum: ["cake", "pie", "soup"], maxLength: 4 },
+            qty: { minimum: 2, maximum: 50 },
+            note: { pattern: "^no " },
+            urgent: { enum: [false] }
+          }
+        }
+      })
+      const properties = order.inputSchema["properties"]
+      assert.deepStrictEqual(properties, {
+        item: { type: "string", enum: ["cake", "pie"], maxLength: 4 },
+        qty: { type: "integer", minimum: 2, maximum: 20 },
+        note: { type: "string", pattern: "^[a-z ]*$", allOf: [{ pattern: "^no " }] },
+        urgent: { type: "boolean", enum: [false] },
+        tags: { type: "array", items: { type: "string" } }
+      })
+      const ok = { item: "pie", qty: 2, note: "no rush", urgent: false }
+      assert.deepStrictEqual(yield* order.check(ok), ok)
+      for (
+        const [bad, field] of [[{ item: "tea" }, "item"], [{ qty: 1 }, "qty"], [{ qty: 21 }, "qty"], [
+          { urgent: true },
+          "urgent"
+        ], [{ note: "later" }, "note"]] as const
+      ) {
+        const error = yield* Effect.flip(order.check({ ...ok, ...bad }))
+        assert.include(error.message, `"${field}"`, JSON.stringify(bad))
+      }
+    }))
+
+  it("a restriction that cannot be kept is refused, naming the field of the guard file", () => {
+    const refused = (grants: GuardFile.GuardFile["grants"]) => {
+      const projected = project(grants)
+      return Result.isFailure(projected) ? projected.failure.message : "kept"
+    }
+    assert.include(
+      refused({ order: { restrict: { colour: { enum: ["red"] } } } }),
+      "grants.order.restrict.colour cannot be kept: the locked order has no argument colour"
+    )
+    assert.include(
+      refused({ order: { restrict: { item: { maximum: 3 } } } }),
+      "grants.order.restrict.item cannot be kept: minimum and maximum apply to numbers"
+    )
+    assert.include(
+      refused({ order: { restrict: { qty: { pattern: "^1" } } } }),
+      "grants.order.restrict.qty cannot be kept: maxLength and pattern apply to strings"
+    )
+    assert.include(refused({ order: { restrict: { qty: { minimum: 30 } } } }), "it leaves no value")
+    assert.include(refused({ order: { restrict: { item: { enum: ["soup"] } } } }), "grants.order.restrict.item")
+    assert.include(
+      refused({ order: { restrict: { tags: { maxLength: 3 } } } }),
+      "only a string, number or boolean argument can be restricted"
+    )
+  })
+
+  it.prop("an unrestricted grant serves any locked schema exactly, and its flags are typed from the same fields", {
+    spec: input
+  }, ({ spec }) => {
+    const inputSchema = objectOf(schemaOf(spec))
+    const projected = Grants.project(fileWith({ tool: true }), {
+      version: 1,
+      upstream: "everything",
+      tools: [{ name: "tool", inputSchema }]
+    })
+    if (Result.isFailure(projected)) {
+      // Only a schema the core's checker cannot use is refused.
+      assert.isTrue(Result.isFailure(SchemaBridge.compileJsonSchema(inputSchema)), projected.failure.message)
+      return
+    }
+    const [tool] = projected.success.granted
+    assert.deepStrictEqual(tool?.inputSchema, inputSchema)
+    assert.deepStrictEqual(tool?.fields, Fields.fromJsonSchema(inputSchema))
+  }, { arbitrary: { runs: 200 } })
+
+  it.prop(
+    "a maximum restriction on a numeric argument is the only change to the served schema",
+    { limited: withLimit },
+    ({ limited }) => {
+      const inputSchema = objectOf(schemaOf(limited))
+      const projected = Grants.project(fileWith({ tool: { restrict: { limit: { maximum: 5 } } } }), {
+        version: 1,
+        upstream: "everything",
+        tools: [{ name: "tool", inputSchema }]
+      })
+      const limit = limited.kind === "object" ? limited.properties.find((p) => p.name === "limit")?.spec : undefined
+      if (Result.isFailure(projected)) {
+        // Refused only when the bound leaves nothing: a minimum above it, or an enum with nothing at or under it.
+        assert.isTrue(limit?.kind === "integer" || limit?.kind === "number")
+        const leaves = limit?.kind === "integer" || limit?.kind === "number"
+          ? (limit.minimum ?? -Infinity) > 5 || (limit.enum !== undefined && limit.enum.every((n) => n > 5))
+          : false
+        assert.isTrue(leaves, projected.failure.message)
+        return
+      }
+      const served = Fields.fromJsonSchema(projected.success.granted[0]?.inputSchema ?? {})
+      const before = Fields.fromJsonSchema(inputSchema)
+      assert.strictEqual(served._tag, "Group")
+      if (served._tag !== "Group" || before._tag !== "Group") return
+      served.properties.forEach((property, i) => {
+        const was = before.properties[i]?.field
+        if (property.name !== "limit") return assert.deepStrictEqual(property.field, was)
+        assert.strictEqual(property.field._tag, "Numeric")
+        if (property.field._tag !== "Numeric" || was?._tag !== "Numeric") return
+        assert.strictEqual(property.field.maximum, Math.min(was.maximum ?? 5, 5))
+        assert.deepStrictEqual(property.field.enum, was.enum?.filter((n) => n <= 5))
+        assert.deepStrictEqual({ ...property.field, maximum: 0, enum: undefined }, {
+          ...was,
+          maximum: 0,
+          enum: undefined
+        })
+      })
+    },
+    { arbitrary: { runs: 200 } }
+  )
+})
+
+describe("the audit", () => {
+  const row: Audit.Row = {
+    time: new Date(0).toISOString(),
+    door: "cli",
+    tool: "get-sum",
+    args: Audit.digest({ b: 2, a: 1 }),
+    decision: "deny",
+    reason: "value at \"a\": expected a number at most 10, got 11",
+    outcome: "refused",
+    durationMs: 1.5
+  }
+
+  it("digests arguments by value, whatever their key order, and never holds them", () => {
+    assert.strictEqual(Audit.digest({ b: 2, a: 1 }), Audit.digest({ a: 1, b: 2 }))
+    assert.notStrictEqual(Audit.digest({ a: 1 }), Audit.digest({ a: 2 }))
+    assert.match(Audit.digest({ secret: "hunter2" }), /^sha256:[0-9a-f]{64}$/)
+  })
+
+  for (const name of ["audit.jsonl", "audit.db"]) {
+    it.live(`writes rows to ${name} and reads them back in order`, () =>
+      Effect.gen(function*() {
+        const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "audit-"))
+        const path = Path.join(dir, name)
+        yield* Effect.scoped(Effect.gen(function*() {
+          const log = Context.get(yield* Layer.build(Audit.layer(path)), Audit.AuditLog)
+          yield* log.write(row)
+          yield* log.write({ ...row, door: "mcp", decision: "allow", reason: null, outcome: "ok" })
+        }))
+        assert.deepStrictEqual(yield* Audit.read(path), [row, {
+          ...row,
+          door: "mcp",
+          decision: "allow",
+          reason: null,
+          outcome: "ok"
+        }])
+        Fs.rmSync(dir, { recursive: true, force: true })
+      }))
+  }
+
+  it.live("an audit that cannot be opened stops the guard before any call", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Effect.scoped(Layer.build(Audit.layer("/nonexistent-dir/audit.jsonl"))))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(Exit.isFailure(exit) ? exit.cause : ""), "audit /nonexistent-dir/audit.jsonl")
+    }))
+})
