@@ -272,7 +272,7 @@ const compileNode = (node: unknown, pointer: string, c: Compiler, depth: number)
       const at = [...path, key]
       const declared = propertyChecks.get(key)
       declared?.(value[key], at, out, d + 1)
-      const matching = patterns.filter(([re]) => re.test(key))
+      const matching = patterns.length === 0 ? patterns : patterns.filter(([re]) => re.test(key))
       for (const [, check] of matching) check(value[key], at, out, d + 1)
       if (declared === undefined && matching.length === 0 && additional !== undefined) {
         const before = out.length
