@@ -32,7 +32,10 @@ const arrivals = (clients: ReadonlyArray<Client>) => {
   return (n: number) =>
     new Promise<void>((resolve, reject) => {
       remaining = n
-      const timer = setTimeout(() => reject(new Error(`only ${n - remaining} of ${n} sessions heard the update within ${DEADLINE_MS} ms`)), DEADLINE_MS)
+      const timer = setTimeout(
+        () => reject(new Error(`only ${n - remaining} of ${n} sessions heard the update within ${DEADLINE_MS} ms`)),
+        DEADLINE_MS
+      )
       done = () => {
         clearTimeout(timer)
         resolve()
@@ -40,17 +43,19 @@ const arrivals = (clients: ReadonlyArray<Client>) => {
     })
 }
 
-const subscribeAll = (clients: ReadonlyArray<Client>) => Promise.all(clients.map((client) => client.subscribeResource({ uri: URI })))
+const subscribeAll = (clients: ReadonlyArray<Client>) =>
+  Promise.all(clients.map((client) => client.subscribeResource({ uri: URI })))
 
 /** One sample: milliseconds from the update to the last of `clients.length` notifications. */
-const fanOutOnce = (clients: ReadonlyArray<Client>, arm: (n: number) => Promise<void>, update: () => Promise<unknown>) => async () => {
-  await sleep(GAP_MS)
-  const all = arm(clients.length)
-  const start = now()
-  await update()
-  await all
-  return now() - start
-}
+const fanOutOnce =
+  (clients: ReadonlyArray<Client>, arm: (n: number) => Promise<void>, update: () => Promise<unknown>) => async () => {
+    await sleep(GAP_MS)
+    const all = arm(clients.length)
+    const start = now()
+    await update()
+    await all
+    return now() - start
+  }
 
 interface Side {
   readonly clients: ReadonlyArray<Client>

@@ -29,7 +29,8 @@ const openSessions = async (url: string, n: number, batch = 25): Promise<Array<C
   return clients
 }
 
-const closeAll = (clients: ReadonlyArray<Client>) => Promise.all(clients.map((client) => client.close().catch(() => undefined)))
+const closeAll = (clients: ReadonlyArray<Client>) =>
+  Promise.all(clients.map((client) => client.close().catch(() => undefined)))
 
 interface Cpu {
   readonly user: number
@@ -37,7 +38,12 @@ interface Cpu {
 }
 
 /** One throughput sample: every session calls back to back for `ms`; calls per second, and server CPU µs per call. */
-const sample = async (child: Child, clients: ReadonlyArray<Client>, ms: number, cpuPerCall: Array<number>): Promise<number> => {
+const sample = async (
+  child: Child,
+  clients: ReadonlyArray<Client>,
+  ms: number,
+  cpuPerCall: Array<number>
+): Promise<number> => {
   const before = await child.ask<Cpu>({ type: "cpu" })
   let calls = 0
   const start = now()
@@ -65,7 +71,10 @@ const throughput = async () => {
     for (const child of children) clients.push(await openSessions(child.url, sessions))
     const cpu = children.map((): Array<number> => [])
     note(`http: ${sessions} sessions per server, ${samples} samples × ${ms} ms each`)
-    const rates = await interleave(children.map((child, i) => () => sample(child, clients[i]!, ms, cpu[i]!)), { samples, warmup: 1 })
+    const rates = await interleave(children.map((child, i) => () => sample(child, clients[i]!, ms, cpu[i]!)), {
+      samples,
+      warmup: 1
+    })
     const [ours, raw, ai] = rates.map(median) as [number, number, number]
     // The CPU readings include the warm-up round's; drop it as the rates dropped theirs.
     const [oursCpu, rawCpu, aiCpu] = cpu.map((readings) => median(readings.slice(-samples))) as [number, number, number]
@@ -73,8 +82,18 @@ const throughput = async () => {
     emit({ bench: `http.tools_call.throughput.sessions${sessions}.vs_raw_sdk`, ours, peer: raw, unit: rate })
     emit({ bench: `http.tools_call.throughput.sessions${sessions}.vs_effect_ai`, ours, peer: ai, unit: rate })
     const perCall = "server CPU µs per call (user+system), median"
-    emit({ bench: `http.tools_call.server_cpu.sessions${sessions}.vs_raw_sdk`, ours: oursCpu, peer: rawCpu, unit: perCall })
-    emit({ bench: `http.tools_call.server_cpu.sessions${sessions}.vs_effect_ai`, ours: oursCpu, peer: aiCpu, unit: perCall })
+    emit({
+      bench: `http.tools_call.server_cpu.sessions${sessions}.vs_raw_sdk`,
+      ours: oursCpu,
+      peer: rawCpu,
+      unit: perCall
+    })
+    emit({
+      bench: `http.tools_call.server_cpu.sessions${sessions}.vs_effect_ai`,
+      ours: oursCpu,
+      peer: aiCpu,
+      unit: perCall
+    })
     await closeAll(clients.flat())
   } finally {
     await Promise.all(children.map((child) => child.stop()))
@@ -123,10 +142,30 @@ const memory = async () => {
   const of = (table: Map<Kind, Array<number>>, kind: Kind) => median(table.get(kind)!)
   const heapUnit = "KiB of V8 heap per idle session (after forced GC), median"
   const rssUnit = "KiB of RSS per idle session (after forced GC), median"
-  emit({ bench: `http.idle_session_memory.heap.sessions${n}.vs_raw_sdk`, ours: of(heap, "ours"), peer: of(heap, "raw"), unit: heapUnit })
-  emit({ bench: `http.idle_session_memory.heap.sessions${n}.vs_effect_ai`, ours: of(heap, "ours"), peer: of(heap, "effect-ai"), unit: heapUnit })
-  emit({ bench: `http.idle_session_memory.rss.sessions${n}.vs_raw_sdk`, ours: of(rss, "ours"), peer: of(rss, "raw"), unit: rssUnit })
-  emit({ bench: `http.idle_session_memory.rss.sessions${n}.vs_effect_ai`, ours: of(rss, "ours"), peer: of(rss, "effect-ai"), unit: rssUnit })
+  emit({
+    bench: `http.idle_session_memory.heap.sessions${n}.vs_raw_sdk`,
+    ours: of(heap, "ours"),
+    peer: of(heap, "raw"),
+    unit: heapUnit
+  })
+  emit({
+    bench: `http.idle_session_memory.heap.sessions${n}.vs_effect_ai`,
+    ours: of(heap, "ours"),
+    peer: of(heap, "effect-ai"),
+    unit: heapUnit
+  })
+  emit({
+    bench: `http.idle_session_memory.rss.sessions${n}.vs_raw_sdk`,
+    ours: of(rss, "ours"),
+    peer: of(rss, "raw"),
+    unit: rssUnit
+  })
+  emit({
+    bench: `http.idle_session_memory.rss.sessions${n}.vs_effect_ai`,
+    ours: of(rss, "ours"),
+    peer: of(rss, "effect-ai"),
+    unit: rssUnit
+  })
 }
 
 export const run = async (): Promise<void> => {

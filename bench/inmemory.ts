@@ -12,7 +12,9 @@ const remote = (child: Child): Competitor => ({
 })
 
 export const run = async (): Promise<void> => {
-  const children = await Promise.all((["ours", "raw", "effect-ai"] as const).map((kind) => spawnServer("inmemory.ts", [kind])))
+  const children = await Promise.all(
+    (["ours", "raw", "effect-ai"] as const).map((kind) => spawnServer("inmemory.ts", [kind]))
+  )
   try {
     const [ours, raw, ai] = children.map(remote) as [Competitor, Competitor, Competitor]
     await callFigures("inmemory", { ours, raw, ai }, "(in_process_json_frames)")

@@ -2,31 +2,39 @@
 // (`{ bench, ours, peer, ratio, unit }`, the unit saying which way the ratio is taken), progress on
 // stderr. Each peer is measured in the same run on this machine, interleaved with ours.
 //   BENCH_QUICK=1              a smoke run of every figure (seconds, not a measurement)
-//   BENCH_ONLY=regex           families to run: inmemory, stdio, http, scale, fanout, toolset
+//   BENCH_ONLY=regex           families to run: inmemory, startup, stdio, http, scale, fanout, acp, toolset, stores
 //   BENCH_EFFORT=x             multiply every sample and iteration count (not sizes) by x
 //   BENCH_HTTP_SESSIONS=50     concurrent sessions for HTTP throughput
 //   BENCH_IDLE_SESSIONS=500    sessions opened for the idle-memory figure (100 when quick)
 //   BENCH_FANOUT_SESSIONS=100  subscribed sessions for the fan-out figures
 //   BENCH_SCALE_SIZES=10,100,1000,10000   bundle sizes for tools/list and reroster
 //   BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR"   flags for every server child
-// bench/profile.ts runs one hot loop alone, for `node --cpu-prof`.
+// bench/profile.ts runs one hot loop alone, for `node --cpu-prof`; bench/startupProfile.ts profiles a
+// stdio server's start to its first answer.
 import * as os from "node:os"
 import { config } from "./lib/measure.ts"
 
-const families: ReadonlyArray<{ readonly name: string; readonly load: () => Promise<{ readonly run: () => Promise<void> }> }> = [
+const families: ReadonlyArray<
+  { readonly name: string; readonly load: () => Promise<{ readonly run: () => Promise<void> }> }
+> = [
   { name: "inmemory", load: () => import("./inmemory.ts") },
+  { name: "startup", load: () => import("./startup.ts") },
   { name: "stdio", load: () => import("./stdio.ts") },
   { name: "http", load: () => import("./http.ts") },
   { name: "scale", load: () => import("./scale.ts") },
   { name: "fanout", load: () => import("./fanout.ts") },
-  { name: "toolset", load: () => import("./toolset.ts") }
+  { name: "acp", load: () => import("./acp.ts") },
+  { name: "toolset", load: () => import("./toolset.ts") },
+  { name: "stores", load: () => import("./stores.ts") }
 ]
 
 const main = async () => {
   const cpus = os.cpus()
   process.stderr.write(
     `effect-surface bench: node ${process.version}, ${cpus.length}× ${cpus[0]?.model ?? "cpu"}, ` +
-      `${config.quick ? "QUICK (smoke run, not a measurement)" : "full"}; figures are medians; every peer is measured in this same run\n`
+      `${
+        config.quick ? "QUICK (smoke run, not a measurement)" : "full"
+      }; figures are medians; every peer is measured in this same run\n`
   )
   const started = performance.now()
   for (const family of families) {

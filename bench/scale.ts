@@ -64,7 +64,11 @@ const rawRebuild = (defs: Siblings): RawTable => {
         if (def.expose.procedures?.[`${ns}.${verb}`] === undefined) continue
         const name = `${key}_${ns}_${verb}`
         if (byName.has(name)) throw new Error(`duplicate tool ${name}`)
-        const tool = { name, description: procedure.description ?? name, inputSchema: procedure.input === undefined ? { type: "object" } : jsonSchemaOf(procedure.input) }
+        const tool = {
+          name,
+          description: procedure.description ?? name,
+          inputSchema: procedure.input === undefined ? { type: "object" } : jsonSchemaOf(procedure.input)
+        }
         tools.push(tool)
         byName.set(name, tool)
       }
@@ -105,14 +109,17 @@ const atSize = async (n: number): Promise<Sized> => {
     const advertised = structuredClone((await held.run(face.roster.current)).advertisedTools)
 
     let table = rawRebuild(a)
-    const rawServer: Server = new SdkServer({ name: "scale-raw", version: "0.0.0" }, { capabilities: { tools: { listChanged: true } } })
+    const rawServer: Server = new SdkServer({ name: "scale-raw", version: "0.0.0" }, {
+      capabilities: { tools: { listChanged: true } }
+    })
     const listed = { tools: advertised }
     rawServer.setRequestHandler(ListToolsRequestSchema, () => listed as never)
     const raw = await connectRaw(rawServer)
 
     const oursCount = (await ours.listTools()).tools.length
     const rawCount = (await raw.listTools()).tools.length
-    if (oursCount !== n || rawCount !== n) throw new Error(`expected ${n} tools, listed ${oursCount} (ours) and ${rawCount} (raw)`)
+    if (oursCount !== n || rawCount !== n)
+      throw new Error(`expected ${n} tools, listed ${oursCount} (ours) and ${rawCount} (raw)`)
 
     const lists = Math.min(200, Math.max(2, Math.ceil(20_000 / n)))
     const samples = count(9, 2)
@@ -147,21 +154,33 @@ const atSize = async (n: number): Promise<Sized> => {
 
     await ours.close()
     await raw.close()
-    return { list: { ours: median(listOurs), peer: median(listRaw) }, reroster: { ours: median(moveOursMs), peer: median(moveRawMs) } }
+    return {
+      list: { ours: median(listOurs), peer: median(listRaw) },
+      reroster: { ours: median(moveOursMs), peer: median(moveRawMs) }
+    }
   } finally {
     await held.close()
   }
 }
 
 export const run = async (): Promise<void> => {
-  const sizes = (process.env.BENCH_SCALE_SIZES ?? "10,100,1000,10000").split(",").map((s) => Number.parseInt(s, 10)).filter((n) => n > 0)
+  const sizes = (process.env.BENCH_SCALE_SIZES ?? "10,100,1000,10000").split(",").map((s) => Number.parseInt(s, 10))
+    .filter((n) => n > 0)
   const results = new Map<number, Sized>()
   for (const n of sizes) {
     note(`scale: ${n} siblings`)
     const sized = await atSize(n)
     results.set(n, sized)
-    emit({ bench: `scale.tools_list.n${n}.vs_raw_sdk_prebuilt_array`, ...sized.list, unit: "ms per tools/list round trip (SDK client, in-memory), median" })
-    emit({ bench: `scale.reroster.n${n}.vs_hand_rebuild`, ...sized.reroster, unit: "ms per roster move until the client hears tools/list_changed, median" })
+    emit({
+      bench: `scale.tools_list.n${n}.vs_raw_sdk_prebuilt_array`,
+      ...sized.list,
+      unit: "ms per tools/list round trip (SDK client, in-memory), median"
+    })
+    emit({
+      bench: `scale.reroster.n${n}.vs_hand_rebuild`,
+      ...sized.reroster,
+      unit: "ms per roster move until the client hears tools/list_changed, median"
+    })
   }
   const small = results.get(1000)
   const large = results.get(10_000)

@@ -1,12 +1,17 @@
 // `npm start`: the example task board as an MCP server.
 //   npm start                 serve it over Streamable HTTP on 127.0.0.1 (port from PORT, default 3000)
-//   npm -s start -- --stdio   serve it over stdio (nothing but protocol on stdout) for an MCP host
+//   npm -s run stdio          serve it over stdio (nothing but protocol on stdout) for an MCP host;
+//                             the same as npm -s start -- --stdio, with no bare `--` for a host to drop
 //   npm start -- --tour       a short in-process tour: an SDK client lists, calls and reads it
-import { NodeRuntime } from "@effect/platform-node"
+//   npm -s run acp            the example ACP agent on stdio, for Zed or any ACP client (examples/acp);
+//                             the same as npm -s start -- --acp
+// Any other argument is refused: a host that meant stdio must not be left waiting on an HTTP server.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Cause, Config, Console, Effect, Exit, Runtime } from "effect"
 import { McpFace, McpHttp, McpSessions, serveStdio } from "effect-surface/mcp"
+import { acp } from "./acp/main.ts"
 import { serverOptions } from "./board/app.ts"
 
 const stdio = Effect.flatMap(serverOptions, (options) => serveStdio(options))
@@ -26,22 +31,43 @@ const tour = Effect.gen(function*() {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   yield* McpSessions.connect(face, serverSide)
   const client = new Client({ name: "tour", version: "0.1.0" })
-  yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
+  yield* Effect.acquireRelease(
+    Effect.promise(() => client.connect(clientSide)),
+    () => Effect.promise(() => client.close())
+  )
   const { tools } = yield* Effect.promise(() => client.listTools())
   yield* Console.log(`tools: ${tools.map((t) => t.name).join(", ")}`)
-  const added = yield* Effect.promise(() => client.callTool({ name: "tasks_add", arguments: { title: "try effect-surface" } }))
+  const added = yield* Effect.promise(() =>
+    client.callTool({ name: "tasks_add", arguments: { title: "try effect-surface" } })
+  )
   yield* Console.log(`tasks_add → ${JSON.stringify(added.structuredContent)}`)
   const read = yield* Effect.promise(() => client.readResource({ uri: "surface://streams/activity" }))
   yield* Console.log(`surface://streams/activity → ${JSON.stringify(read.contents[0])}`)
-  yield* Console.log(`\nServe it to an MCP host with: npm start (HTTP), or npm -s start -- --stdio`)
+  yield* Console.log(`\nServe it to an MCP host with: npm start (HTTP), or npm -s run stdio`)
 }).pipe(Effect.scoped)
 
-const main = process.argv.includes("--stdio") ? stdio : process.argv.includes("--tour") ? tour : http
+const modes: ReadonlyMap<string, Effect.Effect<void, unknown>> = new Map([
+  ["--stdio", stdio],
+  ["--tour", tour],
+  ["--acp", acp]
+])
+const [mode, ...extra] = process.argv.slice(2)
+const main = mode === undefined ? http : modes.get(mode)
 
-NodeRuntime.runMain(main, {
-  disableErrorReporting: false,
-  // Ctrl-C is how this server is meant to stop: once its scope has closed every session, that is
-  // a clean exit (0), not the 130 an interrupted program reports.
-  teardown: (exit, onExit) =>
-    Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-})
+if (main === undefined || extra.length > 0) {
+  const refused = main === undefined ? `unknown argument ${JSON.stringify(mode)}`
+    : `second argument ${JSON.stringify(extra[0])}`
+  process.stderr.write(
+    `examples/main.ts: ${refused}; it takes one of --stdio (serve over stdio), --tour (an in-process tour), ` +
+      `--acp (the example ACP agent on stdio), or nothing (serve over HTTP)\n`
+  )
+  process.exitCode = 2
+} else {
+  NodeRuntime.runMain(main, {
+    disableErrorReporting: false,
+    // Ctrl-C is how this server is meant to stop: once its scope has closed every session, that is
+    // a clean exit (0), not the 130 an interrupted program reports.
+    teardown: (exit, onExit) =>
+      Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
+  })
+}

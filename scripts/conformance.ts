@@ -1,7 +1,8 @@
 // `npm run conformance`: serve the everything server on a free port and run the official MCP
 // conformance suite against it. Exits with the suite's status, so CI fails on any failure that
 // `examples/conformance-server/expected-failures.yaml` does not list (each with its reason).
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Stream } from "effect"
 import { ChildProcess } from "effect/process"
 import { existsSync } from "node:fs"

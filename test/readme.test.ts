@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -8,6 +10,18 @@ import { program } from "../examples/quickstart.ts"
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
 const root = fileURLToPath(new URL("../", import.meta.url))
+
+/** The URL an HTTP example prints once it is listening. */
+const servingUrl = (child: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    let out = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+      const found = /serving (http:\/\/\S+)/.exec(out)
+      if (found?.[1] !== undefined) resolve(found[1])
+    })
+    child.once("exit", (code) => reject(new Error(`the example exited (${code}) before serving: ${out}`)))
+  })
 
 /** The ```ts block that follows `marker` in the README. */
 const blockAfter = (readme: string, marker: string) =>
@@ -29,6 +43,28 @@ describe("README", () => {
     assert.strictEqual(blockAfter(readme, "With the Effect API, by Layer composition (`examples/serve/stdio.ts`):"), read("../examples/serve/stdio.ts"))
     assert.strictEqual(blockAfter(readme, "With the Promise API (`examples/serve/stdio-promise.ts`):"), read("../examples/serve/stdio-promise.ts"))
   })
+
+  it("shows exactly the HTTP serve examples, Effect and Promise, that the type check and the test below run", () => {
+    const readme = read("../README.md")
+    assert.strictEqual(blockAfter(readme, "Over Streamable HTTP, with the Effect API (`examples/serve/http.ts`):"), read("../examples/serve/http.ts"))
+    assert.strictEqual(blockAfter(readme, "With the Promise API (`examples/serve/http-promise.ts`):"), read("../examples/serve/http-promise.ts"))
+  })
+
+  for (const example of ["examples/serve/http.ts", "examples/serve/http-promise.ts"]) {
+    it.live(`${example} serves the counter over Streamable HTTP to an SDK client that lists and calls it`, () =>
+      Effect.gen(function*() {
+        const child = spawn(process.execPath, ["--conditions=effect-surface-source", example], { cwd: root, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] })
+        yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGTERM")))
+        const url = yield* Effect.promise(() => servingUrl(child))
+        const client = new Client({ name: "readme", version: "1.0.0" })
+        yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(url))))
+        const tools = (yield* Effect.promise(() => client.listTools())).tools.map((tool) => tool.name)
+        assert.deepStrictEqual(tools, ["counter_add"])
+        const added = yield* Effect.promise(() => client.callTool({ name: "counter_add", arguments: { value: 2 } }))
+        assert.deepStrictEqual(added.structuredContent, { value: 2 })
+        yield* Effect.promise(() => client.close())
+      }), 30_000)
+  }
 
   for (const example of ["examples/serve/stdio.ts", "examples/serve/stdio-promise.ts"]) {
     it.live(`${example} serves the counter over stdio to an SDK client that lists and calls it`, () =>

@@ -50,8 +50,18 @@ export const callFigures = async (transport: string, competitors: Competitors, a
   for (const competitor of all) await competitor.par(warm, 16)
   const seq = await interleave(all.map((c) => () => c.seq(seqCalls)), { samples, warmup })
   const [seqOurs, seqRaw, seqAi] = seq.map(median) as [number, number, number]
-  emit({ bench: `tools_call.${transport}.sequential.vs_raw_sdk`, ours: seqOurs, peer: seqRaw, unit: "µs per call, median" })
-  emit({ bench: `tools_call.${transport}.sequential.vs_effect_ai${aiLabel}`, ours: seqOurs, peer: seqAi, unit: "µs per call, median" })
+  emit({
+    bench: `tools_call.${transport}.sequential.vs_raw_sdk`,
+    ours: seqOurs,
+    peer: seqRaw,
+    unit: "µs per call, median"
+  })
+  emit({
+    bench: `tools_call.${transport}.sequential.vs_effect_ai${aiLabel}`,
+    ours: seqOurs,
+    peer: seqAi,
+    unit: "µs per call, median"
+  })
 
   note(`${transport}: ${samples} samples × ${parCalls} calls, 64 in flight`)
   const par = await interleave(all.map((c) => () => c.par(parCalls, 64)), { samples, warmup })

@@ -47,9 +47,13 @@ export const serveEffectAiInMemory: Effect.Effect<Transport, unknown, Scope.Scop
     const parser = serialization.makeUnsafe()
     yield* Queue.take(toServer).pipe(
       Effect.flatMap((frame) =>
-        Effect.forEach(parser.decode(frame) as ReadonlyArray<RpcMessage.FromClientEncoded>, (message) => writeRequest(0, message), {
-          discard: true
-        })
+        Effect.forEach(
+          parser.decode(frame) as ReadonlyArray<RpcMessage.FromClientEncoded>,
+          (message) => writeRequest(0, message),
+          {
+            discard: true
+          }
+        )
       ),
       Effect.forever,
       Effect.forkScoped

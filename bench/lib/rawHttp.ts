@@ -24,7 +24,9 @@ const readBody = (req: http.IncomingMessage): Promise<unknown> =>
   })
 
 const jsonError = (res: http.ServerResponse, status: number, message: string) => {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }))
+  res.writeHead(status, { "content-type": "application/json" }).end(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null })
+  )
 }
 
 export interface RawHttp {

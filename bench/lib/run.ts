@@ -9,7 +9,10 @@ import { McpSessions } from "effect-surface/mcp"
 import type { McpFace } from "effect-surface/mcp"
 
 export const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  effect.pipe(Effect.provideService(References.MinimumLogLevel, "Warn"), Effect.provideService(Logger.LogToStderr, true))
+  effect.pipe(
+    Effect.provideService(References.MinimumLogLevel, "Warn"),
+    Effect.provideService(Logger.LogToStderr, true)
+  )
 
 /** A scope held open by plain code: run scoped effects in it, close it when done. */
 export interface Held {

@@ -70,10 +70,20 @@ const rpcError = (code: number, message: string): Error => Object.assign(new Err
 export const makeRawServer = (options?: { readonly resources?: boolean }): Server => {
   const server = new Server(
     { name: "echo-raw", version: "0.0.0" },
-    { capabilities: { tools: { listChanged: true }, ...(options?.resources === true ? { resources: { subscribe: true } } : {}) } }
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        ...(options?.resources === true ? { resources: { subscribe: true } } : {})
+      }
+    }
   )
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [{ name: TOOL, description: DESCRIPTION, inputSchema, annotations: { readOnlyHint: true, destructiveHint: false } }]
+    tools: [{
+      name: TOOL,
+      description: DESCRIPTION,
+      inputSchema,
+      annotations: { readOnlyHint: true, destructiveHint: false }
+    }]
   }))
   server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
     if (request.params.name !== TOOL) throw rpcError(-32602, `unknown tool "${request.params.name}"`)

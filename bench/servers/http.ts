@@ -4,7 +4,7 @@
 // 127.0.0.1 on a free port.
 // IPC: it sends `{ type: "ready", url }`; it answers `{ type: "memory" }` (after forcing GC, when
 // run with --expose-gc) and `{ type: "cpu" }`; it exits when the parent disconnects.
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Exit, Layer, Logger, References, Scope } from "effect"
 import { McpProtocol, McpServer as AiMcpServer } from "effect/ai"
 import { HttpRouter } from "effect/http"
@@ -32,7 +32,14 @@ process.on("message", (message: Request) => {
     if (message.type === "memory") {
       const collected = await forceGc()
       const usage = process.memoryUsage()
-      send({ id: message.id, collected, heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, arrayBuffers: usage.arrayBuffers })
+      send({
+        id: message.id,
+        collected,
+        heapUsed: usage.heapUsed,
+        rss: usage.rss,
+        external: usage.external,
+        arrayBuffers: usage.arrayBuffers
+      })
     } else if (message.type === "cpu") {
       const usage = process.cpuUsage()
       send({ id: message.id, user: usage.user, system: usage.system })
@@ -65,11 +72,18 @@ const serveOurs = async (): Promise<string> => {
 const serveEffectAi = async (): Promise<string> => {
   const node = http.createServer()
   const app = HttpRouter.serve(
-    AiMcpServer.layerHttp({ ...aiServerInfo, path: "/mcp", protocols: [McpProtocol.v2025_11_25], registrations: aiRegistrations }),
+    AiMcpServer.layerHttp({
+      ...aiServerInfo,
+      path: "/mcp",
+      protocols: [McpProtocol.v2025_11_25],
+      registrations: aiRegistrations
+    }),
     { disableLogger: true, disableListenLog: true }
   ).pipe(
     Layer.provide(NodeHttpServer.layer(() => node, { port: 0, host: "127.0.0.1" })),
-    Layer.provide(Layer.mergeAll(Layer.succeed(References.MinimumLogLevel, "Warn"), Layer.succeed(Logger.LogToStderr, true)))
+    Layer.provide(
+      Layer.mergeAll(Layer.succeed(References.MinimumLogLevel, "Warn"), Layer.succeed(Logger.LogToStderr, true))
+    )
   )
   const scope = await Effect.runPromise(Scope.make())
   await Effect.runPromise(Layer.build(app).pipe(Scope.provide(scope)))

@@ -1,7 +1,7 @@
 // The conformance suite's "everything server", built only from the framework's public API.
 // `npm run conformance` starts it on a free port and runs the official suite against it; on its own
 // it serves on PORT (default 3001) and prints its URL.
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Config, Console, Effect, Layer, PubSub, Schedule, Schema, Stream } from "effect"
 import { Ask, Caller, Progress, Surface, Tools } from "effect-surface"
 import { McpCompletion, McpHttp, McpPrompts } from "effect-surface/mcp"

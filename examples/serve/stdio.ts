@@ -1,4 +1,4 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import { Client, Engine } from "effect-surface"
 import { McpServer, McpSession } from "effect-surface/mcp"

@@ -10,8 +10,9 @@
  * description and input schema byte for byte; nothing the server says elsewhere (its instructions,
  * its annotations) is carried.
  *
- * The stages after decoding are where the stores issue plugs in: drift quarantine between decoding
- * and naming, the disclosure budget between merging and publishing.
+ * With a baseline (a store holds the server's trusted fingerprints), drift is checked between
+ * decoding and naming, on every listing alike: a changed tool is quarantined, a new one withheld, a
+ * removed one noted (`McpDrift`). The disclosure budget runs after the merge, in the toolset.
  *
  * @since 0.1.0
  */
@@ -20,6 +21,7 @@ import type { JsonDecoder } from "../core/JsonSchemaDecoder.ts"
 import { compileJsonSchema } from "../core/JsonSchemaDecoder.ts"
 import type * as Config from "./Config.ts"
 import * as Diagnostic from "./Diagnostic.ts"
+import * as Drift from "./Drift.ts"
 import * as Names from "./Names.ts"
 
 /**
@@ -50,7 +52,8 @@ export interface Tool {
 }
 
 /**
- * A tool and the checker its arguments go through (`undefined`: unchecked here).
+ * A tool and the checker its arguments go through (`undefined`: unchecked here). A quarantined
+ * tool is shown with our description and an empty schema, and its calls are refused.
  *
  * @example
  * ```ts
@@ -64,6 +67,7 @@ export interface Tool {
 export interface Entry {
   readonly tool: Tool
   readonly check: JsonDecoder | undefined
+  readonly quarantined?: true | undefined
 }
 
 const Listed = Schema.Struct({
@@ -77,7 +81,9 @@ const decodeListed = Schema.decodeUnknownResult(Listed)
 const EMPTY_INPUT = { type: "object", properties: {} } as const
 
 /**
- * One server's listing as entries, with what was noticed on the way.
+ * One server's listing as entries, with what was noticed on the way. `baseline`, when the store
+ * holds one, is what the listing is checked against for drift. Also answers the listing as decoded
+ * (what a store keeps as the catalogue) and its fingerprints (the baseline it would become).
  *
  * @example
  * ```ts
@@ -92,35 +98,73 @@ const EMPTY_INPUT = { type: "object", properties: {} } as const
  */
 export const fromListing = (
   server: { readonly name: string; readonly key: string },
-  listing: ReadonlyArray<unknown>
-): { readonly entries: ReadonlyArray<Entry>; readonly diagnostics: ReadonlyArray<Diagnostic.Diagnostic> } => {
-  const entries: Array<Entry> = []
+  listing: ReadonlyArray<unknown>,
+  baseline?: Drift.Baseline | undefined
+): {
+  readonly entries: ReadonlyArray<Entry>
+  readonly diagnostics: ReadonlyArray<Diagnostic.Diagnostic>
+  readonly listed: ReadonlyArray<Drift.Listed>
+  readonly fingerprints: Drift.Baseline
+} => {
   const diagnostics: Array<Diagnostic.Diagnostic> = []
+  const listed = decodeListing(server.name, listing, diagnostics)
+  const drift = Drift.check(baseline, listed)
+  const entries: Array<Entry> = []
+  for (const tool of listed) {
+    const verdict = drift.verdicts.get(tool.name)
+    if (verdict === "new") {
+      diagnostics.push(Drift.toolWithheld(server.name, tool.name))
+      continue
+    }
+    if (verdict === "changed") diagnostics.push(Drift.toolQuarantined(server.name, tool.name))
+    entries.push(entryOf(server, verdict === "changed" ? quarantine(server.name, tool) : tool, verdict === "changed", diagnostics))
+  }
+  for (const tool of drift.removed) diagnostics.push(Drift.toolRemoved(server.name, tool))
+  return { entries, diagnostics, listed, fingerprints: Drift.fingerprints(listed) }
+}
+
+// Each entry decoded (a broken one reported and left out), the first of a name twice listed kept.
+const decodeListing = (server: string, listing: ReadonlyArray<unknown>, diagnostics: Array<Diagnostic.Diagnostic>) => {
+  const listed: Array<Drift.Listed> = []
   const seen = new Set<string>()
   listing.forEach((raw, index) => {
     const decoded = decodeListed(raw)
-    if (Result.isFailure(decoded)) return void diagnostics.push(Diagnostic.toolSkipped(server.name, `entry ${index} has no usable name`))
-    const listed = decoded.success
-    if (seen.has(listed.name)) return void diagnostics.push(Diagnostic.toolSkipped(server.name, `"${listed.name}" is listed twice; the first is kept`))
-    seen.add(listed.name)
-    const name = Names.project(server.key, listed.name)
-    if (name !== `${server.key}${Names.SEPARATOR}${listed.name}`) diagnostics.push(Diagnostic.toolNameRewritten(server.name, listed.name, name))
-    const inputSchema = listed.inputSchema ?? EMPTY_INPUT
-    const compiled = compileJsonSchema(inputSchema)
-    if (Result.isFailure(compiled)) diagnostics.push(Diagnostic.toolUnchecked(server.name, listed.name, compiled.failure.message))
-    entries.push({
-      tool: {
-        name,
-        server: server.name,
-        tool: listed.name,
-        description: listed.description ?? "",
-        inputSchema,
-        ...(listed.title === undefined ? {} : { title: listed.title })
-      },
-      check: Result.isSuccess(compiled) ? compiled.success : undefined
-    })
+    if (Result.isFailure(decoded)) return void diagnostics.push(Diagnostic.toolSkipped(server, `entry ${index} has no usable name`))
+    if (seen.has(decoded.success.name)) return void diagnostics.push(Diagnostic.toolSkipped(server, `"${decoded.success.name}" is listed twice; the first is kept`))
+    seen.add(decoded.success.name)
+    listed.push(decoded.success)
   })
-  return { entries, diagnostics }
+  return listed
+}
+
+// What a quarantined tool is shown as: its name, with nothing the changed definition says.
+const quarantine = (server: string, tool: Drift.Listed): Drift.Listed => ({
+  name: tool.name,
+  description: Drift.quarantinedDescription(server, tool.name),
+  inputSchema: Drift.QUARANTINED_SCHEMA
+})
+
+const entryOf = (
+  server: { readonly name: string; readonly key: string },
+  listed: Drift.Listed,
+  quarantined: boolean,
+  diagnostics: Array<Diagnostic.Diagnostic>
+): Entry => {
+  const name = Names.project(server.key, listed.name)
+  if (name !== `${server.key}${Names.SEPARATOR}${listed.name}`) diagnostics.push(Diagnostic.toolNameRewritten(server.name, listed.name, name))
+  const inputSchema = listed.inputSchema ?? EMPTY_INPUT
+  const compiled = quarantined ? undefined : compileJsonSchema(inputSchema)
+  if (compiled !== undefined && Result.isFailure(compiled)) diagnostics.push(Diagnostic.toolUnchecked(server.name, listed.name, compiled.failure.message))
+  const tool: Tool = {
+    name,
+    server: server.name,
+    tool: listed.name,
+    description: listed.description ?? "",
+    inputSchema,
+    ...(listed.title === undefined ? {} : { title: listed.title })
+  }
+  const check = compiled !== undefined && Result.isSuccess(compiled) ? compiled.success : undefined
+  return quarantined ? { tool, check, quarantined: true } : { tool, check }
 }
 
 /**

@@ -16,9 +16,11 @@ import type * as Engine from "../core/Engine.ts"
 import { toInputError } from "../core/internal/issues.ts"
 import type * as Roster from "../core/Roster.ts"
 import type { Diagnostic } from "./Diagnostic.ts"
+import type * as Disclosure from "./Disclosure.ts"
 import { WiringError } from "./Errors.ts"
 import * as Names from "./Names.ts"
 import type * as Policy from "./Policy.ts"
+import type * as Store from "./Store.ts"
 import type { OpenTransport } from "./Transports.ts"
 
 /**
@@ -255,6 +257,10 @@ export interface Options<S = unknown> {
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
   /** What a local bundle's handlers may ask of their caller (default `Caller.none`: no progress, no questions). */
   readonly caller?: Context.Context<Caller.Services> | undefined
+  /** Where each server's catalogue (for a rebuild) and trusted baseline (for drift quarantine) are kept. */
+  readonly storage?: Store.Store | undefined
+  /** How much of the tools' schemas a model is shown (default 20,000 tokens per server), and the tool-count cap (128). */
+  readonly disclosure?: Disclosure.Options | undefined
 }
 
 /**
@@ -380,6 +386,17 @@ const checkOptions = <S>(options: Options<S>): Effect.Effect<void, WiringError> 
   for (const key of ["timeoutMs", "connectTimeoutMs"] as const) {
     const value = options[key]
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) return refuse(`${key} must be a positive number of milliseconds, got ${value}`)
+  }
+  return checkDisclosure(options.disclosure)
+}
+
+const checkDisclosure = (disclosure: Disclosure.Options | undefined): Effect.Effect<void, WiringError> => {
+  if (disclosure === undefined) return Effect.void
+  const { alwaysLoad, budget, maxTools } = disclosure
+  if (budget !== undefined && !(Number.isFinite(budget) && budget >= 0)) return refuse(`disclosure.budget must be a number of tokens, got ${budget}`)
+  if (maxTools !== undefined && !(Number.isInteger(maxTools) && maxTools > 0)) return refuse(`disclosure.maxTools must be a whole number above 0, got ${maxTools}`)
+  if (alwaysLoad !== undefined && !(Array.isArray(alwaysLoad) && alwaysLoad.every((name) => typeof name === "string"))) {
+    return refuse("disclosure.alwaysLoad must be a list of server names")
   }
   return Effect.void
 }

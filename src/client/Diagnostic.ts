@@ -5,7 +5,8 @@
  * a plugin whose binary escapes its root, a server that is down, a listing with a broken entry. The
  * toolset carries on with the rest and says what it did instead, once, as a diagnostic — a record a
  * program can match on `kind` and a sentence a person can read — handed to `onDiagnostic`, kept on
- * the toolset, and logged. No diagnostic ever carries a credential.
+ * the toolset, and logged. No diagnostic ever carries a credential. Drift's and the store's own
+ * kinds are made beside their concept, in `McpDrift` and `McpStore`.
  *
  * @since 0.1.0
  */
@@ -39,6 +40,17 @@ export type Diagnostic =
   | Base<"tool-unchecked"> & { readonly server: string; readonly tool: string; readonly reason: string }
   | Base<"tool-skipped"> & { readonly server: string; readonly reason: string }
   | Base<"tools-changed"> & { readonly server: string; readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string> }
+  | Base<"disclosure-deferred"> & { readonly server: string; readonly tier: "deferred" | "bare"; readonly tokens: number; readonly budget: number }
+  | Base<"disclosure-budget-exceeded"> & { readonly server: string; readonly tools: number; readonly floor: number; readonly budget: number }
+  | Base<"tools-capped"> & { readonly maxTools: number; readonly leftOut: ReadonlyArray<string> }
+  | Base<"tool-quarantined"> & { readonly server: string; readonly tool: string }
+  | Base<"tool-withheld"> & { readonly server: string; readonly tool: string }
+  | Base<"tool-removed"> & { readonly server: string; readonly tool: string }
+  | Base<"store-unavailable"> & { readonly server: string; readonly reason: string }
+  | Base<"stored-row-replaced"> & { readonly server: string; readonly reason: string }
+  | Base<"server-unreconciled"> & { readonly server: string; readonly reason: string }
+  | Base<"server-not-stored"> & { readonly server: string }
+  | Base<"stored-server-unconfigured"> & { readonly server: string }
 
 /**
  * The kinds a diagnostic may have.
@@ -248,4 +260,73 @@ export const toolsChanged = (server: string, added: ReadonlyArray<string>, remov
   removed,
   message: `MCP server "${server}" changed its tools: ${added.length} added${added.length === 0 ? "" : ` (${added.join(", ")})`}, ` +
     `${removed.length} removed${removed.length === 0 ? "" : ` (${removed.join(", ")})`}.`
+})
+
+/**
+ * A server's tool definitions are over the disclosure budget: its tools are shown with deferred
+ * schemas (parameter names, scalar types, `required`) or, when even those are over, the bare object
+ * schema; `mcp__describe_tool` answers the full one.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.disclosureDeferred("github", "deferred", 41_250, 20_000).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const disclosureDeferred = (server: string, tier: "deferred" | "bare", tokens: number, budget: number): Diagnostic => ({
+  kind: "disclosure-deferred",
+  level: "info",
+  server,
+  tier,
+  tokens,
+  budget,
+  message: `the tool definitions of MCP server "${server}" come to about ${tokens} tokens, over the budget of ${budget}: its tools are shown ` +
+    (tier === "deferred" ? "with parameter names, types and required only" : "with a bare object schema") +
+    `, and mcp__describe_tool answers each full schema.`
+})
+
+/**
+ * Even the catalogue of a server's tool names and descriptions — what a model routes on, never
+ * trimmed — is over the budget. The way down is the `tools` filter.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.disclosureBudgetExceeded("cloud", 900, 27_000, 20_000).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const disclosureBudgetExceeded = (server: string, tools: number, floor: number, budget: number): Diagnostic => ({
+  kind: "disclosure-budget-exceeded",
+  level: "warning",
+  server,
+  tools,
+  floor,
+  budget,
+  message: `MCP server "${server}" lists ${tools} tools whose names and descriptions alone come to about ${floor} tokens, over the ` +
+    `disclosure budget of ${budget}. The catalogue is what a model chooses tools by, so it is not trimmed: use the tools filter ` +
+    `(allow or block) to bring it down.`
+})
+
+/**
+ * The map held more tools than `maxTools` (a provider's limit); those named were left out.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolsCapped(128, ["cloud__z1", "cloud__z2"]).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolsCapped = (maxTools: number, leftOut: ReadonlyArray<string>): Diagnostic => ({
+  kind: "tools-capped",
+  level: "warning",
+  maxTools,
+  leftOut,
+  message: `the toolset holds more tools than maxTools (${maxTools}); ${leftOut.length} were left out: ${leftOut.join(", ")}. ` +
+    `Use the tools filter to choose which stay.`
 })

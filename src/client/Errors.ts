@@ -256,6 +256,95 @@ export class WiringError extends Schema.TaggedError<WiringError>()("WiringError"
 }
 
 /**
+ * The tool's definition changed on its server since it was first trusted (drift quarantine), so the
+ * call was refused and nothing was sent. A person re-trusts the server (`McpToolset.retrust`) once
+ * the change is known to be legitimate.
+ *
+ * @example
+ * ```ts
+ * import { ToolQuarantined } from "effect-surface/client"
+ * new ToolQuarantined({ name: "docs__search", server: "docs", tool: "search" }).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ToolQuarantined extends Schema.TaggedError<ToolQuarantined>()("ToolQuarantined", {
+  name: Schema.String,
+  server: Schema.String,
+  tool: Schema.String
+}) {
+  override get message(): string {
+    return `${this.name} was not called: its definition on MCP server "${this.server}" changed since it was trusted, so it is ` +
+      `quarantined until a person re-trusts that server. Nothing was sent; tell the user, or use another tool.`
+  }
+}
+
+/**
+ * The server no longer offers the tool: the map was built from storage, and the server's fresh
+ * listing no longer has it. Nothing was sent; the map is being corrected.
+ *
+ * @example
+ * ```ts
+ * import { ToolWithdrawn } from "effect-surface/client"
+ * new ToolWithdrawn({ name: "docs__search", server: "docs", tool: "search" }).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ToolWithdrawn extends Schema.TaggedError<ToolWithdrawn>()("ToolWithdrawn", {
+  name: Schema.String,
+  server: Schema.String,
+  tool: Schema.String
+}) {
+  override get message(): string {
+    return `${this.name} was not called: MCP server "${this.server}" no longer offers it (it was withdrawn since this tool list ` +
+      `was stored). Nothing was sent. The tool list is being refreshed; choose another tool.`
+  }
+}
+
+/**
+ * A rebuild found nothing stored. A rebuild restores what was stored; a first start is
+ * `McpToolset.make` (or `mcpTools`), which stores as it connects.
+ *
+ * @example
+ * ```ts
+ * import { NothingStored } from "effect-surface/client"
+ * new NothingStored({}).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class NothingStored extends Schema.TaggedError<NothingStored>()("NothingStored", {}) {
+  override get message(): string {
+    return "the connection store holds no server, so there is nothing to rebuild: a first start connects with McpToolset.make " +
+      "(mcpTools), which records each server in the store as it connects."
+  }
+}
+
+/**
+ * A stored row and the configuration given to a rebuild name one server with different endpoints
+ * (transport type or URL). A different endpoint is a different catalogue, so the row is refused.
+ *
+ * @example
+ * ```ts
+ * import { StoredServerMismatch } from "effect-surface/client"
+ * new StoredServerMismatch({ server: "docs", stored: "streamable-http https://old.example/mcp", configured: "streamable-http https://mcp.example.com/mcp" }).message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class StoredServerMismatch extends Schema.TaggedError<StoredServerMismatch>()("StoredServerMismatch", {
+  server: Schema.String,
+  stored: Schema.String,
+  configured: Schema.String
+}) {
+  override get message(): string {
+    return `MCP server "${this.server}" was stored as ${this.stored} but is configured as ${this.configured}: a different endpoint ` +
+      `is a different catalogue, so its stored row is refused. Connect it afresh with McpToolset.make, or remove its row.`
+  }
+}
+
+/**
  * Every way one call can fail.
  *
  * @example
@@ -277,6 +366,8 @@ export type CallError =
   | ServerUnavailable
   | AuthFailed
   | ToolsetClosed
+  | ToolQuarantined
+  | ToolWithdrawn
 
 /**
  * The schema of every call failure, for a caller that hands failures on (an `effect/ai` tool's
@@ -301,5 +392,7 @@ export const CallErrorSchema = Schema.Union([
   InvalidArguments,
   ServerUnavailable,
   AuthFailed,
-  ToolsetClosed
+  ToolsetClosed,
+  ToolQuarantined,
+  ToolWithdrawn
 ])

@@ -21,10 +21,22 @@ import * as CallResult from "./CallResult.ts"
 import * as Catalog from "./Catalog.ts"
 import * as Config from "./Config.ts"
 import * as Diagnostic from "./Diagnostic.ts"
-import { type CallError, InvalidArguments, UnknownTool, type WiringError } from "./Errors.ts"
+import * as Disclosure from "./Disclosure.ts"
+import {
+  type CallError,
+  InvalidArguments,
+  type NothingStored,
+  type StoredServerMismatch,
+  ToolQuarantined,
+  UnknownTool,
+  WiringError
+} from "./Errors.ts"
 import * as Link from "./internal/link.ts"
 import * as Local from "./internal/local.ts"
+import * as Stored from "./internal/stored.ts"
+import * as Names from "./Names.ts"
 import * as Policy from "./Policy.ts"
+import * as Store from "./Store.ts"
 
 /**
  * How one call may differ from the toolset's defaults.
@@ -46,7 +58,8 @@ export interface CallOptions {
  * A running toolset. `tools` and `changes` give the projected map (`changes` starts with the
  * current one and follows every `tools/list_changed`); `call` runs a tool by its projected name;
  * `toolkit` builds an `effect/ai` Toolkit over the tools held now; `reconciled` completes once the
- * map has been checked against the servers (at once for a toolset made by connecting).
+ * map has been checked against the servers (at once for a toolset made by connecting; for a
+ * rebuilt one, when every server's background listing has ended).
  *
  * @example
  * ```ts
@@ -87,15 +100,47 @@ export interface Toolset {
  */
 export class McpToolset extends Context.Service<McpToolset, Toolset>()("effect-surface/McpToolset") {}
 
-interface Located {
-  readonly tool: Catalog.Tool
-  readonly check: Catalog.Entry["check"]
+interface Located extends Catalog.Entry {
   readonly link: Link.Link
 }
 
 interface State {
   readonly tools: ReadonlyMap<string, Catalog.Tool>
   readonly located: ReadonlyMap<string, Located>
+  /** `mcp__describe_tool`, while some server's schemas are held back: its name, and the full tools. */
+  readonly describe: { readonly name: string; readonly full: ReadonlyMap<string, Catalog.Tool> } | undefined
+}
+
+// What the map is after a listing: merged, filtered, disclosed — with the describe tool when some
+// server's schemas are held back. Answers the filter entries that named nothing.
+const projectionOf = <S>(perServer: ReadonlyArray<{ readonly key: string; readonly entries: ReadonlyArray<Located> }>, options: Config.Options<S>) => {
+  const merged = Catalog.merge(perServer)
+  const { kept, unmatched } = Catalog.filter(merged.map, options.tools)
+  const disclosed = Disclosure.disclose(kept, options.disclosure)
+  const diagnostics = [...merged.diagnostics, ...disclosed.diagnostics]
+  const tools = new Map([...disclosed.shown].map(([name, found]) => [name, found.tool]))
+  let describe: State["describe"] = undefined
+  if (disclosed.describe) {
+    const name = tools.has(Disclosure.DESCRIBE_TOOL) ? `${Disclosure.DESCRIBE_TOOL}_${Names.hash(Disclosure.DESCRIBE_TOOL)}` : Disclosure.DESCRIBE_TOOL
+    if (name !== Disclosure.DESCRIBE_TOOL) diagnostics.push(Diagnostic.toolNameCollision("mcp", "describe_tool", name))
+    const full = new Map<string, Catalog.Tool>()
+    for (const key of disclosed.shown.keys()) {
+      const found = kept.get(key)
+      if (found !== undefined) full.set(key, found.tool)
+    }
+    describe = { name, full }
+    tools.set(name, { name, server: "mcp", tool: "describe_tool", ...Disclosure.describeTool })
+  }
+  const state: State = { located: disclosed.shown, tools, describe }
+  return { state, diagnostics, unmatched }
+}
+
+// mcp__describe_tool: the full definition of a tool the map holds. Reads only the map.
+const describeCall = (describe: NonNullable<State["describe"]>, args: unknown): Effect.Effect<CallResult.Result, CallError> => {
+  const name = Disclosure.describedName(args)
+  if (name === undefined) return Effect.fail(new InvalidArguments({ name: describe.name, reason: 'it takes { "name": "<a tool\'s name>" }' }))
+  const tool = describe.full.get(name)
+  return tool === undefined ? Effect.fail(new UnknownTool({ name })) : Effect.succeed(Disclosure.describe(tool))
 }
 
 const diagnosticsOf = <S>(options: Config.Options<S>) =>
@@ -120,16 +165,20 @@ const diagnosticsOf = <S>(options: Config.Options<S>) =>
     return { all: Ref.get(all), emit }
   })
 
-// A remote server gets a link over MCP; a local bundle, one over the core's engine.
-const connect = (server: Config.Wired, env: Link.Env) =>
-  server.config.type === "local" ? Local.make({ ...server, config: server.config }, env) : Link.make({ ...server, config: server.config }, env)
+// A remote server gets a link over MCP (seeded from storage, in a rebuild); a local bundle, one over
+// the core's engine, listed off its roster at once.
+const connect = (server: Config.Wired, env: Link.Env, seed: Stored.Seed | undefined) =>
+  server.config.type === "local"
+    ? Local.make({ ...server, config: server.config }, env)
+    : Link.make({ ...server, config: server.config }, env, seed)
 
 /**
  * Connect the servers and project their tools, in the current scope. Refuses the configuration
  * (`WiringError`) before anything starts; past that it does not fail: a server that is refused or
  * cannot be reached is a diagnostic, and the others load. Closing the scope closes every
  * connection (children killed, HTTP sessions deleted, SSE streams ended). The `Approval` in context
- * here answers the policy's asks.
+ * here answers the policy's asks. With `storage`, each server's listing is recorded (its first
+ * becomes its baseline) and checked against a baseline already there.
  *
  * @example
  * ```ts
@@ -153,12 +202,139 @@ export const make: <S = unknown>(
   servers: ReadonlyArray<Config.Server>,
   options: Config.Options<S> = {}
 ) {
+  return yield* start(yield* Config.wire(servers, options), options, undefined)
+})
+
+/**
+ * What a rebuild may use of the runtime it wakes in: `stdio: false` where no process can be
+ * started (its stdio servers are left out, each with a diagnostic).
+ *
+ * @example
+ * ```ts
+ * import type { McpToolset } from "effect-surface/client"
+ * const capabilities: McpToolset.Capabilities = { stdio: false }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Capabilities {
+  readonly stdio: boolean
+}
+
+/**
+ * Everything a rebuild can refuse before anything starts.
+ *
+ * @example
+ * ```ts
+ * import type { McpToolset } from "effect-surface/client"
+ * const retryCold = (e: McpToolset.RebuildError) => e._tag === "NothingStored"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type RebuildError = WiringError | NothingStored | StoredServerMismatch | Store.StoreError
+
+/**
+ * Rebuild a toolset from `options.storage` after a restart or a wake: the map is projected from the
+ * stored catalogue at once — no `tools/list`, no dial waited on, so it resolves while a server is
+ * down — and each server is listed in the background, the map corrected in place if it moved and
+ * checked for drift; `reconciled` completes when every listing has ended. Until a server's listing
+ * is in, a call to it waits for it, and a tool it withdrew is refused (`ToolWithdrawn`). The
+ * configuration is given again (the store keeps no command, header or credential). An empty store
+ * is `NothingStored` (a first start is `make`), and a row whose transport or URL differs from its
+ * configuration is `StoredServerMismatch`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpStoreSqlite, McpToolset } from "effect-surface/client"
+ *
+ * const servers = [{ name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp" }] as const
+ * const wake = Effect.scoped(Effect.gen(function*() {
+ *   const storage = yield* McpStoreSqlite.make("toolset.db")
+ *   const toolset = yield* McpToolset.rebuild(servers, { storage, allowedHosts: ["mcp.example.com"] }, { stdio: true })
+ *   return [...(yield* toolset.tools).keys()] // from storage, before any server answered
+ * }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const rebuild: <S = unknown>(
+  servers: ReadonlyArray<Config.Server>,
+  options: Config.Options<S>,
+  capabilities?: Capabilities
+) => Effect.Effect<Toolset, RebuildError, Scope.Scope> = Effect.fn("McpToolset.rebuild")(function*<S>(
+  servers: ReadonlyArray<Config.Server>,
+  options: Config.Options<S>,
+  capabilities: Capabilities = { stdio: true }
+) {
+  const store = options.storage
+  if (store === undefined) return yield* new WiringError({ reason: "a rebuild reads the stored catalogue: pass storage (the store the toolset was made with)" })
   const wired = yield* Config.wire(servers, options)
+  const { diagnostics, seeds } = yield* Stored.seedsFor(wired.servers, yield* store.list)
+  const runnable = wired.servers.filter((server) => capabilities.stdio || server.config.type !== "stdio")
+  const refused = wired.servers.filter((server) => !runnable.includes(server))
+  const notes = [...diagnostics, ...refused.map((server) => Diagnostic.stdioRefused(server.config.name, "this runtime cannot start processes (stdio: false)"))]
+  return yield* start({ ...wired, servers: runnable }, options, { seeds, notes })
+})
+
+/**
+ * Clear the baseline of every stored row named `serverName`, once its change is known to be
+ * legitimate: the next listing of that server (a reconnect, a `tools/list_changed`, a rebuild's
+ * reconcile, a new toolset) is trusted and becomes its baseline. Answers how many rows it cleared.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpToolset, type McpStore } from "effect-surface/client"
+ * declare const storage: McpStore.Store
+ * const program = McpToolset.retrust(storage, "docs")
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const retrust: (store: Store.Store, serverName: string) => Effect.Effect<number, Store.StoreError> = Store.retrust
+
+// The first map, published from what the links hold (listed, or stored), and `reconciled`: settled
+// at once for a toolset made by connecting; for a rebuilt one, once every server's background
+// listing has ended and the map is published again. Either way the tools filter is judged against
+// the servers' own listings, not what a store happened to hold.
+const firstPublish = (
+  links: ReadonlyArray<Link.Link>,
+  rebuilt: boolean,
+  republish: Effect.Effect<ReadonlyArray<string>>,
+  reportUnmatched: (entries: ReadonlyArray<string>) => Effect.Effect<void>
+): Effect.Effect<Deferred.Deferred<void>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const reconciled = yield* Deferred.make<void>()
+    const unmatched = yield* republish
+    if (!rebuilt) {
+      yield* reportUnmatched(unmatched)
+      yield* Deferred.succeed(reconciled, undefined)
+      return reconciled
+    }
+    yield* Effect.forkScoped(
+      Effect.forEach(links, (link) => link.reconciled, { concurrency: "unbounded", discard: true }).pipe(
+        Effect.andThen(republish),
+        Effect.flatMap(reportUnmatched),
+        Effect.ensuring(Deferred.succeed(reconciled, undefined))
+      )
+    )
+    return reconciled
+  })
+
+// One toolset over wired servers, connected (`make`) or seeded from storage (`rebuild`).
+const start = Effect.fnUntraced(function*<S>(
+  wired: Effect.Success<ReturnType<typeof Config.wire>>,
+  options: Config.Options<S>,
+  rebuilt: { readonly seeds: ReadonlyMap<string, Stored.Seed>; readonly notes: ReadonlyArray<Diagnostic.Diagnostic> } | undefined
+) {
   const approval = yield* Effect.serviceOption(Approval.Approval)
   const diagnostics = yield* diagnosticsOf(options)
   for (const collision of wired.collisions) yield* diagnostics.emit(Diagnostic.serverNameCollision(collision.name, collision.keys))
+  for (const note of rebuilt?.notes ?? []) yield* diagnostics.emit(note)
 
-  const state = yield* SubscriptionRef.make<State>({ tools: new Map(), located: new Map() })
+  const state = yield* SubscriptionRef.make<State>({ tools: new Map(), located: new Map(), describe: undefined })
   const links = yield* Ref.make<ReadonlyArray<Link.Link>>([])
   const publishing = yield* Semaphore.make(1)
   const project = Effect.gen(function*() {
@@ -167,21 +343,19 @@ export const make: <S = unknown>(
         key: link.wired.key,
         entries: entries.map((entry): Located => ({ ...entry, link }))
       })))
-    const merged = Catalog.merge(perServer)
-    const { kept, unmatched } = Catalog.filter(merged.map, options.tools)
-    yield* Effect.forEach(merged.diagnostics, diagnostics.emit, { discard: true })
-    yield* SubscriptionRef.set(state, { located: kept, tools: new Map([...kept].map(([name, found]) => [name, found.tool])) })
-    return unmatched
+    const projected = projectionOf(perServer, options)
+    yield* Effect.forEach(projected.diagnostics, diagnostics.emit, { discard: true })
+    yield* SubscriptionRef.set(state, projected.state)
+    return projected.unmatched
   })
   const publish = publishing.withPermits(1)(Effect.asVoid(project))
 
   const env: Link.Env = { options, emit: diagnostics.emit, publish }
-  const made = yield* Effect.forEach(wired.servers, (server) => connect(server, env), { concurrency: "unbounded" })
-  yield* Ref.set(links, made.filter((link) => link !== undefined))
-  const unmatched = yield* publishing.withPermits(1)(project)
-  yield* Effect.forEach(unmatched, (entry) => diagnostics.emit(Diagnostic.filterUnmatched(entry)), { discard: true })
-  const reconciled = yield* Deferred.make<void>()
-  yield* Deferred.succeed(reconciled, undefined)
+  const made = yield* Effect.forEach(wired.servers, (server) => connect(server, env, rebuilt?.seeds.get(server.key)), { concurrency: "unbounded" })
+  const live = made.filter((link) => link !== undefined)
+  yield* Ref.set(links, live)
+  const reconciled = yield* firstPublish(live, rebuilt !== undefined, publishing.withPermits(1)(project), (entries) =>
+    Effect.forEach(entries, (entry) => diagnostics.emit(Diagnostic.filterUnmatched(entry)), { discard: true }))
 
   // The hot path, built from plain steps rather than a generator: it runs once per tool call.
   const invoke = (name: string, found: Located, args: unknown, timeoutMs: number | undefined) => {
@@ -196,6 +370,7 @@ export const make: <S = unknown>(
         Policy.gate(options.policy, { toolName: name, server: tool.server, tool: tool.tool, args: checked }, { approval, description: tool.description }),
         send(checked)
       )
+    if (found.quarantined === true) return Effect.fail(new ToolQuarantined({ name, server: tool.server, tool: tool.tool }))
     const given = args === undefined || args === null ? {} : args
     return found.check === undefined
       ? gated(given)
@@ -204,8 +379,10 @@ export const make: <S = unknown>(
   const call = (name: string, args: unknown, callOptions?: CallOptions): Effect.Effect<CallResult.Result, CallError> =>
     Effect.withSpan(
       Effect.suspend((): Effect.Effect<CallResult.Result, CallError> => {
-        const found = SubscriptionRef.getUnsafe(state).located.get(name)
-        return found === undefined ? Effect.fail(new UnknownTool({ name })) : invoke(name, found, args, callOptions?.timeoutMs)
+        const current = SubscriptionRef.getUnsafe(state)
+        const found = current.located.get(name)
+        if (found !== undefined) return invoke(name, found, args, callOptions?.timeoutMs)
+        return current.describe?.name === name ? describeCall(current.describe, args) : Effect.fail(new UnknownTool({ name }))
       }),
       "McpToolset.call",
       { attributes: { "mcp.tool": name }, captureStackTrace: false }

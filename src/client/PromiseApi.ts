@@ -1,5 +1,6 @@
 /**
- * The toolset for callers outside Effect: `mcpTools(servers, options)`.
+ * The toolset for callers outside Effect: `mcpTools(servers, options)`, its rebuild from storage
+ * (`rebuildMcpToolsFromStorage`), the connection stores to pass as `storage`, and re-trust.
  *
  * A thin face over the Effect API, not a second implementation: a `ManagedRuntime` holds the
  * toolset's layer, every `execute` runs the toolset's own `call` in it (an `AbortSignal` interrupts
@@ -17,6 +18,8 @@ import type * as Config from "./Config.ts"
 import type * as Diagnostic from "./Diagnostic.ts"
 import * as McpToolset from "./McpToolset.ts"
 import type * as Policy from "./Policy.ts"
+import * as Store from "./Store.ts"
+import * as StoreSqlite from "./StoreSqlite.ts"
 
 type Awaitable<A> = A | PromiseLike<A>
 
@@ -133,8 +136,37 @@ const approvalLayer = (approve: NonNullable<Options["approve"]>) =>
  *
  * @since 0.1.0
  */
-export const mcpTools = async <S = unknown>(servers: ReadonlyArray<Config.Server>, options: Options<S> = {}): Promise<Toolset> => {
-  const toolsetLayer = McpToolset.layer(servers, toEffectOptions(options))
+export const mcpTools = <S = unknown>(servers: ReadonlyArray<Config.Server>, options: Options<S> = {}): Promise<Toolset> =>
+  open(Layer.effect(McpToolset.McpToolset, McpToolset.make(servers, toEffectOptions(options))), options)
+
+/**
+ * Rebuild the toolset from `options.storage` after a restart or a wake: resolves at once to the
+ * stored map, without asking any server (so also while one is down), and checks each server in the
+ * background; `reconciled` resolves when that is done. Rejects with `NothingStored` for an empty
+ * store (a first start is `mcpTools`) and `StoredServerMismatch` for a row whose transport or URL
+ * differs from its configuration.
+ *
+ * @example
+ * ```ts
+ * import { createSqliteMcpConnectionStore, rebuildMcpToolsFromStorage } from "effect-surface/client"
+ *
+ * const storage = createSqliteMcpConnectionStore("toolset.db")
+ * const servers = [{ name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp" }] as const
+ * const { tools, reconciled, close } = await rebuildMcpToolsFromStorage(servers, { storage }, { stdio: true })
+ * Object.keys(tools) // the stored map, before any server answered
+ * await reconciled
+ * await close()
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const rebuildMcpToolsFromStorage = <S = unknown>(
+  servers: ReadonlyArray<Config.Server>,
+  options: Options<S>,
+  capabilities: McpToolset.Capabilities = { stdio: true }
+): Promise<Toolset> => open(Layer.effect(McpToolset.McpToolset, McpToolset.rebuild(servers, toEffectOptions(options), capabilities)), options)
+
+const open = async (toolsetLayer: Layer.Layer<McpToolset.McpToolset, unknown>, options: Options<any>): Promise<Toolset> => {
   const runtime = ManagedRuntime.make(options.approve === undefined ? toolsetLayer : Layer.provide(toolsetLayer, approvalLayer(options.approve)))
   const toolset = await runtime.runPromise(Effect.service(McpToolset.McpToolset)).catch(async (error: unknown) => {
     await runtime.dispose()
@@ -173,3 +205,70 @@ export const mcpTools = async <S = unknown>(servers: ReadonlyArray<Config.Server
     }
   }
 }
+
+/**
+ * A connection store in memory, to pass as `storage`: rows live as long as the process.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryMcpConnectionStore, mcpTools } from "effect-surface/client"
+ * const storage = createMemoryMcpConnectionStore()
+ * const toolset = await mcpTools([{ name: "memory", type: "stdio", command: "mcp-server-memory" }], { storage })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const createMemoryMcpConnectionStore = (): Store.Store => Effect.runSync(Store.makeMemory)
+
+/**
+ * A SQLite connection store, to pass as `storage`.
+ *
+ * @example
+ * ```ts
+ * import type { McpPromise } from "effect-surface/client"
+ * declare const storage: McpPromise.SqliteStore
+ * await storage.close()
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface SqliteStore extends Store.Store {
+  /** Close the database; may be called more than once. */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Open (creating as needed) a SQLite connection store at `path` — a file, or `":memory:"` — to pass
+ * as `storage`. Throws the `StoreError` when the file cannot be opened or was written by a later
+ * version.
+ *
+ * @example
+ * ```ts
+ * import { createSqliteMcpConnectionStore, mcpTools } from "effect-surface/client"
+ * const storage = createSqliteMcpConnectionStore("toolset.db")
+ * const toolset = await mcpTools([{ name: "memory", type: "stdio", command: "mcp-server-memory" }], { storage })
+ * await toolset.close()
+ * await storage.close()
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const createSqliteMcpConnectionStore = (path: string): SqliteStore => {
+  const runtime = ManagedRuntime.make(StoreSqlite.layer(path))
+  const store = runtime.runSync(Effect.service(Store.McpConnectionStore))
+  return { ...store, close: () => runtime.dispose() }
+}
+
+/**
+ * Clear the baseline of every row named `serverName`, once its change is known to be legitimate:
+ * its next listing is trusted and becomes its baseline. Resolves to how many rows it cleared.
+ *
+ * @example
+ * ```ts
+ * import { createSqliteMcpConnectionStore, retrustMcpServer } from "effect-surface/client"
+ * await retrustMcpServer(createSqliteMcpConnectionStore("toolset.db"), "docs")
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const retrustMcpServer = (store: Store.Store, serverName: string): Promise<number> => Effect.runPromise(McpToolset.retrust(store, serverName))

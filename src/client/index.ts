@@ -16,7 +16,11 @@ export * as McpCallResult from "./CallResult.ts"
 export * as McpAiToolkit from "./AiToolkit.ts"
 export * as McpTransports from "./Transports.ts"
 export * as McpPromise from "./PromiseApi.ts"
-export { mcpTools } from "./PromiseApi.ts"
+export * as McpDisclosure from "./Disclosure.ts"
+export * as McpDrift from "./Drift.ts"
+export * as McpStore from "./Store.ts"
+export * as McpStoreSqlite from "./StoreSqlite.ts"
+export { createMemoryMcpConnectionStore, createSqliteMcpConnectionStore, mcpTools, rebuildMcpToolsFromStorage, retrustMcpServer } from "./PromiseApi.ts"
 export {
   AuthFailed,
   type CallError,
@@ -25,10 +29,14 @@ export {
   InvalidArguments,
   McpProtocolError,
   McpToolError,
+  NothingStored,
   PolicyDenied,
   ServerUnavailable,
+  StoredServerMismatch,
+  ToolQuarantined,
   ToolsetClosed,
   ToolTimeout,
+  ToolWithdrawn,
   UnknownTool,
   WiringError
 } from "./Errors.ts"

@@ -212,7 +212,7 @@ export const make = (options?: Options): Effect.Effect<EventStore.EventStore["Se
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import { NodeRedis } from "@effect/platform-node"
+ * import * as NodeRedis from "@effect/platform-node/NodeRedis"
  * import { McpEventStoreRedis } from "effect-surface/mcp"
  *
  * const store = McpEventStoreRedis.layer().pipe(Layer.provide(NodeRedis.layer({ url: "redis://127.0.0.1:6379" })))

@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Duration, Effect, Layer, Option, Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import type { ServeError } from "effect/http/HttpServerError"
@@ -263,7 +263,7 @@ const shutdown = (node: NodeHttp.Server, drain: HttpDrain.Drain, table: HttpSess
  *
  * @example
  * ```ts
- * import { NodeRuntime } from "@effect/platform-node"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import { Effect } from "effect"
  * import { McpHttp } from "effect-surface/mcp"
  * import type { McpFace } from "effect-surface/mcp"
@@ -291,7 +291,7 @@ export const serve = <E, R, C extends Bundle.Clients = Bundle.Clients>(
  * @example
  * ```ts
  * import { Layer } from "effect"
- * import { NodeRuntime } from "@effect/platform-node"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import { McpHttp } from "effect-surface/mcp"
  * import type { McpFace } from "effect-surface/mcp"
  *

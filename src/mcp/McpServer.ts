@@ -181,7 +181,7 @@ export class McpSession extends Context.Service<McpSession, Session.Session>()("
  *
  * @example
  * ```ts
- * import { NodeRuntime } from "@effect/platform-node"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import { McpFace, serveStdio } from "effect-surface/mcp"
  *
  * declare const options: McpFace.Options

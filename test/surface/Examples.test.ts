@@ -1,6 +1,6 @@
 // The doc examples are code a reader copies: each one must compile on its own against the public API
 // (`import { … } from "effect-surface"`, `"effect-surface/mcp"`, `"effect-surface/tools"`), and every
-// public export has one. Covers the surface, core, MCP and client modules.
+// public export has one. Covers the surface, core, MCP, client and ACP modules.
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
@@ -12,16 +12,17 @@ const surfaceModules = ["Client", "Expose", "Implementation", "Log", "Project", 
 const sourcesIn = (dir: string) =>
   Fs.readdirSync(Path.join(root, dir)).filter((file) => file.endsWith(".ts")).sort().map((file) => `${dir}/${file}`)
 // A module index only re-exports; its exports are documented where they are declared.
-const indices = new Set(["src/mcp/index.ts", "src/client/index.ts"])
+const indices = new Set(["src/mcp/index.ts", "src/acp/index.ts", "src/client/index.ts"])
 // A module whose examples are fragments that cannot compile on their own; none today.
 const fragments = new Set<string>()
 const coreModules = sourcesIn("src/core")
 const mcpModules = sourcesIn("src/mcp").filter((module) => !indices.has(module))
+const acpModules = sourcesIn("src/acp").filter((module) => !indices.has(module))
 const clientModules = sourcesIn("src/client").filter((module) => !indices.has(module))
 /** Every module whose exports must each carry an example. */
-const publicModules = [...surfaceModules, ...coreModules, ...mcpModules, ...clientModules, "src/tools.ts"]
+const publicModules = [...surfaceModules, ...coreModules, ...mcpModules, ...clientModules, ...acpModules, "src/tools.ts"]
 /** Every module whose examples are compiled. */
-const modules = [...surfaceModules, ...coreModules, ...mcpModules, ...clientModules, "src/tools.ts", "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
+const modules = [...surfaceModules, ...coreModules, ...mcpModules, ...clientModules, ...acpModules, "src/tools.ts", "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
 
 interface Doc {
   readonly text: string
@@ -64,7 +65,7 @@ describe("doc examples", () => {
     assert.deepStrictEqual(missing, [])
   })
 
-  it("every example in the surface, core, MCP and client modules compiles against the public API", async () => {
+  it("every example in the surface, core, MCP, client and ACP modules compiles against the public API", async () => {
     // A dot-directory: the project's own `include` globs never pick it up, so a concurrent type
     // check of the project cannot see these files half-written.
     const dir = Fs.mkdtempSync(Path.join(root, "test/surface/.examples-"))

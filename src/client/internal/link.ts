@@ -9,8 +9,13 @@
  * that fails is reported and left out while the other servers load. A credential is resolved before
  * every dial (so the handshake carries it) and before every call (so a rotated one is used at once);
  * it lives in one cell read by the transport's `fetch`, and goes nowhere else.
+ *
+ * With a store, every listing is checked against the server's baseline and recorded. A link seeded
+ * from a stored row starts with that catalogue and lists in the background; until that listing is
+ * in, a call waits for it, and afterwards a call to a tool the server no longer publishes is refused
+ * without being sent.
  */
-import { Duration, Effect, MutableRef, Queue, Ref } from "effect"
+import { Deferred, Duration, Effect, MutableRef, Queue, Ref } from "effect"
 import type { Scope } from "effect"
 import * as ConnectionPool from "../../core/ConnectionPool.ts"
 import { messageOf } from "../../core/ToolFailure.ts"
@@ -18,9 +23,22 @@ import * as Catalog from "../Catalog.ts"
 import type * as Config from "../Config.ts"
 import * as Containment from "../Containment.ts"
 import * as Diagnostic from "../Diagnostic.ts"
-import { AuthFailed, HostNotAllowed, McpProtocolError, ServerUnavailable, ToolsetClosed, ToolTimeout, type UnknownTool } from "../Errors.ts"
+import type * as Drift from "../Drift.ts"
+import {
+  AuthFailed,
+  HostNotAllowed,
+  McpProtocolError,
+  ServerUnavailable,
+  ToolQuarantined,
+  ToolsetClosed,
+  ToolTimeout,
+  ToolWithdrawn,
+  type UnknownTool
+} from "../Errors.ts"
 import * as Hosts from "../Hosts.ts"
+import * as Store from "../Store.ts"
 import * as Remote from "./remote.ts"
+import * as Stored from "./stored.ts"
 import * as Transports from "../Transports.ts"
 
 /**
@@ -33,12 +51,24 @@ export interface Link {
   readonly call: (name: string, tool: string, args: unknown, timeoutMs: number) => Effect.Effect<unknown, CallFailure>
   /** How many connections have been dialled. */
   readonly dials: Effect.Effect<number>
+  /** Completes when the link's first listing has ended (at once unless it was seeded). */
+  readonly reconciled: Effect.Effect<void>
 }
+
 
 /**
  * How a call on a link can fail before an answer is read.
  */
-export type CallFailure = AuthFailed | HostNotAllowed | McpProtocolError | ServerUnavailable | ToolsetClosed | ToolTimeout | UnknownTool
+export type CallFailure =
+  | AuthFailed
+  | HostNotAllowed
+  | McpProtocolError
+  | ServerUnavailable
+  | ToolsetClosed
+  | ToolTimeout
+  | ToolQuarantined
+  | ToolWithdrawn
+  | UnknownTool
 
 /**
  * What a link needs from its toolset: the options, where diagnostics go, and how to republish the
@@ -126,9 +156,28 @@ const credential = (config: Config.Server, options: Config.Options<any>) => {
   return { bearer: () => MutableRef.get(bearer), resolve }
 }
 
-// The server's listing, run through the catalogue into `entries`; answers the entries it replaced.
-// The deadline bounds the request alone, inside the lease: a dial has its own (connectTimeoutMs).
-const lister = (pool: Pool, wired: Config.Wired, entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>, env: Env) =>
+// What the link knows of the server's own list: `published` the tool names of its last listing and
+// which of them may be called (`undefined` before one came in), `settled` once the first listing
+// attempt has ended.
+interface Listing {
+  readonly entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>
+  readonly published: MutableRef.MutableRef<{ readonly listed: ReadonlySet<string>; readonly callable: ReadonlySet<string> } | undefined>
+  readonly settled: Deferred.Deferred<void>
+}
+
+// The baseline this listing is checked against: none without a store; a store that cannot be read
+// fails the listing, so a changed tool is never taken in unchecked.
+const baselineFor = (wired: Config.Wired<Config.Remote>, env: Env): Effect.Effect<Drift.Baseline | undefined, string> => {
+  const store = env.options.storage
+  return store === undefined
+    ? Effect.succeed(undefined)
+    : Effect.tapError(Stored.baselineOf(store, wired, env.emit), (reason) => env.emit(Store.storeUnavailable(wired.config.name, reason)))
+}
+
+// The server's listing, checked for drift, run through the catalogue into `entries` and recorded;
+// answers the entries it replaced. The deadline bounds the request alone, inside the lease: a dial
+// has its own (connectTimeoutMs).
+const lister = (pool: Pool, wired: Config.Wired<Config.Remote>, listing: Listing, env: Env) =>
   pool.use((remote) =>
     remote.list.pipe(Effect.timeoutOrElse({
       duration: Duration.millis(wired.timeoutMs),
@@ -136,26 +185,41 @@ const lister = (pool: Pool, wired: Config.Wired, entries: Ref.Ref<ReadonlyArray<
     }))
   ).pipe(
     Effect.mapError((error) => typeof error === "string" ? error : error.message),
-    Effect.flatMap((listing) => {
-      const projected = Catalog.fromListing({ name: wired.config.name, key: wired.key }, listing)
-      return Effect.andThen(Effect.forEach(projected.diagnostics, env.emit, { discard: true }), Ref.getAndSet(entries, projected.entries))
-    })
+    Effect.flatMap((raw) =>
+      Effect.gen(function*() {
+        const baseline = yield* baselineFor(wired, env)
+        const projected = Catalog.fromListing({ name: wired.config.name, key: wired.key }, raw, baseline)
+        yield* Effect.forEach(projected.diagnostics, env.emit, { discard: true })
+        const store = env.options.storage
+        if (store !== undefined) yield* Stored.record(store, wired, projected.listed, projected.fingerprints, env.emit)
+        MutableRef.set(listing.published, {
+          listed: new Set(projected.listed.map((tool) => tool.name)),
+          callable: new Set(projected.entries.flatMap((entry) => entry.quarantined === true ? [] : [entry.tool.tool]))
+        })
+        return yield* Ref.getAndSet(listing.entries, projected.entries)
+      })
+    ),
+    Effect.ensuring(Deferred.succeed(listing.settled, undefined))
   )
 
-// One refresh after a change was announced (or a re-dial): list again, say what moved, republish.
-const refresher = (
+// One pass after a change was announced (or a re-dial, or a rebuild): list again, say what moved,
+// republish.
+const refresh = (
   server: string,
-  changed: Queue.Queue<void>,
   list: Effect.Effect<ReadonlyArray<Catalog.Entry>, string>,
   entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>,
   env: Env
-) =>
+): Effect.Effect<void, string> =>
+  Effect.gen(function*() {
+    const before = yield* list
+    yield* announce(server, before, yield* Ref.get(entries), env)
+  })
+
+const refresher = (server: string, changed: Queue.Queue<void>, pass: Effect.Effect<void, string>) =>
   Effect.gen(function*() {
     yield* Queue.take(changed)
     yield* Queue.clear(changed)
-    const before = yield* Effect.result(list)
-    if (before._tag === "Failure") return yield* Effect.logWarning(`MCP server "${server}": the tool list could not be refreshed: ${before.failure}`)
-    yield* announce(server, before.success, yield* Ref.get(entries), env)
+    yield* Effect.catch(pass, (reason) => Effect.logWarning(`MCP server "${server}": the tool list could not be refreshed: ${reason}`))
   })
 
 /**
@@ -172,6 +236,24 @@ export const announce = (server: string, before: ReadonlyArray<Catalog.Entry>, a
       ? Effect.andThen(env.emit(Diagnostic.toolsChanged(server, added, removed)), env.publish)
       : env.publish
   })
+
+// A call checked against what the server publishes: before the first listing is in (a rebuilt
+// link), it waits for it; a tool the server no longer lists, or lists changed, is refused, unsent.
+const published = (listing: Listing, server: string, call: Link["call"]): Link["call"] => {
+  const check: Link["call"] = (name, tool, args, timeoutMs) => {
+    const now = MutableRef.get(listing.published)
+    if (now === undefined || now.callable.has(tool)) return call(name, tool, args, timeoutMs)
+    return Effect.fail(now.listed.has(tool) ? new ToolQuarantined({ name, server, tool }) : new ToolWithdrawn({ name, server, tool }))
+  }
+  let settled = false
+  return (name, tool, args, timeoutMs) =>
+    settled
+      ? check(name, tool, args, timeoutMs)
+      : Effect.andThen(Deferred.await(listing.settled), Effect.suspend(() => {
+        settled = true
+        return check(name, tool, args, timeoutMs)
+      }))
+}
 
 type Attempted = Remote.Rejected | Hosts.Refused | Remote.TimedOut | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
 
@@ -199,9 +281,10 @@ const caller = (pool: Pool, server: string): Link["call"] => {
 
 /**
  * Check an entry, open its pool and list its tools. Answers `undefined` for an entry that was left
- * out (with its diagnostic emitted). A server that cannot be listed now is kept, with no tools.
+ * out (with its diagnostic emitted). A server that cannot be listed now is kept, with no tools. A
+ * seeded link starts from the stored catalogue and lists in the background, dialling nothing first.
  */
-export const make = (wired: Config.Wired<Config.Remote>, env: Env): Effect.Effect<Link | undefined, never, Scope.Scope> =>
+export const make = (wired: Config.Wired<Config.Remote>, env: Env, seed?: Stored.Seed): Effect.Effect<Link | undefined, never, Scope.Scope> =>
   Effect.gen(function*() {
     const config = wired.config
     const open = yield* Effect.result(opener(wired, env.options))
@@ -230,17 +313,37 @@ export const make = (wired: Config.Wired<Config.Remote>, env: Env): Effect.Effec
       maxDials: 2,
       dialTimeout: Duration.millis(wired.connectTimeoutMs)
     })
-    const entries = yield* Ref.make<ReadonlyArray<Catalog.Entry>>([])
-    const list = lister(pool, wired, entries, env)
-    yield* Effect.forkScoped(Effect.forever(refresher(config.name, changed, list, entries, env)))
-    const first = yield* Effect.result(list)
-    if (first._tag === "Failure") yield* env.emit(Diagnostic.serverUnavailable(config.name, first.failure))
-    const call = caller(pool, config.name)
+    const listing: Listing = {
+      entries: yield* Ref.make<ReadonlyArray<Catalog.Entry>>([]),
+      published: MutableRef.make<Listing["published"]["current"]>(undefined),
+      settled: yield* Deferred.make<void>()
+    }
+    const list = lister(pool, wired, listing, env)
+    const pass = refresh(config.name, list, listing.entries, env)
+    yield* Effect.forkScoped(Effect.forever(refresher(config.name, changed, pass)))
+    const reconciled = yield* Deferred.make<void>()
+    if (seed === undefined) {
+      const first = yield* Effect.result(list)
+      if (first._tag === "Failure") yield* env.emit(Diagnostic.serverUnavailable(config.name, first.failure))
+      yield* Deferred.succeed(reconciled, undefined)
+    } else {
+      const stored = Catalog.fromListing({ name: config.name, key: wired.key }, seed.tools, seed.baseline)
+      yield* Effect.forEach(stored.diagnostics, env.emit, { discard: true })
+      yield* Ref.set(listing.entries, stored.entries)
+      yield* Effect.forkScoped(
+        pass.pipe(
+          Effect.catch((reason) => env.emit(Store.serverUnreconciled(config.name, reason))),
+          Effect.ensuring(Deferred.succeed(reconciled, undefined))
+        )
+      )
+    }
+    const call = published(listing, config.name, caller(pool, config.name))
     const resolve = token.resolve
     return {
       wired,
-      entries: Ref.get(entries),
+      entries: Ref.get(listing.entries),
       dials: pool.dials,
+      reconciled: Deferred.await(reconciled),
       call: resolve === undefined ? call : (name, tool, args, timeoutMs) => Effect.andThen(resolve, call(name, tool, args, timeoutMs))
     } satisfies Link
   })

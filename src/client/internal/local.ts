@@ -75,6 +75,7 @@ export const make = (wired: Config.Wired<Config.Local>, env: Link.Env): Effect.E
       wired,
       entries: Ref.get(entries),
       dials: Effect.succeed(0),
+      reconciled: Effect.void,
       call: caller(engine, server, env.options.caller ?? Caller.none)
     } satisfies Link.Link
   })

@@ -1,7 +1,8 @@
 /**
  * The value-level pieces of the JSON Schema checker: type tests, equality, JSON pointers, regular
- * expressions and `multipleOf`. Every name a schema supplies is looked up as an own key or in a
- * `Map`, never through a plain object, so `"constructor"` or `"__proto__"` cannot reach a prototype.
+ * expressions, `multipleOf`, and the keyword checks that need no subschema compiled. Every name a
+ * schema supplies is looked up as an own key or in a `Map`, never through a plain object, so
+ * `"constructor"` or `"__proto__"` cannot reach a prototype.
  *
  * @internal
  */
@@ -11,24 +12,31 @@ import * as Words from "./wording.ts"
 
 export type Path = ReadonlyArray<PathSegment>
 
+// Keeps recursion far from the JS stack limit, so a hostile value yields an issue instead of a RangeError.
+export const MAX_VALUE_DEPTH = 128
+
 /** A compiled keyword: appends an issue for each way `value` fails it. */
 export type Check = (value: unknown, path: Path, out: Array<Issue>, depth: number) => void
 
-export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+export const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** `node[key]` if `node` holds it itself; an inherited property is absent. */
-export const own = (node: Readonly<Record<string, unknown>>, key: string): unknown => Object.hasOwn(node, key) ? node[key] : undefined
+export const own = (node: Readonly<Record<string, unknown>>, key: string): unknown =>
+  Object.hasOwn(node, key) ? node[key] : undefined
 
 /** The JSON Schema type names, with the words a message uses for each and the test. */
-export const TYPES: ReadonlyMap<string, readonly [string, (u: unknown) => boolean]> = new Map([
-  ["string", ["a string", (u: unknown) => typeof u === "string"]],
-  ["number", ["a number", (u: unknown) => typeof u === "number" && Number.isFinite(u)]],
-  ["integer", ["an integer", (u: unknown) => typeof u === "number" && Number.isInteger(u)]],
-  ["boolean", ["a boolean", (u: unknown) => typeof u === "boolean"]],
-  ["object", ["an object", isRecord]],
-  ["array", ["an array", Array.isArray]],
-  ["null", ["null", (u: unknown) => u === null]]
-] as const)
+export const TYPES: ReadonlyMap<string, readonly [string, (u: unknown) => boolean]> = new Map(
+  [
+    ["string", ["a string", (u: unknown) => typeof u === "string"]],
+    ["number", ["a number", (u: unknown) => typeof u === "number" && Number.isFinite(u)]],
+    ["integer", ["an integer", (u: unknown) => typeof u === "number" && Number.isInteger(u)]],
+    ["boolean", ["a boolean", (u: unknown) => typeof u === "boolean"]],
+    ["object", ["an object", isRecord]],
+    ["array", ["an array", Array.isArray]],
+    ["null", ["null", (u: unknown) => u === null]]
+  ] as const
+)
 
 export const typeOf = (name: unknown) => typeof name === "string" ? TYPES.get(name) : undefined
 
@@ -36,11 +44,13 @@ export const equal = (a: unknown, b: unknown, maxDepth: number, depth = 0): bool
   if (a === b) return true
   if (depth > maxDepth || typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
   if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => equal(x, b[i], maxDepth, depth + 1))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length &&
+      a.every((x, i) => equal(x, b[i], maxDepth, depth + 1))
   }
   if (!isRecord(a) || !isRecord(b)) return false
   const keys = Object.keys(a)
-  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && equal(a[k], b[k], maxDepth, depth + 1))
+  return keys.length === Object.keys(b).length &&
+    keys.every((k) => Object.hasOwn(b, k) && equal(a[k], b[k], maxDepth, depth + 1))
 }
 
 export const escapeToken = (key: string): string => key.replaceAll("~", "~0").replaceAll("/", "~1")
@@ -63,7 +73,10 @@ export const compileRegExp = (source: unknown): Result.Result<RegExp, string> =>
     ? Result.fail(`must be a string, got ${preview(source)}`)
     // JSON Schema patterns are ECMA-262; try Unicode mode first, then the legacy grammar many servers write in.
     : Result.orElse(Result.try(() => new RegExp(source, "u")), () =>
-      Result.try({ try: () => new RegExp(source), catch: () => `${JSON.stringify(source)} is not a valid regular expression` }))
+      Result.try({
+        try: () => new RegExp(source),
+        catch: () => `${JSON.stringify(source)} is not a valid regular expression`
+      }))
 
 // A finite double as the decimal it prints as (the shortest text that reads back as the same
 // double, which is what a JSON document wrote): `1.15` is 115 × 10^-2.
@@ -103,12 +116,15 @@ export const numberCheck = ({ num, s }: Readers): Check => {
   const minimum = num("minimum")
   const maximum = num("maximum")
   // draft-04 wrote exclusive bounds as a boolean modifier of minimum/maximum
-  const exMin = s["exclusiveMinimum"] === true ? minimum : s["exclusiveMinimum"] === false ? undefined : num("exclusiveMinimum")
-  const exMax = s["exclusiveMaximum"] === true ? maximum : s["exclusiveMaximum"] === false ? undefined : num("exclusiveMaximum")
+  const exMin = s["exclusiveMinimum"] === true ? minimum
+    : s["exclusiveMinimum"] === false ? undefined : num("exclusiveMinimum")
+  const exMax = s["exclusiveMaximum"] === true ? maximum
+    : s["exclusiveMaximum"] === false ? undefined : num("exclusiveMaximum")
   const multipleOf = num("multipleOf", (n) => n > 0, "a positive number")
-  const range: Words.NumberBound | undefined = exMin === undefined && exMax === undefined && minimum !== undefined && maximum !== undefined
-    ? { _tag: "Between", min: String(minimum), max: String(maximum) }
-    : undefined
+  const range: Words.NumberBound | undefined =
+    exMin === undefined && exMax === undefined && minimum !== undefined && maximum !== undefined
+      ? { _tag: "Between", min: String(minimum), max: String(maximum) }
+      : undefined
   return (value, path, out) => {
     if (typeof value !== "number") return
     const fail = (bound: Words.NumberBound) => out.push({ path, message: Words.numberIssue(value, range ?? bound) })
@@ -116,7 +132,8 @@ export const numberCheck = ({ num, s }: Readers): Check => {
     else if (minimum !== undefined && !(value >= minimum)) fail({ _tag: "AtLeast", bound: String(minimum) })
     if (exMax !== undefined && !(value < exMax)) fail({ _tag: "LessThan", bound: String(exMax) })
     else if (maximum !== undefined && !(value <= maximum)) fail({ _tag: "AtMost", bound: String(maximum) })
-    if (multipleOf !== undefined && !isMultipleOf(value, multipleOf)) out.push({ path, message: Words.multipleIssue(value, String(multipleOf)) })
+    if (multipleOf !== undefined && !isMultipleOf(value, multipleOf))
+      out.push({ path, message: Words.multipleIssue(value, String(multipleOf)) })
   }
 }
 
@@ -132,9 +149,12 @@ export const stringCheck = ({ count, problem, s }: Readers, trustPatterns: boole
   if (pattern !== undefined && Result.isFailure(pattern)) problem("pattern", pattern.failure)
   return (value, path, out) => {
     if (typeof value !== "string") return
-    const length = [...value].length
-    if ((minLength !== undefined && length < minLength) || (maxLength !== undefined && length > maxLength)) {
-      out.push({ path, message: Words.lengthIssue(value, minLength, maxLength) })
+    // Counting code points spreads the string into an array: only done when a bound asks for it.
+    if (minLength !== undefined || maxLength !== undefined) {
+      const length = [...value].length
+      if ((minLength !== undefined && length < minLength) || (maxLength !== undefined && length > maxLength)) {
+        out.push({ path, message: Words.lengthIssue(value, minLength, maxLength) })
+      }
     }
     if (pattern !== undefined && Result.isSuccess(pattern) && !pattern.success.test(value)) {
       out.push({ path, message: Words.patternIssue(value, pattern.success.source) })
@@ -160,7 +180,10 @@ export const describe = (node: unknown): string | undefined => {
 export const valueMisses = new WeakMap<Issue, { readonly wanted: ReadonlyArray<unknown>; readonly got: unknown }>()
 
 const fewest = (results: ReadonlyArray<Array<Issue>>): Array<Issue> | undefined =>
-  results.reduce<Array<Issue> | undefined>((best, r) => best === undefined || r.length < best.length ? r : best, undefined)
+  results.reduce<Array<Issue> | undefined>(
+    (best, r) => best === undefined || r.length < best.length ? r : best,
+    undefined
+  )
 
 /**
  * What to report when no alternative of an `anyOf`/`oneOf` matched, from each branch's issues: the
@@ -168,7 +191,12 @@ const fewest = (results: ReadonlyArray<Array<Issue>>): Array<Issue> | undefined 
  * on the same `const`/`enum` field (a `_tag`), that field and the values it takes; else the branch
  * that got deepest; else what the alternatives expect.
  */
-export const noAlternative = (results: ReadonlyArray<Array<Issue>>, path: Path, value: unknown, expected: string): Array<Issue> => {
+export const noAlternative = (
+  results: ReadonlyArray<Array<Issue>>,
+  path: Path,
+  value: unknown,
+  expected: string
+): Array<Issue> => {
   const below = (issue: Issue) => issue.path.length > path.length
   const isSwitch = (issue: Issue) => issue.path.length === path.length + 1 && valueMisses.has(issue)
   // A branch that took this value's shape and its discriminants failed only further down: report it.
@@ -185,3 +213,53 @@ export const noAlternative = (results: ReadonlyArray<Array<Issue>>, path: Path, 
   return deeper ?? [{ path, message: `expected ${expected}, got ${preview(value)}` }]
 }
 
+/** A `const`/`enum` miss: the issue, remembered in `valueMisses` with what it wanted. */
+export const valueMiss = (path: Path, wanted: ReadonlyArray<unknown>, got: unknown, message: string): Issue => {
+  const issue = { path, message }
+  valueMisses.set(issue, { wanted, got })
+  return issue
+}
+
+/** `type` (a name or an array of them; `nullable` adds `null`): a gate. */
+export const typeGate = ({ problem, s }: Readers, nullable: boolean): ReadonlyArray<Check> => {
+  const raw = s["type"]
+  if (raw === undefined) return []
+  const names: ReadonlyArray<unknown> = typeof raw === "string" ? [raw] : Array.isArray(raw) ? raw : []
+  const unknown = names.find((name) => typeof name === "string" && typeOf(name) === undefined)
+  const tests = names.flatMap((name) => [typeOf(name)].filter((t) => t !== undefined))
+  if (typeof unknown === "string") {
+    problem("type", `unknown type ${JSON.stringify(unknown)}`)
+    return []
+  }
+  if (tests.length === 0 || tests.length !== names.length) {
+    problem("type", `must be a type name or an array of them, got ${preview(raw)}`)
+    return []
+  }
+  const words = Words.orList(tests.map(([w]) => w).concat(nullable && !names.includes("null") ? ["null"] : []))
+  return [(value, path, out) => {
+    if (!tests.some(([, test]) => test(value))) out.push({ path, message: `expected ${words}, got ${preview(value)}` })
+  }]
+}
+
+/** `enum` and `const`: gates, each miss remembered with what it wanted. */
+export const valueGates = ({ problem, s }: Readers): ReadonlyArray<Check> => {
+  const gates: Array<Check> = []
+  if (s["enum"] !== undefined) {
+    const options = s["enum"]
+    if (!Array.isArray(options)) problem("enum", "must be an array")
+    else {
+      gates.push((value, path, out) => {
+        if (options.some((o) => equal(o, value, MAX_VALUE_DEPTH))) return
+        out.push(valueMiss(path, options, value, `expected ${Words.values(options)}, got ${preview(value)}`))
+      })
+    }
+  }
+  if ("const" in s) {
+    const expected = s["const"]
+    gates.push((value, path, out) => {
+      if (equal(expected, value, MAX_VALUE_DEPTH)) return
+      out.push(valueMiss(path, [expected], value, `expected ${preview(expected)}, got ${preview(value)}`))
+    })
+  }
+  return gates
+}

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Option, Ref } from "effect"
 import type { Scope } from "effect"
 import * as HttpEffect from "effect/http/HttpEffect"
