@@ -71,6 +71,24 @@ const Raw = Schema.Struct({
 })
 const decodeRaw = Schema.decodeUnknownResult(Raw, { errors: "all" })
 
+const isPlainObject = (u: unknown): u is { readonly [key: string]: unknown } => {
+  if (typeof u !== "object" || u === null || Array.isArray(u)) return false
+  const proto: unknown = Object.getPrototypeOf(u)
+  return proto === Object.prototype || proto === null
+}
+const absentOr = (raw: { readonly [key: string]: unknown }, key: string, ok: (value: unknown) => boolean) =>
+  !Object.hasOwn(raw, key) || ok(raw[key])
+const isBlocks = (content: unknown) => Array.isArray(content) && content.every((block) => isPlainObject(block) && typeof block["type"] === "string")
+
+// The answer as nearly every server gives it — plain JSON objects, each content block naming its
+// type — is one the schema accepts and returns unchanged; it is recognised here without the
+// decoder's cost on every call. Anything else is decoded by the schema, whose sentence names the flaw.
+const isUsual = (raw: unknown): raw is typeof Raw.Type =>
+  isPlainObject(raw) &&
+  absentOr(raw, "content", isBlocks) &&
+  absentOr(raw, "structuredContent", isPlainObject) &&
+  absentOr(raw, "isError", (value) => typeof value === "boolean")
+
 /**
  * The text an answer carries: its text blocks, one per line.
  *
@@ -118,7 +136,7 @@ export interface Call {
  * @since 0.1.0
  */
 export const adapt = (raw: unknown, call: Call): Effect.Effect<Result, McpToolError | McpProtocolError> => {
-  const decoded = decodeRaw(raw)
+  const decoded = isUsual(raw) ? Result.succeed(raw) : decodeRaw(raw)
   if (Result.isFailure(decoded)) {
     const reason = `the answer is not a tool result: ${toInputError(decoded.failure.issue, []).message}`
     return Effect.fail(new McpProtocolError({ name: call.name, server: call.server, code: -32603, reason }))

@@ -84,7 +84,10 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
         Queue.offerUnsafe(wake, undefined)
       }
       const armed = entries
-      return () => void armed.delete(entry)
+      return () => {
+        // A set left empty goes at once, so durations used once (a caller's own budgets) never pile up.
+        if (armed.delete(entry) && armed.size === 0 && wheel.byDuration.get(ms) === armed) wheel.byDuration.delete(ms)
+      }
     }
   }
 })

@@ -266,7 +266,7 @@ const checkObjectKey = (
 ) => {
   const declared = shape.properties.get(key)
   declared?.(value[key], at, out, d + 1)
-  const matching = shape.patterns.filter(([re]) => re.test(key))
+  const matching = shape.patterns.length === 0 ? shape.patterns : shape.patterns.filter(([re]) => re.test(key))
   for (const [, check] of matching) check(value[key], at, out, d + 1)
   if (declared === undefined && matching.length === 0 && shape.additional !== undefined) {
     const before = out.length
