@@ -14,9 +14,10 @@
 import type * as Acp from "@agentclientprotocol/sdk"
 import { ndJsonStream } from "@agentclientprotocol/sdk"
 import { Readable, Writable } from "node:stream"
-import { Context, Duration, Effect, Layer, Logger, Scope } from "effect"
+import { Context, Duration, Effect, Layer, Scope } from "effect"
 import * as AcpChecks from "./AcpChecks.ts"
 import type * as Approval from "../core/Approval.ts"
+import * as ProtocolStdout from "../core/internal/protocolStdout.ts"
 import type { AcpSession, Info } from "./AcpSession.ts"
 import * as Link from "./internal/connection.ts"
 
@@ -262,16 +263,6 @@ export const layer = <E, R, S = never, SE = never, SR = never>(
 export const connect = (stream: Acp.Stream): Effect.Effect<Connection, never, AcpAgent | Scope.Scope> =>
   Effect.flatMap(Effect.service(AcpAgent), (agent) => agent.connect(stream))
 
-// While serving on stdio, stdout is the protocol: what the console would print there goes to stderr.
-const stdoutToStderr = Effect.acquireRelease(
-  Effect.sync(() => {
-    const saved = { log: console.log, info: console.info, debug: console.debug }
-    console.log = console.info = console.debug = console.error
-    return saved
-  }),
-  (saved) => Effect.sync(() => Object.assign(console, saved))
-)
-
 /**
  * Serve the agent to the editor on this process's stdin and stdout until the editor goes away.
  * Nothing but protocol reaches stdout: Effect logs and the console go to stderr.
@@ -292,7 +283,6 @@ export const serveStdio = <E, R, S = never, SE = never, SR = never>(
   options?: Options<S, SE, SR>
 ): Effect.Effect<void, never, Exclude<R, Provided | S> | Exclude<SR, SessionProvided>> =>
   Effect.gen(function*() {
-    yield* stdoutToStderr
     const stream = ndJsonStream(
       Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
       Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>
@@ -302,5 +292,6 @@ export const serveStdio = <E, R, S = never, SE = never, SR = never>(
   }).pipe(
     Effect.scoped,
     Effect.provide(layer(handler, options)),
-    Effect.provide(Layer.succeed(Logger.LogToStderr, true))
+    // Outermost: stdout is the protocol's before the agent is built.
+    Effect.provide(ProtocolStdout.layer)
   )

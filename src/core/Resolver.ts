@@ -12,7 +12,6 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type * as Bundle from "./Bundle.ts"
-import type * as Json from "./Json.ts"
 import { ID } from "./ItemUri.ts"
 import * as ResolveError from "./ResolveError.ts"
 import { advertiseResource, advertiseTemplate, advertiseTool, claimOf, surfaceName } from "./internal/lists.ts"
