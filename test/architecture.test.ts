@@ -53,6 +53,15 @@ const layerOf = (file: string): Layer => {
 }
 
 const rank: Record<Layer, number> = { surface: 0, core: 1, face: 2, barrel: 3 }
+
+/** A face's folder under `src/`: `src/acp/AcpAgent.ts` → `acp`. */
+const faceOf = (file: string): string => file.split("/")[1] ?? ""
+
+// Faces stand side by side on the core, and meet only where the design has them meet: an ACP
+// session's tools are a client toolset built from its editor's `mcpServers`; serveTools and Guard
+// serve over the MCP face and reach upstream servers through the client toolset. No other face
+// reaches into another's folder.
+const faceEdges: ReadonlySet<string> = new Set(["acp → client", "serve → mcp", "serve → client"])
 const protocolSdk = /^@(modelcontextprotocol|agentclientprotocol)\//
 
 describe("architecture", () => {
@@ -61,23 +70,37 @@ describe("architecture", () => {
     assert.isTrue(modules.some((m) => m.file === "src/core/Engine.ts" && m.local.includes("src/core/Roster.ts")))
   })
 
-  it("no module imports a layer above its own, nor one face another's", () => {
+  it("no module imports a layer above its own, nor one face another's beyond the meetings the design names", () => {
     const upward = modules.flatMap((m) =>
       m.local.flatMap((target) => {
         const from = layerOf(m.file)
         const to = layerOf(target)
         if (rank[to] > rank[from]) return [`${m.file} → ${target}`]
-        // Faces stand side by side on the core; one never reaches into another's folder.
-        if (from === "face" && to === "face" && target.split("/")[1] !== m.file.split("/")[1]) return [`${m.file} → ${target}`]
+        const edge = `${faceOf(m.file)} → ${faceOf(target)}`
+        if (from === "face" && to === "face" && faceOf(target) !== faceOf(m.file) && !faceEdges.has(edge)) {
+          return [`${m.file} → ${target}`]
+        }
         return []
       })
     )
     assert.deepStrictEqual(upward, [])
   })
 
+  it("the faces that meet do so one way: the allowed edges form no cycle", () => {
+    const next = (face: string) =>
+      [...faceEdges].flatMap((edge) => edge.startsWith(`${face} → `) ? [edge.split(" → ")[1] ?? ""] : [])
+    // Bounded: a walk longer than the number of edges has gone round.
+    const reaches = (from: string, to: string, steps: number): boolean =>
+      steps > 0 && next(from).some((face) => face === to || reaches(face, to, steps - 1))
+    const faces = new Set([...faceEdges].flatMap((edge) => edge.split(" → ")))
+    assert.deepStrictEqual([...faces].filter((face) => reaches(face, face, faceEdges.size)), [])
+  })
+
   it("neither the contract nor the core loads a protocol SDK", () => {
     const loaded = modules.flatMap((m) =>
-      layerOf(m.file) === "face" || layerOf(m.file) === "barrel" ? [] : m.packages.filter((p) => protocolSdk.test(p)).map((p) => `${m.file} → ${p}`)
+      layerOf(m.file) === "face" || layerOf(m.file) === "barrel" ? [] : m.packages.filter((p) =>
+        protocolSdk.test(p)
+      ).map((p) => `${m.file} → ${p}`)
     )
     assert.deepStrictEqual(loaded, [])
   })
