@@ -74,12 +74,16 @@ export interface Options<S = never, SE = never, SR = never> {
   readonly name?: string | undefined
   readonly version?: string | undefined
   readonly title?: string | undefined
-  /** Advertised at `initialize` (default: text prompts only, no session loading, no MCP over HTTP). */
+  /**
+   * Advertised at `initialize`, each field given over the default's (text prompts only, no session
+   * loading, MCP servers on stdio only). A session toolset can take HTTP and SSE servers:
+   * `{ mcpCapabilities: AcpToolset.mcpCapabilities }`.
+   */
   readonly agentCapabilities?: Acp.AgentCapabilities | undefined
   /**
    * Services a session's turns share, built at `session/new` in the session's scope (so they live
    * as long as the connection) with `SessionProvided` in context: a client toolset from
-   * `mcpServers`, a cache, a model client.
+   * `mcpServers` (`AcpToolset.layer`), a cache, a model client.
    */
   readonly session?: ((session: Info) => Layer.Layer<S, SE, SR>) | undefined
   /** How long each cleanup call after a cancel may take (default 5 seconds). */
@@ -207,7 +211,7 @@ export const make = <E, R, S = never, SE = never, SR = never>(
         version: options?.version ?? "0.1.0",
         ...(options?.title === undefined ? {} : { title: options.title })
       },
-      agentCapabilities: options?.agentCapabilities ?? defaultCapabilities,
+      agentCapabilities: { ...defaultCapabilities, ...options?.agentCapabilities },
       // The session's services are added to each turn's context; their types are the caller's.
       handler: handler as Link.Setup<Erased>["handler"],
       session: options?.session as Link.Setup<Erased>["session"],
