@@ -54,11 +54,13 @@ const layerOf = (file: string): Layer => {
 
 const rank: Record<Layer, number> = { surface: 0, core: 1, face: 2, barrel: 3 }
 
-// Faces that are compositions of others, each standing on the public modules (never `internal/`)
-// of the faces named here: serveTools and Guard are served by the MCP face over the client toolset,
-// and the command line runs them.
-const composes: Readonly<Record<string, ReadonlyArray<string>>> = { serve: ["mcp", "client"], cli: ["serve", "client"] }
+// Faces stand side by side on the core, and meet only where the design has them meet, each standing
+// on the public modules (never `internal/`) of the faces named here: an ACP session's tools are a
+// client toolset built from its editor's `mcpServers`; serveTools and Guard are served by the MCP face
+// over the client toolset; the command line runs them.
+const composes: Readonly<Record<string, ReadonlyArray<string>>> = { acp: ["client"], serve: ["mcp", "client"], cli: ["serve", "client"] }
 
+/** A face's folder under `src/`: `src/acp/AcpAgent.ts` → `acp`. */
 const faceOf = (file: string): string => file.split("/")[1] ?? ""
 
 const reachesAcross = (from: string, to: string): boolean =>
@@ -71,7 +73,7 @@ describe("architecture", () => {
     assert.isTrue(modules.some((m) => m.file === "src/core/Engine.ts" && m.local.includes("src/core/Roster.ts")))
   })
 
-  it("no module imports a layer above its own, nor one face another's", () => {
+  it("no module imports a layer above its own, nor one face another's beyond the meetings the design names", () => {
     const upward = modules.flatMap((m) =>
       m.local.flatMap((target) => {
         const from = layerOf(m.file)
@@ -90,11 +92,24 @@ describe("architecture", () => {
     assert.isTrue(reachesAcross("src/serve/ServeTools.ts", "src/mcp/internal/httpPromise.ts"))
     assert.isTrue(reachesAcross("src/mcp/Face.ts", "src/serve/ServeTools.ts"))
     assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/mcp/Face.ts"))
+    assert.isFalse(reachesAcross("src/acp/AcpToolset.ts", "src/client/McpToolset.ts"))
+    assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/acp/AcpToolset.ts"))
+  })
+
+  it("the faces that meet do so one way: the declared compositions form no cycle", () => {
+    const next = (face: string) => composes[face] ?? []
+    const edges = Object.values(composes).flat().length
+    // Bounded: a walk longer than the number of edges has gone round.
+    const reaches = (from: string, to: string, steps: number): boolean =>
+      steps > 0 && next(from).some((face) => face === to || reaches(face, to, steps - 1))
+    assert.deepStrictEqual(Object.keys(composes).filter((face) => reaches(face, face, edges)), [])
   })
 
   it("neither the contract nor the core loads a protocol SDK", () => {
     const loaded = modules.flatMap((m) =>
-      layerOf(m.file) === "face" || layerOf(m.file) === "barrel" ? [] : m.packages.filter((p) => protocolSdk.test(p)).map((p) => `${m.file} → ${p}`)
+      layerOf(m.file) === "face" || layerOf(m.file) === "barrel" ? [] : m.packages.filter((p) =>
+        protocolSdk.test(p)
+      ).map((p) => `${m.file} → ${p}`)
     )
     assert.deepStrictEqual(loaded, [])
   })

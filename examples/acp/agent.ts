@@ -1,7 +1,8 @@
 // The example agent's turn: one command per prompt, done through the person's editor and told back
 // as agent_message_chunk updates. Each piece of work the editor is asked to do is shown as a tool
-// call; `write`, `run` and `call` ask the person first (the same `Approval` a client toolset's
-// policy asks), and a capability the editor did not advertise is explained rather than called.
+// call; `write`, `run` and `call` ask the person first (`call` through the session toolset's policy,
+// the others through the same `Approval`), and a capability the editor did not advertise is
+// explained rather than called.
 import type * as Acp from "@agentclientprotocol/sdk"
 import * as Path from "node:path"
 import { Duration, Effect, Option } from "effect"
@@ -15,8 +16,8 @@ import {
   AcpSurface,
   AcpToolCalls
 } from "effect-surface/acp"
+import { type CallError, type McpCallResult, McpToolset } from "effect-surface/client"
 import { type Command, parse, usage } from "./commands.ts"
-import { SessionTools, type ToolUnavailable } from "./tools.ts"
 
 /** How long `run` waits for its command before killing it. */
 export const runDeadline: Duration.Duration = Duration.seconds(60)
@@ -151,35 +152,41 @@ const run = (session: AcpSession.Info, command: string, args: ReadonlyArray<stri
   })
 
 const tools = Effect.gen(function*() {
-  const toolset = yield* SessionTools
-  if (toolset.tools.length === 0) return yield* say(`No tools: ${toolset.unavailable ?? "none were offered"}.`)
-  yield* say(
-    toolset.tools.map((tool) => `- ${tool.name}${tool.description === undefined ? "" : `: ${tool.description}`}`).join(
-      "\n"
-    )
-  )
+  const toolset = yield* McpToolset.McpToolset
+  const listed = [...(yield* toolset.tools).values()]
+  // What kept a server out (refused, unreachable, a name clash), told beside the list.
+  const warnings = (yield* toolset.diagnostics).flatMap((d) => (d.level === "warning" ? [`(${d.message})`] : []))
+  const lines = listed.length === 0
+    ? ["No tools: this session's MCP servers offer none (an editor sends them in session/new)."]
+    : listed.map((tool) => `- ${tool.name}${tool.description === "" ? "" : `: ${tool.description}`}`)
+  yield* say([...lines, ...warnings].join("\n"))
 })
 
+// A result's text blocks as the editor shows them; any other block as its JSON.
+const textOf = (block: McpCallResult.Content) =>
+  block.type === "text" && typeof block.text === "string" ? block.text : JSON.stringify(block)
+const shown = (result: McpCallResult.Result) => result.content.map(textOf).join("\n")
+
+// The toolset asks the person itself (its policy says ask), inside the tool call reported here.
 const call = (tool: string, args: unknown) =>
   Effect.gen(function*() {
-    const toolset = yield* SessionTools
+    const toolset = yield* McpToolset.McpToolset
     const result = yield* AcpToolCalls.report(
       { title: `Call ${tool}`, kind: "other", rawInput: args },
-      Effect.gen(function*() {
-        if (!(yield* permitted(tool, args))) return undefined
-        return { value: yield* toolset.call(tool, args) }
-      })
+      toolset.call(tool, args),
+      { output: (answer) => [{ type: "content", content: { type: "text", text: shown(answer) } }] }
+    ).pipe(
+      Effect.catchTag("PolicyDenied", (denied) => Effect.as(say(`Not done: ${denied.reason}.`), undefined))
     )
-    if (result !== undefined)
-      yield* say(`${tool} answered:\n\`\`\`json\n${JSON.stringify(result.value, null, 2)}\n\`\`\``)
+    if (result !== undefined) yield* say(`${tool} answered:\n\`\`\`\n${shown(result)}\n\`\`\``)
   })
 
-type Failure = AcpError.RequestError | AcpError.NoSurface | ToolUnavailable
+type Failure = AcpError.RequestError | AcpError.NoSurface | CallError
 
 const perform = (
   session: AcpSession.Info,
   command: Command
-): Effect.Effect<void, Failure, AcpSurface.AcpSurface | SessionTools> => {
+): Effect.Effect<void, Failure, AcpSurface.AcpSurface | McpToolset.McpToolset> => {
   switch (command._tag) {
     case "Read":
       return read(session, command.path)

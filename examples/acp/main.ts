@@ -2,7 +2,7 @@
 //   npm -s start -- --acp
 // It needs no model: each prompt is one command (`help` lists them), done through the editor.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { AcpAgent } from "effect-surface/acp"
+import { AcpAgent, AcpToolset } from "effect-surface/acp"
 import { handler } from "./agent.ts"
 import * as SessionTools from "./tools.ts"
 
@@ -10,7 +10,8 @@ export const acp = AcpAgent.serveStdio(handler, {
   name: "effect-surface-example",
   title: "effect-surface example agent",
   version: "0.1.0",
-  session: () => SessionTools.layer
+  agentCapabilities: { mcpCapabilities: AcpToolset.mcpCapabilities },
+  session: SessionTools.layer
 })
 
 if (import.meta.main) NodeRuntime.runMain(acp)

@@ -14,9 +14,10 @@
 import type * as Acp from "@agentclientprotocol/sdk"
 import { ndJsonStream } from "@agentclientprotocol/sdk"
 import { Readable, Writable } from "node:stream"
-import { Context, Duration, Effect, Layer, Logger, Scope } from "effect"
+import { Context, Duration, Effect, Layer, Scope } from "effect"
 import * as AcpChecks from "./AcpChecks.ts"
 import type * as Approval from "../core/Approval.ts"
+import * as ProtocolStdout from "../core/internal/protocolStdout.ts"
 import type { AcpSession, Info } from "./AcpSession.ts"
 import * as Link from "./internal/connection.ts"
 
@@ -73,12 +74,16 @@ export interface Options<S = never, SE = never, SR = never> {
   readonly name?: string | undefined
   readonly version?: string | undefined
   readonly title?: string | undefined
-  /** Advertised at `initialize` (default: text prompts only, no session loading, no MCP over HTTP). */
+  /**
+   * Advertised at `initialize`, each field given over the default's (text prompts only, no session
+   * loading, MCP servers on stdio only). A session toolset can take HTTP and SSE servers:
+   * `{ mcpCapabilities: AcpToolset.mcpCapabilities }`.
+   */
   readonly agentCapabilities?: Acp.AgentCapabilities | undefined
   /**
    * Services a session's turns share, built at `session/new` in the session's scope (so they live
    * as long as the connection) with `SessionProvided` in context: a client toolset from
-   * `mcpServers`, a cache, a model client.
+   * `mcpServers` (`AcpToolset.layer`), a cache, a model client.
    */
   readonly session?: ((session: Info) => Layer.Layer<S, SE, SR>) | undefined
   /** How long each cleanup call after a cancel may take (default 5 seconds). */
@@ -206,7 +211,7 @@ export const make = <E, R, S = never, SE = never, SR = never>(
         version: options?.version ?? "0.1.0",
         ...(options?.title === undefined ? {} : { title: options.title })
       },
-      agentCapabilities: options?.agentCapabilities ?? defaultCapabilities,
+      agentCapabilities: { ...defaultCapabilities, ...options?.agentCapabilities },
       // The session's services are added to each turn's context; their types are the caller's.
       handler: handler as Link.Setup<Erased>["handler"],
       session: options?.session as Link.Setup<Erased>["session"],
@@ -262,16 +267,6 @@ export const layer = <E, R, S = never, SE = never, SR = never>(
 export const connect = (stream: Acp.Stream): Effect.Effect<Connection, never, AcpAgent | Scope.Scope> =>
   Effect.flatMap(Effect.service(AcpAgent), (agent) => agent.connect(stream))
 
-// While serving on stdio, stdout is the protocol: what the console would print there goes to stderr.
-const stdoutToStderr = Effect.acquireRelease(
-  Effect.sync(() => {
-    const saved = { log: console.log, info: console.info, debug: console.debug }
-    console.log = console.info = console.debug = console.error
-    return saved
-  }),
-  (saved) => Effect.sync(() => Object.assign(console, saved))
-)
-
 /**
  * Serve the agent to the editor on this process's stdin and stdout until the editor goes away.
  * Nothing but protocol reaches stdout: Effect logs and the console go to stderr.
@@ -292,7 +287,6 @@ export const serveStdio = <E, R, S = never, SE = never, SR = never>(
   options?: Options<S, SE, SR>
 ): Effect.Effect<void, never, Exclude<R, Provided | S> | Exclude<SR, SessionProvided>> =>
   Effect.gen(function*() {
-    yield* stdoutToStderr
     const stream = ndJsonStream(
       Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
       Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>
@@ -302,5 +296,6 @@ export const serveStdio = <E, R, S = never, SE = never, SR = never>(
   }).pipe(
     Effect.scoped,
     Effect.provide(layer(handler, options)),
-    Effect.provide(Layer.succeed(Logger.LogToStderr, true))
+    // Outermost: stdout is the protocol's before the agent is built.
+    Effect.provide(ProtocolStdout.layer)
   )

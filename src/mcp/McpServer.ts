@@ -11,9 +11,10 @@
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Context, Effect, Layer, Logger } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
+import * as ProtocolStdout from "../core/internal/protocolStdout.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Face from "./Face.ts"
 import { boundLines } from "./internal/stdioLines.ts"
@@ -118,12 +119,10 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
     <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
     (settings: Face.Settings): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
   } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
-    Layer.effectContext(Effect.gen(function*() {
-      // Before anything else, so nothing the boot prints reaches stdout either.
-      yield* stdoutToStderr
-      const face = yield* faceOf(options)
-      return yield* served(face, connectStdio(face))
-    })).pipe(Layer.provideMerge(Layer.succeed(Logger.LogToStderr, true)))
+    // The stdout guard is built first, so nothing the boot prints reaches stdout either.
+    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, connectStdio(face)))).pipe(
+      Layer.provideMerge(ProtocolStdout.layer)
+    )
 }
 
 // Settings alone require the core from context; a bundle with its client factory brings the defaults.
@@ -212,12 +211,3 @@ const stdinEnded: Effect.Effect<void> = Effect.callback<void>((resume) => {
   })
 })
 
-// The console methods that write to stdout, sent to stderr for the scope's life.
-const stdoutToStderr = Effect.acquireRelease(
-  Effect.sync(() => {
-    const saved = { log: console.log, info: console.info, debug: console.debug }
-    console.log = console.info = console.debug = console.error
-    return saved
-  }),
-  (saved) => Effect.sync(() => Object.assign(console, saved))
-)

@@ -29,7 +29,7 @@ const everything = (overrides?: ScriptedEditor.Script): ScriptedEditor.Script =>
 const example = (options?: ScriptedEditor.Options) =>
   ScriptedEditor.make(options).pipe(
     Effect.provide(
-      Layer.effect(AcpAgent.AcpAgent, AcpAgent.make(handler, { session: () => SessionTools.layer })).pipe(
+      Layer.effect(AcpAgent.AcpAgent, AcpAgent.make(handler, { session: SessionTools.layer })).pipe(
         Layer.provide(AcpChecks.layer)
       )
     )
@@ -143,22 +143,20 @@ describe("the example ACP agent", () => {
       ])
     }))
 
-  it.effect("tools says which MCP servers the session was given and why none can be called yet", () =>
+  it.effect("tools in a session the editor gave no MCP servers says there are none", () =>
     Effect.gen(function*() {
-      const editor = yield* example({ script: everything() })
-      const session = yield* editor.newSession({
-        cwd: "/repo",
-        mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }]
-      })
-      yield* editor.prompt(session, "tools")
-      assert.include(said(yield* editor.updates), "cannot connect MCP servers yet (files)")
+      const { methods, text } = yield* turn("tools")
+      assert.deepStrictEqual(methods, [])
+      assert.include(text, "No tools: this session's MCP servers offer none")
     }))
 
-  it.effect("call asks first, and tells the person when the tool cannot be reached", () =>
+  it.effect("call of a tool the session does not have asks nothing, sends nothing and says so", () =>
     Effect.gen(function*() {
-      const { methods, text } = yield* turn("call files__read {\"path\":\"/a\"}")
-      assert.deepStrictEqual(methods, ["session/request_permission"])
-      assert.include(text, "there is no tool files__read")
+      const { editor, methods, text } = yield* turn("call files__read {\"path\":\"/a\"}")
+      assert.deepStrictEqual(methods, [])
+      assert.include(text, "no tool is named \"files__read\" in this toolset")
+      const statuses = (yield* editor.updates).flatMap((u) => u.sessionUpdate === "tool_call_update" ? [u.status] : [])
+      assert.deepStrictEqual(statuses, ["in_progress", "failed"])
     }))
 
   it.effect("anything else is answered with the commands it understands", () =>

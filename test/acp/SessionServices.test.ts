@@ -1,6 +1,6 @@
-// Where the faces meet: services built at session/new (a client toolset, in the real thing) are
-// built with the session and the editor-backed Approval, so a policy's ask captured there reaches
-// the person through the editor of whichever turn is calling, failing closed.
+// The seam the faces meet at: services built at session/new are built with the session and the
+// editor-backed Approval, so a policy's ask captured there reaches the person through the editor of
+// whichever turn is calling, failing closed. (The client toolset itself on it: Toolset.test.ts.)
 import type * as Acp from "@agentclientprotocol/sdk"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"

@@ -4,9 +4,12 @@ import * as Acp from "@agentclientprotocol/sdk"
 import { assert, describe, it } from "@effect/vitest"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import { Readable, Writable } from "node:stream"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { ScriptedEditor } from "effect-surface/acp"
+import { entry, eventually, tempDir } from "../client/servers.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -46,6 +49,26 @@ const start = (command: string, args: ReadonlyArray<string>) =>
     return { child, editor, stdout, stderr }
   })
 
+/** server-memory as an editor sends it; `marker` (an argument it ignores) finds its process. */
+const memory = (file: string, marker: string): Acp.McpServer => ({
+  name: "memory",
+  command: process.execPath,
+  args: [entry("server-memory"), marker],
+  env: [{ name: "MEMORY_FILE_PATH", value: file }]
+})
+
+/** The pids of every live process on the machine whose command line mentions `marker`. */
+const processesMentioning = (marker: string): ReadonlyArray<number> =>
+  Fs.readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => {
+    try {
+      const stat = Fs.readFileSync(`/proc/${name}/stat`, "utf8")
+      if (stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")) return []
+      return Fs.readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker) ? [Number(name)] : []
+    } catch {
+      return [] // gone meanwhile
+    }
+  })
+
 const said = (updates: ReadonlyArray<Acp.SessionUpdate>) =>
   updates.flatMap((
     u
@@ -58,9 +81,14 @@ describe("the example ACP agent over stdio", () => {
       Effect.gen(function*() {
         const { editor, stdout } = yield* start("npm", ["-s", "start", "--", "--acp"])
         const [initialized] = yield* editor.log
-        assert.deepInclude(initialized !== undefined && "result" in initialized ? initialized.result : {}, {
-          agentInfo: { name: "effect-surface-example", title: "effect-surface example agent", version: "0.1.0" }
+        const result = initialized !== undefined && "result" in initialized
+          ? initialized.result as Acp.InitializeResponse : undefined
+        assert.deepStrictEqual(result?.agentInfo, {
+          name: "effect-surface-example",
+          title: "effect-surface example agent",
+          version: "0.1.0"
         })
+        assert.deepStrictEqual(result?.agentCapabilities?.mcpCapabilities, { http: true, sse: true })
         const session = yield* editor.newSession({ cwd: "/repo" })
         assert.strictEqual((yield* editor.prompt(session, "read README.md")).stopReason, "end_turn")
         assert.strictEqual((yield* editor.prompt(session, "run echo hi")).stopReason, "end_turn")
@@ -83,7 +111,29 @@ describe("the example ACP agent over stdio", () => {
   )
 
   it.live(
-    "the agent exits once its editor closes the connection, leaving no process behind",
+    "a session's MCP server runs under the agent: tools lists it, and an allowed call reaches it",
+    () =>
+      Effect.gen(function*() {
+        const { editor } = yield* start("npm", ["-s", "start", "--", "--acp"])
+        const file = Path.join(yield* tempDir, "memory.jsonl")
+        const session = yield* editor.newSession({
+          cwd: Path.dirname(file),
+          mcpServers: [memory(file, "--stdio-test")]
+        })
+        yield* editor.prompt(session, "tools")
+        assert.include(said(yield* editor.updates), "- memory__create_entities: ")
+        const entities = {
+          entities: [{ name: "Ada", entityType: "person", observations: ["wrote the first program"] }]
+        }
+        yield* editor.prompt(session, `call memory__create_entities ${JSON.stringify(entities)}`)
+        assert.deepStrictEqual((yield* editor.requests()).map((r) => r.method), ["session/request_permission"])
+        assert.include(Fs.readFileSync(file, "utf8"), "wrote the first program")
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the agent exits once its editor closes the connection, leaving no process behind, its sessions' MCP servers included",
     () =>
       Effect.gen(function*() {
         const { child, editor } = yield* start(process.execPath, [
@@ -91,11 +141,15 @@ describe("the example ACP agent over stdio", () => {
           "examples/main.ts",
           "--acp"
         ])
-        yield* editor.newSession()
+        const marker = `--marker-${crypto.randomUUID()}`
+        const file = Path.join(yield* tempDir, "memory.jsonl")
+        yield* editor.newSession({ mcpServers: [memory(file, marker)] })
+        assert.strictEqual(processesMentioning(marker).length, 1)
         yield* editor.drop
         const code = yield* exited(child).pipe(Effect.timeout("10 seconds"))
         assert.strictEqual(code, 0)
-      }),
+        yield* eventually(() => processesMentioning(marker).length === 0, "the session's MCP server has exited")
+      }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
 })
