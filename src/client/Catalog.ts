@@ -73,15 +73,7 @@ export interface Entry {
   readonly quarantined?: true | undefined
 }
 
-const Listed = Schema.Struct({
-  name: Schema.NonEmptyString,
-  description: Schema.optionalKey(Schema.String),
-  title: Schema.optionalKey(Schema.String),
-  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-})
-const decodeListed = Schema.decodeUnknownResult(Listed)
+const decodeListed = Schema.decodeUnknownResult(Drift.ListedSchema)
 
 const EMPTY_INPUT = { type: "object", properties: {} } as const
 

@@ -13,6 +13,7 @@
  *
  * @since 0.1.0
  */
+import { Schema } from "effect"
 import { createHash } from "node:crypto"
 import type * as Diagnostic from "./Diagnostic.ts"
 
@@ -36,6 +37,30 @@ export interface Listed {
   readonly annotations?: { readonly [key: string]: unknown } | undefined
   readonly _meta?: { readonly [key: string]: unknown } | undefined
 }
+
+/**
+ * The one schema of a listed tool's definition: what a listing entry is decoded with, and what a
+ * store keeps of it (anything else on the entry is dropped).
+ *
+ * @example
+ * ```ts
+ * import { Schema } from "effect"
+ * import { McpDrift } from "effect-surface/client"
+ *
+ * Schema.decodeUnknownSync(McpDrift.ListedSchema)({ name: "echo", inputSchema: { type: "object" }, token: "dropped" })
+ * // { name: "echo", inputSchema: { type: "object" } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const ListedSchema = Schema.Struct({
+  name: Schema.NonEmptyString,
+  description: Schema.optionalKey(Schema.String),
+  title: Schema.optionalKey(Schema.String),
+  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
 
 /**
  * A server's trusted tools: each tool's name and fingerprint.

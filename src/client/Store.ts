@@ -17,7 +17,7 @@
 import { Context, Effect, Layer, Ref, Result, Schema } from "effect"
 import { toInputError } from "../core/internal/issues.ts"
 import type * as Diagnostic from "./Diagnostic.ts"
-import type * as Drift from "./Drift.ts"
+import * as Drift from "./Drift.ts"
 
 /**
  * The transports a row may name.
@@ -58,14 +58,6 @@ export interface Row {
   readonly toolFingerprints?: Drift.Baseline | undefined
 }
 
-const StoredTool = Schema.Struct({
-  name: Schema.NonEmptyString,
-  description: Schema.optionalKey(Schema.String),
-  title: Schema.optionalKey(Schema.String),
-  inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-})
 
 /**
  * The schema every row passes through on its way in and out of a store: it keeps exactly the
@@ -86,7 +78,7 @@ export const RowSchema = Schema.Struct({
   name: Schema.NonEmptyString,
   type: Schema.Literals(["stdio", "streamable-http", "sse", "transport"]),
   url: Schema.optionalKey(Schema.String),
-  tools: Schema.Array(StoredTool),
+  tools: Schema.Array(Drift.ListedSchema),
   toolFingerprints: Schema.optionalKey(Schema.Record(Schema.String, Schema.String))
 })
 const decodeRow = Schema.decodeUnknownResult(RowSchema, { errors: "all" })
