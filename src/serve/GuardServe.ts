@@ -17,7 +17,8 @@ import type * as Bundle from "../core/Bundle.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Tool from "../core/Tool.ts"
 import type * as ToolResult from "../core/ToolResult.ts"
-import type * as McpFace from "../mcp/Face.ts"
+import * as Engine from "../core/Engine.ts"
+import * as McpFace from "../mcp/Face.ts"
 import * as McpHttp from "../mcp/Http.ts"
 import type * as HttpGuard from "../mcp/HttpGuard.ts"
 import { McpServer, McpSession } from "../mcp/McpServer.ts"
@@ -65,14 +66,43 @@ export const rootTools = (guard: Guard.Guard["Service"]): Bundle.RootTools =>
  * @since 0.1.0
  */
 export const faceOptions = (guard: Guard.Guard["Service"], settings: McpFace.Settings = {}): McpFace.Options => ({
-  serverInfo: { name: `guard-${guard.file.upstream.name}`, version: "0.1.0" },
-  ...settings,
+  ...settingsOf(guard, settings),
   ...ServeTools.rooted(rootTools(guard)),
   client: Effect.succeed({ clients: {} })
 })
 
-const withGuard = <A, E>(f: (options: McpFace.Options) => Layer.Layer<A, E>, settings?: McpFace.Settings) =>
-  Layer.unwrap(Effect.map(Effect.service(Guard.Guard), (guard) => f(faceOptions(guard, settings))))
+const settingsOf = (guard: Guard.Guard["Service"], settings: McpFace.Settings = {}): McpFace.Settings => ({
+  serverInfo: { name: `guard-${guard.file.upstream.name}`, version: "0.1.0" },
+  ...settings
+})
+
+/**
+ * The core a guard is served on: its tools as the bundle's root tools, and an engine whose call to a
+ * name it does not list (a tool the grants deny, or none the upstream has) still goes to `execute`
+ * before the protocol answers "unknown tool" — so that refusal writes its audit row as the shell's
+ * does. The face itself is unchanged: the engine is the service it requires, swapped here.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { McpServer } from "effect-surface/mcp"
+ * import { Guard, GuardServe } from "effect-surface/serve"
+ * const server = Layer.unwrap(Effect.map(Effect.service(Guard.Guard), (guard) =>
+ *   McpServer.layer({}).pipe(Layer.provide(GuardServe.layerCore(guard)))))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerCore = (guard: Guard.Guard["Service"]): Layer.Layer<Engine.Services, ResolveError.ResolveError> =>
+  Layer.effect(Engine.Engine, Effect.map(Engine.Engine, (engine) => Engine.Engine.of({ ...engine, call: auditingUnknown(guard, engine) }))).pipe(
+    Layer.provideMerge(McpFace.layerCore({ ...ServeTools.rooted(rootTools(guard)), client: Effect.succeed({ clients: {} }) }))
+  )
+
+const auditingUnknown = (guard: Guard.Guard["Service"], engine: Engine.Engine["Service"]): Engine.Engine["Service"]["call"] => (name, args) =>
+  Effect.tapError(engine.call(name, args), (error) => error._tag === "UnknownTool" ? Effect.asVoid(guard.execute("mcp", name, args)) : Effect.void)
+
+const withGuard = <A, E>(f: (settings: McpFace.Settings) => Layer.Layer<A, E, McpFace.Requires>, settings?: McpFace.Settings) =>
+  Layer.unwrap(Effect.map(Effect.service(Guard.Guard), (guard) => f(settingsOf(guard, settings)).pipe(Layer.provide(layerCore(guard)))))
 
 /**
  * The guard in context as an `McpServer`, no transport connected yet.
@@ -133,7 +163,7 @@ export const layerHttp = (
   http: McpHttp.HttpOptions,
   settings?: McpFace.Settings
 ): Layer.Layer<McpHttp.Endpoint, ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind, Guard.Guard> =>
-  withGuard((options) => McpHttp.layer({ ...options, http }), settings)
+  withGuard((options) => McpHttp.layerServer(http).pipe(Layer.provide(McpServer.layer(options))), settings)
 
 /**
  * Serve a guard over this process's stdio until the host disconnects (or closes stdin).

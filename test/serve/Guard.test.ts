@@ -134,11 +134,11 @@ describe("Guard in front of server-everything", () => {
         assert.strictEqual(fromShell.stderr, `${textOf(overMcp)}\n`)
         const answered = yield* runBin(["guard", "call", f.guardFile, "get-sum", "--a", "4", "--b", "5"])
         assert.strictEqual(answered.stdout, "The sum of 4 and 5 is 9.\n", answered.stderr)
-        // A denied tool is not listed, so a host calling it by name is told it is unknown; the guard's
-        // own path (from Effect code) refuses it, and audits the refusal.
+        // A denied tool is not listed, so a host calling it by name is told it is unknown; the call
+        // still reaches the guard's path, which refuses it and audits the refusal.
         const unknown = yield* Effect.flip(Effect.tryPromise(() => client.callTool({ name: "get-env", arguments: {} })))
         assert.include(String(unknown.cause), `unknown tool "get-env"`)
-        const denied = yield* client.guard.execute("mcp", "get-env", {})
+        const denied = yield* client.guard.execute("cli", "get-env", {})
         assert.strictEqual(textOf(denied), `effect-surface: tool "get-env" is not granted by this guard`)
 
         const rows = yield* Audit.read(f.audit)
@@ -147,7 +147,8 @@ describe("Guard in front of server-everything", () => {
           ["mcp", "get-sum", "deny", "refused"],
           ["cli", "get-sum", "deny", "refused"],
           ["cli", "get-sum", "allow", "ok"],
-          ["mcp", "get-env", "deny", "refused"]
+          ["mcp", "get-env", "deny", "refused"],
+          ["cli", "get-env", "deny", "refused"]
         ])
         const [, mcpRefusal, cliRefusal] = rows
         assert.strictEqual(mcpRefusal?.reason, cliRefusal?.reason)
