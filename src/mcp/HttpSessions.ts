@@ -18,7 +18,6 @@ import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, F
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
-import * as HttpSubscriptions from "./internal/httpSubscriptions.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -242,12 +241,8 @@ const forget = (state: State, id: string) =>
 // long; whatever ends it, its entry and its stored events go.
 const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>) =>
   Effect.gen(function*() {
-    // The subscription cap stands in front of the transport the session's server sees.
     const max = state.config.maxSubscriptions
-    let held: Effect.Effect<ReadonlyArray<string>> = Effect.succeed([])
-    const transport = max === undefined ? entry.transport : HttpSubscriptions.capped(entry.transport, max, () => Effect.runSync(held))
-    const session = yield* Session.connect(state.face, transport)
-    held = session.subscriptions
+    const session = yield* Session.connect(state.face, entry.transport, max === undefined ? {} : { maxSubscriptions: max })
     yield* Deferred.succeed(connected, undefined)
     yield* Effect.logDebug("MCP session opened")
     yield* Effect.raceFirst(session.closed, expiry(entry, state.config.idleTimeout))

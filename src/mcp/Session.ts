@@ -48,6 +48,7 @@ import * as Roster from "../core/Roster.ts"
 import type * as Face from "./Face.ts"
 import * as Path from "./internal/requestPath.ts"
 import type * as Logging from "./Logging.ts"
+import * as RpcError from "./RpcError.ts"
 
 /**
  * A connected session.
@@ -97,6 +98,39 @@ export interface Session {
 export const openWait: Duration.Duration = Duration.seconds(1)
 
 /**
+ * How one session is bounded.
+ *
+ * @example
+ * ```ts
+ * import type { McpSessions } from "effect-surface/mcp"
+ * const options: McpSessions.ConnectOptions = { maxSubscriptions: 64 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface ConnectOptions {
+  /**
+   * The most URIs the session may be subscribed to at once; a subscribe to one more is refused in a
+   * sentence (a URI held already, or freed by an unsubscribe, is accepted). Default: no cap.
+   */
+  readonly maxSubscriptions?: number
+}
+
+/**
+ * The refusal of a subscribe past the cap: JSON-RPC -32000, saying what to do.
+ *
+ * @example
+ * ```ts
+ * import { McpSessions } from "effect-surface/mcp"
+ * McpSessions.tooManySubscriptions(2).message // "Too many subscriptions: a session may hold at most 2; unsubscribe from one first"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const tooManySubscriptions = (max: number): RpcError.ProtocolError =>
+  new RpcError.ProtocolError({ code: -32000, message: `Too many subscriptions: a session may hold at most ${max}; unsubscribe from one first` })
+
+/**
  * Serve a face on one transport until the scope closes or the transport does.
  *
  * The session forks its own scope from the caller's: it closes when the transport closes (and
@@ -118,7 +152,7 @@ export const openWait: Duration.Duration = Duration.seconds(1)
  *
  * @since 0.1.0
  */
-export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Session, never, Scope.Scope> =>
+export const connect = (face: Face.Face, transport: Transport, options: ConnectOptions = {}): Effect.Effect<Session, never, Scope.Scope> =>
   Effect.gen(function*() {
     const closed = yield* Deferred.make<void>()
     const scope = yield* Scope.fork(yield* Effect.scope)
@@ -130,7 +164,7 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
     const end = () => {
       Effect.runForkWith(context)(Scope.close(scope, Exit.void))
     }
-    const opened = yield* open(face, transport, end).pipe(Scope.provide(scope))
+    const opened = yield* open(face, transport, end, options).pipe(Scope.provide(scope))
     return { server: opened.server, closed: Deferred.await(closed), subscriptions: opened.subscriptions }
   })
 
@@ -213,8 +247,10 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
 }
 
 // The session's subscriptions: one per URI, live before `resources/subscribe` is answered (or
-// after `openWait`), followed by the face across moves and drops until unsubscribed.
-const answerSubscriptions = (face: Face.Face, session: Path.Session, subscriptions: FiberMap.FiberMap<string>) =>
+// after `openWait`), followed by the face across moves and drops until unsubscribed. A URI counts
+// against the cap from the moment its subscribe takes the lock until it is unsubscribed or its
+// subscription ends, so concurrent subscribes cannot pass the cap together.
+const answerSubscriptions = (face: Face.Face, session: Path.Session, subscriptions: FiberMap.FiberMap<string>, max: number | undefined) =>
   Effect.gen(function*() {
     const { server } = session
     const notifyUpdated = (uri: string) => Effect.tryPromise(() => server.sendResourceUpdated({ uri })).pipe(Effect.ignore)
@@ -225,7 +261,9 @@ const answerSubscriptions = (face: Face.Face, session: Path.Session, subscriptio
     const follow = (uri: string) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const standing = opening.get(uri)
-        if (standing !== undefined && (yield* FiberMap.has(subscriptions, uri))) return standing
+        const held = yield* FiberMap.has(subscriptions, uri)
+        if (standing !== undefined && held) return standing
+        if (max !== undefined && !held && (yield* FiberMap.size(subscriptions)) >= max) return yield* tooManySubscriptions(max)
         const opened = yield* Deferred.make<void>()
         opening.set(uri, opened)
         const settle = Effect.andThen(Deferred.succeed(opened, undefined), Effect.sync(() => {
@@ -293,7 +331,7 @@ const announceMoves = (face: Face.Face, server: Server) =>
     )
   })
 
-const open = (face: Face.Face, transport: Transport, end: () => void) =>
+const open = (face: Face.Face, transport: Transport, end: () => void, options: ConnectOptions) =>
   Effect.gen(function*() {
     const server = makeServer(face)
     const session: Path.Session = {
@@ -306,7 +344,7 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
     }
     const subscriptions = yield* FiberMap.make<string>()
     answerRequests(face, session)
-    yield* answerSubscriptions(face, session, subscriptions)
+    yield* answerSubscriptions(face, session, subscriptions, options.maxSubscriptions)
     yield* announceMoves(face, server)
     server.onclose = end
     yield* Effect.promise(() => server.connect(transport))
