@@ -17,6 +17,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import * as EventStore from "./EventStore.ts"
+import * as RedisCall from "./internal/redisCall.ts"
 
 /**
  * Bounds and naming of the Redis store.
@@ -35,6 +36,8 @@ export interface Options extends Omit<EventStore.MemoryOptions, "maxBytes"> {
   readonly prefix?: string
   /** How long a session's events outlive its last write when nothing forgets them. Default 10 minutes. */
   readonly timeToLive?: Duration.Input
+  /** How long an operation waits for Redis before failing with `EventStoreError`. Default 5 seconds. */
+  readonly timeout?: Duration.Input
 }
 
 // The session's own keys: its streams (name → serial), their write order, and its counts.
@@ -147,8 +150,8 @@ const parseLine = (serial: string, line: string): EventStore.StoredEvent | undef
 }
 
 /**
- * A store over the `Redis` service in context. A Redis that cannot be reached is a defect of the
- * operation: the transport then neither stores nor sends the event.
+ * A store over the `Redis` service in context. A Redis that fails or stays silent past `timeout`
+ * fails the operation with `EventStoreError`.
  *
  * @example
  * ```ts
@@ -169,7 +172,9 @@ export const make = (options?: Options): Effect.Effect<EventStore.EventStore["Se
       Math.max(0, options?.maxBytesPerSession ?? 4 * 1024 * 1024),
       Math.max(1, Duration.toMillis(Duration.fromInputUnsafe(options?.timeToLive ?? "10 minutes")))
     ]
-    const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(effect)
+    const timeout = Duration.fromInputUnsafe(options?.timeout ?? "5 seconds")
+    const run = <A>(effect: Effect.Effect<A, Redis.RedisError>) =>
+      RedisCall.bounded(effect, timeout, (reason) => new EventStore.EventStoreError({ reason }))
     return EventStore.EventStore.of({
       append: (session, stream, message) => {
         const { base, keys } = keysOf(prefix, session)
@@ -207,7 +212,8 @@ export const make = (options?: Options): Effect.Effect<EventStore.EventStore["Se
 
 /**
  * The Redis store as the face's `EventStore`, over the `Redis` service in context (for example
- * `NodeRedis.layer` from `@effect/platform-node`).
+ * `NodeRedis.layer` from `@effect/platform-node`; with `disableOfflineQueue: true` a command fails
+ * at once while Redis is away instead of waiting out the timeout).
  *
  * @example
  * ```ts
@@ -215,7 +221,7 @@ export const make = (options?: Options): Effect.Effect<EventStore.EventStore["Se
  * import { NodeRedis } from "@effect/platform-node"
  * import { McpEventStoreRedis } from "effect-surface/mcp"
  *
- * const store = McpEventStoreRedis.layer().pipe(Layer.provide(NodeRedis.layer({ url: "redis://127.0.0.1:6379" })))
+ * const store = McpEventStoreRedis.layer().pipe(Layer.provide(NodeRedis.layer({ url: "redis://127.0.0.1:6379", disableOfflineQueue: true })))
  * ```
  *
  * @since 0.1.0

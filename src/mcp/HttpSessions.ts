@@ -248,9 +248,13 @@ const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>) =>
     yield* Effect.raceFirst(session.closed, expiry(entry, state.config.idleTimeout))
   }).pipe(
     Effect.scoped,
-    Effect.ensuring(Effect.all([forget(state, entry.id), state.store.forget(entry.id), Effect.logDebug("MCP session closed")], { discard: true })),
+    Effect.ensuring(Effect.all([forget(state, entry.id), forgetEvents(state, entry.id), Effect.logDebug("MCP session closed")], { discard: true })),
     Effect.annotateLogs("session", entry.id)
   )
+
+// A store that cannot forget now lets the session's events expire by its own bounds.
+const forgetEvents = (state: State, id: string) =>
+  Effect.catchTag(state.store.forget(id), "EventStoreError", (error) => Effect.logWarning(`MCP session's events left to expire: ${error.message}`))
 
 // The idle session seen least recently: the one a full table gives up.
 const leastRecentlyUsed = (map: ReadonlyMap<string, Entry>): Entry | undefined => {

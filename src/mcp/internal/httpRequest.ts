@@ -134,7 +134,18 @@ const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest,
 const admit = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
   request.method === "POST"
     ? admitPost(server, request, ledger)
-    : Effect.map(sessionFor(server, request, ledger), (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] }))
+    : Effect.map(sessionFor(server, request, ledger), (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] })).pipe(
+      Effect.tap((admitted) => request.method === "GET" ? storeReachable(server, admitted.entry, request.headers["last-event-id"]) : Effect.void)
+    )
+
+// A resume needs the event store: one that fails is answered in a sentence, not with the SDK's
+// bare "Error replaying events".
+const storeReachable = (server: Server, entry: HttpSessions.Entry, lastEventId: string | undefined) =>
+  lastEventId === undefined || lastEventId === "" ? Effect.void : server.store.after(entry.id, lastEventId).pipe(
+    Effect.asVoid,
+    Effect.catchTag("EventStoreError", (error) =>
+      Effect.fail(new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: cannot resume: ${error.message}`, retryAfter: 1 })))
+  )
 
 // Every request in the POST had been cancelled before it arrived: each is answered as such.
 const answerDropped = (entry: HttpSessions.Entry, dropped: ReadonlyArray<unknown>) => {
@@ -159,7 +170,8 @@ const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, a
     // produced nothing but their answers is answered as one JSON body; a POST stream whose answers
     // were all handed on will never be resumed, so its stored events go.
     const expected = Option.match(body, { onNone: () => 0, onSome: (sent) => Web.requestIds(sent).length })
-    const delivered = (eventId: string) => server.runFork(server.store.drop(entry.id, eventId))
+    const delivered = (eventId: string) =>
+      server.runFork(Effect.catchTag(server.store.drop(entry.id, eventId), "EventStoreError", (error) => Effect.logDebug(`MCP answered stream kept: ${error.message}`)))
     const answer = method === "POST" ? yield* HttpResponse.settle(web, expected, delivered) : web
     return HttpEffect.scopeTransferToStream(yield* Web.toResponse(answer, method === "POST", method === "GET" ? unread(server, request, entry) : undefined))
   })
