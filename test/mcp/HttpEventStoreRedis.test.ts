@@ -4,7 +4,7 @@
 import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Effect, Fiber, Layer, Option, Schedule, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Option, Queue, Schedule, Stream } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { McpEventStore, McpEventStoreRedis, McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
@@ -96,6 +96,37 @@ layer(RedisServer.layer, { timeout: 30_000, excludeTestServices: true })("MCP ov
       }
       yield* store.forget("s1")
       assert.deepStrictEqual(yield* redis.send<ReadonlyArray<string>>("KEYS", `${prefix}*`), [])
+    }))
+
+  it.effect("a held stream is published to its holder from then on; a hold from an id answers what the stream kept after it; a release stops it", () =>
+    Effect.gen(function*() {
+      const redis = yield* Redis.Redis
+      const tailable = yield* McpEventStoreRedis.makeTailable({ prefix: `test:${crypto.randomUUID()}:` })
+      const { store } = tailable
+      const channel = `holder:${crypto.randomUUID()}`
+      const published = yield* redis.subscribe(channel)
+      const standalone = Option.getOrThrow(yield* tailable.hold("s1", undefined, channel))
+      assert.strictEqual(standalone.stream, "_GET_stream")
+      assert.deepStrictEqual(standalone.events, [])
+      assert.deepStrictEqual(yield* tailable.standaloneHolder("s1"), Option.some(channel))
+      const id = yield* store.append("s1", "_GET_stream", note(1))
+      yield* store.append("s2", "_GET_stream", note(9))
+      const first = JSON.parse((yield* Queue.take(published).pipe(Effect.timeout("5 seconds"))).message)
+      assert.deepStrictEqual({ ...first, message: JSON.parse(first.message) }, { kind: "event", session: "s1", stream: "_GET_stream", id, message: note(1) })
+
+      const post = yield* store.append("s1", "post-1", note(2))
+      yield* store.append("s1", "post-1", note(3))
+      const resumed = Option.getOrThrow(yield* tailable.hold("s1", post, channel))
+      assert.strictEqual(resumed.stream, "post-1")
+      assert.deepStrictEqual(resumed.events.map((event) => event.message), [note(3)])
+      assert.isTrue(Option.isNone(yield* tailable.hold("s2", post, channel)))
+      yield* tailable.release("s1", standalone, "someone-else")
+      yield* tailable.release("s1", standalone, channel)
+      // Released, the standalone stream publishes nothing; the post stream is still held.
+      yield* store.append("s1", "_GET_stream", note(4))
+      yield* store.append("s1", "post-1", note(5))
+      const next = yield* Queue.take(published).pipe(Effect.timeout("5 seconds"))
+      assert.strictEqual(JSON.parse(JSON.parse(next.message).message).params.data, 5)
     }))
 
   it.effect("the HTTP face over the Redis store resumes a client's GET stream with the events it missed", () =>
