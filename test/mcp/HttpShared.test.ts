@@ -5,13 +5,31 @@ import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { type CallToolResult, ElicitRequestSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Layer, Queue, Schema } from "effect"
-import { Ask, Tools } from "effect-surface"
+import {
+  type CallToolResult,
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Exit, Layer, Queue, Schema, Scope, Stream } from "effect"
+import { Ask, Caller, Tools } from "effect-surface"
 import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import * as Proxy from "./cluster/proxy.ts"
+import { events, openGet, post, rawSession, text } from "./httpRaw.ts"
 import * as RedisServer from "./redisServer.ts"
+
+// Closes its response stream, then answers: the client resumes the stream, wherever it lands.
+const slowly = Tools.make({
+  description: "Closes its stream, logs, then answers.",
+  mutates: false,
+  handler: () =>
+    Caller.closeResponseStream.pipe(
+      Effect.andThen(Effect.sleep("150 millis")),
+      Effect.andThen(Effect.logInfo("still here")),
+      Effect.as("answered after the stream closed")
+    )
+})
 
 const ask = Tools.make({
   description: "Asks the user for a name.",
@@ -19,7 +37,7 @@ const ask = Tools.make({
   handler: () => Effect.map(Ask.elicit("Your name?", Schema.Struct({ name: Schema.String })), (answer) => `hello ${JSON.stringify(answer)}`)
 })
 
-/** Two instances over one board and one Redis, behind a proxy. */
+/** Two instances over one board and one Redis, behind a proxy; each can be stopped on its own. */
 const pair = Effect.gen(function*() {
   const redis = yield* RedisServer.start
   const backends: Array<string> = []
@@ -27,22 +45,24 @@ const pair = Effect.gen(function*() {
   const options = yield* serverOptions
   const prefix = `test:${crypto.randomUUID()}:`
   const instance = Effect.gen(function*() {
-    // Built in the test's scope: the connection must outlive `serve`, which answers once listening.
-    const shared = yield* Layer.build(
-      McpHttpRedis.layer({ prefix, heartbeat: "200 millis" }).pipe(Layer.provide(NodeRedis.layer({ url: redis.url, disableOfflineQueue: true })))
+    const scope = yield* Scope.fork(yield* Effect.scope)
+    // The connection lives in the instance's scope, not `serve`'s (which answers once listening).
+    const shared = yield* Layer.buildWithScope(
+      McpHttpRedis.layer({ prefix, heartbeat: "200 millis" }).pipe(Layer.provide(NodeRedis.layer({ url: redis.url, disableOfflineQueue: true }))),
+      scope
     )
     const served = yield* McpHttp.serve({
       ...options,
-      tools: { ...options.tools, ask },
+      tools: { ...options.tools, ask, slowly },
       coalesce: "1 millis",
-      http: { port: 0, allowedHosts: ["127.0.0.1", `127.0.0.1:${proxy.port}`] }
-    }).pipe(Effect.provideContext(shared))
+      http: { port: 0, allowedHosts: ["127.0.0.1", `127.0.0.1:${proxy.port}`], retryInterval: "50 millis" }
+    }).pipe(Effect.provideContext(shared), Scope.provide(scope))
     backends.push(`http://127.0.0.1:${served.port}`)
-    return served
+    return { served, stop: Scope.close(scope, Exit.void) }
   })
   const a = yield* instance
   const b = yield* instance
-  return { proxy, a, b }
+  return { proxy, a, b, redis }
 })
 
 const connect = (url: string, capabilities: Record<string, unknown> = {}) =>
@@ -67,8 +87,8 @@ describe("MCP over Streamable HTTP: two instances sharing their sessions in Redi
       }
       const mine = proxy.served.filter((served) => served.session === session && served.method === "POST")
       assert.deepStrictEqual(new Set(mine.map((served) => served.backend)), new Set([0, 1]))
-      assert.deepStrictEqual([...yield* a.sessions].includes(session), true)
-      assert.deepStrictEqual([...yield* b.sessions].includes(session), true)
+      assert.isTrue((yield* a.served.sessions).includes(session))
+      assert.isTrue((yield* b.served.sessions).includes(session))
     }), { timeout: 30_000 })
 
   it.live("an elicitation sent by one instance is answered through the other and resumes the handler waiting for it", () =>
@@ -95,5 +115,77 @@ describe("MCP over Streamable HTTP: two instances sharing their sessions in Redi
         yield* call(client, "board_focus", { value: `focus ${n}` })
         assert.strictEqual(yield* Queue.take(updated).pipe(Effect.timeout("5 seconds")), "surface://cells/focus")
       }
+    }), { timeout: 30_000 })
+
+  it.live("a DELETE through one instance ends the session at both: a later request at either is 404", () =>
+    Effect.gen(function*() {
+      const { a, b, proxy } = yield* pair
+      const session = yield* rawSession(proxy.url)
+      // Restored at the other instance, so both serve it.
+      yield* Effect.flatMap(post(proxy.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session), text)
+      yield* Effect.flatMap(post(proxy.url, { jsonrpc: "2.0", id: 3, method: "tools/list" }, session), text)
+      const deleted = yield* Effect.promise(() => fetch(proxy.url, { method: "DELETE", headers: { "mcp-session-id": session } }))
+      assert.strictEqual(deleted.status, 200)
+      for (let n = 0; n < 2; n++) {
+        const after = yield* post(proxy.url, { jsonrpc: "2.0", id: 10 + n, method: "tools/list" }, session)
+        assert.strictEqual(after.status, 404)
+      }
+      for (let n = 0; n < 50 && ((yield* a.served.sessions).length + (yield* b.served.sessions).length) > 0; n++) yield* Effect.sleep("20 millis")
+      assert.deepStrictEqual([...(yield* a.served.sessions), ...(yield* b.served.sessions)], [])
+    }), { timeout: 30_000 })
+
+  it.live("a log level set through one instance holds for calls served by the other", () =>
+    Effect.gen(function*() {
+      const { proxy } = yield* pair
+      const { client } = yield* connect(proxy.url)
+      const lines = yield* Queue.unbounded<string>()
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        Queue.offerUnsafe(lines, String(n.params.data))
+      })
+      yield* Effect.promise(() => client.setLoggingLevel("error"))
+      for (let n = 0; n < 4; n++) yield* call(client, "tasks_add", { title: `quiet ${n}` })
+      assert.deepStrictEqual(yield* Queue.clear(lines), [])
+      yield* Effect.promise(() => client.setLoggingLevel("info"))
+      for (let n = 0; n < 2; n++) yield* call(client, "tasks_add", { title: `loud ${n}` })
+      assert.strictEqual((yield* Queue.clear(lines)).length, 2)
+    }), { timeout: 30_000 })
+
+  it.live("a call's stream closed at one instance is resumed through the other, which receives what the call wrote after", () =>
+    Effect.gen(function*() {
+      const { proxy } = yield* pair
+      const session = yield* rawSession(proxy.url)
+      const answer = yield* post(proxy.url, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "slowly", arguments: {} } }, session)
+      // Only the priming event: the handler closed the stream before writing anything.
+      const before = yield* text(answer)
+      const cursor = /^id: (.+)$/m.exec(before)?.[1] ?? ""
+      assert.notStrictEqual(cursor, "")
+      assert.notInclude(before, "\"result\"")
+      const served = proxy.served.length
+      const resumed = yield* openGet(proxy.url, session, cursor)
+      assert.strictEqual(resumed.status, 200)
+      const after = yield* events(resumed).pipe(Stream.runCollect, Effect.timeout("5 seconds"))
+      assert.notStrictEqual(proxy.served[served]?.backend, proxy.served[served - 1]?.backend)
+      assert.include(after[0]?.data ?? "", "still here")
+      assert.include(after[1]?.data ?? "", "answered after the stream closed")
+      // The stream ended with its answer.
+      assert.strictEqual(after.length, 2)
+    }), { timeout: 30_000 })
+
+  it.live("a leader that stops hands its sessions to the other instance, which follows their subscriptions and tells the host to re-read", () =>
+    Effect.gen(function*() {
+      const { a, proxy } = yield* pair
+      const { client } = yield* connect(proxy.url)
+      const updated = yield* Queue.unbounded<string>()
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        Queue.offerUnsafe(updated, n.params.uri)
+      })
+      // Opened through the proxy's first pick: instance a leads it.
+      yield* Effect.promise(() => client.subscribeResource({ uri: "surface://cells/focus" }))
+      yield* a.stop
+      // Told to re-read on takeover, then told of each change.
+      assert.strictEqual(yield* Queue.take(updated).pipe(Effect.timeout("10 seconds")), "surface://cells/focus")
+      yield* Queue.clear(updated)
+      yield* call(client, "board_focus", { value: "after the leader left" })
+      assert.strictEqual(yield* Queue.take(updated).pipe(Effect.timeout("5 seconds")), "surface://cells/focus")
     }), { timeout: 30_000 })
 })
