@@ -1,6 +1,6 @@
 // A round-robin HTTP proxy on loopback with no affinity: request n goes to backend n mod N,
 // whatever session it names. A backend that refuses the connection (a killed instance) is skipped
-// for the next, as a load balancer with health checks would; its Host header is passed through,
+// for the next, as a load balancer with health checks would; the Host header is passed through,
 // so each instance checks the name the client used. Each request is recorded with the backend
 // that answered it.
 import { Effect } from "effect"
@@ -61,9 +61,11 @@ export const start = (backends: ReadonlyArray<string>, path = "/mcp"): Effect.Ef
           answer.pipe(response)
           answer.once("error", () => response.destroy())
         })
-        // Only a connection refused is retried: nothing reached the backend.
+        // Retried only where nothing reached a backend: a connection refused, or a kept-alive one
+        // the backend closed just as it was reused (the race Node's documentation says to retry).
         outgoing.once("error", (error: NodeJS.ErrnoException) => {
-          if (error.code === "ECONNREFUSED" && tries + 1 < backends.length && !response.headersSent) return forward(request, response, body, tries + 1)
+          const unsent = error.code === "ECONNREFUSED" || (outgoing.reusedSocket && error.code === "ECONNRESET")
+          if (unsent && tries < 2 * backends.length && !response.headersSent) return forward(request, response, body, tries + 1)
           if (!response.headersSent) response.writeHead(502).end()
           else response.destroy()
         })
