@@ -20,12 +20,17 @@ export interface Child {
 }
 
 /** Spawn `bench/servers/<script>` with `args`, and wait for its `ready`. */
-export const spawnServer = (script: string, args: ReadonlyArray<string>, nodeFlags: ReadonlyArray<string> = []): Promise<Child> =>
+export const spawnServer = (
+  script: string,
+  args: ReadonlyArray<string>,
+  nodeFlags: ReadonlyArray<string> = [],
+  env: Readonly<Record<string, string>> = {}
+): Promise<Child> =>
   new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [...nodeFlags, ...extraFlags, "--conditions=effect-surface-source", path.join(here, "..", "servers", script), ...args],
-      { stdio: ["ignore", "inherit", "inherit", "ipc"] }
+      { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, ...env } }
     )
     let nextId = 0
     const waiting = new Map<number, (answer: unknown) => void>()
