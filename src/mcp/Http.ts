@@ -129,9 +129,9 @@ export interface Served {
   readonly port: number
   readonly path: string
   readonly face: Face.Face
-  /** The ids of the sessions open now. */
+  /** The ids of the sessions open now (with sessions shared in Redis: those this instance serves). */
   readonly sessions: Effect.Effect<ReadonlyArray<string>>
-  /** End a session as a `DELETE` would. */
+  /** End a session as a `DELETE` would (shared in Redis, at every instance). */
   readonly endSession: (id: string) => Effect.Effect<void>
 }
 
@@ -215,7 +215,8 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
     yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout))
     yield* Effect.logInfo(`MCP over HTTP at ${url}`)
-    return { url, host, port, path, face, sessions: table.ids, endSession: table.end } satisfies Served
+    const endSession = (id: string) => Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
+    return { url, host, port, path, face, sessions: table.ids, endSession } satisfies Served
   })
 
 const allowFor = (options: HttpOptions, host: string, port: number) =>

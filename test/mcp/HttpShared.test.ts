@@ -9,6 +9,7 @@ import {
   type CallToolResult,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, Layer, Queue, Schema, Scope, Stream } from "effect"
@@ -16,7 +17,7 @@ import { Ask, Caller, Tools } from "effect-surface"
 import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import * as Proxy from "./cluster/proxy.ts"
-import { events, openGet, post, rawSession, text } from "./httpRaw.ts"
+import { events, initialize, openGet, post, rawSession, text } from "./httpRaw.ts"
 import * as RedisServer from "./redisServer.ts"
 
 // Closes its response stream, then answers: the client resumes the stream, wherever it lands.
@@ -187,5 +188,37 @@ describe("MCP over Streamable HTTP: two instances sharing their sessions in Redi
       yield* Queue.clear(updated)
       yield* call(client, "board_focus", { value: "after the leader left" })
       assert.strictEqual(yield* Queue.take(updated).pipe(Effect.timeout("5 seconds")), "surface://cells/focus")
+    }), { timeout: 30_000 })
+
+  it.live("a roster move every instance makes is announced to a host once, by its session's leader", () =>
+    Effect.gen(function*() {
+      const { a, b, proxy } = yield* pair
+      const { client } = yield* connect(proxy.url)
+      const moved = yield* Queue.unbounded<void>()
+      client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+        Queue.offerUnsafe(moved, undefined)
+      })
+      yield* Effect.promise(() => client.listPrompts())
+      yield* a.served.face.setPrompts({})
+      yield* b.served.face.setPrompts({})
+      yield* Queue.take(moved).pipe(Effect.timeout("5 seconds"))
+      yield* Effect.sleep("300 millis")
+      assert.strictEqual((yield* Queue.clear(moved)).length, 0)
+    }), { timeout: 30_000 })
+
+  it.live("with Redis gone, a new session and a session this instance has not served are answered 503 naming Redis; one it serves still answers", () =>
+    Effect.gen(function*() {
+      const { a, b, redis } = yield* pair
+      const served = yield* rawSession(a.served.url)
+      yield* redis.stop
+      const opening = yield* post(b.served.url, initialize)
+      assert.strictEqual(opening.status, 503)
+      assert.include(yield* text(opening), "Service Unavailable: the session registry failed: Redis failed")
+      const elsewhere = yield* post(b.served.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, served)
+      assert.strictEqual(elsewhere.status, 503)
+      assert.strictEqual(elsewhere.headers.get("retry-after"), "1")
+      assert.include(yield* text(elsewhere), "the session registry failed")
+      const here = yield* post(a.served.url, { jsonrpc: "2.0", id: 3, method: "tools/list" }, served)
+      assert.include(yield* text(here), "tasks_add")
     }), { timeout: 30_000 })
 })
