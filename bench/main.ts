@@ -2,7 +2,7 @@
 // (`{ bench, ours, peer, ratio, unit }`, the unit saying which way the ratio is taken), progress on
 // stderr. Each peer is measured in the same run on this machine, interleaved with ours.
 //   BENCH_QUICK=1              a smoke run of every figure (seconds, not a measurement)
-//   BENCH_ONLY=regex           families to run: inmemory, startup, stdio, http, scale, fanout, acp, toolset, stores
+//   BENCH_ONLY=regex           families to run: inmemory, startup, stdio, http, scale, fanout, acp, toolset, stores, redis
 //   BENCH_EFFORT=x             multiply every sample and iteration count (not sizes) by x
 //   BENCH_HTTP_SESSIONS=50     concurrent sessions for HTTP throughput
 //   BENCH_IDLE_SESSIONS=500    sessions opened for the idle-memory figure (100 when quick)
@@ -25,7 +25,9 @@ const families: ReadonlyArray<
   { name: "fanout", load: () => import("./fanout.ts") },
   { name: "acp", load: () => import("./acp.ts") },
   { name: "toolset", load: () => import("./toolset.ts") },
-  { name: "stores", load: () => import("./stores.ts") }
+  { name: "stores", load: () => import("./stores.ts") },
+  // Starts a redis-server of its own (Debian's `redis-server`, as .ci/run installs it).
+  { name: "redis", load: () => import("./redis.ts") }
 ]
 
 const main = async () => {

@@ -6,21 +6,45 @@
 //   npm -s run acp            the example ACP agent on stdio, for Zed or any ACP client (examples/acp);
 //                             the same as npm -s start -- --acp
 // Any other argument is refused: a host that meant stdio must not be left waiting on an HTTP server.
+// Over HTTP, REDIS_URL (e.g. redis://127.0.0.1:6379) keeps the sessions and the board in that
+// Redis, so several instances behind a load balancer serve one board with no session affinity;
+// ALLOWED_HOSTS (comma-separated `name` or `name:port`) adds the names clients reach it by, such
+// as the balancer's address.
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { Cause, Config, Console, Effect, Exit, Runtime } from "effect"
-import { McpFace, McpHttp, McpSessions, serveStdio } from "effect-surface/mcp"
+import { Cause, Config, Console, Effect, Exit, Layer, Option, Runtime } from "effect"
+import { McpFace, McpHttp, McpHttpRedis, McpSessions, serveStdio } from "effect-surface/mcp"
 import { acp } from "./acp/main.ts"
-import { serverOptions } from "./board/app.ts"
+import { serverOptions, serverOptionsOver } from "./board/app.ts"
+import * as BoardState from "./board/state.ts"
 
 const stdio = Effect.flatMap(serverOptions, (options) => serveStdio(options))
+
+// The board and the sessions in Redis, for the scope's life.
+const inRedis = (url: string) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(McpHttpRedis.layer().pipe(Layer.provideMerge(NodeRedis.layer({ url, disableOfflineQueue: true }))))
+    const state = yield* BoardState.redis().pipe(Effect.provideContext(context))
+    return (http: McpHttp.HttpOptions) => McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(Effect.provideContext(context))
+  })
+
+const inMemory = Effect.map(serverOptions, (options) => (http: McpHttp.HttpOptions) => McpHttp.serve({ ...options, http }))
 
 const http = Effect.gen(function*() {
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
-  const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port } })
+  const redis = yield* Config.option(Config.String("REDIS_URL"))
+  const hosts = yield* Config.option(Config.String("ALLOWED_HOSTS"))
+  const names = Option.map(hosts, (list) => list.split(",").map((name) => name.trim()).filter((name) => name !== ""))
+  const serve = yield* Option.match(redis, { onNone: () => inMemory, onSome: inRedis })
+  const served = yield* serve(Option.match(names, {
+    onNone: () => ({ port }),
+    onSome: (names) => ({ port, allowedHosts: ["localhost", "127.0.0.1", "[::1]", ...names] })
+  }))
   yield* Console.log(`Task board MCP server at ${served.url}`)
+  if (Option.isSome(redis)) yield* Console.log(`Sessions and board kept in Redis at ${redis.value}`)
   yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)
   yield* Console.log("Ctrl-C stops it.")
   return yield* Effect.never

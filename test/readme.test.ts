@@ -8,6 +8,9 @@ import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { program } from "../examples/quickstart.ts"
 import { blockAfter } from "./readmeBlocks.ts"
+import * as Instances from "./mcp/cluster/instances.ts"
+import { post, rawSession, text } from "./mcp/httpRaw.ts"
+import * as RedisServer from "./mcp/redisServer.ts"
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
 const root = fileURLToPath(new URL("../", import.meta.url))
@@ -63,6 +66,20 @@ describe("README", () => {
         yield* Effect.promise(() => client.close())
       }), 30_000)
   }
+
+  it("shows exactly the example of instances sharing their sessions in Redis that the test below runs", () => {
+    assert.strictEqual(blockAfter(read("../README.md"), "(`examples/serve/http-redis.ts`):"), read("../examples/serve/http-redis.ts"))
+  })
+
+  it.live("examples/serve/http-redis.ts run twice on one Redis: a session opened at one instance is served by the other", () =>
+    Effect.gen(function*() {
+      const redis = yield* RedisServer.start
+      const [a, b] = yield* Effect.forEach([0, 1], () =>
+        Instances.start({ script: "examples/serve/http-redis.ts", redisUrl: redis.url, ready: /counter at (\S+)/ }), { concurrency: 2 })
+      const session = yield* rawSession(a!.url)
+      const added = yield* Effect.flatMap(post(b!.url, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "counter_add", arguments: { value: 2 } } }, session), text)
+      assert.include(added, "\"structuredContent\":{\"value\":2}")
+    }), 60_000)
 
   for (const example of ["examples/serve/stdio.ts", "examples/serve/stdio-promise.ts"]) {
     it.live(`${example} serves the counter over stdio to an SDK client that lists and calls it`, () =>

@@ -24,7 +24,8 @@ export interface Child {
 export const spawnServer = (
   script: string,
   args: ReadonlyArray<string>,
-  nodeFlags: ReadonlyArray<string> = []
+  nodeFlags: ReadonlyArray<string> = [],
+  env: Readonly<Record<string, string>> = {}
 ): Promise<Child> =>
   new Promise((resolve, reject) => {
     const child = spawn(
@@ -36,7 +37,7 @@ export const spawnServer = (
         path.join(here, "..", "servers", script),
         ...args
       ],
-      { stdio: ["ignore", "inherit", "inherit", "ipc"] }
+      { stdio: ["ignore", "inherit", "inherit", "ipc"], env: { ...process.env, ...env } }
     )
     let nextId = 0
     const waiting = new Map<number, (answer: unknown) => void>()

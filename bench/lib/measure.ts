@@ -6,7 +6,7 @@
 export const config = {
   /** `BENCH_QUICK=1`: every figure, few samples — a smoke run, not a measurement. */
   quick: process.env.BENCH_QUICK === "1" || process.env.BENCH_QUICK === "true",
-  /** `BENCH_ONLY=regex`: run only the families whose name matches (inmemory, startup, stdio, http, scale, fanout, acp, toolset, stores). */
+  /** `BENCH_ONLY=regex`: run only the families whose name matches (inmemory, startup, stdio, http, scale, fanout, acp, toolset, stores, redis). */
   only: process.env.BENCH_ONLY === undefined || process.env.BENCH_ONLY === "" ? undefined
     : new RegExp(process.env.BENCH_ONLY),
   /** `BENCH_EFFORT=0.5`: multiply every sample and iteration count (not sizes) by this factor. */

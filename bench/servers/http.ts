@@ -1,14 +1,16 @@
 // A Streamable HTTP MCP server for the HTTP benchmark, run as a child process with an IPC channel:
-// `ours` (McpHttp.serve), `raw` (node:http + the SDK's StreamableHTTPServerTransport, one SDK
-// Server per session, as the SDK documents) or `effect-ai` (its `McpServer.layerHttp`). All bind
-// 127.0.0.1 on a free port.
+// `ours` (McpHttp.serve), `ours-redis` (the same, its sessions shared in the Redis at REDIS_URL,
+// answering to the names in ALLOWED_HOSTS too), `raw` (node:http + the SDK's
+// StreamableHTTPServerTransport, one SDK Server per session, as the SDK documents) or `effect-ai`
+// (its `McpServer.layerHttp`). All bind 127.0.0.1 on a free port.
 // IPC: it sends `{ type: "ready", url }`; it answers `{ type: "memory" }` (after forcing GC, when
 // run with --expose-gc) and `{ type: "cpu" }`; it exits when the parent disconnects.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Effect, Exit, Layer, Logger, References, Scope } from "effect"
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import { Context, Effect, Exit, Layer, Logger, References, Scope } from "effect"
 import { McpProtocol, McpServer as AiMcpServer } from "effect/ai"
 import { HttpRouter } from "effect/http"
-import { McpHttp } from "effect-surface/mcp"
+import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
 import * as http from "node:http"
 import { serveRawHttp } from "../lib/rawHttp.ts"
 import { aiRegistrations, aiServerInfo, makeOurs } from "../lib/workload.ts"
@@ -50,15 +52,22 @@ process.on("message", (message: Request) => {
 process.on("disconnect", () => process.exit(0))
 process.on("SIGTERM", () => process.exit(0))
 
-const serveOurs = async (): Promise<string> => {
+const serveOurs = async (redisUrl?: string): Promise<string> => {
   const scope = await Effect.runPromise(Scope.make())
   process.on("exit", () => {
     void Effect.runPromise(Scope.close(scope, Exit.void))
   })
+  const hosts = (process.env.ALLOWED_HOSTS ?? "").split(",").filter((host) => host !== "")
   const served = await Effect.runPromise(
     Effect.gen(function*() {
       const { options } = yield* makeOurs
-      return yield* McpHttp.serve({ ...options, http: { port: 0, maxSessions: 10_000 } })
+      const shared = redisUrl === undefined
+        ? Context.empty()
+        : yield* Layer.build(McpHttpRedis.layer({ prefix: process.env.REDIS_PREFIX ?? "bench:" }).pipe(
+          Layer.provide(NodeRedis.layer({ url: redisUrl, disableOfflineQueue: true }))
+        ))
+      const allowed = hosts.length === 0 ? {} : { allowedHosts: ["127.0.0.1", ...hosts] }
+      return yield* McpHttp.serve({ ...options, http: { port: 0, maxSessions: 10_000, ...allowed } }).pipe(Effect.provideContext(shared))
     }).pipe(
       Scope.provide(scope),
       Effect.provideService(References.MinimumLogLevel, "Warn"),
@@ -94,13 +103,15 @@ const serveEffectAi = async (): Promise<string> => {
 const kind = process.argv[2]
 const url = kind === "ours"
   ? await serveOurs()
+  : kind === "ours-redis"
+  ? await serveOurs(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
   : kind === "raw"
   ? (await serveRawHttp()).url
   : kind === "effect-ai"
   ? await serveEffectAi()
   : undefined
 if (url === undefined) {
-  process.stderr.write(`usage: http.ts ours|raw|effect-ai (got ${String(kind)})\n`)
+  process.stderr.write(`usage: http.ts ours|ours-redis|raw|effect-ai (got ${String(kind)})\n`)
   process.exit(2)
 }
 send({ type: "ready", url })

@@ -1,18 +1,15 @@
 // A small task board served to agents: every member kind, a sibling, bespoke tools, an image answer.
-import { Clock, Console, Duration, Effect, PubSub, Schema, Stream, SubscriptionRef } from "effect"
+import { Clock, Console, Duration, Effect, Schema } from "effect"
 import type { Bundle } from "effect-surface"
-import { Client, Expose, Implementation, Log, Resolver, Store, Surface, Tools } from "effect-surface"
+import { Client, Expose, Implementation, Resolver, Surface, Tools } from "effect-surface"
 import type { McpFace } from "effect-surface/mcp"
 import { encodePng } from "./png.ts"
+import * as BoardState from "./state.ts"
 
 export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", { id: Schema.String }) {}
 export class AlreadyDone extends Schema.TaggedError<AlreadyDone>()("AlreadyDone", { id: Schema.String }) {}
 
-export const Task = Schema.Struct({
-  title: Schema.String,
-  done: Schema.Boolean,
-  createdAt: Schema.Date
-})
+export const Task = BoardState.Task
 
 /** The board: what an agent may read and do. */
 export const Board = Surface.make({
@@ -59,56 +56,50 @@ export const boardExpose = Expose.make(Board, {
 
 export const stopwatchExpose = Expose.make(Stopwatch, { cells: { laps: true }, procedures: { "watch.lap": true } })
 
-export const makeBoard = Effect.gen(function*() {
-  const cells = yield* Implementation.cells(Board)
-  const tasks = yield* Store.make<string, typeof Task.Type>()
-  const activity = yield* Log.make<string>({ capacity: 200 })
-  const completed = yield* PubSub.unbounded<{ readonly id: string }>()
-  const ids = yield* SubscriptionRef.make(0)
-  return Implementation.make(Board, {
-    cells,
-    collections: { tasks },
-    streams: { activity: activity.frames },
-    events: { completed: Stream.fromPubSub(completed) },
+/** The board over its state (in memory unless given one in Redis). */
+export const makeBoardWith = (state: BoardState.BoardState) =>
+  Implementation.make(Board, {
+    cells: { focus: state.focus },
+    collections: { tasks: state.tasks },
+    streams: { activity: state.activity.frames },
+    events: { completed: state.completed },
     procedures: {
       tasks: {
         add: ({ title }) =>
           Effect.gen(function*() {
-            const id = `t${yield* SubscriptionRef.updateAndGet(ids, (n) => n + 1)}`
+            const id = `t${yield* state.nextId}`
             const createdAt = new Date(yield* Clock.currentTimeMillis)
-            yield* tasks.set(id, { title, done: false, createdAt })
-            yield* activity.append(`added ${id}: ${title}`)
+            yield* state.setTask(id, { title, done: false, createdAt })
+            yield* state.record(`added ${id}: ${title}`)
             yield* Effect.logInfo(`added task ${id}`)
             return { id }
           }),
         complete: (id) =>
           Effect.gen(function*() {
-            const task = yield* tasks.get(id)
+            const task = yield* state.getTask(id)
             if (task._tag === "None") return yield* new TaskNotFound({ id })
             if (task.value.done) return yield* new AlreadyDone({ id })
             const done = { ...task.value, done: true }
-            yield* tasks.set(id, done)
-            yield* activity.append(`completed ${id}`)
-            yield* PubSub.publish(completed, { id })
+            yield* state.setTask(id, done)
+            yield* state.record(`completed ${id}`)
+            yield* state.complete(id)
             return done
           }),
-        open: () => Effect.map(tasks.snapshot, (all) => [...all].filter(([, task]) => !task.done).map(([id]) => id))
+        open: () => Effect.map(state.tasks.snapshot, (all) => [...all].filter(([, task]) => !task.done).map(([id]) => id))
       },
       board: {
-        focus: (text) => Console.log(`focus: ${text}`).pipe(Effect.andThen(SubscriptionRef.set(cells.focus, text))),
-        clear: () => tasks.replace([])
+        focus: (text) => Console.log(`focus: ${text}`).pipe(Effect.andThen(state.setFocus(text))),
+        clear: () => state.clearTasks
       }
     }
   })
-})
 
-export const makeStopwatch = Effect.gen(function*() {
-  const cells = yield* Implementation.cells(Stopwatch)
-  return Implementation.make(Stopwatch, {
-    cells,
-    procedures: { watch: { lap: () => SubscriptionRef.updateAndGet(cells.laps, (n) => n + 1) } }
-  })
-})
+export const makeBoard = Effect.map(BoardState.memory, makeBoardWith)
+
+export const makeStopwatchWith = (state: BoardState.BoardState) =>
+  Implementation.make(Stopwatch, { cells: { laps: state.laps }, procedures: { watch: { lap: () => state.lap } } })
+
+export const makeStopwatch = Effect.map(BoardState.memory, makeStopwatchWith)
 
 /** Draw the board's progress as a PNG bar: green for done, grey for open. */
 const progressPng = (done: number, total: number) => {
@@ -122,13 +113,16 @@ const progressPng = (done: number, total: number) => {
 /** The bundle's clients, typed by its surfaces: each bespoke tool gets the client of its own surface. */
 export type BoardClients = Bundle.Typed<typeof Board, { readonly stopwatch: typeof Stopwatch }>
 
-/** The bundle's clients, as the MCP face dials them; `clients` erased, `typed` as the tools see them. */
-export const makeClients = Effect.gen(function*() {
-  const board = Client.directDispatch(yield* makeBoard)
-  const stopwatch = Client.directDispatch(yield* makeStopwatch)
+/** The bundle's clients over a state, as the MCP face dials them; `clients` erased, `typed` as the tools see them. */
+export const clientsOver = (state: BoardState.BoardState) => {
+  const board = Client.directDispatch(makeBoardWith(state))
+  const stopwatch = Client.directDispatch(makeStopwatchWith(state))
   const typed: BoardClients = { core: board, clients: { stopwatch } }
   return { board, stopwatch, typed, clients: { core: Client.erase(board), clients: { stopwatch: Client.erase(stopwatch) } } }
-})
+}
+
+/** The bundle's clients over a board in memory. */
+export const makeClients = Effect.map(BoardState.memory, clientsOver)
 
 /** Hand-authored tools at the bundle root, handed every client of the bundle. */
 export const rootTools = {
@@ -173,12 +167,17 @@ export const stopwatchTools = {
 /** The stopwatch sibling, its tools typed by its own surface. */
 export const stopwatchSibling = Resolver.sibling({ surface: Stopwatch, expose: stopwatchExpose, tools: stopwatchTools })
 
-/** Everything `McpServer` needs to serve the example. */
-export const serverOptions = Effect.map(makeClients, ({ typed }): McpFace.Options<never, never, BoardClients> => ({
+/** Everything `McpServer` needs to serve the example over a state. */
+export const serverOptionsOver = (state: BoardState.BoardState): McpFace.Options<never, never, BoardClients> => optionsFor(clientsOver(state).typed)
+
+/** Everything `McpServer` needs to serve the example, its board in memory. */
+export const serverOptions = Effect.map(makeClients, ({ typed }) => optionsFor(typed))
+
+const optionsFor = (typed: BoardClients): McpFace.Options<never, never, BoardClients> => ({
   core: { surface: Board, expose: boardExpose },
   surfaces: { stopwatch: stopwatchSibling },
   tools: rootTools,
   client: Effect.succeed(typed),
   serverInfo: { name: "board", version: "0.1.0", title: "Task board" },
   instructions: "A task board. Tasks are resources under surface://collections/tasks; add and complete them with the tasks_* tools."
-}))
+})

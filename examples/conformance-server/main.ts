@@ -1,10 +1,13 @@
 // The conformance suite's "everything server", built only from the framework's public API.
 // `npm run conformance` starts it on a free port and runs the official suite against it; on its own
-// it serves on PORT (default 3001) and prints its URL.
+// it serves on PORT (default 3001) and prints its URL. With REDIS_URL its sessions are kept in that
+// Redis (as several instances behind one balancer run it), and ALLOWED_HOSTS (comma-separated)
+// adds the names it is reached by.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Config, Console, Effect, Layer, PubSub, Schedule, Schema, Stream } from "effect"
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import { Config, Console, Effect, Layer, Option, PubSub, Schedule, Schema, Stream } from "effect"
 import { Ask, Caller, Progress, Surface, Tools } from "effect-surface"
-import { McpCompletion, McpHttp, McpPrompts } from "effect-surface/mcp"
+import { McpCompletion, McpHttp, McpHttpRedis, McpPrompts } from "effect-surface/mcp"
 import type { McpAppResources } from "effect-surface/mcp"
 
 // A 1×1 PNG and a silent WAV: the smallest real files of their kinds.
@@ -210,7 +213,7 @@ const resourcesOf = (ticks: Stream.Stream<void>): McpAppResources.Table => ({
 const Empty = Surface.make({})
 
 /** Serve the everything server; the dynamic tool, prompt and resource appear after start. */
-export const serve = (port: number) =>
+export const serve = (port: number, http: Omit<McpHttp.HttpOptions, "port"> = {}) =>
   Effect.gen(function*() {
     const ticks = yield* PubSub.unbounded<void>()
     yield* PubSub.publish(ticks, undefined).pipe(Effect.repeat(Schedule.spaced("3 seconds")), Effect.forkScoped)
@@ -223,7 +226,7 @@ export const serve = (port: number) =>
       resources,
       serverInfo: { name: "effect-surface-conformance", version: "0.1.0" },
       // A client told to poll waits this long before resuming its stream.
-      http: { port, retryInterval: "500 millis" }
+      http: { port, retryInterval: "500 millis", ...http }
     })
     yield* served.face.setTools({ ...tools, test_dynamic_tool: fixed("Appears after the server starts.", [Tools.text("dynamic")]) })
     yield* served.face.setPrompts({
@@ -243,7 +246,20 @@ export const serve = (port: number) =>
 if (import.meta.main) {
   const main = Effect.gen(function*() {
     const port = yield* Config.Int("PORT").pipe(Config.withDefault(3001))
-    const served = yield* serve(port)
+    const redis = yield* Config.option(Config.String("REDIS_URL"))
+    const hosts = yield* Config.option(Config.String("ALLOWED_HOSTS"))
+    const http = Option.match(hosts, {
+      onNone: () => ({}),
+      onSome: (list) => ({ allowedHosts: ["localhost", "127.0.0.1", "[::1]", ...list.split(",").map((name) => name.trim()).filter((name) => name !== "")] })
+    })
+    const served = yield* Option.match(redis, {
+      onNone: () => serve(port, http),
+      onSome: (url) =>
+        Effect.flatMap(
+          Layer.build(McpHttpRedis.layer().pipe(Layer.provide(NodeRedis.layer({ url, disableOfflineQueue: true })))),
+          (context) => Effect.provideContext(serve(port, http), context)
+        )
+    })
     // The runner reads this line to find the server.
     yield* Console.log(`listening ${served.url}`)
     return yield* Effect.never

@@ -12,7 +12,7 @@
  */
 import type { EventStore as SdkEventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Data, Effect, Layer, Option } from "effect"
 
 /**
  * One stored event: the id a client resumes from, and the message it carried.
@@ -74,6 +74,30 @@ export interface MemoryOptions {
 }
 
 /**
+ * The store could not do what was asked: it is unreachable, or gave no answer in time. A server
+ * answers a request that needed it with this sentence (503), and a live stream whose event could
+ * not be stored still delivers it, without an id to resume from.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpEventStore } from "effect-surface/mcp"
+ *
+ * declare const store: McpEventStore.EventStore["Service"]
+ * const missed = store.after("session-1", "1-4").pipe(
+ *   Effect.catchTag("EventStoreError", (error) => Effect.logWarning(error.message))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class EventStoreError extends Data.TaggedError("EventStoreError")<{ readonly reason: string }> {
+  override get message(): string {
+    return `the event store failed: ${this.reason}`
+  }
+}
+
+/**
  * The event store of a Streamable HTTP face, keyed by session.
  *
  * @example
@@ -92,16 +116,16 @@ export interface MemoryOptions {
  */
 export class EventStore extends Context.Service<EventStore, {
   /** Store a message written on `stream` of `session`; answers the event's id. */
-  readonly append: (session: string, stream: string, message: JSONRPCMessage) => Effect.Effect<string>
+  readonly append: (session: string, stream: string, message: JSONRPCMessage) => Effect.Effect<string, EventStoreError>
   /** The events of `session` stored after `eventId` on its stream; none when the id is unknown to this session. */
-  readonly after: (session: string, eventId: string) => Effect.Effect<Option.Option<Replay>>
+  readonly after: (session: string, eventId: string) => Effect.Effect<Option.Option<Replay>, EventStoreError>
   /** Drop everything stored for a session that has ended. */
-  readonly forget: (session: string) => Effect.Effect<void>
+  readonly forget: (session: string) => Effect.Effect<void, EventStoreError>
   /**
    * Drop the stream `eventId` belongs to: its answers were delivered, so nothing will resume it.
    * An id this session never issued drops nothing.
    */
-  readonly drop: (session: string, eventId: string) => Effect.Effect<void>
+  readonly drop: (session: string, eventId: string) => Effect.Effect<void, EventStoreError>
 }>()("effect-surface/McpEventStore") {
   /**
    * The in-memory store with its default bounds.
@@ -289,7 +313,9 @@ const isMessage = (message: JSONRPCMessage): boolean => "jsonrpc" in message
 
 /**
  * The SDK transport's view of the store, bound to one session. `run` runs the store's Effects
- * (the server's runtime, so they log and trace with it).
+ * (the server's runtime, so they log and trace with it). An event the store fails to keep is
+ * still sent on a live stream, with no id (so nothing can try to resume from it), and the failure
+ * is logged; a failed replay is refused.
  *
  * @example
  * ```ts
@@ -310,17 +336,30 @@ export const forSession = (
   store: EventStore["Service"],
   session: string,
   run: <A>(effect: Effect.Effect<A>) => Promise<A>
-): SdkEventStore => ({
-  storeEvent: (stream, message) => run(store.append(session, stream, message)),
-  // Consulted before a replay: an id this session never issued is refused (400) before any
-  // stream is registered for it.
-  getStreamIdForEventId: (id) => run(Effect.map(store.after(session, id), (replay) => Option.getOrUndefined(Option.map(replay, (r) => r.stream)))),
-  replayEventsAfter: async (id, { send }) => {
-    const replay = await run(store.after(session, id))
-    if (Option.isNone(replay)) throw new Error(`unknown event id ${id}`)
-    for (const event of replay.value.events) {
-      if (isMessage(event.message)) await send(event.id, event.message)
-    }
-    return replay.value.stream
+): SdkEventStore => {
+  const after = (id: string) => run(Effect.orDie(store.after(session, id)))
+  return {
+    storeEvent: (stream, message) =>
+      run(store.append(session, stream, message).pipe(
+        // The SDK writes no `id:` line for an empty id.
+        Effect.catchTag("EventStoreError", (error) => Effect.as(Effect.logWarning(`MCP event sent unstored: ${error.message}`), ""))
+      )),
+    // Consulted before a replay: an id this session never issued is refused (400) before any
+    // stream is registered for it.
+    getStreamIdForEventId: (id) => after(id).then((replay) => Option.getOrUndefined(Option.map(replay, (r) => r.stream))),
+    replayEventsAfter: (id, { send }) => replay(after(id), id, send)
   }
-})
+}
+
+const replay = async (
+  found: Promise<Option.Option<Replay>>,
+  id: string,
+  send: (eventId: string, message: JSONRPCMessage) => Promise<void>
+): Promise<string> => {
+  const replay = await found
+  if (Option.isNone(replay)) throw new Error(`unknown event id ${id}`)
+  for (const event of replay.value.events) {
+    if (isMessage(event.message)) await send(event.id, event.message)
+  }
+  return replay.value.stream
+}

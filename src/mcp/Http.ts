@@ -21,6 +21,7 @@ import type * as ResolveError from "../core/ResolveError.ts"
 import * as EventStore from "./EventStore.ts"
 import * as Face from "./Face.ts"
 import * as HttpGuard from "./HttpGuard.ts"
+import * as HttpRedis from "./HttpRedis.ts"
 import * as HttpSessions from "./HttpSessions.ts"
 import * as HttpDrain from "./internal/httpDrain.ts"
 import * as HttpRequest from "./internal/httpRequest.ts"
@@ -128,9 +129,9 @@ export interface Served {
   readonly port: number
   readonly path: string
   readonly face: Face.Face
-  /** The ids of the sessions open now. */
+  /** The ids of the sessions open now (with sessions shared in Redis: those this instance serves). */
   readonly sessions: Effect.Effect<ReadonlyArray<string>>
-  /** End a session as a `DELETE` would. */
+  /** End a session as a `DELETE` would (shared in Redis, at every instance). */
   readonly endSession: (id: string) => Effect.Effect<void>
 }
 
@@ -186,8 +187,10 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
     yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))
     const port = server.address._tag === "UnixPathAddress" ? options.port ?? 0 : server.address.port
     const allow = yield* allowFor(options, host, port)
-    const store = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
-    const table = yield* sessionTable(face, store, options)
+    const local = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
+    const table = yield* sessionTable(face, local, options, yield* Effect.serviceOption(HttpRedis.SharedSessions))
+    // Shared sessions keep their events in Redis beside them.
+    const store = table.shared?.store ?? local
     const drain = yield* HttpDrain.make
     const url = urlFor(host, port, path)
     const router = yield* HttpRouter.make
@@ -212,7 +215,8 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
     yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout))
     yield* Effect.logInfo(`MCP over HTTP at ${url}`)
-    return { url, host, port, path, face, sessions: table.ids, endSession: table.end } satisfies Served
+    const endSession = (id: string) => Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
+    return { url, host, port, path, face, sessions: table.ids, endSession } satisfies Served
   })
 
 const allowFor = (options: HttpOptions, host: string, port: number) =>
@@ -230,13 +234,20 @@ const allowFor = (options: HttpOptions, host: string, port: number) =>
     return allow
   })
 
-const sessionTable = (face: Face.Face, store: EventStore.EventStore["Service"], options: HttpOptions) =>
-  HttpSessions.make(face, store, {
+const sessionTable = (
+  face: Face.Face,
+  store: EventStore.EventStore["Service"],
+  options: HttpOptions,
+  shared: Option.Option<HttpRedis.SharedSessions["Service"]>
+) => {
+  const config: HttpSessions.Config = {
     idleTimeout: Duration.fromInputUnsafe(options.idleTimeout ?? "10 minutes"),
     maxSessions: options.maxSessions ?? 1000,
     maxSubscriptions: options.maxSubscriptionsPerSession ?? 256,
     retryInterval: options.retryInterval === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))
-  })
+  }
+  return HttpSessions.make(face, store, config, Option.getOrUndefined(Option.map(shared, (shared) => HttpRedis.joining(shared, config))))
+}
 
 const urlFor = (host: string, port: number, path: string) =>
   `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}${path}`
@@ -252,6 +263,8 @@ const shutdown = (node: NodeHttp.Server, drain: HttpDrain.Drain, table: HttpSess
     yield* Effect.sync(() => node.listening && node.close())
     yield* HttpDrain.settled(drain, (d) => d.admitting === 0 && d.awaiting.size === 0, drainTimeout, "requests still unanswered; closing their sessions")
     const open = yield* table.ids
+    // Shared sessions go on at the other instances, which lead what this one led.
+    if (table.shared !== undefined) yield* table.shared.leave
     yield* table.endAll
     yield* HttpDrain.settled(drain, (d) => d.responses === 0, Duration.seconds(1), "responses still being written; cutting their connections")
     yield* Effect.sync(() => node.closeAllConnections())

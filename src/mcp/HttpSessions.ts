@@ -18,7 +18,8 @@ import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, F
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
-import * as HttpSubscriptions from "./internal/httpSubscriptions.ts"
+import type * as Shared from "./internal/shared.ts"
+import type * as Registry from "./internal/redisSessions.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -78,8 +79,11 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly reas
  * @since 0.1.0
  */
 export interface Table {
-  /** A session by its `Mcp-Session-Id`; none once it has ended. */
-  readonly lookup: (id: string) => Effect.Effect<Option.Option<Entry>>
+  /**
+   * A session by its `Mcp-Session-Id`; none once it has ended. A session shared in Redis that has
+   * no replica here yet is restored as one first (failing when Redis cannot say).
+   */
+  readonly lookup: (id: string) => Effect.Effect<Option.Option<Entry>, Unavailable>
   /**
    * Open a session whose transport awaits its `initialize`, counted as in use (`touch` it with
    * `-1` once that request's response has ended). A full table first evicts its least recently
@@ -97,6 +101,10 @@ export interface Table {
   readonly touch: (entry: Entry, delta: 1 | -1) => Effect.Effect<void>
   /** End every session. */
   readonly endAll: Effect.Effect<void>
+  /** Record a session its `initialize` just opened where the other instances find it (no-op unshared). */
+  readonly share: (entry: Entry, initialize: unknown) => Effect.Effect<void, Unavailable>
+  /** This instance's part in sessions shared in Redis, when they are. */
+  readonly shared: Shared.Node | undefined
 }
 
 /**
@@ -140,30 +148,43 @@ export interface Config {
 export const make = (
   face: Face.Face,
   store: EventStore.EventStore["Service"],
-  config: Config
+  config: Config,
+  share?: (hooks: Shared.Hooks) => Effect.Effect<Shared.Node, never, Scope.Scope>
 ): Effect.Effect<Table, never, Scope.Scope> =>
   Effect.gen(function*() {
     const lives = yield* FiberMap.make<string>()
     const context = yield* Effect.context<never>()
+    const entries = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map())
+    const node = share === undefined ? undefined : yield* share({
+      end: (id) => FiberMap.remove(lives, id),
+      inUse: () => [...Ref.getUnsafe(entries).values()].flatMap((entry) => Ref.getUnsafe(entry.open) > 0 ? [entry.id] : [])
+    })
     const state: State = {
       face,
-      store,
+      store: node?.store ?? store,
       config,
-      entries: yield* Ref.make<ReadonlyMap<string, Entry>>(new Map()),
+      entries,
       lives,
       // Lives run in the table's own context, not the request that opened them: a session outlives
       // its `initialize`, and must not carry that request's services into every later call.
       runLife: yield* FiberMap.runtime(lives)<never>(),
       fork: Effect.runForkWith(context),
-      context
+      context,
+      node,
+      restoring: new Map()
     }
     return {
-      lookup: (id) => Effect.map(Ref.get(state.entries), (map) => Option.fromNullishOr(map.get(id))),
+      lookup: lookup(state),
       open: open(state),
       end: (id) => FiberMap.remove(lives, id),
       ids: Effect.map(Ref.get(state.entries), (map) => [...map.keys()]),
-      touch,
-      endAll: FiberMap.clear(lives)
+      touch: node === undefined ? touch : (entry, delta) => Effect.andThen(touch(entry, delta), Effect.sync(() => node.touch(entry.id))),
+      endAll: FiberMap.clear(lives),
+      share: (entry, initialize) =>
+        node === undefined ? Effect.void : node.register(entry.id, initialize, Ref.getUnsafe(entry.version) ?? "", face.logLevel).pipe(
+          Effect.mapError((error) => new Unavailable({ reason: error.message }))
+        ),
+      shared: node
     } satisfies Table
   })
 
@@ -178,6 +199,9 @@ interface State {
   readonly runLife: <A, E>(id: string, effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
   readonly fork: <A, E>(effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
   readonly context: Context.Context<never>
+  readonly node: Shared.Node | undefined
+  /** Sessions being restored here, so concurrent requests for one restore it once. */
+  readonly restoring: Map<string, Deferred.Deferred<Option.Option<Entry>, Unavailable>>
 }
 
 // What the transport's event store calls: an Effect answered within its first turn (the in-memory
@@ -194,22 +218,22 @@ const touch = (entry: Entry, delta: 1 | -1): Effect.Effect<void> =>
 
 // How long until the session has been idle for the whole timeout; zero once it has. A session
 // with an open response is looked at again a full timeout later.
-const remaining = (entry: Entry, idleMillis: number) =>
+const remaining = (entry: Entry, idleMillis: number, leads: () => boolean) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
-    if ((yield* Ref.get(entry.open)) > 0) return idleMillis
+    // A shared session's leader serves its host's subscriptions while the session lives anywhere.
+    if ((yield* Ref.get(entry.open)) > 0 || leads()) return idleMillis
     return Math.max(0, (yield* Ref.get(entry.lastSeen)) + idleMillis - now)
   })
 
-const expiry = (entry: Entry, idleTimeout: Duration.Duration) =>
-  Effect.repeat(remaining(entry, Duration.toMillis(idleTimeout)), {
+const expiry = (entry: Entry, idleTimeout: Duration.Duration, leads: () => boolean) =>
+  Effect.repeat(remaining(entry, Duration.toMillis(idleTimeout), leads), {
     schedule: Schedule.forever.pipe(Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))),
     until: (left) => left === 0
   }).pipe(Effect.andThen(Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))))
 
-const newEntry = (state: State) =>
+const newEntry = (state: State, id: string, open: number, version: string | undefined) =>
   Effect.gen(function*() {
-    const id = crypto.randomUUID()
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       // SSE, not JSON: logging and progress travel on the request's own response stream.
@@ -224,10 +248,9 @@ const newEntry = (state: State) =>
     return {
       id,
       transport,
-      // The `initialize` that opens it is using it.
-      open: yield* Ref.make(1),
+      open: yield* Ref.make(open),
       lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
-      version: yield* Ref.make<string | undefined>(undefined)
+      version: yield* Ref.make(version)
     } satisfies Entry
   })
 
@@ -239,23 +262,30 @@ const forget = (state: State, id: string) =>
   })
 
 // A session's life: connected, then served until its transport closes or it has been idle too
-// long; whatever ends it, its entry and its stored events go.
-const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>) =>
+// long; whatever ends it, its entry goes, and unless the session is shared (and lives on
+// elsewhere) its stored events too. A replica of a session opened elsewhere is connected from
+// what Redis kept of it (`restored`).
+const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>, restored: Registry.Record | undefined) =>
   Effect.gen(function*() {
-    // The subscription cap stands in front of the transport the session's server sees.
     const max = state.config.maxSubscriptions
-    let held: Effect.Effect<ReadonlyArray<string>> = Effect.succeed([])
-    const transport = max === undefined ? entry.transport : HttpSubscriptions.capped(entry.transport, max, () => Effect.runSync(held))
-    const session = yield* Session.connect(state.face, transport)
-    held = session.subscriptions
+    const { node } = state
+    const session = node === undefined
+      ? yield* Session.connect(state.face, entry.transport, max === undefined ? {} : { maxSubscriptions: max })
+      : yield* node.connect(state.face, entry.id, entry.transport, restored)
     yield* Deferred.succeed(connected, undefined)
-    yield* Effect.logDebug("MCP session opened")
-    yield* Effect.raceFirst(session.closed, expiry(entry, state.config.idleTimeout))
+    yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")
+    yield* Effect.raceFirst(session.closed, expiry(entry, state.config.idleTimeout, () => node?.leads(entry.id) === true))
   }).pipe(
     Effect.scoped,
-    Effect.ensuring(Effect.all([forget(state, entry.id), state.store.forget(entry.id), Effect.logDebug("MCP session closed")], { discard: true })),
+    Effect.ensuring(Effect.all([forget(state, entry.id), state.node === undefined ? forgetEvents(state, entry.id) : Effect.void, Effect.logDebug("MCP session closed")], {
+      discard: true
+    })),
     Effect.annotateLogs("session", entry.id)
   )
+
+// A store that cannot forget now lets the session's events expire by its own bounds.
+const forgetEvents = (state: State, id: string) =>
+  Effect.catchTag(state.store.forget(id), "EventStoreError", (error) => Effect.logWarning(`MCP session's events left to expire: ${error.message}`))
 
 // The idle session seen least recently: the one a full table gives up.
 const leastRecentlyUsed = (map: ReadonlyMap<string, Entry>): Entry | undefined => {
@@ -278,12 +308,41 @@ const admit = (state: State, entry: Entry) =>
     return [{ admitted: true, evicted }, next.set(entry.id, entry)]
   })
 
+// The `initialize` that opens a session is using it.
+const open = (state: State): Effect.Effect<Entry, Unavailable> =>
+  Effect.flatMap(Effect.suspend(() => newEntry(state, crypto.randomUUID(), 1, undefined)), (entry) => start(state, entry, undefined))
+
+// A session opened elsewhere, served here from what Redis kept of it; the request that asked for
+// it counts itself as using it.
+const restoreEntry = (state: State, id: string, restored: Registry.Record): Effect.Effect<Entry, Unavailable> =>
+  Effect.flatMap(newEntry(state, id, 0, restored.version), (entry) => start(state, entry, restored))
+
+const lookup = (state: State) => (id: string): Effect.Effect<Option.Option<Entry>, Unavailable> =>
+  Effect.flatMap(Ref.get(state.entries), (map) => {
+    const known = map.get(id)
+    return known !== undefined || state.node === undefined ? Effect.succeed(Option.fromNullishOr(known)) : restoring(state, state.node, id)
+  })
+
+// Concurrent requests for a session not served here yet restore it once.
+const restoring = (state: State, node: Shared.Node, id: string): Effect.Effect<Option.Option<Entry>, Unavailable> =>
+  Effect.suspend(() => {
+    const standing = state.restoring.get(id)
+    if (standing !== undefined) return Deferred.await(standing)
+    const done = Deferred.makeUnsafe<Option.Option<Entry>, Unavailable>()
+    state.restoring.set(id, done)
+    return node.find(id).pipe(
+      Effect.mapError((error) => new Unavailable({ reason: error.message })),
+      Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: (record) => Effect.asSome(restoreEntry(state, id, record)) })),
+      Effect.onExit((exit) => Deferred.done(done, exit)),
+      Effect.ensuring(Effect.sync(() => state.restoring.delete(id)))
+    )
+  })
+
 // Admitted and its life started in one uninterruptible step; a request gone while the session
 // connects takes the session with it, so nothing is left counted as in use.
-const open = (state: State): Effect.Effect<Entry, Unavailable> =>
+const start = (state: State, entry: Entry, restored: Registry.Record | undefined): Effect.Effect<Entry, Unavailable> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
-      const entry = yield* newEntry(state)
       const { maxSessions } = state.config
       const { admitted, evicted } = yield* admit(state, entry)
       if (!admitted) return yield* new Unavailable({ reason: `all ${maxSessions} sessions are in use` })
@@ -294,7 +353,7 @@ const open = (state: State): Effect.Effect<Entry, Unavailable> =>
         )
       }
       const connected = yield* Deferred.make<void>()
-      const fiber = state.runLife(entry.id, life(state, entry, connected))
+      const fiber = state.runLife(entry.id, life(state, entry, connected, restored))
       // A table already closed never runs the life (so never connects); nor does one closing now.
       yield* restore(Effect.raceFirst(
         Deferred.await(connected),

@@ -43,11 +43,12 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Deferred, Duration, Effect, Exit, FiberMap, FiberSet, Ref, Scope, Semaphore, Stream } from "effect"
-import * as Roster from "../core/Roster.ts"
+import { Deferred, Duration, Effect, Exit, FiberSet, Ref, Scope } from "effect"
 import type * as Face from "./Face.ts"
 import * as Path from "./internal/requestPath.ts"
+import * as Follower from "./internal/sessionFollow.ts"
 import type * as Logging from "./Logging.ts"
+import type * as RpcError from "./RpcError.ts"
 
 /**
  * A connected session.
@@ -77,8 +78,22 @@ export interface Session {
    * was connected in closed — and everything it owned (handlers, subscriptions, listeners) with it.
    */
   readonly closed: Effect.Effect<void>
-  /** The URIs this session is subscribed to now. */
+  /** The URIs this session follows now. */
   readonly subscriptions: Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Follow `uri` as a subscription of this session's host (one followed already is shared),
+   * completing once it is live or after `openWait`; refused past `maxSubscriptions`.
+   */
+  readonly follow: (uri: string) => Effect.Effect<void, RpcError.ProtocolError>
+  /** Stop following `uri`. */
+  readonly unfollow: (uri: string) => Effect.Effect<void>
+  /** Set the level the session's handlers log to the host at, as the host's `logging/setLevel` does. */
+  readonly setLogLevel: (level: Logging.Level) => Effect.Effect<void>
+  /**
+   * Start or stop leading: announcing the face's roster moves (`list_changed`) to the host. A
+   * session that stops leading also stops following every URI, which its new leader follows.
+   */
+  readonly lead: (leading: boolean) => Effect.Effect<void>
 }
 
 /**
@@ -94,7 +109,94 @@ export interface Session {
  *
  * @since 0.1.0
  */
-export const openWait: Duration.Duration = Duration.seconds(1)
+export const openWait: Duration.Duration = Follower.openWait
+
+/**
+ * How one session is bounded.
+ *
+ * @example
+ * ```ts
+ * import type { McpSessions } from "effect-surface/mcp"
+ * const options: McpSessions.ConnectOptions = { maxSubscriptions: 64 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface ConnectOptions {
+  /**
+   * The most URIs the session may follow at once; a subscribe to one more is refused in a sentence
+   * (a URI held already, or freed by an unsubscribe, is accepted). Default: no cap.
+   */
+  readonly maxSubscriptions?: number
+  /** What a session continuing one opened elsewhere starts with. */
+  readonly restore?: Restore
+  /**
+   * Whether the session leads from its start: announces roster moves and follows the restored
+   * subscriptions. Default true; a replica of a session another instance leads starts without.
+   */
+  readonly leads?: boolean
+  /**
+   * Where the host's subscriptions and log level are kept, when that is beyond this session: its
+   * `resources/subscribe`, `resources/unsubscribe` and `logging/setLevel` go there (the level is
+   * also set here). Without one the session keeps them, capped by `maxSubscriptions`.
+   */
+  readonly registry?: Registry
+}
+
+/**
+ * What a host had set on a session that is continued by another (a replica on another instance).
+ *
+ * @example
+ * ```ts
+ * import type { McpSessions } from "effect-surface/mcp"
+ * const restore: McpSessions.Restore = { logLevel: "debug", subscriptions: ["surface://cells/focus"] }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Restore {
+  readonly logLevel?: Logging.Level
+  readonly subscriptions?: ReadonlyArray<string>
+}
+
+/**
+ * A host's subscriptions and log level kept beyond one session: a `subscribe` admits the URI (or
+ * refuses it, past a cap) and has it followed wherever the host's subscriptions are followed,
+ * completing once it is live.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { McpSessions } from "effect-surface/mcp"
+ *
+ * declare const session: McpSessions.Session
+ * const local: McpSessions.Registry = {
+ *   subscribe: (uri) => session.follow(uri),
+ *   unsubscribe: (uri) => session.unfollow(uri),
+ *   setLogLevel: () => Effect.void
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Registry {
+  readonly subscribe: (uri: string) => Effect.Effect<void, RpcError.Refusal>
+  readonly unsubscribe: (uri: string) => Effect.Effect<void, RpcError.Refusal>
+  readonly setLogLevel: (level: Logging.Level) => Effect.Effect<void, RpcError.Refusal>
+}
+
+/**
+ * The refusal of a subscribe past the cap: JSON-RPC -32000, saying what to do.
+ *
+ * @example
+ * ```ts
+ * import { McpSessions } from "effect-surface/mcp"
+ * McpSessions.tooManySubscriptions(2).message // "Too many subscriptions: a session may hold at most 2; unsubscribe from one first"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const tooManySubscriptions: (max: number) => RpcError.ProtocolError = Follower.tooMany
 
 /**
  * Serve a face on one transport until the scope closes or the transport does.
@@ -118,7 +220,7 @@ export const openWait: Duration.Duration = Duration.seconds(1)
  *
  * @since 0.1.0
  */
-export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Session, never, Scope.Scope> =>
+export const connect = (face: Face.Face, transport: Transport, options: ConnectOptions = {}): Effect.Effect<Session, never, Scope.Scope> =>
   Effect.gen(function*() {
     const closed = yield* Deferred.make<void>()
     const scope = yield* Scope.fork(yield* Effect.scope)
@@ -130,8 +232,8 @@ export const connect = (face: Face.Face, transport: Transport): Effect.Effect<Se
     const end = () => {
       Effect.runForkWith(context)(Scope.close(scope, Exit.void))
     }
-    const opened = yield* open(face, transport, end).pipe(Scope.provide(scope))
-    return { server: opened.server, closed: Deferred.await(closed), subscriptions: opened.subscriptions }
+    const opened = yield* open(face, transport, end, options).pipe(Scope.provide(scope))
+    return { ...opened, closed: Deferred.await(closed) }
   })
 
 
@@ -173,9 +275,6 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
       return text === undefined ? result : { ...result, instructions: text }
     })
   }
-  // Replaces the SDK's own handler, which keys levels by transport session id; here the level is
-  // this session's, read by its own request path.
-  server.setRequestHandler(SetLevelRequestSchema, (request) => handle(Effect.as(Ref.set(session.level, request.params.level), {})))
   server.setRequestHandler(ListToolsRequestSchema, () =>
     handle(Effect.map(face.roster.current, (resolved): ListToolsResult =>
       // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
@@ -212,88 +311,32 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
     ))
 }
 
-// The session's subscriptions: one per URI, live before `resources/subscribe` is answered (or
-// after `openWait`), followed by the face across moves and drops until unsubscribed.
-const answerSubscriptions = (face: Face.Face, session: Path.Session, subscriptions: FiberMap.FiberMap<string>) =>
-  Effect.gen(function*() {
-    const { server } = session
-    const notifyUpdated = (uri: string) => Effect.tryPromise(() => server.sendResourceUpdated({ uri })).pipe(Effect.ignore)
-    // A URI's subscription and the moment it went live. Taken under one lock, so concurrent
-    // subscribes to a URI share one subscription instead of restarting each other.
-    const lock = yield* Semaphore.make(1)
-    const opening = new Map<string, Deferred.Deferred<void>>()
-    const follow = (uri: string) =>
-      lock.withPermits(1)(Effect.gen(function*() {
-        const standing = opening.get(uri)
-        if (standing !== undefined && (yield* FiberMap.has(subscriptions, uri))) return standing
-        const opened = yield* Deferred.make<void>()
-        opening.set(uri, opened)
-        const settle = Effect.andThen(Deferred.succeed(opened, undefined), Effect.sync(() => {
-          if (opening.get(uri) === opened) opening.delete(uri)
-        }))
-        // The face follows moves and drops itself, and ends the subscription (with a last
-        // "updated") when the URI can no longer be served.
-        yield* FiberMap.run(
-          subscriptions,
-          uri,
-          face.watch(uri, notifyUpdated(uri), Deferred.succeed(opened, undefined)).pipe(Effect.ignore, Effect.ensuring(settle)),
-          { onlyIfMissing: true }
-        )
-        return opened
-      }))
-    server.setRequestHandler(SubscribeRequestSchema, (request) =>
-      Path.handle(
-        session,
-        Effect.withSpan(
-          face.checkUri(request.params.uri).pipe(
-            Effect.andThen(follow(request.params.uri)),
-            // Answered once the subscription is live, so a change the host makes next is announced.
-            Effect.flatMap((opened) => Effect.timeoutOption(Deferred.await(opened), openWait)),
-            Effect.as({})
-          ),
-          "McpSession.resources/subscribe",
-          { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
-        )
-      ))
-    server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
-      Path.handle(session, Effect.as(FiberMap.remove(subscriptions, request.params.uri), {})))
+// The host's subscriptions and log level: kept by this session, or by the registry given.
+const answerHost = (face: Face.Face, session: Path.Session, follower: Follower.Follower, registry: Registry | undefined) => {
+  const { server } = session
+  const subscribe = (uri: string) => registry === undefined ? follower.follow(uri) : registry.subscribe(uri)
+  server.setRequestHandler(SubscribeRequestSchema, (request) =>
+    Path.handle(
+      session,
+      Effect.withSpan(
+        // Answered once the subscription is live, so a change the host makes next is announced.
+        face.checkUri(request.params.uri).pipe(Effect.andThen(subscribe(request.params.uri)), Effect.as({})),
+        "McpSession.resources/subscribe",
+        { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
+      )
+    ))
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
+    Path.handle(session, Effect.as(registry === undefined ? follower.unfollow(request.params.uri) : registry.unsubscribe(request.params.uri), {})))
+  // Replaces the SDK's own handler, which keys levels by transport session id; here the level is
+  // this session's, read by its own request path.
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    const level = request.params.level
+    const set = Ref.set(session.level, level)
+    return Path.handle(session, Effect.as(registry === undefined ? set : Effect.andThen(set, registry.setLogLevel(level)), {}))
   })
+}
 
-// Each listener compares with the value this session started on, not by dropping the first frame:
-// a move that lands before the listener subscribes is then still announced.
-const announceMoves = (face: Face.Face, server: Server) =>
-  Effect.gen(function*() {
-    const announce = (send: () => Promise<void>) => Effect.tryPromise(send).pipe(Effect.ignore)
-    const initial = yield* face.roster.current
-    const previous = yield* Ref.make(initial)
-    yield* face.roster.changes.pipe(
-      Stream.filter((resolved) => resolved !== initial),
-      Stream.runForEach((resolved) =>
-        Effect.gen(function*() {
-          const before = yield* Ref.getAndSet(previous, resolved)
-          yield* announce(() => server.sendToolListChanged())
-          // A move of the root tools alone leaves every resource where it was.
-          if (Roster.sameMembers(before, resolved)) return
-          yield* announce(() => server.sendResourceListChanged())
-        })
-      ),
-      Effect.forkScoped
-    )
-    const initialApps = yield* face.appResources.current
-    yield* face.appResources.changes.pipe(
-      Stream.filter((compiled) => compiled !== initialApps),
-      Stream.runForEach(() => announce(() => server.sendResourceListChanged())),
-      Effect.forkScoped
-    )
-    const initialPrompts = yield* face.prompts.current
-    yield* face.prompts.changes.pipe(
-      Stream.filter((table) => table !== initialPrompts),
-      Stream.runForEach(() => announce(() => server.sendPromptListChanged())),
-      Effect.forkScoped
-    )
-  })
-
-const open = (face: Face.Face, transport: Transport, end: () => void) =>
+const open = (face: Face.Face, transport: Transport, end: () => void, options: ConnectOptions) =>
   Effect.gen(function*() {
     const server = makeServer(face)
     const session: Path.Session = {
@@ -301,18 +344,26 @@ const open = (face: Face.Face, transport: Transport, end: () => void) =>
       serverName: face.serverInfo.name,
       context: yield* Effect.context<never>(),
       handlers: yield* FiberSet.make<unknown, unknown>(),
-      level: yield* Ref.make<Logging.Level>(face.logLevel),
+      level: yield* Ref.make<Logging.Level>(options.restore?.logLevel ?? face.logLevel),
       forwarding: new Map()
     }
-    const subscriptions = yield* FiberMap.make<string>()
+    const follower = yield* Follower.make(face, server, options.maxSubscriptions)
     answerRequests(face, session)
-    yield* answerSubscriptions(face, session, subscriptions)
-    yield* announceMoves(face, server)
+    answerHost(face, session, follower, options.registry)
+    if (options.leads ?? true) {
+      yield* follower.lead(true)
+      // Restored without waiting for each to go live: the host asked for them long ago.
+      yield* Effect.forEach(options.restore?.subscriptions ?? [], (uri) => Effect.ignore(follower.follow(uri)), { discard: true, concurrency: "unbounded" })
+    }
     server.onclose = end
     yield* Effect.promise(() => server.connect(transport))
     yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
     return {
       server,
-      subscriptions: Effect.sync(() => Array.from(subscriptions, ([uri]) => uri))
+      subscriptions: follower.uris,
+      follow: follower.follow,
+      unfollow: follower.unfollow,
+      setLogLevel: (level: Logging.Level) => Ref.set(session.level, level),
+      lead: follower.lead
     }
   })

@@ -66,7 +66,7 @@ describe("MCP over Streamable HTTP: bounds", () => {
       assert.include(yield* Effect.flatMap(post(served.url, { ...callTool(3, "tasks_add"), params: { name: "tasks_add", arguments: { title: "x" } } }, session), text), "added")
       const answered = issued.filter((event) => event.session === session && event.stream !== "_GET_stream")
       assert.isAbove(answered.length, 0)
-      const gone = Effect.forEach(answered, (event) => Effect.map(store.after(session, event.id), Option.isNone))
+      const gone = Effect.forEach(answered, (event) => Effect.map(Effect.orDie(store.after(session, event.id)), Option.isNone))
       assert.deepStrictEqual(yield* eventually(gone, (all) => all.every(Boolean)), answered.map(() => true))
 
       // Cut off after its log line: the stream stays, and the answer given later reaches the resume.

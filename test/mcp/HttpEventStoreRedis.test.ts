@@ -1,13 +1,14 @@
 // The resumability store kept in a real Redis (started for this file on a free port, the clock live
 // throughout): the same bounds and keying as the in-memory store, a time to live on every key, and
 // the HTTP face resuming a client from it.
-import { assert, layer } from "@effect/vitest"
+import { NodeRedis } from "@effect/platform-node"
+import { assert, describe, it, layer } from "@effect/vitest"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Fiber, Layer, Option, Schedule, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Option, Queue, Schedule, Stream } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { McpEventStore, McpEventStoreRedis, McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
-import { events, openGet, rawSession } from "./httpRaw.ts"
+import { events, openGet, post, rawSession, text } from "./httpRaw.ts"
 import * as RedisServer from "./redisServer.ts"
 
 const note = (n: number): JSONRPCMessage => ({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: n } })
@@ -97,6 +98,37 @@ layer(RedisServer.layer, { timeout: 30_000, excludeTestServices: true })("MCP ov
       assert.deepStrictEqual(yield* redis.send<ReadonlyArray<string>>("KEYS", `${prefix}*`), [])
     }))
 
+  it.effect("a held stream is published to its holder from then on; a hold from an id answers what the stream kept after it; a release stops it", () =>
+    Effect.gen(function*() {
+      const redis = yield* Redis.Redis
+      const tailable = yield* McpEventStoreRedis.makeTailable({ prefix: `test:${crypto.randomUUID()}:` })
+      const { store } = tailable
+      const channel = `holder:${crypto.randomUUID()}`
+      const published = yield* redis.subscribe(channel)
+      const standalone = Option.getOrThrow(yield* tailable.hold("s1", undefined, channel))
+      assert.strictEqual(standalone.stream, "_GET_stream")
+      assert.deepStrictEqual(standalone.events, [])
+      assert.deepStrictEqual(yield* tailable.standaloneHolder("s1"), Option.some(channel))
+      const id = yield* store.append("s1", "_GET_stream", note(1))
+      yield* store.append("s2", "_GET_stream", note(9))
+      const first = JSON.parse((yield* Queue.take(published).pipe(Effect.timeout("5 seconds"))).message)
+      assert.deepStrictEqual({ ...first, message: JSON.parse(first.message) }, { kind: "event", session: "s1", stream: "_GET_stream", id, message: note(1) })
+
+      const post = yield* store.append("s1", "post-1", note(2))
+      yield* store.append("s1", "post-1", note(3))
+      const resumed = Option.getOrThrow(yield* tailable.hold("s1", post, channel))
+      assert.strictEqual(resumed.stream, "post-1")
+      assert.deepStrictEqual(resumed.events.map((event) => event.message), [note(3)])
+      assert.isTrue(Option.isNone(yield* tailable.hold("s2", post, channel)))
+      yield* tailable.release("s1", standalone, "someone-else")
+      yield* tailable.release("s1", standalone, channel)
+      // Released, the standalone stream publishes nothing; the post stream is still held.
+      yield* store.append("s1", "_GET_stream", note(4))
+      yield* store.append("s1", "post-1", note(5))
+      const next = yield* Queue.take(published).pipe(Effect.timeout("5 seconds"))
+      assert.strictEqual(JSON.parse(JSON.parse(next.message).message).params.data, 5)
+    }))
+
   it.effect("the HTTP face over the Redis store resumes a client's GET stream with the events it missed", () =>
     Effect.gen(function*() {
       const store = yield* storeFor()
@@ -118,4 +150,37 @@ layer(RedisServer.layer, { timeout: 30_000, excludeTestServices: true })("MCP ov
       assert.include(missed?.data ?? "", "prompts/list_changed")
       assert.notStrictEqual(missed?.id, lastEventId)
     }))
+})
+
+describe("MCP over Streamable HTTP: an event store in a Redis that stalls or goes", () => {
+  it.live("an operation fails with EventStoreError past its timeout or at once when Redis is gone; a call is still answered, a resume refused 503 in a sentence", () =>
+    Effect.gen(function*() {
+      const server = yield* RedisServer.start
+      // Offline, a command fails at once instead of waiting in the client for Redis to come back.
+      const context = yield* Layer.build(NodeRedis.layer({ url: server.url, disableOfflineQueue: true }))
+      const redis = Context.get(context, Redis.Redis)
+      const store = yield* McpEventStoreRedis.make({ prefix: `test:${crypto.randomUUID()}:`, timeout: "300 millis" }).pipe(Effect.provideContext(context))
+      const options = yield* serverOptions
+      const served = yield* McpHttp.serve({ ...options, http: { port: 0 } }).pipe(Effect.provide(Layer.succeed(McpEventStore.EventStore, store)))
+      const session = yield* rawSession(served.url)
+      const stored = yield* store.append(session, "_GET_stream", note(1))
+
+      // A Redis that answers nobody for a second: the store gives up at its timeout.
+      yield* redis.send("CLIENT", "PAUSE", "1000", "ALL")
+      const stalled = yield* Effect.flip(store.append("s1", "_GET_stream", note(2)))
+      assert.strictEqual(stalled.message, "the event store failed: Redis gave no answer within 300ms")
+      yield* Effect.sleep("1 second")
+
+      yield* server.stop
+      const gone = yield* Effect.flip(store.after("s1", stored))
+      assert.strictEqual(gone._tag, "EventStoreError")
+      assert.include(gone.message, "the event store failed: Redis failed:")
+      // Its events go unstored, and the answer still arrives.
+      const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "tasks_add", arguments: { title: "offline" } } }
+      assert.include(yield* Effect.flatMap(post(served.url, call, session), text), "\"result\"")
+      const resumed = yield* openGet(served.url, session, stored)
+      assert.strictEqual(resumed.status, 503)
+      assert.strictEqual(resumed.headers.get("retry-after"), "1")
+      assert.include(yield* text(resumed), "cannot resume: the event store failed: Redis failed:")
+    }), { timeout: 30_000 })
 })

@@ -23,10 +23,10 @@ export interface Connected {
 }
 
 /** Connect one more SDK client to an existing face. */
-export const connectTo = (face: Face.Face): Effect.Effect<Connected, never, Scope.Scope> =>
+export const connectTo = (face: Face.Face, options?: Session.ConnectOptions): Effect.Effect<Connected, never, Scope.Scope> =>
   Effect.gen(function*() {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    const session = yield* Session.connect(face, serverSide)
+    const session = yield* Session.connect(face, serverSide, options)
     const client = new Client({ name: "test-host", version: "1.0.0" }, { capabilities: {} })
     const updated = yield* Queue.unbounded<string>()
     const listChanged = yield* Queue.unbounded<"tools" | "resources">()

@@ -13,6 +13,8 @@ import * as Path from "node:path"
 export interface RedisServer {
   readonly port: number
   readonly url: string
+  /** Stop it now (a test of what an unreachable Redis does); the scope's end then has nothing left to stop. */
+  readonly stop: Effect.Effect<void>
 }
 
 const freePort = Effect.callback<number>((resume) => {
@@ -25,6 +27,13 @@ const freePort = Effect.callback<number>((resume) => {
 
 const missing = "redis-server is not installed: `apt-get update && apt-get install -y redis-server` (.ci/run installs it)"
 
+const stopChild = (child: ChildProcess.ChildProcess) =>
+  Effect.callback<void>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+    child.once("exit", () => resume(Effect.void))
+    child.kill("SIGTERM")
+  })
+
 /** Start a Redis for the scope's life. */
 export const start: Effect.Effect<RedisServer, never, Scope.Scope> = Effect.gen(function*() {
   const port = yield* freePort
@@ -33,7 +42,7 @@ export const start: Effect.Effect<RedisServer, never, Scope.Scope> = Effect.gen(
     (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
   )
   const ready = yield* Deferred.make<void, string>()
-  yield* Effect.acquireRelease(
+  const child = yield* Effect.acquireRelease(
     Effect.sync(() => {
       const child = ChildProcess.spawn(
         "redis-server",
@@ -49,15 +58,10 @@ export const start: Effect.Effect<RedisServer, never, Scope.Scope> = Effect.gen(
       child.once("exit", (code) => Deferred.doneUnsafe(ready, Exit.fail(`redis-server exited (${code}) before it was ready:\n${output}`)))
       return child
     }),
-    (child) =>
-      Effect.callback<void>((resume) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
-        child.once("exit", () => resume(Effect.void))
-        child.kill("SIGTERM")
-      })
+    (child) => stopChild(child)
   )
   yield* Deferred.await(ready).pipe(Effect.timeout("10 seconds"), Effect.orDie)
-  return { port, url: `redis://127.0.0.1:${port}` }
+  return { port, url: `redis://127.0.0.1:${port}`, stop: stopChild(child) }
 })
 
 /** The `Redis` service on a Redis of the test's own. */

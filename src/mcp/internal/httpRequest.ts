@@ -134,7 +134,20 @@ const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest,
 const admit = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
   request.method === "POST"
     ? admitPost(server, request, ledger)
-    : Effect.map(sessionFor(server, request, ledger), (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] }))
+    : Effect.map(sessionFor(server, request, ledger), (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] })).pipe(
+      Effect.tap((admitted) =>
+        request.method === "GET" && server.table.shared === undefined ? storeReachable(server, admitted.entry, request.headers["last-event-id"]) : Effect.void
+      )
+    )
+
+// A resume needs the event store: one that fails is answered in a sentence, not with the SDK's
+// bare "Error replaying events".
+const storeReachable = (server: Server, entry: HttpSessions.Entry, lastEventId: string | undefined) =>
+  lastEventId === undefined || lastEventId === "" ? Effect.void : server.store.after(entry.id, lastEventId).pipe(
+    Effect.asVoid,
+    Effect.catchTag("EventStoreError", (error) =>
+      Effect.fail(new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: cannot resume: ${error.message}`, retryAfter: 1 })))
+  )
 
 // Every request in the POST had been cancelled before it arrived: each is answered as such.
 const answerDropped = (entry: HttpSessions.Entry, dropped: ReadonlyArray<unknown>) => {
@@ -148,18 +161,30 @@ const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, a
     const { body, entry, opening } = admitted
     const { method } = request
     const { table } = server
+    // A GET of a session shared in Redis is served from there, whoever writes its events.
+    const answering = method === "GET" && table.shared !== undefined
+      ? table.shared.openTail(entry.id, request.headers, Ref.getUnsafe(entry.version))
+      : forward(server, entry, request, body)
     // A client gone before its `initialize` was answered never learns the session's id.
-    const web = yield* forward(server, entry, request, body).pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
+    const web = yield* answering.pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
     // An initialize the transport refused (a batch, a bad message) opened no session; a DELETE
     // the transport accepted has closed it: either way the entry goes now, not when its life ends.
     if ((opening && entry.transport.sessionId === undefined) || (method === "DELETE" && web.ok)) yield* table.end(entry.id)
-    if (opening && web.ok) yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
+    if (method === "DELETE" && web.ok && table.shared !== undefined) yield* table.shared.deleted(entry.id)
+    if (opening && web.ok) {
+      // Shared before its id is handed out, so the next request finds it at any instance.
+      yield* table.share(entry, Option.match(body, { onNone: () => undefined, onSome: Web.initializeParams })).pipe(
+        Effect.tapError(() => table.end(entry.id))
+      )
+      yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
+    }
     // The request scope (and with it what was counted) closes when the body has been written: at
     // once for a body written whole, when its stream ends for one streamed. A POST whose requests
     // produced nothing but their answers is answered as one JSON body; a POST stream whose answers
     // were all handed on will never be resumed, so its stored events go.
     const expected = Option.match(body, { onNone: () => 0, onSome: (sent) => Web.requestIds(sent).length })
-    const delivered = (eventId: string) => server.runFork(server.store.drop(entry.id, eventId))
+    const delivered = (eventId: string) =>
+      server.runFork(Effect.catchTag(server.store.drop(entry.id, eventId), "EventStoreError", (error) => Effect.logDebug(`MCP answered stream kept: ${error.message}`)))
     const answer = method === "POST" ? yield* HttpResponse.settle(web, expected, delivered) : web
     return HttpEffect.scopeTransferToStream(yield* Web.toResponse(answer, method === "POST", method === "GET" ? unread(server, request, entry) : undefined))
   })

@@ -234,6 +234,12 @@ export const initializeVersion = (body: unknown): string => {
   return typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION
 }
 
+/** The params of the `initialize` a body carries. */
+export const initializeParams = (body: unknown): unknown => {
+  const message: unknown = Array.isArray(body) ? body.find(isInitializeRequest) : body
+  return typeof message === "object" && message !== null && "params" in message ? message.params : undefined
+}
+
 const messagesOf = (body: unknown): ReadonlyArray<unknown> => Array.isArray(body) ? body : [body]
 
 // The ids of the requests a body carries: every message with a method and an id. A message the SDK
