@@ -57,7 +57,7 @@ const pair = Effect.gen(function*() {
       ...options,
       tools: { ...options.tools, ask, slowly },
       coalesce: "1 millis",
-      http: { port: 0, allowedHosts: ["127.0.0.1", `127.0.0.1:${proxy.port}`], retryInterval: "50 millis" }
+      http: { port: 0, allowedHosts: ["127.0.0.1", `127.0.0.1:${proxy.port}`], retryInterval: "50 millis", maxSubscriptionsPerSession: 3 }
     }).pipe(Effect.provideContext(shared), Scope.provide(scope))
     backends.push(`http://127.0.0.1:${served.port}`)
     return { served, stop: Scope.close(scope, Exit.void) }
@@ -237,5 +237,23 @@ describe("MCP over Streamable HTTP: two instances sharing their sessions in Redi
       yield* Effect.promise(() => client.subscribeResource({ uri: "surface://cells/focus" }))
       yield* call(client, "board_focus", { value: "still going" })
       assert.strictEqual(yield* Queue.take(updated).pipe(Effect.timeout("5 seconds")), "surface://cells/focus")
+    }), { timeout: 30_000 })
+
+  it.live("the subscription cap holds for a session across instances: one URI past it is refused in a sentence wherever it lands", () =>
+    Effect.gen(function*() {
+      const { proxy } = yield* pair
+      const { client } = yield* connect(proxy.url)
+      const subscribe = (uri: string) => Effect.exit(Effect.tryPromise(() => client.subscribeResource({ uri })))
+      for (const uri of ["surface://cells/focus", "surface://cells/stopwatch/laps", "surface://streams/activity"]) {
+        assert.isTrue(Exit.isSuccess(yield* subscribe(uri)))
+      }
+      for (let n = 0; n < 2; n++) {
+        const refused = yield* Effect.flip(Effect.tryPromise(() => client.subscribeResource({ uri: "surface://collections/tasks" })))
+        assert.include(String(refused.cause), "Too many subscriptions: a session may hold at most 3")
+      }
+      // A URI held already is no new one; one freed makes room.
+      assert.isTrue(Exit.isSuccess(yield* subscribe("surface://cells/focus")))
+      yield* Effect.promise(() => client.unsubscribeResource({ uri: "surface://streams/activity" }))
+      assert.isTrue(Exit.isSuccess(yield* subscribe("surface://collections/tasks")))
     }), { timeout: 30_000 })
 })
