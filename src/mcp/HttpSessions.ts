@@ -9,7 +9,10 @@
  * ending it for any reason — `DELETE`, idle expiry, eviction, the transport closing, the server
  * shutting down — closes the SDK server, ends its subscriptions and handlers, and forgets its
  * stored events. A full table makes room by evicting the session least recently used among those
- * with nothing open; only a table whose every session is in use refuses a new one.
+ * with nothing open; only a table whose every session is in use refuses a new one. With sessions
+ * shared in Redis (`HttpRedis`) an entry is this instance's replica of a session that lives in
+ * Redis: a request for one not served here restores it, and ending the entry ends only the replica
+ * (a `DELETE` ends the session everywhere).
  *
  * @since 0.1.0
  */

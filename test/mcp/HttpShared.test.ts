@@ -12,7 +12,8 @@ import {
   PromptListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Exit, Layer, Queue, Schema, Scope, Stream } from "effect"
+import { Context, Effect, Exit, Layer, Queue, Schema, Scope, Stream } from "effect"
+import * as Redis from "effect/persistence/Redis"
 import { Ask, Caller, Tools } from "effect-surface"
 import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
@@ -56,14 +57,14 @@ const pair = Effect.gen(function*() {
       ...options,
       tools: { ...options.tools, ask, slowly },
       coalesce: "1 millis",
-      http: { port: 0, allowedHosts: ["127.0.0.1", `127.0.0.1:${proxy.port}`], retryInterval: "50 millis" }
+      http: { port: 0, allowedHosts: ["127.0.0.1", `127.0.0.1:${proxy.port}`], retryInterval: "50 millis", maxSubscriptionsPerSession: 3 }
     }).pipe(Effect.provideContext(shared), Scope.provide(scope))
     backends.push(`http://127.0.0.1:${served.port}`)
     return { served, stop: Scope.close(scope, Exit.void) }
   })
   const a = yield* instance
   const b = yield* instance
-  return { proxy, a, b, redis }
+  return { proxy, a, b, redis, prefix }
 })
 
 const connect = (url: string, capabilities: Record<string, unknown> = {}) =>
@@ -220,5 +221,39 @@ describe("MCP over Streamable HTTP: two instances sharing their sessions in Redi
       assert.include(yield* text(elsewhere), "the session registry failed")
       const here = yield* post(a.served.url, { jsonrpc: "2.0", id: 3, method: "tools/list" }, served)
       assert.include(yield* text(here), "tasks_add")
+    }), { timeout: 30_000 })
+
+  it.live("messages on the instances' channels that decode as nothing they know are dropped, and the instances go on", () =>
+    Effect.gen(function*() {
+      const { prefix, proxy, redis } = yield* pair
+      const { client } = yield* connect(proxy.url)
+      const updated = yield* Queue.unbounded<string>()
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+        Queue.offerUnsafe(updated, n.params.uri)
+      })
+      const connection = Context.get(yield* Layer.build(NodeRedis.layer({ url: redis.url })), Redis.Redis)
+      const junk = ["", "not json", "{}", "[1,2]", JSON.stringify({ kind: "answer" }), JSON.stringify({ kind: "event", session: 1 }), JSON.stringify({ kind: "answer", session: "x", message: 7 })]
+      for (const message of junk) yield* Effect.orDie(connection.send("PUBLISH", `${prefix}bus`, message))
+      yield* Effect.promise(() => client.subscribeResource({ uri: "surface://cells/focus" }))
+      yield* call(client, "board_focus", { value: "still going" })
+      assert.strictEqual(yield* Queue.take(updated).pipe(Effect.timeout("5 seconds")), "surface://cells/focus")
+    }), { timeout: 30_000 })
+
+  it.live("the subscription cap holds for a session across instances: one URI past it is refused in a sentence wherever it lands", () =>
+    Effect.gen(function*() {
+      const { proxy } = yield* pair
+      const { client } = yield* connect(proxy.url)
+      const subscribe = (uri: string) => Effect.exit(Effect.tryPromise(() => client.subscribeResource({ uri })))
+      for (const uri of ["surface://cells/focus", "surface://cells/stopwatch/laps", "surface://streams/activity"]) {
+        assert.isTrue(Exit.isSuccess(yield* subscribe(uri)))
+      }
+      for (let n = 0; n < 2; n++) {
+        const refused = yield* Effect.flip(Effect.tryPromise(() => client.subscribeResource({ uri: "surface://collections/tasks" })))
+        assert.include(String(refused.cause), "Too many subscriptions: a session may hold at most 3")
+      }
+      // A URI held already is no new one; one freed makes room.
+      assert.isTrue(Exit.isSuccess(yield* subscribe("surface://cells/focus")))
+      yield* Effect.promise(() => client.unsubscribeResource({ uri: "surface://streams/activity" }))
+      assert.isTrue(Exit.isSuccess(yield* subscribe("surface://collections/tasks")))
     }), { timeout: 30_000 })
 })

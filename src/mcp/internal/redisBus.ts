@@ -77,19 +77,17 @@ export const make = (config: Config, handle: (message: Message) => Effect.Effect
     } satisfies Bus
   })
 
-// Subscribed now; should the subscription fail for good, it is opened again (messages published
-// while it was down are lost, as they are while the client reconnects by itself).
+// Subscribed now; should the subscription fail for good, it is opened again each second until it
+// holds (messages published while it was down are lost, as while the client reconnects by itself).
 const listen = (redis: Redis.Redis["Service"], channel: string, handle: (message: Message) => Effect.Effect<void>) =>
   Effect.gen(function*() {
-    const received = yield* redis.subscribe(channel)
     const drain = (queue: Queue.Dequeue<Redis.RedisMessage, Redis.RedisError>) =>
-      Effect.forever(Effect.flatMap(Queue.take(queue), (received) => dispatch(received.message, handle)))
-    const again = Effect.scoped(Effect.flatMap(redis.subscribe(channel), drain))
-    yield* drain(received).pipe(
-      Effect.catch((error) => Effect.andThen(Effect.logWarning(`MCP bus ${channel} lost: ${String(error.cause)}`), again)),
-      Effect.retry(Schedule.spaced(Duration.seconds(1))),
-      Effect.forkScoped
-    )
+      Effect.forever(Effect.flatMap(Queue.take(queue), (received) => dispatch(received.message, handle))).pipe(
+        Effect.catch((error) => Effect.logWarning(`MCP bus ${channel} lost: ${String(error.cause)}`))
+      )
+    const again = Effect.scoped(Effect.flatMap(redis.subscribe(channel), drain)).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))))
+    const first = yield* redis.subscribe(channel)
+    yield* drain(first).pipe(Effect.andThen(again), Effect.forkScoped)
   })
 
 const dispatch = (text: string, handle: (message: Message) => Effect.Effect<void>) =>
