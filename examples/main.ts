@@ -6,17 +6,21 @@
 //   npm -s run acp            the example ACP agent on stdio, for Zed or any ACP client (examples/acp);
 //                             the same as npm -s start -- --acp
 // Any other argument is refused: a host that meant stdio must not be left waiting on an HTTP server.
+// Each mode loads only what it runs (a host starting the stdio server waits for no HTTP stack, SDK
+// client or ACP agent), so the modes import their faces when chosen.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Cause, Config, Console, Effect, Exit, Runtime } from "effect"
-import { McpFace, McpHttp, McpSessions, serveStdio } from "effect-surface/mcp"
-import { acp } from "./acp/main.ts"
 import { serverOptions } from "./board/app.ts"
 
-const stdio = Effect.flatMap(serverOptions, (options) => serveStdio(options))
+const load = <A>(module: () => Promise<A>): Effect.Effect<A> => Effect.promise(module)
+
+const stdio = Effect.gen(function*() {
+  const { serveStdio } = yield* load(() => import("effect-surface/mcp/stdio"))
+  return yield* serveStdio(yield* serverOptions)
+})
 
 const http = Effect.gen(function*() {
+  const { McpHttp } = yield* load(() => import("effect-surface/mcp"))
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
   const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port } })
@@ -27,6 +31,9 @@ const http = Effect.gen(function*() {
 }).pipe(Effect.scoped)
 
 const tour = Effect.gen(function*() {
+  const { McpFace, McpSessions } = yield* load(() => import("effect-surface/mcp/stdio"))
+  const { Client } = yield* load(() => import("@modelcontextprotocol/sdk/client/index.js"))
+  const { InMemoryTransport } = yield* load(() => import("@modelcontextprotocol/sdk/inMemory.js"))
   const face = yield* McpFace.make(yield* serverOptions)
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   yield* McpSessions.connect(face, serverSide)
@@ -45,6 +52,8 @@ const tour = Effect.gen(function*() {
   yield* Console.log(`surface://streams/activity → ${JSON.stringify(read.contents[0])}`)
   yield* Console.log(`\nServe it to an MCP host with: npm start (HTTP), or npm -s run stdio`)
 }).pipe(Effect.scoped)
+
+const acp = Effect.flatMap(load(() => import("./acp/main.ts")), (agent) => agent.acp)
 
 const modes: ReadonlyMap<string, Effect.Effect<void, unknown>> = new Map([
   ["--stdio", stdio],

@@ -104,7 +104,7 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @example
    * ```ts
    * import { Effect } from "effect"
-   * import { McpFace, McpServer, McpSession } from "effect-surface/mcp"
+   * import { McpFace, McpServer, McpSession } from "effect-surface/mcp/stdio"
    *
    * declare const options: McpFace.Options
    * const serve = Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
@@ -165,7 +165,7 @@ const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Sc
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpSession } from "effect-surface/mcp"
+ * import { McpSession } from "effect-surface/mcp/stdio"
  * const untilTheHostLeaves = Effect.flatMap(Effect.service(McpSession), (session) => session.closed)
  * ```
  *
@@ -177,12 +177,12 @@ export class McpSession extends Context.Service<McpSession, Session.Session>()("
  * Serve a bundle over this process's stdin and stdout until the host disconnects (or closes stdin).
  * Nothing but protocol reaches stdout: Effect logs go to stderr, and so does `console.log` while
  * serving (a stray print from a handler would otherwise corrupt the stream). `McpServer.layerStdio`
- * run to the session's end.
+ * run to the session's end. Import it from `effect-surface/mcp/stdio`, which loads no HTTP stack.
  *
  * @example
  * ```ts
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
- * import { McpFace, serveStdio } from "effect-surface/mcp"
+ * import { McpFace, serveStdio } from "effect-surface/mcp/stdio"
  *
  * declare const options: McpFace.Options
  * NodeRuntime.runMain(serveStdio(options))
