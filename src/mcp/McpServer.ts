@@ -147,9 +147,9 @@ const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Sc
     // The drop is reported from a stream callback: run the log line in this session's context.
     const logDropped = Effect.runForkWith(yield* Effect.context<never>())
     // Below the SDK's own 10 MiB line buffer, so a line it would close the transport on is dropped first.
-    const input = process.stdin.pipe(boundLines(maxStdioLine, (bytes) => {
+    const input = boundLines(process.stdin, maxStdioLine, (bytes) => {
       logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
-    }))
+    })
     const session = yield* Session.connect(face, new StdioServerTransport(input, process.stdout))
     yield* stdinEnded.pipe(
       Effect.andThen(Effect.promise(() => session.server.close())),
