@@ -10,27 +10,36 @@
 // Redis, so several instances behind a load balancer serve one board with no session affinity;
 // ALLOWED_HOSTS (comma-separated `name` or `name:port`) adds the names clients reach it by, such
 // as the balancer's address.
-import * as NodeRedis from "@effect/platform-node/NodeRedis"
+// Each mode loads only what it runs (a host starting the stdio server waits for no HTTP stack, SDK
+// client or ACP agent), so the modes import their faces when chosen.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Cause, Config, Console, Effect, Exit, Layer, Option, Runtime } from "effect"
-import { McpFace, McpHttp, McpHttpRedis, McpSessions, serveStdio } from "effect-surface/mcp"
-import { acp } from "./acp/main.ts"
+import type { McpHttp as Http } from "effect-surface/mcp"
 import { serverOptions, serverOptionsOver } from "./board/app.ts"
 import * as BoardState from "./board/state.ts"
 
-const stdio = Effect.flatMap(serverOptions, (options) => serveStdio(options))
+const load = <A>(module: () => Promise<A>): Effect.Effect<A> => Effect.promise(module)
+
+const stdio = Effect.gen(function*() {
+  const { serveStdio } = yield* load(() => import("effect-surface/mcp/stdio"))
+  return yield* serveStdio(yield* serverOptions)
+})
 
 // The board and the sessions in Redis, for the scope's life.
 const inRedis = (url: string) =>
   Effect.gen(function*() {
+    const { McpHttp, McpHttpRedis } = yield* load(() => import("effect-surface/mcp"))
+    const NodeRedis = yield* load(() => import("@effect/platform-node/NodeRedis"))
     const context = yield* Layer.build(McpHttpRedis.layer().pipe(Layer.provideMerge(NodeRedis.layer({ url, disableOfflineQueue: true }))))
     const state = yield* BoardState.redis().pipe(Effect.provideContext(context))
-    return (http: McpHttp.HttpOptions) => McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(Effect.provideContext(context))
+    return (http: Http.HttpOptions) => McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(Effect.provideContext(context))
   })
 
-const inMemory = Effect.map(serverOptions, (options) => (http: McpHttp.HttpOptions) => McpHttp.serve({ ...options, http }))
+const inMemory = Effect.gen(function*() {
+  const { McpHttp } = yield* load(() => import("effect-surface/mcp"))
+  const options = yield* serverOptions
+  return (http: Http.HttpOptions) => McpHttp.serve({ ...options, http })
+})
 
 const http = Effect.gen(function*() {
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.
@@ -51,6 +60,9 @@ const http = Effect.gen(function*() {
 }).pipe(Effect.scoped)
 
 const tour = Effect.gen(function*() {
+  const { McpFace, McpSessions } = yield* load(() => import("effect-surface/mcp/stdio"))
+  const { Client } = yield* load(() => import("@modelcontextprotocol/sdk/client/index.js"))
+  const { InMemoryTransport } = yield* load(() => import("@modelcontextprotocol/sdk/inMemory.js"))
   const face = yield* McpFace.make(yield* serverOptions)
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   yield* McpSessions.connect(face, serverSide)
@@ -69,6 +81,8 @@ const tour = Effect.gen(function*() {
   yield* Console.log(`surface://streams/activity → ${JSON.stringify(read.contents[0])}`)
   yield* Console.log(`\nServe it to an MCP host with: npm start (HTTP), or npm -s run stdio`)
 }).pipe(Effect.scoped)
+
+const acp = Effect.flatMap(load(() => import("./acp/main.ts")), (agent) => agent.acp)
 
 const modes: ReadonlyMap<string, Effect.Effect<void, unknown>> = new Map([
   ["--stdio", stdio],

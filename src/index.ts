@@ -3,8 +3,9 @@
  *
  * Each module is exported as a namespace, as `effect` does: `Surface.make`, `Client.directDispatch`,
  * `Expose.check`. The contract (`src/surface`) comes first, the core every face stands on after it;
- * each face has its own subpath export (`effect-surface/mcp`), and the tool vocabulary its own
- * (`effect-surface/tools`, here as `Tools`).
+ * each face has its own subpath export (`effect-surface/mcp`, the wire face `effect-surface/wire`),
+ * and the tool vocabulary its own (`effect-surface/tools`, here as `Tools`). Nothing here loads a
+ * protocol SDK, `effect/rpc` or a socket: a server pays for the faces it imports, no more.
  *
  * @since 0.1.0
  */
@@ -17,7 +18,6 @@ export * as Owned from "./surface/Owned.ts"
 export * as Project from "./surface/Project.ts"
 export * as Store from "./surface/Store.ts"
 export * as Surface from "./surface/Surface.ts"
-export * as Wire from "./surface/Wire.ts"
 
 export * as Approval from "./core/Approval.ts"
 export * as Ask from "./core/Ask.ts"

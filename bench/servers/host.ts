@@ -1,37 +1,31 @@
 // One stdio MCP server, run alone as a host runs it: `ours` (a one-procedure surface on the public
-// API, `serveStdio`), `raw` (the SDK's low-level Server) or `effect-ai` (its McpServer), each
-// serving `add({ a, b })`. Nothing but protocol on stdout; it exits when stdin ends. Each kind
-// imports only what it serves, so its start-up is its own. Two more kinds bound the start-up:
-// `effect-floor`, the raw server run under `NodeRuntime.runMain` (what any Effect server on the SDK
-// loads: `effect`, `NodeRuntime` from its own subpath, the SDK), and `ours-stdio-only`, ours with
-// only the modules the stdio door needs (no `effect-surface/mcp` or `effect-surface` barrel, no
-// `@effect/platform-node` barrel) — what a stdio-only entry point of ours would load.
-//   node --conditions=effect-surface-source bench/servers/host.ts ours|raw|effect-ai|effect-floor|ours-stdio-only
+// API, `serveStdio` from the stdio entry), `raw` (the SDK's low-level Server) or `effect-ai` (its
+// McpServer), each serving `add({ a, b })`. Nothing but protocol on stdout; it exits when stdin
+// ends. Each kind imports only what it serves, so its start-up is its own. Two more kinds bound the
+// start-up: `effect-floor`, the raw server run under `NodeRuntime.runMain` (what any Effect server on
+// the SDK loads: `effect`, `NodeRuntime` from its own subpath, the SDK), and `ours-mcp-barrel`, ours
+// importing `serveStdio` from the full `effect-surface/mcp` barrel (HTTP stack and all) instead.
+//   node --conditions=effect-surface-source bench/servers/host.ts ours|raw|effect-ai|effect-floor|ours-mcp-barrel
 const kind = process.argv[2]
 
 type Ours = {
   readonly runMain: (typeof import("@effect/platform-node/NodeRuntime"))["runMain"]
   readonly surface: Pick<typeof import("effect-surface"), "Client" | "Expose" | "Implementation" | "Surface">
-  readonly serveStdio: (typeof import("effect-surface/mcp"))["serveStdio"]
+  readonly serveStdio: (typeof import("effect-surface/mcp/stdio"))["serveStdio"]
 }
 
-// As the README writes it: NodeRuntime from its own subpath, the package's two barrels.
+// As the README writes it: NodeRuntime from its own subpath, the package's root and its stdio entry.
 const oursByTheBook = async (): Promise<Ours> => ({
   runMain: (await import("@effect/platform-node/NodeRuntime")).runMain,
   surface: await import("effect-surface"),
-  serveStdio: (await import("effect-surface/mcp")).serveStdio
+  serveStdio: (await import("effect-surface/mcp/stdio")).serveStdio
 })
 
-// The same program loading only the modules the stdio door uses.
-const oursStdioOnly = async (): Promise<Ours> => ({
+// The same program taking `serveStdio` from the full MCP barrel.
+const oursFromTheBarrel = async (): Promise<Ours> => ({
   runMain: (await import("@effect/platform-node/NodeRuntime")).runMain,
-  surface: {
-    Client: await import("../../src/surface/Client.ts"),
-    Expose: await import("../../src/surface/Expose.ts"),
-    Implementation: await import("../../src/surface/Implementation.ts"),
-    Surface: await import("../../src/surface/Surface.ts")
-  },
-  serveStdio: (await import("../../src/mcp/McpServer.ts")).serveStdio
+  surface: await import("effect-surface"),
+  serveStdio: (await import("effect-surface/mcp")).serveStdio
 })
 
 const ours = async ({ runMain, serveStdio, surface }: Ours) => {
@@ -125,11 +119,11 @@ const effectAi = async () => {
 }
 
 if (kind === "ours") await ours(await oursByTheBook())
-else if (kind === "ours-stdio-only") await ours(await oursStdioOnly())
+else if (kind === "ours-mcp-barrel") await ours(await oursFromTheBarrel())
 else if (kind === "raw") await raw(false)
 else if (kind === "effect-floor") await raw(true)
 else if (kind === "effect-ai") await effectAi()
 else {
-  process.stderr.write(`usage: host.ts ours|raw|effect-ai|effect-floor|ours-stdio-only (got ${String(kind)})\n`)
+  process.stderr.write(`usage: host.ts ours|raw|effect-ai|effect-floor|ours-mcp-barrel (got ${String(kind)})\n`)
   process.exit(2)
 }

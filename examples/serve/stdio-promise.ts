@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { Client } from "effect-surface"
-import { serveSurfaceAsMcp } from "effect-surface/mcp"
+import { serveSurfaceAsMcp } from "effect-surface/mcp/stdio"
 import { counter, Counter, expose } from "../quickstart.ts"
 
 // Outside Effect: the same server over this process's stdio, as a Promise.

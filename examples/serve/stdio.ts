@@ -1,7 +1,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import { Client, Engine } from "effect-surface"
-import { McpServer, McpSession } from "effect-surface/mcp"
+import { McpServer, McpSession } from "effect-surface/mcp/stdio"
 import { counter, Counter, expose } from "../quickstart.ts"
 
 // The core for one bundle: Engine, Roster, ConnectionPool, Resolver and SchemaBridge, each its default.

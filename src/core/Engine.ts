@@ -25,6 +25,7 @@ import * as Reads from "./Reads.ts"
 import * as Resolver from "./Resolver.ts"
 import * as Roster from "./Roster.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
+import { entrySpan } from "./internal/span.ts"
 import * as Tool from "./Tool.ts"
 import * as ToolResult from "./ToolResult.ts"
 import * as Watch from "./Watch.ts"
@@ -123,9 +124,9 @@ interface Env {
 }
 
 // Traced by hand rather than by `Effect.fn`: this is every tool call's path, and `Effect.fn` takes a
-// stack trace per call (see the bench); the span is the same.
+// stack trace per call (see the bench); the span is the same, provided in one step (internal/span.ts).
 const call = (env: Env) => (name: string, args: unknown): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> =>
-  Effect.withSpan(
+  entrySpan("Engine.call", { kind: "server", attributes: { tool: name } })(
     Effect.flatMap(env.roster.lookupTool(name), (found): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> => {
       switch (found._tag) {
         case "Unknown":
@@ -140,9 +141,7 @@ const call = (env: Env) => (name: string, args: unknown): Effect.Effect<ToolResu
           })
         }
       }
-    }),
-    "Engine.call",
-    { kind: "server", attributes: { tool: name }, captureStackTrace: false }
+    })
   )
 
 // The client of a sibling (or the core), or the link fault of a factory that gave none.

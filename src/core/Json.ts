@@ -2,10 +2,12 @@
  * One serialization of any answer, read twice.
  *
  * A tool answer reaches a host as prose (`content`) and as data (`structuredContent`). Both arms are
- * read off the same JSON text so they cannot disagree, and so a value that is an object in memory
+ * what the same JSON text says, so they cannot disagree, and so a value that is an object in memory
  * but a string on the wire (a `Date`) never publishes a structured arm that is not an object. MCP
  * types the structured arm as a JSON object, so anything else travels under a single `value` key —
- * the same key a scalar input is wrapped in.
+ * the same key a scalar input is wrapped in. Reading the text back is the answer's dearest step
+ * after writing it, so a value that is plain JSON already (most answers) is copied as it stands,
+ * which is what reading it back would give; anything else is read back off the text.
  *
  * @since 0.1.0
  */
@@ -123,8 +125,59 @@ const isJsonObject = (json: Json): json is JsonObject =>
  */
 export const toStructured = (json: Json): JsonObject => isJsonObject(json) ? json : { value: json }
 
+// Past this depth the copy leaves the value to `JSON.parse`, whose recursion is not on this stack.
+const MAX_COPY_DEPTH = 64
+
+// What `JSON.parse(JSON.stringify(value))` gives, for a value `JSON.stringify` has just written:
+// built by copying when the value is plain JSON (plain objects and arrays of strings, numbers,
+// booleans and null), `undefined` when it holds anything the text would read back differently
+// (a `Date`, a `toJSON`, a class instance, a hole), which the caller then reads back off the text.
+const copyPlain = (value: unknown, depth: number): Json | undefined => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value
+    case "number":
+      // NaN and ±Infinity are written as null, and -0 as 0.
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : null
+    case "object":
+      return value === null ? null : depth < MAX_COPY_DEPTH ? copyContainer(value, depth + 1) : undefined
+    default:
+      return undefined
+  }
+}
+
+const copyContainer = (value: object, depth: number): Json | undefined => {
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return undefined
+    const out: Array<Json> = []
+    for (let i = 0; i < value.length; i++) {
+      const item = copyPlain(value[i], depth)
+      if (item === undefined) return undefined
+      out.push(item)
+    }
+    return out
+  }
+  const prototype: unknown = Object.getPrototypeOf(value)
+  if (prototype !== Object.prototype && prototype !== null) return undefined
+  const out: { [key: string]: Json } = {}
+  const fields = value as { readonly [key: string]: unknown }
+  for (const key of Object.keys(fields)) {
+    const field = fields[key]
+    // A key holding `undefined` is left out of the text; `__proto__` would not be copied as a key.
+    if (field === undefined) continue
+    const copied = key === "__proto__" ? undefined : copyPlain(field, depth)
+    if (copied === undefined) return undefined
+    out[key] = copied
+  }
+  return out
+}
+
+// The value a written text reads back as.
+const readBack = (value: unknown, text: string): Json => copyPlain(value, 0) ?? JSON.parse(text)
+
 /**
- * Serialize an answer once and read both arms off that one text.
+ * Serialize an answer once; the structured arm is what that one text reads back as.
  *
  * @example
  * ```ts
@@ -136,11 +189,7 @@ export const toStructured = (json: Json): JsonObject => isJsonObject(json) ? jso
  * @since 0.1.0
  */
 export const serialize = (value: unknown): Result.Result<Serialized, Unserializable> =>
-  Result.map(stringify(value), (text) => {
-    // JSON.parse of JSON.stringify output is always a Json value.
-    const json: Json = JSON.parse(text)
-    return { text, structured: toStructured(json) }
-  })
+  Result.map(stringify(value), (text) => ({ text, structured: toStructured(readBack(value, text)) }))
 
 /**
  * A value as it arrives on the far side of the wire: `Date` as its ISO string, `undefined` as `null`.
@@ -154,4 +203,4 @@ export const serialize = (value: unknown): Result.Result<Serialized, Unserializa
  * @since 0.1.0
  */
 export const normalize = (value: unknown): Result.Result<Json, Unserializable> =>
-  Result.map(stringify(value), (text): Json => JSON.parse(text))
+  Result.map(stringify(value), (text): Json => readBack(value, text))

@@ -119,13 +119,12 @@ export interface Compiled<A, R = never> {
 // a host has no reason to send more than this, so it is refused as input rather than dying.
 const MAX_INPUT_DEPTH = 128
 
-const nestsTooDeep = (input: unknown): boolean => {
-  const stack: Array<readonly [unknown, number]> = [[input, 0]]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [value, depth] = next
-    if (typeof value !== "object" || value === null) continue
-    if (depth >= MAX_INPUT_DEPTH) return true
-    for (const child of Object.values(value)) stack.push([child, depth + 1])
+// Recursive, but never deeper than the bound itself; every call's input passes through here.
+const nestsTooDeep = (value: unknown, depth = 0): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  if (depth >= MAX_INPUT_DEPTH) return true
+  for (const child of Object.values(value)) {
+    if (nestsTooDeep(child, depth + 1)) return true
   }
   return false
 }
@@ -169,8 +168,15 @@ const build = <S extends Schema.Constraint>(schema: S): Compiled<S["Type"], S["D
   }
   // Reading the input's properties runs a getter or a Proxy trap, either of which can throw: it
   // happens inside the Effect, so `decode` itself never throws and the failure is an InputError.
+  // (One suspended step rather than `Effect.try` flattened: this runs once per tool call.)
   const decode = (input: unknown): Decoded =>
-    Effect.suspend(() => Effect.flatten(Effect.try({ try: () => start(input), catch: (cause) => inputError([], Words.unreadable(cause)) })))
+    Effect.suspend(() => {
+      try {
+        return start(input)
+      } catch (cause) {
+        return Effect.fail(inputError([], Words.unreadable(cause)))
+      }
+    })
   return { jsonSchema, wrapped, decode }
 }
 

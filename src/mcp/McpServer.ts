@@ -105,7 +105,7 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @example
    * ```ts
    * import { Effect } from "effect"
-   * import { McpFace, McpServer, McpSession } from "effect-surface/mcp"
+   * import { McpFace, McpServer, McpSession } from "effect-surface/mcp/stdio"
    *
    * declare const options: McpFace.Options
    * const serve = Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
@@ -146,9 +146,9 @@ const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Sc
     // The drop is reported from a stream callback: run the log line in this session's context.
     const logDropped = Effect.runForkWith(yield* Effect.context<never>())
     // Below the SDK's own 10 MiB line buffer, so a line it would close the transport on is dropped first.
-    const input = process.stdin.pipe(boundLines(maxStdioLine, (bytes) => {
+    const input = boundLines(process.stdin, maxStdioLine, (bytes) => {
       logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
-    }))
+    })
     const session = yield* Session.connect(face, new StdioServerTransport(input, process.stdout))
     yield* stdinEnded.pipe(
       Effect.andThen(Effect.promise(() => session.server.close())),
@@ -164,7 +164,7 @@ const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Sc
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpSession } from "effect-surface/mcp"
+ * import { McpSession } from "effect-surface/mcp/stdio"
  * const untilTheHostLeaves = Effect.flatMap(Effect.service(McpSession), (session) => session.closed)
  * ```
  *
@@ -176,12 +176,12 @@ export class McpSession extends Context.Service<McpSession, Session.Session>()("
  * Serve a bundle over this process's stdin and stdout until the host disconnects (or closes stdin).
  * Nothing but protocol reaches stdout: Effect logs go to stderr, and so does `console.log` while
  * serving (a stray print from a handler would otherwise corrupt the stream). `McpServer.layerStdio`
- * run to the session's end.
+ * run to the session's end. Import it from `effect-surface/mcp/stdio`, which loads no HTTP stack.
  *
  * @example
  * ```ts
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
- * import { McpFace, serveStdio } from "effect-surface/mcp"
+ * import { McpFace, serveStdio } from "effect-surface/mcp/stdio"
  *
  * declare const options: McpFace.Options
  * NodeRuntime.runMain(serveStdio(options))

@@ -1,18 +1,12 @@
 /**
- * effect-surface/mcp: serve a rooted bundle of surfaces as an MCP server.
+ * effect-surface/mcp: serve a rooted bundle of surfaces as an MCP server, over stdio, an SDK
+ * transport or Streamable HTTP. A stdio server imports `effect-surface/mcp/stdio` instead: the
+ * same face without the HTTP stack, so it starts sooner.
  *
  * @since 0.1.0
  */
-export * as McpFace from "./Face.ts"
-export { McpServer, McpSession, serveStdio } from "./McpServer.ts"
-export { serveSurfaceAsMcp } from "./Promise.ts"
-export type { HttpServed, HttpTransport, OwnedConnection, Served, ServeOptions } from "./Promise.ts"
-export * as McpSessions from "./Session.ts"
-export * as McpAppResources from "./AppResources.ts"
-export * as McpCompletion from "./Completion.ts"
-export * as McpLogging from "./Logging.ts"
-export * as McpPrompts from "./Prompts.ts"
-export * as McpRpcError from "./RpcError.ts"
+export * from "./stdio.ts"
+export type { HttpServed, HttpTransport } from "./Promise.ts"
 export * as McpHttp from "./Http.ts"
 export * as McpEventStore from "./EventStore.ts"
 export * as McpHttpResponse from "./HttpResponse.ts"

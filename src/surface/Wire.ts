@@ -34,7 +34,14 @@ const serialization = RpcSerialization.ndjson
  *
  * @example
  * ```ts
- * Wire.serve(implemented, { path }).pipe(Effect.catchTag("WireServeError", (e) => Effect.logError(e.message)))
+ * import { Effect } from "effect"
+ * import type { Implementation, Surface } from "effect-surface"
+ * import { Wire } from "effect-surface/wire"
+ *
+ * declare const implemented: Implementation.Implemented<Surface.Spec>
+ * const served = Wire.serve(implemented, { path: "/tmp/todos.sock" }).pipe(
+ *   Effect.catchTag("WireServeError", (e) => Effect.logError(e.message))
+ * )
  * ```
  *
  * @since 0.1.0
@@ -53,6 +60,7 @@ export class ServeError extends Schema.TaggedError<ServeError>()("WireServeError
  *
  * @example
  * ```ts
+ * import type { Wire } from "effect-surface/wire"
  * const options: Wire.ServeOptions = { path: "/tmp/todos.sock" }
  * ```
  *
@@ -108,8 +116,10 @@ const clearStale = (path: string): Effect.Effect<void, ServeError> =>
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Wire } from "effect-surface"
+ * import type { Implementation, Surface } from "effect-surface"
+ * import { Wire } from "effect-surface/wire"
  *
+ * declare const implemented: Implementation.Implemented<Surface.Spec>
  * const program = Effect.scoped(Effect.gen(function*() {
  *   yield* Wire.serve(implemented, { path: "/tmp/todos.sock" })
  *   yield* Effect.never
@@ -155,6 +165,7 @@ export const serve = <S extends Surface.Spec>(
  *
  * @example
  * ```ts
+ * import type { Wire } from "effect-surface/wire"
  * const options: Wire.DialOptions = { path: "/tmp/todos.sock", pingInterval: "5 seconds" }
  * ```
  *
@@ -369,11 +380,15 @@ const openClient = <S extends Surface.Spec>(spec: S, options: DialOptions, scope
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
- * import { ConnectionPool, Wire } from "effect-surface"
+ * import { Effect, Schema } from "effect"
+ * import { ConnectionPool, Surface } from "effect-surface"
+ * import { Wire } from "effect-surface/wire"
  *
- * const pool = yield* ConnectionPool.make({ dial: Wire.dial(Todos, { path: "/tmp/todos.sock" }), name: "todos.sock" })
- * const count = yield* pool.use((client) => client.procedures.todo.count())
+ * const Todos = Surface.make({ procedures: { todo: { count: { output: Schema.Int } } } })
+ * const count = Effect.gen(function*() {
+ *   const pool = yield* ConnectionPool.make({ dial: Wire.dial(Todos, { path: "/tmp/todos.sock" }), name: "todos.sock" })
+ *   return yield* pool.use((client) => client.procedures.todo.count())
+ * }).pipe(Effect.scoped)
  * ```
  *
  * @since 0.1.0

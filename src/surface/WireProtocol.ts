@@ -26,6 +26,7 @@ import type * as Surface from "./Surface.ts"
  *
  * @example
  * ```ts
+ * import { WireProtocol } from "effect-surface/wire"
  * WireProtocol.tag("procedure", "todo", "add") // "procedure/todo/add"
  * ```
  *
@@ -40,6 +41,7 @@ export const tag = (operation: Operation, ...parts: ReadonlyArray<string>): stri
  *
  * @example
  * ```ts
+ * import type { WireProtocol } from "effect-surface/wire"
  * const op: WireProtocol.Operation = "cell.subscribe"
  * ```
  *
@@ -63,6 +65,10 @@ type AnyRpc = Rpc.Rpc<string, Schema.Top, Schema.Top, Schema.Top>
  *
  * @example
  * ```ts
+ * import { Surface } from "effect-surface"
+ * import { WireProtocol } from "effect-surface/wire"
+ *
+ * const Todos = Surface.make({ procedures: { todo: { add: {} } } })
  * const group: WireProtocol.Group = WireProtocol.group(Todos)
  * ```
  *
@@ -83,6 +89,10 @@ const groups = new WeakMap<Surface.Spec, Group>()
  *
  * @example
  * ```ts
+ * import { Surface } from "effect-surface"
+ * import { WireProtocol } from "effect-surface/wire"
+ *
+ * const Todos = Surface.make({ procedures: { todo: { add: {} } } })
  * const group = WireProtocol.group(Todos)
  * group.requests.has("procedure/todo/add") // true
  * ```
@@ -139,7 +149,13 @@ type Handler = (payload: never) => Effect.Effect<unknown, unknown> | Stream.Stre
  *
  * @example
  * ```ts
- * const context = yield* WireProtocol.group(Todos).toHandlers(WireProtocol.handlers(implemented) as never)
+ * import { Effect } from "effect"
+ * import { Implementation, Surface } from "effect-surface"
+ * import { WireProtocol } from "effect-surface/wire"
+ *
+ * const Todos = Surface.make({ procedures: { todo: { add: {} } } })
+ * const implemented = Implementation.make(Todos, { procedures: { todo: { add: () => Effect.void } } })
+ * const context = WireProtocol.group(Todos).toHandlers(WireProtocol.handlers(implemented) as never)
  * ```
  *
  * @since 0.1.0
@@ -180,6 +196,13 @@ export const handlers = <S extends Surface.Spec>(
  *
  * @example
  * ```ts
+ * import type { Effect, Stream } from "effect"
+ * import type { LinkError, Surface } from "effect-surface"
+ * import { WireProtocol } from "effect-surface/wire"
+ *
+ * declare const Todos: Surface.Spec
+ * declare const call: (tag: string, payload?: unknown) => Effect.Effect<unknown, LinkError>
+ * declare const subscribe: (tag: string) => Stream.Stream<unknown, LinkError>
  * const dispatch: WireProtocol.Dispatch = { read: call, call, subscribe }
  * const client = WireProtocol.client(Todos, dispatch)
  * ```
@@ -206,8 +229,14 @@ const keysOf = (declared: { readonly [key: string]: unknown }): { readonly [key:
  *
  * @example
  * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
+ * import { WireProtocol } from "effect-surface/wire"
+ *
+ * const Todos = Surface.make({ procedures: { todo: { add: { input: Schema.Struct({ id: Schema.String, title: Schema.String }) } } } })
+ * declare const dispatch: WireProtocol.Dispatch
  * const client = WireProtocol.client(Todos, dispatch)
- * yield* client.procedures.todo.add({ id: "a", title: "milk" })
+ * const added = client.procedures.todo.add({ id: "a", title: "milk" })
  * ```
  *
  * @since 0.1.0

@@ -1,7 +1,8 @@
 // The doc examples are code a reader copies: each one must compile on its own against the public API
-// (`import { … } from "effect-surface"`, `"effect-surface/mcp"`, `"effect-surface/tools"`,
-// `"effect-surface/client"`, `"effect-surface/acp"`, `"effect-surface/serve"`, `"effect-surface/cli"`), and every public export
-// has one. Covers the surface, core and face modules.
+// (`import { … } from "effect-surface"`, `"effect-surface/mcp"`, `"effect-surface/mcp/stdio"`,
+// `"effect-surface/wire"`, `"effect-surface/tools"`, `"effect-surface/client"`, `"effect-surface/acp"`,
+// `"effect-surface/serve"`, `"effect-surface/cli"`), and every public export has one. Covers the
+// surface (the wire face's too), core and face modules.
 import { assert, describe, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
@@ -9,11 +10,11 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
-const surfaceModules = ["Client", "Expose", "Implementation", "Log", "Project", "Store", "Surface"].map((name) => `src/surface/${name}.ts`)
+const surfaceModules = ["Client", "Expose", "Implementation", "Log", "Project", "Store", "Surface", "Wire", "WireProtocol"].map((name) => `src/surface/${name}.ts`)
 const sourcesIn = (dir: string) =>
   Fs.readdirSync(Path.join(root, dir)).filter((file) => file.endsWith(".ts")).sort().map((file) => `${dir}/${file}`)
 // A module index only re-exports; its exports are documented where they are declared.
-const indices = new Set(["src/mcp/index.ts", "src/acp/index.ts", "src/client/index.ts", "src/serve/index.ts", "src/cli/index.ts"])
+const indices = new Set(["src/mcp/index.ts", "src/mcp/stdio.ts", "src/acp/index.ts", "src/client/index.ts", "src/serve/index.ts", "src/cli/index.ts"])
 // A module whose examples are fragments that cannot compile on their own; none today.
 const fragments = new Set<string>()
 const coreModules = sourcesIn("src/core")

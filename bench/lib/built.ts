@@ -1,0 +1,48 @@
+// The package as a host runs it: its built JavaScript (`npm run build`, into dist/), not the
+// TypeScript sources. Node strips the types of every .ts module it loads, at every start; an
+// installed copy loads JavaScript and never pays that, and for a stdio server's ~45 modules of ours
+// the stripping costs more CPU than everything else of ours put together. So the start-up figures
+// build the package once and run it without the source condition; `BENCH_SOURCES=1` runs the
+// sources instead (what `npm -s run stdio` in this repository pays).
+import { execFile } from "node:child_process"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { note } from "./measure.ts"
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+const fromSources = process.env.BENCH_SOURCES === "1" || process.env.BENCH_SOURCES === "true"
+
+let building: Promise<ReadonlyArray<string>> | undefined
+
+/** Build the package (once per bench run); answers the Node flags that load what was built. */
+export const builtPackage = (): Promise<ReadonlyArray<string>> => {
+  if (fromSources) return Promise.resolve(["--conditions=effect-surface-source"])
+  building ??= new Promise((resolve, reject) => {
+    const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
+    execFile(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root }, (error, stdout) => {
+      if (error !== null) return reject(new Error(`npm run build failed: ${stdout}`))
+      note(
+        "effect-surface built into dist/; its start-up figures run the built JavaScript (BENCH_SOURCES=1: the sources)"
+      )
+      resolve([])
+    })
+  })
+  return building
+}
+
+/** The CPU time (user + system, ms) process `pid` has used so far; undefined where /proc is not. */
+export const cpuMsOf = async (pid: number | null | undefined): Promise<number | undefined> => {
+  if (pid === null || pid === undefined) return undefined
+  try {
+    const { readFile } = await import("node:fs/promises")
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8")
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in ticks.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / clockTicks)
+  } catch {
+    return undefined
+  }
+}
+
+// USER_HZ: 100 on every Linux Node runs on.
+const clockTicks = 100

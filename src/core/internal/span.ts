@@ -1,0 +1,25 @@
+/**
+ * The span an entry point takes once per call: `Effect.withSpan`'s span, provided in one step.
+ *
+ * `Effect.withSpan` makes its span the parent of what it runs in two context updates — the parent
+ * span, then the stack frame a failure is annotated with — and an update of either key rebuilds
+ * the fiber's cached view of its context. On a path taken once per tool call that second rebuild
+ * was an eighth of what the engine cost; this provides the same span, parent and frame at once.
+ *
+ * @since 0.1.0
+ */
+import { Context, Effect, References, Tracer } from "effect"
+
+// What `withSpan` records for a span taken without a stack trace.
+const noStack = (): string | undefined => undefined
+
+/** Run `effect` under a new span named `name`, ended when it exits, as `Effect.withSpan` does with `captureStackTrace: false`. */
+export const entrySpan = (name: string, options: Tracer.SpanOptionsNoTrace) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.useSpan(name, options, (span) =>
+    Effect.updateContext(effect, (context: Context.Context<R>) => {
+      const parented = Context.add(context, Tracer.ParentSpan, span)
+      // A span of a disabled tracer is no frame, as under `withSpan`.
+      return span._tag === "Span"
+        ? Context.add(parented, References.CurrentStackFrame, { name, stack: noStack, parent: Context.get(context, References.CurrentStackFrame) })
+        : parented
+    }))
