@@ -40,11 +40,13 @@ interface Cpu {
 const openSessions = async (url: string, n: number, batch = 10): Promise<Array<Client>> => {
   const clients: Array<Client> = []
   for (let i = 0; i < n; i += batch) {
-    clients.push(...(await Promise.all(Array.from({ length: Math.min(batch, n - i) }, async () => {
-      const client = newClient()
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
-      return client
-    }))))
+    clients.push(
+      ...(await Promise.all(Array.from({ length: Math.min(batch, n - i) }, async () => {
+        const client = newClient()
+        await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+        return client
+      })))
+    )
   }
   return clients
 }
@@ -62,7 +64,12 @@ const redisCpuOf = (redis: Redis.Redis["Service"]) =>
   })
 
 /** One sample: every session calls back to back for `ms`; calls/s and CPU µs per call. */
-const sample = async (target: Target, clients: ReadonlyArray<Client>, ms: number, redisCpu: () => Promise<number>): Promise<Reading> => {
+const sample = async (
+  target: Target,
+  clients: ReadonlyArray<Client>,
+  ms: number,
+  redisCpu: () => Promise<number>
+): Promise<Reading> => {
   const [cpu0, redis0] = await Promise.all([cpuOf(target.children), target.redis ? redisCpu() : Promise.resolve(0)])
   let calls = 0
   const start = now()
@@ -83,14 +90,21 @@ export const run = async (): Promise<void> => {
   const children: Array<Child> = []
   try {
     const server = await held.run(RedisServer.start)
-    const redis = Context.get(await held.run(Effect.orDie(Layer.build(NodeRedis.layer({ url: server.url })))), Redis.Redis)
+    const redis = Context.get(
+      await held.run(Effect.orDie(Layer.build(NodeRedis.layer({ url: server.url })))),
+      Redis.Redis
+    )
     const redisCpu = () => Effect.runPromise(redisCpuOf(redis))
     const one: Array<string> = []
     const two: Array<string> = []
     const proxyOne = await held.run(Proxy.start(one))
     const proxyTwo = await held.run(Proxy.start(two))
     const shared = (prefix: string, proxy: Proxy.Proxy) =>
-      spawnServer("http.ts", ["ours-redis"], [], { REDIS_URL: server.url, REDIS_PREFIX: prefix, ALLOWED_HOSTS: `127.0.0.1:${proxy.port}` })
+      spawnServer("http.ts", ["ours-redis"], [], {
+        REDIS_URL: server.url,
+        REDIS_PREFIX: prefix,
+        ALLOWED_HOSTS: `127.0.0.1:${proxy.port}`
+      })
     const memory = await spawnServer("http.ts", ["ours"])
     const single = await shared("bench-one:", proxyOne)
     const pair = [await shared("bench-two:", proxyTwo), await shared("bench-two:", proxyTwo)]
@@ -117,21 +131,36 @@ const measure = async (targets: ReadonlyArray<Target>, redisCpu: () => Promise<n
   const samples = count(7, 2)
   const clients: Array<Array<Client>> = []
   for (const target of targets) clients.push(await openSessions(target.url, sessions))
-  note(`redis: ${sessions} sessions per target, ${samples} samples × ${ms} ms each; the machine is shared, so read the ratios, not the rates`)
+  note(
+    `redis: ${sessions} sessions per target, ${samples} samples × ${ms} ms each; the machine is shared, so read the ratios, not the rates`
+  )
   // Each sample's readings beside its rate; the warm-up round's are dropped as its rates are.
   const readings = targets.map((): Array<Reading> => [])
-  await interleave(targets.map((target, i) => async () => {
-    const reading = await sample(target, clients[i]!, ms, redisCpu)
-    readings[i]!.push(reading)
-    return reading.rate
-  }), { samples, warmup: 1 })
+  await interleave(
+    targets.map((target, i) => async () => {
+      const reading = await sample(target, clients[i]!, ms, redisCpu)
+      readings[i]!.push(reading)
+      return reading.rate
+    }),
+    { samples, warmup: 1 }
+  )
   const of = (i: number, pick: (reading: Reading) => number) => median(readings[i]!.slice(-samples).map(pick))
   const names = targets.map((target) => target.name)
   const rate = "calls/s (higher is better), median"
   const cpu = "server CPU µs per call (user+system of every instance), median"
   for (let i = 1; i < targets.length; i++) {
-    emit({ bench: `redis.tools_call.throughput.sessions${sessions}.${names[i]}.vs_in_memory`, ours: of(i, (r) => r.rate), peer: of(0, (r) => r.rate), unit: rate })
-    emit({ bench: `redis.tools_call.server_cpu.sessions${sessions}.${names[i]}.vs_in_memory`, ours: of(i, (r) => r.cpu), peer: of(0, (r) => r.cpu), unit: cpu })
+    emit({
+      bench: `redis.tools_call.throughput.sessions${sessions}.${names[i]}.vs_in_memory`,
+      ours: of(i, (r) => r.rate),
+      peer: of(0, (r) => r.rate),
+      unit: rate
+    })
+    emit({
+      bench: `redis.tools_call.server_cpu.sessions${sessions}.${names[i]}.vs_in_memory`,
+      ours: of(i, (r) => r.cpu),
+      peer: of(0, (r) => r.cpu),
+      unit: cpu
+    })
   }
   emit({
     bench: `redis.tools_call.throughput.sessions${sessions}.two_on_redis_behind_proxy.vs_one_on_redis_behind_proxy`,
@@ -146,7 +175,11 @@ const measure = async (targets: ReadonlyArray<Target>, redisCpu: () => Promise<n
     peer: of(0, (r) => r.cpu),
     unit: "CPU µs per call, the instance's plus Redis's (user+system), median"
   })
-  note(`redis: Redis's own CPU per call ${of(1, (r) => r.redisCpu).toFixed(1)} µs (one instance), ${of(3, (r) => r.redisCpu).toFixed(1)} µs (two)`)
+  note(
+    `redis: Redis's own CPU per call ${of(1, (r) => r.redisCpu).toFixed(1)} µs (one instance), ${
+      of(3, (r) => r.redisCpu).toFixed(1)
+    } µs (two)`
+  )
   await Promise.all(clients.flat().map((client) => client.close().catch(() => undefined)))
   await latency(targets)
 }
@@ -156,7 +189,10 @@ const latency = async (targets: ReadonlyArray<Target>) => {
   const n = count(2000, 200)
   const clients = await Promise.all(targets.slice(0, 2).map(async (target) => (await openSessions(target.url, 1))[0]!))
   const call = (client: Client) => () => client.callTool({ name: TOOL, arguments: ARGS })
-  const taken = await interleave(clients.map((client) => () => sequential(n, call(client))), { samples: count(5, 2), warmup: 1 })
+  const taken = await interleave(clients.map((client) => () => sequential(n, call(client))), {
+    samples: count(5, 2),
+    warmup: 1
+  })
   emit({
     bench: "redis.tools_call.latency.sequential.one_on_redis.vs_in_memory",
     ours: median(taken[1]!),

@@ -20,7 +20,13 @@ const reference = (dir: string): ReadonlyArray<McpConfig.Stdio> => {
   const entry = (name: string) => require.resolve(`@modelcontextprotocol/${name}/dist/index.js`)
   return [
     { name: "everything", type: "stdio", command: process.execPath, args: [entry("server-everything"), "stdio"] },
-    { name: "memory", type: "stdio", command: process.execPath, args: [entry("server-memory")], env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") } },
+    {
+      name: "memory",
+      type: "stdio",
+      command: process.execPath,
+      args: [entry("server-memory")],
+      env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") }
+    },
     { name: "files", type: "stdio", command: process.execPath, args: [entry("server-filesystem"), dir] }
   ]
 }
@@ -33,7 +39,9 @@ const rebuildFigure = async (dir: string, file: string, servers: ReadonlyArray<M
     const held = await hold()
     try {
       const start = now()
-      const toolset = await held.run(Effect.flatMap(McpStoreSqlite.make(file), (storage) => McpToolset.rebuild(servers, { storage })))
+      const toolset = await held.run(
+        Effect.flatMap(McpStoreSqlite.make(file), (storage) => McpToolset.rebuild(servers, { storage }))
+      )
       const size = (await held.run(toolset.tools)).size
       const took = now() - start
       if (size < MIN_TOOLS) throw new Error(`the rebuild projected ${size} tools`)
@@ -58,7 +66,10 @@ const rebuildFigure = async (dir: string, file: string, servers: ReadonlyArray<M
   }
   const samples = count(9, 2)
   note(`stores: ${samples} samples each of rebuilding three stdio servers from SQLite, and of connecting them cold`)
-  const [oursMs, coldMs] = (await interleave([fromStorage, cold], { samples, warmup: 1 })).map(median) as [number, number]
+  const [oursMs, coldMs] = (await interleave([fromStorage, cold], { samples, warmup: 1 })).map(median) as [
+    number,
+    number
+  ]
   emit({
     bench: "stores.rebuild.stdio_three_servers.vs_cold_connect",
     ours: oursMs,

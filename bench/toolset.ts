@@ -52,7 +52,8 @@ const stdioServer = (): McpConfig.Stdio => ({
 const sameAnswer = async (sides: Record<string, Side>) => {
   for (const [name, side] of Object.entries(sides)) {
     const result = (await side.check()) as { readonly structuredContent?: unknown }
-    if (JSON.stringify(result.structuredContent) !== JSON.stringify(ARGS)) throw new Error(`${name} answered ${JSON.stringify(result)}`)
+    if (JSON.stringify(result.structuredContent) !== JSON.stringify(ARGS))
+      throw new Error(`${name} answered ${JSON.stringify(result)}`)
   }
 }
 
@@ -64,16 +65,18 @@ const callFigures = async (transport: "inmemory" | "stdio", server: McpConfig.Se
     const call = toolset.call(PROJECTED, ARGS)
     const effectSide: Side = {
       check: () => held.run(call),
-      seq: (n) => held.run(Effect.gen(function*() {
-        const start = now()
-        for (let i = 0; i < n; i++) yield* call
-        return ((now() - start) * 1000) / n
-      })),
-      par: (n, inFlight) => held.run(Effect.gen(function*() {
-        const start = now()
-        yield* Effect.forEach(Array.from({ length: n }), () => call, { concurrency: inFlight, discard: true })
-        return ((now() - start) * 1000) / n
-      }))
+      seq: (n) =>
+        held.run(Effect.gen(function*() {
+          const start = now()
+          for (let i = 0; i < n; i++) yield* call
+          return ((now() - start) * 1000) / n
+        })),
+      par: (n, inFlight) =>
+        held.run(Effect.gen(function*() {
+          const start = now()
+          yield* Effect.forEach(Array.from({ length: n }), () => call, { concurrency: inFlight, discard: true })
+          return ((now() - start) * 1000) / n
+        }))
     }
     const execute = promiseApi.tools[PROJECTED]!.execute
     const promiseSide: Side = {
@@ -91,15 +94,26 @@ const callFigures = async (transport: "inmemory" | "stdio", server: McpConfig.Se
     const warmup = count(2, 1)
     note(`toolset ${transport}: warm-up ${warm} calls each, then ${samples} samples × ${seqCalls} sequential calls`)
     for (const side of all) await side.par(warm, 16)
-    const [seqEffect, seqPromise, seqSdk] = (await interleave(all.map((s) => () => s.seq(seqCalls)), { samples, warmup })).map(median) as [number, number, number]
+    const [seqEffect, seqPromise, seqSdk] = (await interleave(
+      all.map((s) => () => s.seq(seqCalls)),
+      { samples, warmup }
+    )).map(median) as [number, number, number]
     const unit = "µs per call, median"
     emit({ bench: `toolset.call.${transport}.sequential.vs_sdk_client`, ours: seqEffect, peer: seqSdk, unit })
     emit({ bench: `toolset.execute.${transport}.sequential.vs_sdk_client`, ours: seqPromise, peer: seqSdk, unit })
     note(`toolset ${transport}: ${samples} samples × ${parCalls} calls, 64 in flight`)
-    const [parEffect, parPromise, parSdk] = (await interleave(all.map((s) => () => s.par(parCalls, 64)), { samples, warmup })).map(median) as [number, number, number]
+    const [parEffect, parPromise, parSdk] = (await interleave(
+      all.map((s) => () => s.par(parCalls, 64)),
+      { samples, warmup }
+    )).map(median) as [number, number, number]
     const parUnit = "µs per call amortized (64 in flight), median"
     emit({ bench: `toolset.call.${transport}.inflight64.vs_sdk_client`, ours: parEffect, peer: parSdk, unit: parUnit })
-    emit({ bench: `toolset.execute.${transport}.inflight64.vs_sdk_client`, ours: parPromise, peer: parSdk, unit: parUnit })
+    emit({
+      bench: `toolset.execute.${transport}.inflight64.vs_sdk_client`,
+      ours: parPromise,
+      peer: parSdk,
+      unit: parUnit
+    })
   } finally {
     await promiseApi.close()
     await held.close()
@@ -110,7 +124,13 @@ const reference = (dir: string): ReadonlyArray<McpConfig.Stdio> => {
   const entry = (name: string) => require.resolve(`@modelcontextprotocol/${name}/dist/index.js`)
   return [
     { name: "everything", type: "stdio", command: process.execPath, args: [entry("server-everything"), "stdio"] },
-    { name: "memory", type: "stdio", command: process.execPath, args: [entry("server-memory")], env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") } },
+    {
+      name: "memory",
+      type: "stdio",
+      command: process.execPath,
+      args: [entry("server-memory")],
+      env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") }
+    },
     { name: "files", type: "stdio", command: process.execPath, args: [entry("server-filesystem"), dir] }
   ]
 }
@@ -134,7 +154,14 @@ const readyFigure = async () => {
       const start = now()
       const clients = await Promise.all(servers.map(async (server) => {
         const client = newClient()
-        await client.connect(new StdioClientTransport({ command: server.command, args: [...(server.args ?? [])], env: { ...server.env }, stderr: "pipe" }))
+        await client.connect(
+          new StdioClientTransport({
+            command: server.command,
+            args: [...(server.args ?? [])],
+            env: { ...server.env },
+            stderr: "pipe"
+          })
+        )
         return { client, tools: (await client.listTools()).tools.length }
       }))
       const took = now() - start
@@ -144,8 +171,16 @@ const readyFigure = async () => {
     }
     const samples = count(9, 2)
     note(`toolset ready: ${samples} samples of connecting three stdio servers and listing their tools`)
-    const [oursMs, byHandMs] = (await interleave([ours, byHand], { samples, warmup: 1 })).map(median) as [number, number]
-    emit({ bench: "toolset.ready.stdio_three_servers.vs_sdk_by_hand", ours: oursMs, peer: byHandMs, unit: "ms to a usable tool map, median" })
+    const [oursMs, byHandMs] = (await interleave([ours, byHand], { samples, warmup: 1 })).map(median) as [
+      number,
+      number
+    ]
+    emit({
+      bench: "toolset.ready.stdio_three_servers.vs_sdk_by_hand",
+      ours: oursMs,
+      peer: byHandMs,
+      unit: "ms to a usable tool map, median"
+    })
   } finally {
     Fs.rmSync(dir, { recursive: true, force: true })
   }
@@ -161,7 +196,9 @@ export const run = async (): Promise<void> => {
   }
   const stdio = stdioServer()
   const stdioClient = newClient()
-  await stdioClient.connect(new StdioClientTransport({ command: stdio.command, args: [...(stdio.args ?? [])], stderr: "inherit" }))
+  await stdioClient.connect(
+    new StdioClientTransport({ command: stdio.command, args: [...(stdio.args ?? [])], stderr: "inherit" })
+  )
   try {
     await callFigures("stdio", stdio, stdioClient)
   } finally {

@@ -30,9 +30,12 @@ const inRedis = (url: string) =>
   Effect.gen(function*() {
     const { McpHttp, McpHttpRedis } = yield* load(() => import("effect-surface/mcp"))
     const NodeRedis = yield* load(() => import("@effect/platform-node/NodeRedis"))
-    const context = yield* Layer.build(McpHttpRedis.layer().pipe(Layer.provideMerge(NodeRedis.layer({ url, disableOfflineQueue: true }))))
+    const context = yield* Layer.build(
+      McpHttpRedis.layer().pipe(Layer.provideMerge(NodeRedis.layer({ url, disableOfflineQueue: true })))
+    )
     const state = yield* BoardState.redis().pipe(Effect.provideContext(context))
-    return (http: Http.HttpOptions) => McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(Effect.provideContext(context))
+    return (http: Http.HttpOptions) =>
+      McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(Effect.provideContext(context))
   })
 
 const inMemory = Effect.gen(function*() {

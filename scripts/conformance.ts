@@ -38,7 +38,11 @@ const shared: Effect.Effect<Target, never, Scope.Scope> = Effect.gen(function*()
     redisUrl: redis.url,
     ready: /listening (\S+)/
   })
-  yield* Console.log(`conformance: ${instances.map((instance) => instance.url).join(" and ")}, sessions in Redis at ${redis.url}, behind ${proxy.url}`)
+  yield* Console.log(
+    `conformance: ${
+      instances.map((instance) => instance.url).join(" and ")
+    }, sessions in Redis at ${redis.url}, behind ${proxy.url}`
+  )
   const spread = Effect.suspend(() => {
     const counts = instances.map((_, i) => proxy.served.filter((served) => served.backend === i).length)
     return Console.log(`conformance: the proxy spread ${proxy.served.length} requests as ${counts.join(" and ")}`)
@@ -48,8 +52,21 @@ const shared: Effect.Effect<Target, never, Scope.Scope> = Effect.gen(function*()
 
 const main = Effect.gen(function*() {
   const { spread, url } = yield* (process.argv.includes("--redis") ? shared : single)
-  const args = [suite, "server", "--url", url, "--suite", "all", ...(existsSync(expected) ? ["--expected-failures", expected] : [])]
-  const run = yield* ChildProcess.make(process.execPath, args, { cwd: root, stdout: "pipe", stderr: "inherit", extendEnv: true })
+  const args = [
+    suite,
+    "server",
+    "--url",
+    url,
+    "--suite",
+    "all",
+    ...(existsSync(expected) ? ["--expected-failures", expected] : [])
+  ]
+  const run = yield* ChildProcess.make(process.execPath, args, {
+    cwd: root,
+    stdout: "pipe",
+    stderr: "inherit",
+    extendEnv: true
+  })
   yield* run.stdout.pipe(Stream.decodeText, Stream.runForEach((text) => Effect.sync(() => process.stdout.write(text))))
   const code = yield* run.exitCode
   yield* spread

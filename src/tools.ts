@@ -45,7 +45,20 @@ export { is as isToolFailure, make as refuse, messageOf, primaryOf, ToolFailure 
  *
  * @since 0.1.0
  */
-export { audio, brand, content, failure, fromCause, fromExit, frame, image, ok, okImage, resource, text } from "./core/ToolResult.ts"
+export {
+  audio,
+  brand,
+  content,
+  failure,
+  fromCause,
+  fromExit,
+  frame,
+  image,
+  ok,
+  okImage,
+  resource,
+  text
+} from "./core/ToolResult.ts"
 
 /**
  * The shapes of a result and its content blocks.

@@ -58,13 +58,18 @@ const rank: Record<Layer, number> = { surface: 0, core: 1, face: 2, barrel: 3 }
 // on the public modules (never `internal/`) of the faces named here: an ACP session's tools are a
 // client toolset built from its editor's `mcpServers`; serveTools and Guard are served by the MCP face
 // over the client toolset; the command line runs them.
-const composes: Readonly<Record<string, ReadonlyArray<string>>> = { acp: ["client"], serve: ["mcp", "client"], cli: ["serve", "client"] }
+const composes: Readonly<Record<string, ReadonlyArray<string>>> = {
+  acp: ["client"],
+  serve: ["mcp", "client"],
+  cli: ["serve", "client"]
+}
 
 /** A face's folder under `src/`: `src/acp/AcpAgent.ts` → `acp`. */
 const faceOf = (file: string): string => file.split("/")[1] ?? ""
 
 const reachesAcross = (from: string, to: string): boolean =>
-  faceOf(to) !== faceOf(from) && !((composes[faceOf(from)] ?? []).includes(faceOf(to)) && !to.split("/").includes("internal"))
+  faceOf(to) !== faceOf(from) &&
+  !((composes[faceOf(from)] ?? []).includes(faceOf(to)) && !to.split("/").includes("internal"))
 const protocolSdk = /^@(modelcontextprotocol|agentclientprotocol)\//
 
 describe("architecture", () => {

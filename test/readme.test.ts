@@ -27,7 +27,6 @@ const servingUrl = (child: ChildProcess) =>
     child.once("exit", (code) => reject(new Error(`the example exited (${code}) before serving: ${out}`)))
   })
 
-
 describe("README", () => {
   it("shows exactly the quickstart example that the type check and this test run", () => {
     const readme = read("../README.md")
@@ -41,57 +40,103 @@ describe("README", () => {
 
   it("shows exactly the stdio serve examples, Effect and Promise, that the type check and the test below run", () => {
     const readme = read("../README.md")
-    assert.strictEqual(blockAfter(readme, "With the Effect API, by Layer composition (`examples/serve/stdio.ts`):"), read("../examples/serve/stdio.ts"))
-    assert.strictEqual(blockAfter(readme, "With the Promise API (`examples/serve/stdio-promise.ts`):"), read("../examples/serve/stdio-promise.ts"))
+    assert.strictEqual(
+      blockAfter(readme, "With the Effect API, by Layer composition (`examples/serve/stdio.ts`):"),
+      read("../examples/serve/stdio.ts")
+    )
+    assert.strictEqual(
+      blockAfter(readme, "With the Promise API (`examples/serve/stdio-promise.ts`):"),
+      read("../examples/serve/stdio-promise.ts")
+    )
   })
 
   it("shows exactly the HTTP serve examples, Effect and Promise, that the type check and the test below run", () => {
     const readme = read("../README.md")
-    assert.strictEqual(blockAfter(readme, "Over Streamable HTTP, with the Effect API (`examples/serve/http.ts`):"), read("../examples/serve/http.ts"))
-    assert.strictEqual(blockAfter(readme, "With the Promise API (`examples/serve/http-promise.ts`):"), read("../examples/serve/http-promise.ts"))
+    assert.strictEqual(
+      blockAfter(readme, "Over Streamable HTTP, with the Effect API (`examples/serve/http.ts`):"),
+      read("../examples/serve/http.ts")
+    )
+    assert.strictEqual(
+      blockAfter(readme, "With the Promise API (`examples/serve/http-promise.ts`):"),
+      read("../examples/serve/http-promise.ts")
+    )
   })
 
   for (const example of ["examples/serve/http.ts", "examples/serve/http-promise.ts"]) {
-    it.live(`${example} serves the counter over Streamable HTTP to an SDK client that lists and calls it`, () =>
-      Effect.gen(function*() {
-        const child = spawn(process.execPath, ["--conditions=effect-surface-source", example], { cwd: root, env: { ...process.env, PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] })
-        yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGTERM")))
-        const url = yield* Effect.promise(() => servingUrl(child))
-        const client = new Client({ name: "readme", version: "1.0.0" })
-        yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(url))))
-        const tools = (yield* Effect.promise(() => client.listTools())).tools.map((tool) => tool.name)
-        assert.deepStrictEqual(tools, ["counter_add"])
-        const added = yield* Effect.promise(() => client.callTool({ name: "counter_add", arguments: { value: 2 } }))
-        assert.deepStrictEqual(added.structuredContent, { value: 2 })
-        yield* Effect.promise(() => client.close())
-      }), 30_000)
+    it.live(
+      `${example} serves the counter over Streamable HTTP to an SDK client that lists and calls it`,
+      () =>
+        Effect.gen(function*() {
+          const child = spawn(process.execPath, ["--conditions=effect-surface-source", example], {
+            cwd: root,
+            env: { ...process.env, PORT: "0" },
+            stdio: ["ignore", "pipe", "pipe"]
+          })
+          yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGTERM")))
+          const url = yield* Effect.promise(() => servingUrl(child))
+          const client = new Client({ name: "readme", version: "1.0.0" })
+          yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(url))))
+          const tools = (yield* Effect.promise(() => client.listTools())).tools.map((tool) => tool.name)
+          assert.deepStrictEqual(tools, ["counter_add"])
+          const added = yield* Effect.promise(() => client.callTool({ name: "counter_add", arguments: { value: 2 } }))
+          assert.deepStrictEqual(added.structuredContent, { value: 2 })
+          yield* Effect.promise(() => client.close())
+        }),
+      30_000
+    )
   }
 
   it("shows exactly the example of instances sharing their sessions in Redis that the test below runs", () => {
-    assert.strictEqual(blockAfter(read("../README.md"), "(`examples/serve/http-redis.ts`):"), read("../examples/serve/http-redis.ts"))
+    assert.strictEqual(
+      blockAfter(read("../README.md"), "(`examples/serve/http-redis.ts`):"),
+      read("../examples/serve/http-redis.ts")
+    )
   })
 
-  it.live("examples/serve/http-redis.ts run twice on one Redis: a session opened at one instance is served by the other", () =>
-    Effect.gen(function*() {
-      const redis = yield* RedisServer.start
-      const [a, b] = yield* Effect.forEach([0, 1], () =>
-        Instances.start({ script: "examples/serve/http-redis.ts", redisUrl: redis.url, ready: /counter at (\S+)/ }), { concurrency: 2 })
-      const session = yield* rawSession(a!.url)
-      const added = yield* Effect.flatMap(post(b!.url, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "counter_add", arguments: { value: 2 } } }, session), text)
-      assert.include(added, "\"structuredContent\":{\"value\":2}")
-    }), 60_000)
+  it.live(
+    "examples/serve/http-redis.ts run twice on one Redis: a session opened at one instance is served by the other",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.start
+        const [a, b] = yield* Effect.forEach([0, 1], () =>
+          Instances.start({ script: "examples/serve/http-redis.ts", redisUrl: redis.url, ready: /counter at (\S+)/ }), {
+          concurrency: 2
+        })
+        const session = yield* rawSession(a!.url)
+        const added = yield* Effect.flatMap(
+          post(b!.url, {
+            jsonrpc: "2.0",
+            id: 2,
+            method: "tools/call",
+            params: { name: "counter_add", arguments: { value: 2 } }
+          }, session),
+          text
+        )
+        assert.include(added, "\"structuredContent\":{\"value\":2}")
+      }),
+    60_000
+  )
 
   for (const example of ["examples/serve/stdio.ts", "examples/serve/stdio-promise.ts"]) {
-    it.live(`${example} serves the counter over stdio to an SDK client that lists and calls it`, () =>
-      Effect.gen(function*() {
-        const transport = new StdioClientTransport({ command: process.execPath, args: ["--conditions=effect-surface-source", example], cwd: root, stderr: "pipe" })
-        const client = new Client({ name: "readme", version: "1.0.0" })
-        yield* Effect.promise(() => client.connect(transport))
-        const tools = (yield* Effect.promise(() => client.listTools())).tools.map((tool) => tool.name)
-        assert.deepStrictEqual(tools, ["counter_add"])
-        const added = yield* Effect.promise(() => client.callTool({ name: "counter_add", arguments: { value: 2 } }))
-        assert.deepStrictEqual(added.structuredContent, { value: 2 })
-        yield* Effect.promise(() => client.close())
-      }), 30_000)
+    it.live(
+      `${example} serves the counter over stdio to an SDK client that lists and calls it`,
+      () =>
+        Effect.gen(function*() {
+          const transport = new StdioClientTransport({
+            command: process.execPath,
+            args: ["--conditions=effect-surface-source", example],
+            cwd: root,
+            stderr: "pipe"
+          })
+          const client = new Client({ name: "readme", version: "1.0.0" })
+          yield* Effect.promise(() => client.connect(transport))
+          const tools = (yield* Effect.promise(() => client.listTools())).tools.map((tool) => tool.name)
+          assert.deepStrictEqual(tools, ["counter_add"])
+          const added = yield* Effect.promise(() => client.callTool({ name: "counter_add", arguments: { value: 2 } }))
+          assert.deepStrictEqual(added.structuredContent, { value: 2 })
+          yield* Effect.promise(() => client.close())
+        }),
+      30_000
+    )
   }
 })

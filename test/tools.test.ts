@@ -18,7 +18,8 @@ const spawn = Tools.make({
   mutates: true,
   // `cmd` is typed from the schema and `client` from this annotation: no casts anywhere.
   handler: ({ cmd }, c: Client) =>
-    cmd === "" ? Effect.fail(new Tools.ToolFailure({ message: "empty command", detail: { cmd } })) : Effect.succeed(c.exitCodeOf(cmd))
+    cmd === "" ? Effect.fail(new Tools.ToolFailure({ message: "empty command", detail: { cmd } }))
+      : Effect.succeed(c.exitCodeOf(cmd))
 })
 
 const ping = Tools.make({
@@ -42,7 +43,8 @@ const screenshot = Tools.make({
   description: "The screen as a PNG",
   mutates: false,
   handler: () => Effect.succeed({ png: "iVBORw0KGgo=", width: 80 }),
-  render: (shot) => Tools.okImage({ data: shot.png, mimeType: "image/png" }, { mimeType: "image/png", width: shot.width })
+  render: (shot) =>
+    Tools.okImage({ data: shot.png, mimeType: "image/png" }, { mimeType: "image/png", width: shot.width })
 })
 
 describe("tools", () => {

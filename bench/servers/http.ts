@@ -63,11 +63,15 @@ const serveOurs = async (redisUrl?: string): Promise<string> => {
       const { options } = yield* makeOurs
       const shared = redisUrl === undefined
         ? Context.empty()
-        : yield* Layer.build(McpHttpRedis.layer({ prefix: process.env.REDIS_PREFIX ?? "bench:" }).pipe(
-          Layer.provide(NodeRedis.layer({ url: redisUrl, disableOfflineQueue: true }))
-        ))
+        : yield* Layer.build(
+          McpHttpRedis.layer({ prefix: process.env.REDIS_PREFIX ?? "bench:" }).pipe(
+            Layer.provide(NodeRedis.layer({ url: redisUrl, disableOfflineQueue: true }))
+          )
+        )
       const allowed = hosts.length === 0 ? {} : { allowedHosts: ["127.0.0.1", ...hosts] }
-      return yield* McpHttp.serve({ ...options, http: { port: 0, maxSessions: 10_000, ...allowed } }).pipe(Effect.provideContext(shared))
+      return yield* McpHttp.serve({ ...options, http: { port: 0, maxSessions: 10_000, ...allowed } }).pipe(
+        Effect.provideContext(shared)
+      )
     }).pipe(
       Scope.provide(scope),
       Effect.provideService(References.MinimumLogLevel, "Warn"),

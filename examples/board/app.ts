@@ -85,7 +85,8 @@ export const makeBoardWith = (state: BoardState.BoardState) =>
             yield* state.complete(id)
             return done
           }),
-        open: () => Effect.map(state.tasks.snapshot, (all) => [...all].filter(([, task]) => !task.done).map(([id]) => id))
+        open: () =>
+          Effect.map(state.tasks.snapshot, (all) => [...all].filter(([, task]) => !task.done).map(([id]) => id))
       },
       board: {
         focus: (text) => Console.log(`focus: ${text}`).pipe(Effect.andThen(state.setFocus(text))),
@@ -109,7 +110,6 @@ const progressPng = (done: number, total: number) => {
   return encodePng(width, height, (x) => x < filled ? [46, 160, 67] : [208, 215, 222])
 }
 
-
 /** The bundle's clients, typed by its surfaces: each bespoke tool gets the client of its own surface. */
 export type BoardClients = Bundle.Typed<typeof Board, { readonly stopwatch: typeof Stopwatch }>
 
@@ -118,7 +118,12 @@ export const clientsOver = (state: BoardState.BoardState) => {
   const board = Client.directDispatch(makeBoardWith(state))
   const stopwatch = Client.directDispatch(makeStopwatchWith(state))
   const typed: BoardClients = { core: board, clients: { stopwatch } }
-  return { board, stopwatch, typed, clients: { core: Client.erase(board), clients: { stopwatch: Client.erase(stopwatch) } } }
+  return {
+    board,
+    stopwatch,
+    typed,
+    clients: { core: Client.erase(board), clients: { stopwatch: Client.erase(stopwatch) } }
+  }
 }
 
 /** The bundle's clients over a board in memory. */
@@ -136,7 +141,12 @@ export const rootTools = {
         total: tasks.size
       })),
     render: ({ done, total }) =>
-      Tools.okImage({ data: progressPng(done, total).toString("base64"), mimeType: "image/png" }, { done, total, width: 200, height: 20 })
+      Tools.okImage({ data: progressPng(done, total).toString("base64"), mimeType: "image/png" }, {
+        done,
+        total,
+        width: 200,
+        height: 20
+      })
   }),
   tasks_require: Tools.make({
     description: "Fail with a structured refusal unless the given task is done.",
@@ -146,7 +156,9 @@ export const rootTools = {
       Effect.flatMap(clients.core.collections.tasks.get(id), (task) =>
         task._tag === "Some" && task.value.done
           ? Effect.succeed(`${id} is done`)
-          : Effect.fail(new Tools.ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })))
+          : Effect.fail(
+            new Tools.ToolFailure({ message: `${id} is not done yet`, detail: { id, found: task._tag === "Some" } })
+          ))
   })
 }
 
@@ -168,7 +180,8 @@ export const stopwatchTools = {
 export const stopwatchSibling = Resolver.sibling({ surface: Stopwatch, expose: stopwatchExpose, tools: stopwatchTools })
 
 /** Everything `McpServer` needs to serve the example over a state. */
-export const serverOptionsOver = (state: BoardState.BoardState): McpFace.Options<never, never, BoardClients> => optionsFor(clientsOver(state).typed)
+export const serverOptionsOver = (state: BoardState.BoardState): McpFace.Options<never, never, BoardClients> =>
+  optionsFor(clientsOver(state).typed)
 
 /** Everything `McpServer` needs to serve the example, its board in memory. */
 export const serverOptions = Effect.map(makeClients, ({ typed }) => optionsFor(typed))
@@ -179,5 +192,6 @@ const optionsFor = (typed: BoardClients): McpFace.Options<never, never, BoardCli
   tools: rootTools,
   client: Effect.succeed(typed),
   serverInfo: { name: "board", version: "0.1.0", title: "Task board" },
-  instructions: "A task board. Tasks are resources under surface://collections/tasks; add and complete them with the tasks_* tools."
+  instructions:
+    "A task board. Tasks are resources under surface://collections/tasks; add and complete them with the tasks_* tools."
 })

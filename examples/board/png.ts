@@ -23,7 +23,11 @@ const chunk = (type: string, data: Uint8Array): Buffer => {
 }
 
 /** Encode RGB pixels (`pixel(x, y)` → [r, g, b]) as a PNG. */
-export const encodePng = (width: number, height: number, pixel: (x: number, y: number) => readonly [number, number, number]): Buffer => {
+export const encodePng = (
+  width: number,
+  height: number,
+  pixel: (x: number, y: number) => readonly [number, number, number]
+): Buffer => {
   const raw = Buffer.alloc((width * 3 + 1) * height)
   for (let y = 0; y < height; y++) {
     const row = y * (width * 3 + 1)

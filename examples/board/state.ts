@@ -122,7 +122,9 @@ return {
  * The board in Redis (keys under `prefix`), mirrored here for the scope's life. A Redis that fails
  * a write fails the procedure that made it (a defect the tool answers as an error).
  */
-export const redis = (prefix = "effect-surface:board:"): Effect.Effect<BoardState, Redis.RedisError, Scope.Scope | Redis.Redis> =>
+export const redis = (
+  prefix = "effect-surface:board:"
+): Effect.Effect<BoardState, Redis.RedisError, Scope.Scope | Redis.Redis> =>
   Effect.gen(function*() {
     const client = yield* Redis.Redis
     const local = yield* memory
@@ -169,7 +171,9 @@ export const redis = (prefix = "effect-surface:board:"): Effect.Effect<BoardStat
     const run = (kind: string, ...args: ReadonlyArray<string>) =>
       Effect.flatMap(Effect.orDie(client.eval(write)(prefix, kind, ...args)), ([v, value]) => {
         // Applied here at once, so a read right after the write sees it.
-        const change = Option.getOrUndefined(Result.getSuccess(decodeChange(JSON.stringify(changeOf(kind, v, value, args)))))
+        const change = Option.getOrUndefined(
+          Result.getSuccess(decodeChange(JSON.stringify(changeOf(kind, v, value, args))))
+        )
         return Effect.as(change === undefined ? Effect.void : apply(mirror, change), value)
       })
     return {
@@ -216,13 +220,15 @@ const apply = (mirror: Mirror, change: Change): Effect.Effect<void> => {
       return mirror.fresh("laps", change.v) ? SubscriptionRef.set(local.laps, change.value) : Effect.void
     case "task": {
       const task = decodeTask(change.value)
-      return mirror.fresh(`task ${change.id}`, change.v) && Result.isSuccess(task) ? local.tasks.set(change.id, task.success) : Effect.void
+      return mirror.fresh(`task ${change.id}`, change.v) && Result.isSuccess(task)
+        ? local.tasks.set(change.id, task.success) : Effect.void
     }
     case "cleared":
       return mirror.fresh("tasks", change.v) ? local.tasks.replace([]) : Effect.void
     case "activity":
       return mirror.fresh(`activity ${change.v}`, change.v) ? local.activity.append(change.value) : Effect.void
     case "completed":
-      return mirror.fresh(`completed ${change.v}`, change.v) ? Effect.asVoid(PubSub.publish(mirror.completed, { id: change.id })) : Effect.void
+      return mirror.fresh(`completed ${change.v}`, change.v)
+        ? Effect.asVoid(PubSub.publish(mirror.completed, { id: change.id })) : Effect.void
   }
 }

@@ -29,12 +29,20 @@ const tools = {
   test_image_content: fixed("Answers with a PNG image.", [Tools.image(png, "image/png")]),
   test_audio_content: fixed("Answers with a WAV sound.", [Tools.audio(wav, "audio/wav")]),
   test_embedded_resource: fixed("Answers with an embedded resource.", [
-    Tools.resource({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." })
+    Tools.resource({
+      uri: "test://embedded-resource",
+      mimeType: "text/plain",
+      text: "This is an embedded resource content."
+    })
   ]),
   test_multiple_content_types: fixed("Answers with text, an image and a resource.", [
     Tools.text("Multiple content types test:"),
     Tools.image(png, "image/png"),
-    Tools.resource({ uri: "test://mixed-content-resource", mimeType: "application/json", text: `{"test":"data","value":123}` })
+    Tools.resource({
+      uri: "test://mixed-content-resource",
+      mimeType: "application/json",
+      text: `{"test":"data","value":123}`
+    })
   ]),
   test_tool_with_logging: Tools.make({
     description: "Logs three lines while it runs.",
@@ -107,10 +115,13 @@ const tools = {
     mutates: false,
     handler: ({ message }) =>
       Effect.map(
-        Ask.elicit(message, Schema.Struct({
-          username: Schema.String.annotate({ description: "User's response" }),
-          email: Schema.String.annotate({ description: "User's email address" })
-        })),
+        Ask.elicit(
+          message,
+          Schema.Struct({
+            username: Schema.String.annotate({ description: "User's response" }),
+            email: Schema.String.annotate({ description: "User's email address" })
+          })
+        ),
         (answer) => `User response: ${JSON.stringify(answer)}`
       ),
     render: say
@@ -120,13 +131,16 @@ const tools = {
     mutates: false,
     handler: () =>
       Effect.map(
-        Ask.elicit("Please review your profile", Schema.Struct({
-          name: Schema.String.annotate({ default: "John Doe" }),
-          age: Schema.Int.annotate({ default: 30 }),
-          score: Schema.Finite.annotate({ default: 95.5 }),
-          status: Schema.Literals(["active", "inactive", "pending"]).annotate({ default: "active" }),
-          verified: Schema.Boolean.annotate({ default: true })
-        })),
+        Ask.elicit(
+          "Please review your profile",
+          Schema.Struct({
+            name: Schema.String.annotate({ default: "John Doe" }),
+            age: Schema.Int.annotate({ default: 30 }),
+            score: Schema.Finite.annotate({ default: 95.5 }),
+            status: Schema.Literals(["active", "inactive", "pending"]).annotate({ default: "active" }),
+            verified: Schema.Boolean.annotate({ default: true })
+          })
+        ),
         (answer) => `Elicitation completed: ${JSON.stringify(answer)}`
       ),
     render: say
@@ -136,13 +150,20 @@ const tools = {
     mutates: false,
     handler: () =>
       Effect.map(
-        Ask.elicit("Please choose", Schema.Struct({
-          untitledSingle: Schema.Literals(["option1", "option2", "option3"]),
-          titledSingle: titled([["value1", "First Option"], ["value2", "Second Option"], ["value3", "Third Option"]]),
-          legacyEnum: Schema.Literals(["opt1", "opt2", "opt3"]).annotate({ enumNames: ["Option One", "Option Two", "Option Three"] }),
-          untitledMulti: Schema.Array(Schema.Literals(["option1", "option2", "option3"])),
-          titledMulti: Schema.Array(titled([["value1", "First Choice"], ["value2", "Second Choice"], ["value3", "Third Choice"]]))
-        })),
+        Ask.elicit(
+          "Please choose",
+          Schema.Struct({
+            untitledSingle: Schema.Literals(["option1", "option2", "option3"]),
+            titledSingle: titled([["value1", "First Option"], ["value2", "Second Option"], ["value3", "Third Option"]]),
+            legacyEnum: Schema.Literals(["opt1", "opt2", "opt3"]).annotate({
+              enumNames: ["Option One", "Option Two", "Option Three"]
+            }),
+            untitledMulti: Schema.Array(Schema.Literals(["option1", "option2", "option3"])),
+            titledMulti: Schema.Array(
+              titled([["value1", "First Choice"], ["value2", "Second Choice"], ["value3", "Third Choice"]])
+            )
+          })
+        ),
         (answer) => `Elicitation completed: ${JSON.stringify(answer)}`
       ),
     render: say
@@ -158,21 +179,28 @@ const prompts = {
     description: "A prompt with two arguments.",
     arguments: Schema.Struct({ arg1: Schema.String, arg2: Schema.String }),
     complete: { arg1: McpCompletion.fromValues(["test", "testing", "tested"]) },
-    handler: ({ arg1, arg2 }) => Effect.succeed([McpPrompts.user(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`)])
+    handler: ({ arg1, arg2 }) =>
+      Effect.succeed([McpPrompts.user(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`)])
   }),
   test_prompt_with_embedded_resource: McpPrompts.make({
     description: "A prompt that embeds a resource.",
     arguments: Schema.Struct({ resourceUri: Schema.String }),
     handler: ({ resourceUri }) =>
       Effect.succeed([
-        McpPrompts.user({ type: "resource", resource: { uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." } }),
+        McpPrompts.user({
+          type: "resource",
+          resource: { uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." }
+        }),
         McpPrompts.user("Please process the embedded resource above.")
       ])
   }),
   test_prompt_with_image: McpPrompts.make({
     description: "A prompt that carries an image.",
     handler: () =>
-      Effect.succeed([McpPrompts.user({ type: "image", data: png, mimeType: "image/png" }), McpPrompts.user("Please analyze the image above.")])
+      Effect.succeed([
+        McpPrompts.user({ type: "image", data: png, mimeType: "image/png" }),
+        McpPrompts.user("Please analyze the image above.")
+      ])
   })
 }
 
@@ -195,7 +223,10 @@ const resourcesOf = (ticks: Stream.Stream<void>): McpAppResources.Table => ({
       name: "watched-resource",
       description: "A resource that changes every few seconds",
       mimeType: "text/plain",
-      read: Effect.map(Effect.clockWith((clock) => clock.currentTimeMillis), (now) => ({ text: `Watched resource at ${now}` })),
+      read: Effect.map(
+        Effect.clockWith((clock) => clock.currentTimeMillis),
+        (now) => ({ text: `Watched resource at ${now}` })
+      ),
       changes: ticks
     }
   },
@@ -228,16 +259,27 @@ export const serve = (port: number, http: Omit<McpHttp.HttpOptions, "port"> = {}
       // A client told to poll waits this long before resuming its stream.
       http: { port, retryInterval: "500 millis", ...http }
     })
-    yield* served.face.setTools({ ...tools, test_dynamic_tool: fixed("Appears after the server starts.", [Tools.text("dynamic")]) })
+    yield* served.face.setTools({
+      ...tools,
+      test_dynamic_tool: fixed("Appears after the server starts.", [Tools.text("dynamic")])
+    })
     yield* served.face.setPrompts({
       ...prompts,
-      test_dynamic_prompt: McpPrompts.make({ description: "Appears after the server starts.", handler: () => Effect.succeed([McpPrompts.user("dynamic")]) })
+      test_dynamic_prompt: McpPrompts.make({
+        description: "Appears after the server starts.",
+        handler: () => Effect.succeed([McpPrompts.user("dynamic")])
+      })
     })
     yield* served.face.setResources({
       ...resources,
       resources: {
         ...resources.resources,
-        "test://dynamic-resource": { name: "dynamic-resource", description: "Appears after the server starts", mimeType: "text/plain", read: Effect.succeed({ text: "dynamic" }) }
+        "test://dynamic-resource": {
+          name: "dynamic-resource",
+          description: "Appears after the server starts",
+          mimeType: "text/plain",
+          read: Effect.succeed({ text: "dynamic" })
+        }
       }
     })
     return served
@@ -250,7 +292,14 @@ if (import.meta.main) {
     const hosts = yield* Config.option(Config.String("ALLOWED_HOSTS"))
     const http = Option.match(hosts, {
       onNone: () => ({}),
-      onSome: (list) => ({ allowedHosts: ["localhost", "127.0.0.1", "[::1]", ...list.split(",").map((name) => name.trim()).filter((name) => name !== "")] })
+      onSome: (list) => ({
+        allowedHosts: [
+          "localhost",
+          "127.0.0.1",
+          "[::1]",
+          ...list.split(",").map((name) => name.trim()).filter((name) => name !== "")
+        ]
+      })
     })
     const served = yield* Option.match(redis, {
       onNone: () => serve(port, http),

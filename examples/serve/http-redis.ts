@@ -5,14 +5,19 @@ import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
 import { counter, Counter, expose } from "../quickstart.ts"
 
 // The sessions in the Redis at REDIS_URL: a command fails at once while Redis is away.
-const redis = Layer.unwrap(Effect.map(Config.String("REDIS_URL"), (url) => NodeRedis.layer({ url, disableOfflineQueue: true })))
+const redis = Layer.unwrap(
+  Effect.map(Config.String("REDIS_URL"), (url) => NodeRedis.layer({ url, disableOfflineQueue: true }))
+)
 
 // The counter over Streamable HTTP; run as many as you like behind one load balancer, no affinity.
 // (Its count is each instance's own: the app's state is the app's to share, as examples/board does.)
 const server = Layer.unwrap(Effect.map(Config.Int("PORT").pipe(Config.withDefault(3001)), (port) =>
   McpHttp.layer({
     core: { surface: Counter, expose },
-    client: Effect.map(counter, (implemented) => ({ core: Client.erase(Client.directDispatch(implemented)), clients: {} })),
+    client: Effect.map(
+      counter,
+      (implemented) => ({ core: Client.erase(Client.directDispatch(implemented)), clients: {} })
+    ),
     serverInfo: { name: "counter", version: "1.0.0" },
     http: { port }
   }))).pipe(Layer.provide(McpHttpRedis.layer()), Layer.provide(redis))

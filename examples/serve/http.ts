@@ -7,7 +7,10 @@ import { counter, Counter, expose } from "../quickstart.ts"
 // The same core as over stdio: one bundle, every core service its default.
 const core = Engine.layerBundle({
   core: { surface: Counter, expose },
-  client: Effect.map(counter, (implemented) => ({ core: Client.erase(Client.directDispatch(implemented)), clients: {} }))
+  client: Effect.map(
+    counter,
+    (implemented) => ({ core: Client.erase(Client.directDispatch(implemented)), clients: {} })
+  )
 })
 
 // The MCP face, served over Streamable HTTP on 127.0.0.1 (PORT, or one the system picks).

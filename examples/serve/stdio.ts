@@ -8,7 +8,10 @@ import { counter, Counter, expose } from "../quickstart.ts"
 // Swap any of them (a test pool, a shared Roster) by providing your own layer instead.
 const core = Engine.layerBundle({
   core: { surface: Counter, expose },
-  client: Effect.map(counter, (implemented) => ({ core: Client.erase(Client.directDispatch(implemented)), clients: {} }))
+  client: Effect.map(
+    counter,
+    (implemented) => ({ core: Client.erase(Client.directDispatch(implemented)), clients: {} })
+  )
 })
 
 // The MCP face over stdio, standing on that core; it runs until the host closes the connection.

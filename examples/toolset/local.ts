@@ -11,12 +11,17 @@ export const program = Effect.scoped(Effect.gen(function*() {
       type: "local", // called through the core's Engine; a reroster refreshes the map in place
       core: Engine.layerBundle({
         core: { surface: Counter, expose },
-        client: Effect.map(counter, (implemented) => ({ core: Client.erase(Client.directDispatch(implemented)), clients: {} }))
+        client: Effect.map(
+          counter,
+          (implemented) => ({ core: Client.erase(Client.directDispatch(implemented)), clients: {} })
+        )
       })
     },
     { name: "memory", type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] }
   ], {
-    policy: { decide: (call) => call.tool.startsWith("delete") ? McpPolicy.deny("nothing is deleted here") : McpPolicy.allow }
+    policy: {
+      decide: (call) => call.tool.startsWith("delete") ? McpPolicy.deny("nothing is deleted here") : McpPolicy.allow
+    }
   })
   const added = yield* toolset.call("app__counter_add", { value: 2 }) // beside memory__read_graph, …
   return McpCallResult.textOf(added)

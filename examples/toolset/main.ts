@@ -20,7 +20,13 @@ const workDir = Effect.acquireRelease(
 
 const servers = (dir: string): ReadonlyArray<McpConfig.Server> => [
   { name: "everything", type: "stdio", command: process.execPath, args: [entry("server-everything"), "stdio"] },
-  { name: "memory", type: "stdio", command: process.execPath, args: [entry("server-memory")], env: { MEMORY_FILE_PATH: Path.join(dir, "memory.jsonl") } },
+  {
+    name: "memory",
+    type: "stdio",
+    command: process.execPath,
+    args: [entry("server-memory")],
+    env: { MEMORY_FILE_PATH: Path.join(dir, "memory.jsonl") }
+  },
   { name: "files", type: "stdio", command: process.execPath, args: [entry("server-filesystem"), dir] }
 ]
 
@@ -29,7 +35,9 @@ const main = Effect.gen(function*() {
   Fs.writeFileSync(Path.join(dir, "hello.txt"), "hello from the toolset example\n")
   const toolset = yield* McpToolset.make(servers(dir), {
     // Everything may run except deleting; a real agent would ask its person (McpPolicy.ask).
-    policy: { decide: (r) => r.tool.startsWith("delete") ? McpPolicy.deny("this example never deletes") : McpPolicy.allow }
+    policy: {
+      decide: (r) => r.tool.startsWith("delete") ? McpPolicy.deny("this example never deletes") : McpPolicy.allow
+    }
   })
   const tools = yield* toolset.tools
   yield* Console.log(`${tools.size} tools from 3 servers:`)
@@ -37,7 +45,9 @@ const main = Effect.gen(function*() {
 
   const echo = yield* toolset.call("everything__echo", { message: "hello, toolset" })
   yield* Console.log(`\neverything__echo → ${McpCallResult.textOf(echo)}`)
-  yield* toolset.call("memory__create_entities", { entities: [{ name: "toolset", entityType: "example", observations: ["ran once"] }] })
+  yield* toolset.call("memory__create_entities", {
+    entities: [{ name: "toolset", entityType: "example", observations: ["ran once"] }]
+  })
   const graph = yield* toolset.call("memory__read_graph", {})
   yield* Console.log(`memory__read_graph → ${McpCallResult.textOf(graph).replace(/\s+/g, " ").slice(0, 120)}`)
   const file = yield* toolset.call("files__read_text_file", { path: Path.join(dir, "hello.txt") })

@@ -6,7 +6,11 @@ declare const tokenFor: (user: string) => Promise<string>
 export const answer = async (user: string, signal: AbortSignal) => {
   const { close, tools } = await mcpTools(
     [{ name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp" }],
-    { session: user, allowedHosts: ["mcp.example.com"], auth: async (_server, { session }) => ({ token: await tokenFor(session) }) }
+    {
+      session: user,
+      allowedHosts: ["mcp.example.com"],
+      auth: async (_server, { session }) => ({ token: await tokenFor(session) })
+    }
   )
   try {
     // Resolves to { content, structuredContent? }; an isError result rejects with "MCP tool error: …".

@@ -3,7 +3,12 @@ import { McpStoreSqlite, McpToolset } from "effect-surface/client"
 
 const servers = [
   { name: "memory", type: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"] },
-  { name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp", headers: { "x-api-key": "never stored" } }
+  {
+    name: "docs",
+    type: "streamable-http",
+    url: "https://mcp.example.com/mcp",
+    headers: { "x-api-key": "never stored" }
+  }
 ] as const
 const options = { allowedHosts: ["mcp.example.com"], disclosure: { budget: 20_000, alwaysLoad: ["memory"] } }
 
@@ -25,4 +30,6 @@ export const wake = Effect.scoped(Effect.gen(function*() {
 }))
 
 // A person checked the change to docs and accepts it: its next listing becomes the baseline.
-export const retrustDocs = Effect.scoped(Effect.flatMap(McpStoreSqlite.make("toolset.db"), (storage) => McpToolset.retrust(storage, "docs")))
+export const retrustDocs = Effect.scoped(
+  Effect.flatMap(McpStoreSqlite.make("toolset.db"), (storage) => McpToolset.retrust(storage, "docs"))
+)

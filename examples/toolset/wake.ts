@@ -1,4 +1,9 @@
-import { createSqliteMcpConnectionStore, mcpTools, rebuildMcpToolsFromStorage, retrustMcpServer } from "effect-surface/client"
+import {
+  createSqliteMcpConnectionStore,
+  mcpTools,
+  rebuildMcpToolsFromStorage,
+  retrustMcpServer
+} from "effect-surface/client"
 
 const servers = [{ name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp" }] as const
 const storage = createSqliteMcpConnectionStore("toolset.db") // or createMemoryMcpConnectionStore()

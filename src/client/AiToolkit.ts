@@ -71,7 +71,9 @@ export const make = (
 ): Effect.Effect<Kit> =>
   Effect.gen(function*() {
     const list: Array<AiTool> = []
-    const handlers: Record<string, (params: unknown) => Effect.Effect<CallResult.Result, CallError>> = Object.create(null)
+    const handlers: Record<string, (params: unknown) => Effect.Effect<CallResult.Result, CallError>> = Object.create(
+      null
+    )
     for (const tool of tools.values()) {
       list.push(
         Tool.dynamic(tool.name, {

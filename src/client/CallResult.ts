@@ -14,7 +14,9 @@ import { Effect, Result, Schema } from "effect"
 import { toInputError } from "../core/internal/issues.ts"
 import { McpProtocolError, McpToolError } from "./Errors.ts"
 
-const Block = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [Schema.Record(Schema.String, Schema.Unknown)])
+const Block = Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [
+  Schema.Record(Schema.String, Schema.Unknown)
+])
 
 /**
  * One content block of an answer, as the server sent it: `text`, `image`, `audio`, `resource`,
@@ -78,7 +80,8 @@ const isPlainObject = (u: unknown): u is { readonly [key: string]: unknown } => 
 }
 const absentOr = (raw: { readonly [key: string]: unknown }, key: string, ok: (value: unknown) => boolean) =>
   !Object.hasOwn(raw, key) || ok(raw[key])
-const isBlocks = (content: unknown) => Array.isArray(content) && content.every((block) => isPlainObject(block) && typeof block["type"] === "string")
+const isBlocks = (content: unknown) =>
+  Array.isArray(content) && content.every((block) => isPlainObject(block) && typeof block["type"] === "string")
 
 // The answer as nearly every server gives it — plain JSON objects, each content block naming its
 // type — is one the schema accepts and returns unchanged; it is recognised here without the
@@ -101,7 +104,8 @@ const isUsual = (raw: unknown): raw is typeof Raw.Type =>
  * @since 0.1.0
  */
 export const textOf = (result: { readonly content: ReadonlyArray<Content> }): string =>
-  result.content.flatMap((block) => block.type === "text" && typeof block["text"] === "string" ? [block["text"]] : []).join("\n")
+  result.content.flatMap((block) => block.type === "text" && typeof block["text"] === "string" ? [block["text"]] : [])
+    .join("\n")
 
 /**
  * Which call an answer belongs to, for the errors that name it.
@@ -149,5 +153,7 @@ export const adapt = (raw: unknown, call: Call): Effect.Effect<Result, McpToolEr
       new McpToolError({ ...call, text: text === "" ? "the tool reported a failure and gave no text" : text, content })
     )
   }
-  return Effect.succeed(answer.structuredContent === undefined ? { content } : { content, structuredContent: answer.structuredContent })
+  return Effect.succeed(
+    answer.structuredContent === undefined ? { content } : { content, structuredContent: answer.structuredContent }
+  )
 }

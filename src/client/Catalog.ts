@@ -114,7 +114,9 @@ export const fromListing = (
       continue
     }
     if (verdict === "changed") diagnostics.push(Drift.toolQuarantined(server.name, tool.name))
-    entries.push(entryOf(server, verdict === "changed" ? quarantine(server.name, tool) : tool, verdict === "changed", diagnostics))
+    entries.push(
+      entryOf(server, verdict === "changed" ? quarantine(server.name, tool) : tool, verdict === "changed", diagnostics)
+    )
   }
   for (const tool of drift.removed) diagnostics.push(Drift.toolRemoved(server.name, tool))
   return { entries, diagnostics, listed, fingerprints: Drift.fingerprints(listed) }
@@ -126,8 +128,12 @@ const decodeListing = (server: string, listing: ReadonlyArray<unknown>, diagnost
   const seen = new Set<string>()
   listing.forEach((raw, index) => {
     const decoded = decodeListed(raw)
-    if (Result.isFailure(decoded)) return void diagnostics.push(Diagnostic.toolSkipped(server, `entry ${index} has no usable name`))
-    if (seen.has(decoded.success.name)) return void diagnostics.push(Diagnostic.toolSkipped(server, `"${decoded.success.name}" is listed twice; the first is kept`))
+    if (Result.isFailure(decoded))
+      return void diagnostics.push(Diagnostic.toolSkipped(server, `entry ${index} has no usable name`))
+    if (seen.has(decoded.success.name))
+      return void diagnostics.push(
+        Diagnostic.toolSkipped(server, `"${decoded.success.name}" is listed twice; the first is kept`)
+      )
     seen.add(decoded.success.name)
     listed.push(decoded.success)
   })
@@ -148,10 +154,12 @@ const entryOf = (
   diagnostics: Array<Diagnostic.Diagnostic>
 ): Entry => {
   const name = Names.project(server.key, listed.name)
-  if (name !== `${server.key}${Names.SEPARATOR}${listed.name}`) diagnostics.push(Diagnostic.toolNameRewritten(server.name, listed.name, name))
+  if (name !== `${server.key}${Names.SEPARATOR}${listed.name}`)
+    diagnostics.push(Diagnostic.toolNameRewritten(server.name, listed.name, name))
   const inputSchema = listed.inputSchema ?? EMPTY_INPUT
   const compiled = quarantined ? undefined : compileJsonSchema(inputSchema)
-  if (compiled !== undefined && Result.isFailure(compiled)) diagnostics.push(Diagnostic.toolUnchecked(server.name, listed.name, compiled.failure.message))
+  if (compiled !== undefined && Result.isFailure(compiled))
+    diagnostics.push(Diagnostic.toolUnchecked(server.name, listed.name, compiled.failure.message))
   const tool: Tool = {
     name,
     server: server.name,
@@ -201,7 +209,8 @@ export const merge = <E extends Entry>(
   return { map, diagnostics }
 }
 
-const matches = (entry: string, tool: Tool): boolean => entry === tool.name || entry === `${tool.server}${Names.SEPARATOR}${tool.tool}`
+const matches = (entry: string, tool: Tool): boolean =>
+  entry === tool.name || entry === `${tool.server}${Names.SEPARATOR}${tool.tool}`
 
 /**
  * Apply the `tools` filter: an entry names a tool by its projected name or as

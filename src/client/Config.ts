@@ -238,10 +238,15 @@ export interface Options<S = unknown> {
   readonly session?: S | undefined
   readonly allowedHosts?:
     | ReadonlyArray<string>
-    | ((server: string, context: SessionContext<S>) => ReadonlyArray<string> | Effect.Effect<ReadonlyArray<string>, unknown>)
+    | ((
+      server: string,
+      context: SessionContext<S>
+    ) => ReadonlyArray<string> | Effect.Effect<ReadonlyArray<string>, unknown>)
     | undefined
   /** A bearer for an HTTP server, resolved before `initialize` and again before every call. */
-  readonly auth?: ((server: string, context: SessionContext<S>) => Credential | Effect.Effect<Credential, unknown>) | undefined
+  readonly auth?:
+    | ((server: string, context: SessionContext<S>) => Credential | Effect.Effect<Credential, unknown>)
+    | undefined
   readonly tools?: { readonly allow: ReadonlyArray<string> } | { readonly block: ReadonlyArray<string> } | undefined
   /** Deadline of each request (default 60,000). */
   readonly timeoutMs?: number | undefined
@@ -341,7 +346,12 @@ const ServerSchema = Schema.Union([
     cwd: Schema.optionalKey(Schema.String),
     root: Schema.optionalKey(Schema.String)
   }),
-  Schema.Struct({ ...common, type: Schema.Literals(["streamable-http", "sse"]), url: Schema.String, headers: Schema.optionalKey(Strings) }),
+  Schema.Struct({
+    ...common,
+    type: Schema.Literals(["streamable-http", "sse"]),
+    url: Schema.String,
+    headers: Schema.optionalKey(Strings)
+  }),
   Schema.Struct({ ...common, type: Schema.Literal("transport"), open: Schema.Unknown }),
   Schema.Struct({ ...common, type: Schema.Literal("local"), core: Schema.Unknown })
 ])
@@ -354,13 +364,16 @@ const checkServer = (entry: unknown, index: number): Effect.Effect<Server, Wirin
   const label = typeof entry === "object" && entry !== null && "name" in entry && typeof entry.name === "string"
     ? `server "${entry.name}" (entry ${index})`
     : `server entry ${index}`
-  if (Result.isFailure(decoded)) return refuse(`${label} cannot be used: ${toInputError(decoded.failure.issue, []).message}`)
+  if (Result.isFailure(decoded))
+    return refuse(`${label} cannot be used: ${toInputError(decoded.failure.issue, []).message}`)
   const server = decoded.success
   if (server.type === "transport" && typeof server.open !== "function") {
     return refuse(`${label} cannot be used: "open" must be a function that returns a transport`)
   }
   if (server.type === "local" && !Context.isContext(server.core) && !Layer.isLayer(server.core)) {
-    return refuse(`${label} cannot be used: "core" must be the bundle's core services (a Context) or a Layer providing them`)
+    return refuse(
+      `${label} cannot be used: "core" must be the bundle's core services (a Context) or a Layer providing them`
+    )
   }
   if ((server.type === "streamable-http" || server.type === "sse") && !URL.canParse(server.url)) {
     return refuse(`${label} cannot be used: "url" is not a URL`)
@@ -385,7 +398,8 @@ const checkOptions = <S>(options: Options<S>): Effect.Effect<void, WiringError> 
   }
   for (const key of ["timeoutMs", "connectTimeoutMs"] as const) {
     const value = options[key]
-    if (value !== undefined && !(Number.isFinite(value) && value > 0)) return refuse(`${key} must be a positive number of milliseconds, got ${value}`)
+    if (value !== undefined && !(Number.isFinite(value) && value > 0))
+      return refuse(`${key} must be a positive number of milliseconds, got ${value}`)
   }
   return checkDisclosure(options.disclosure)
 }
@@ -393,9 +407,13 @@ const checkOptions = <S>(options: Options<S>): Effect.Effect<void, WiringError> 
 const checkDisclosure = (disclosure: Disclosure.Options | undefined): Effect.Effect<void, WiringError> => {
   if (disclosure === undefined) return Effect.void
   const { alwaysLoad, budget, maxTools } = disclosure
-  if (budget !== undefined && !(Number.isFinite(budget) && budget >= 0)) return refuse(`disclosure.budget must be a number of tokens, got ${budget}`)
-  if (maxTools !== undefined && !(Number.isInteger(maxTools) && maxTools > 0)) return refuse(`disclosure.maxTools must be a whole number above 0, got ${maxTools}`)
-  if (alwaysLoad !== undefined && !(Array.isArray(alwaysLoad) && alwaysLoad.every((name) => typeof name === "string"))) {
+  if (budget !== undefined && !(Number.isFinite(budget) && budget >= 0))
+    return refuse(`disclosure.budget must be a number of tokens, got ${budget}`)
+  if (maxTools !== undefined && !(Number.isInteger(maxTools) && maxTools > 0))
+    return refuse(`disclosure.maxTools must be a whole number above 0, got ${maxTools}`)
+  if (
+    alwaysLoad !== undefined && !(Array.isArray(alwaysLoad) && alwaysLoad.every((name) => typeof name === "string"))
+  ) {
     return refuse("disclosure.alwaysLoad must be a list of server names")
   }
   return Effect.void
@@ -432,12 +450,17 @@ const identityOf = (server: Server): unknown => {
 export const wire = <S>(
   servers: ReadonlyArray<unknown>,
   options: Options<S>
-): Effect.Effect<{ readonly servers: ReadonlyArray<Wired>; readonly collisions: ReturnType<typeof Names.serverKeys>["collisions"] }, WiringError> =>
+): Effect.Effect<
+  { readonly servers: ReadonlyArray<Wired>; readonly collisions: ReturnType<typeof Names.serverKeys>["collisions"] },
+  WiringError
+> =>
   Effect.gen(function*() {
     if (!Array.isArray(servers)) return yield* refuse("servers must be a list of server entries")
     yield* checkOptions(options)
     const checked = yield* Effect.forEach(servers, checkServer)
-    const { collisions, keys } = Names.serverKeys(checked.map((config) => ({ name: config.name, identity: identityOf(config) })))
+    const { collisions, keys } = Names.serverKeys(
+      checked.map((config) => ({ name: config.name, identity: identityOf(config) }))
+    )
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     return {

@@ -33,7 +33,10 @@ export interface Confined {
 }
 
 const real = (path: string, what: string): Effect.Effect<string, string> =>
-  Effect.tryPromise({ try: () => Fs.realpath(path), catch: () => `${what} ${path} does not exist or cannot be resolved` })
+  Effect.tryPromise({
+    try: () => Fs.realpath(path),
+    catch: () => `${what} ${path} does not exist or cannot be resolved`
+  })
 
 const inside = (root: string, path: string): boolean => {
   const relative = Path.relative(root, path)
@@ -41,8 +44,12 @@ const inside = (root: string, path: string): boolean => {
 }
 
 const confinedTo = (root: string, path: string, what: string): Effect.Effect<string, string> =>
-  Effect.flatMap(real(path, what), (resolved) =>
-    inside(root, resolved) ? Effect.succeed(resolved) : Effect.fail(`${what} ${path} resolves to ${resolved}, outside the root ${root}`))
+  Effect.flatMap(
+    real(path, what),
+    (resolved) =>
+      inside(root, resolved) ? Effect.succeed(resolved)
+        : Effect.fail(`${what} ${path} resolves to ${resolved}, outside the root ${root}`)
+  )
 
 /**
  * Contain an entry in `root`: fails with the sentence saying what escapes (or cannot be resolved).
@@ -65,7 +72,8 @@ export const confine = (config: Config.Stdio, root: string | undefined): Effect.
     const realRoot = yield* real(Path.resolve(root), "the root")
     const cwd = yield* confinedTo(realRoot, Path.resolve(realRoot, config.cwd ?? "."), "the working directory")
     const isPath = config.command.includes("/") || config.command.includes(Path.sep)
-    const command = isPath ? yield* confinedTo(realRoot, Path.resolve(cwd, config.command), "the command") : config.command
+    const command = isPath ? yield* confinedTo(realRoot, Path.resolve(cwd, config.command), "the command")
+      : config.command
     return { command, cwd }
   })
 }

@@ -39,9 +39,23 @@ export type Diagnostic =
   | Base<"tool-filter-unmatched"> & { readonly entry: string }
   | Base<"tool-unchecked"> & { readonly server: string; readonly tool: string; readonly reason: string }
   | Base<"tool-skipped"> & { readonly server: string; readonly reason: string }
-  | Base<"tools-changed"> & { readonly server: string; readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string> }
-  | Base<"disclosure-deferred"> & { readonly server: string; readonly tier: "deferred" | "bare"; readonly tokens: number; readonly budget: number }
-  | Base<"disclosure-budget-exceeded"> & { readonly server: string; readonly tools: number; readonly floor: number; readonly budget: number }
+  | Base<"tools-changed"> & {
+    readonly server: string
+    readonly added: ReadonlyArray<string>
+    readonly removed: ReadonlyArray<string>
+  }
+  | Base<"disclosure-deferred"> & {
+    readonly server: string
+    readonly tier: "deferred" | "bare"
+    readonly tokens: number
+    readonly budget: number
+  }
+  | Base<"disclosure-budget-exceeded"> & {
+    readonly server: string
+    readonly tools: number
+    readonly floor: number
+    readonly budget: number
+  }
   | Base<"tools-capped"> & { readonly maxTools: number; readonly leftOut: ReadonlyArray<string> }
   | Base<"tool-quarantined"> & { readonly server: string; readonly tool: string }
   | Base<"tool-withheld"> & { readonly server: string; readonly tool: string }
@@ -81,7 +95,10 @@ export const serverNameCollision = (name: string, keys: ReadonlyArray<string>): 
   level: "warning",
   name,
   keys,
-  message: `${keys.length} servers are named "${name}": their tools are named under ${keys.map((k) => `"${k}"`).join(" and ")}, ` +
+  message:
+    `${keys.length} servers are named "${name}": their tools are named under ${
+      keys.map((k) => `"${k}"`).join(" and ")
+    }, ` +
     `each suffixed from what the server is, so reordering the list never repoints a name. None was dropped.`
 })
 
@@ -102,7 +119,8 @@ export const toolNameRewritten = (server: string, tool: string, projected: strin
   server,
   tool,
   projected,
-  message: `tool "${tool}" of MCP server "${server}" is named "${projected}": model providers accept only [a-zA-Z0-9_-], up to 64 characters.`
+  message:
+    `tool "${tool}" of MCP server "${server}" is named "${projected}": model providers accept only [a-zA-Z0-9_-], up to 64 characters.`
 })
 
 /**
@@ -123,7 +141,8 @@ export const toolNameCollision = (server: string, tool: string, projected: strin
   server,
   tool,
   projected,
-  message: `tool "${tool}" of MCP server "${server}" projected onto a name another tool already has; it is named "${projected}" instead.`
+  message:
+    `tool "${tool}" of MCP server "${server}" projected onto a name another tool already has; it is named "${projected}" instead.`
 })
 
 /**
@@ -142,7 +161,8 @@ export const hostNotAllowed = (server: string, host: string): Diagnostic => ({
   level: "warning",
   server,
   host,
-  message: `MCP server "${server}" was not contacted: its host "${host}" is not in allowedHosts. The other servers load.`
+  message:
+    `MCP server "${server}" was not contacted: its host "${host}" is not in allowedHosts. The other servers load.`
 })
 
 /**
@@ -219,7 +239,8 @@ export const toolUnchecked = (server: string, tool: string, reason: string): Dia
   server,
   tool,
   reason,
-  message: `the input schema of tool "${tool}" of MCP server "${server}" cannot be checked here (${reason}); its arguments go to the server unchecked.`
+  message:
+    `the input schema of tool "${tool}" of MCP server "${server}" cannot be checked here (${reason}); its arguments go to the server unchecked.`
 })
 
 /**
@@ -252,13 +273,20 @@ export const toolSkipped = (server: string, reason: string): Diagnostic => ({
  *
  * @since 0.1.0
  */
-export const toolsChanged = (server: string, added: ReadonlyArray<string>, removed: ReadonlyArray<string>): Diagnostic => ({
+export const toolsChanged = (
+  server: string,
+  added: ReadonlyArray<string>,
+  removed: ReadonlyArray<string>
+): Diagnostic => ({
   kind: "tools-changed",
   level: "info",
   server,
   added,
   removed,
-  message: `MCP server "${server}" changed its tools: ${added.length} added${added.length === 0 ? "" : ` (${added.join(", ")})`}, ` +
+  message:
+    `MCP server "${server}" changed its tools: ${added.length} added${
+      added.length === 0 ? "" : ` (${added.join(", ")})`
+    }, ` +
     `${removed.length} removed${removed.length === 0 ? "" : ` (${removed.join(", ")})`}.`
 })
 
@@ -275,14 +303,20 @@ export const toolsChanged = (server: string, added: ReadonlyArray<string>, remov
  *
  * @since 0.1.0
  */
-export const disclosureDeferred = (server: string, tier: "deferred" | "bare", tokens: number, budget: number): Diagnostic => ({
+export const disclosureDeferred = (
+  server: string,
+  tier: "deferred" | "bare",
+  tokens: number,
+  budget: number
+): Diagnostic => ({
   kind: "disclosure-deferred",
   level: "info",
   server,
   tier,
   tokens,
   budget,
-  message: `the tool definitions of MCP server "${server}" come to about ${tokens} tokens, over the budget of ${budget}: its tools are shown ` +
+  message:
+    `the tool definitions of MCP server "${server}" come to about ${tokens} tokens, over the budget of ${budget}: its tools are shown ` +
     (tier === "deferred" ? "with parameter names, types and required only" : "with a bare object schema") +
     `, and mcp__describe_tool answers each full schema.`
 })
@@ -306,7 +340,8 @@ export const disclosureBudgetExceeded = (server: string, tools: number, floor: n
   tools,
   floor,
   budget,
-  message: `MCP server "${server}" lists ${tools} tools whose names and descriptions alone come to about ${floor} tokens, over the ` +
+  message:
+    `MCP server "${server}" lists ${tools} tools whose names and descriptions alone come to about ${floor} tokens, over the ` +
     `disclosure budget of ${budget}. The catalogue is what a model chooses tools by, so it is not trimmed: use the tools filter ` +
     `(allow or block) to bring it down.`
 })
@@ -327,6 +362,9 @@ export const toolsCapped = (maxTools: number, leftOut: ReadonlyArray<string>): D
   level: "warning",
   maxTools,
   leftOut,
-  message: `the toolset holds more tools than maxTools (${maxTools}); ${leftOut.length} were left out: ${leftOut.join(", ")}. ` +
+  message:
+    `the toolset holds more tools than maxTools (${maxTools}); ${leftOut.length} were left out: ${
+      leftOut.join(", ")
+    }. ` +
     `Use the tools filter to choose which stay.`
 })

@@ -187,7 +187,9 @@ export interface Disclosed {
  *
  * @since 0.1.0
  */
-export const measure = (tools: ReadonlyArray<Disclosed>): { readonly floor: number; readonly deferred: number; readonly full: number } => {
+export const measure = (
+  tools: ReadonlyArray<Disclosed>
+): { readonly floor: number; readonly deferred: number; readonly full: number } => {
   let floor = 0
   let deferred = 0
   let full = 0
@@ -261,14 +263,18 @@ const byServer = <E extends { readonly tool: Disclosed }>(map: ReadonlyMap<strin
  *
  * @since 0.1.0
  */
-export const disclose = <E extends { readonly tool: Disclosed }>(map: ReadonlyMap<string, E>, options?: Options): Decision<E> => {
+export const disclose = <E extends { readonly tool: Disclosed }>(
+  map: ReadonlyMap<string, E>,
+  options?: Options
+): Decision<E> => {
   const budget = options?.budget ?? DEFAULT_BUDGET_TOKENS
   const diagnostics: Array<Diagnostic.Diagnostic> = []
   const schemaOf = new Map<string, (schema: Schema) => Schema>()
   for (const [server, entries] of byServer(map)) {
     const measured = measure(entries.map((entry) => entry.tool))
     const tier = tierOf(server, measured, options)
-    if (measured.floor > budget) diagnostics.push(Diagnostic.disclosureBudgetExceeded(server, entries.length, measured.floor, budget))
+    if (measured.floor > budget)
+      diagnostics.push(Diagnostic.disclosureBudgetExceeded(server, entries.length, measured.floor, budget))
     if (tier === "full") continue
     diagnostics.push(Diagnostic.disclosureDeferred(server, tier, measured.full, budget))
     schemaOf.set(server, tier === "deferred" ? deferSchema : () => BARE_SCHEMA)
@@ -283,7 +289,10 @@ export const disclose = <E extends { readonly tool: Disclosed }>(map: ReadonlyMa
       continue
     }
     const shed = schemaOf.get(entry.tool.server)
-    shown.set(name, shed === undefined ? entry : { ...entry, tool: { ...entry.tool, inputSchema: shed(entry.tool.inputSchema) } })
+    shown.set(
+      name,
+      shed === undefined ? entry : { ...entry, tool: { ...entry.tool, inputSchema: shed(entry.tool.inputSchema) } }
+    )
   }
   if (leftOut.length > 0) diagnostics.push(Diagnostic.toolsCapped(options?.maxTools ?? DEFAULT_MAX_TOOLS, leftOut))
   return { shown, describe, leftOut, diagnostics }
@@ -301,7 +310,8 @@ export const disclose = <E extends { readonly tool: Disclosed }>(map: ReadonlyMa
  * @since 0.1.0
  */
 export const describeTool: { readonly description: string; readonly inputSchema: Schema } = {
-  description: "Answers the full input schema and description of a tool in this tool list. Some tools are listed with their " +
+  description:
+    "Answers the full input schema and description of a tool in this tool list. Some tools are listed with their " +
     "parameters' names and types only; call this with the tool's name before calling one whose parameters you need in detail.",
   inputSchema: {
     type: "object",

@@ -79,7 +79,9 @@ export type Baseline = { readonly [tool: string]: string }
 const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
   if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0
+    )
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
   }
   return JSON.stringify(value) ?? "null"
@@ -98,7 +100,8 @@ const canonical = (value: unknown): string => {
  * @since 0.1.0
  */
 export const fingerprint = (tool: Listed): string =>
-  createHash("sha256").update(canonical([tool.description ?? null, tool.inputSchema ?? null, tool.title ?? null])).digest("base64url")
+  createHash("sha256").update(canonical([tool.description ?? null, tool.inputSchema ?? null, tool.title ?? null]))
+    .digest("base64url")
 
 /**
  * A listing's fingerprints, by tool name.
@@ -201,7 +204,8 @@ export const toolQuarantined = (server: string, tool: string): Diagnostic.Diagno
   level: "warning",
   server,
   tool,
-  message: `tool "${tool}" of MCP server "${server}" changed since it was first trusted; it is quarantined (shown, not callable) ` +
+  message:
+    `tool "${tool}" of MCP server "${server}" changed since it was first trusted; it is quarantined (shown, not callable) ` +
     `until the server is re-trusted.`
 })
 
@@ -222,7 +226,8 @@ export const toolWithheld = (server: string, tool: string): Diagnostic.Diagnosti
   level: "warning",
   server,
   tool,
-  message: `MCP server "${server}" lists a tool "${tool}" that was not there when its tools were first trusted; it is withheld ` +
+  message:
+    `MCP server "${server}" lists a tool "${tool}" that was not there when its tools were first trusted; it is withheld ` +
     `until the server is re-trusted.`
 })
 

@@ -35,7 +35,8 @@ const matches = (entry: string, url: URL): boolean => {
   if (!URL.canParse(`http://${e}`)) return false
   const parsed = new URL(`http://${e}`)
   // An entry with a port allows that port only; without one, any port of the host.
-  return parsed.hostname === url.hostname && (!/:\d+$/.test(e) || parsed.port === "" || parsed.port === effectivePort(url))
+  return parsed.hostname === url.hostname &&
+    (!/:\d+$/.test(e) || parsed.port === "" || parsed.port === effectivePort(url))
 }
 
 /**
@@ -108,7 +109,12 @@ export interface GuardOptions {
 
 type Init = RequestInit
 
-const headersFor = (target: URL, init: Init | undefined, options: GuardOptions, secrets: ReadonlySet<string>): Headers => {
+const headersFor = (
+  target: URL,
+  init: Init | undefined,
+  options: GuardOptions,
+  secrets: ReadonlySet<string>
+): Headers => {
   const headers = new Headers(init?.headers)
   if (target.origin !== options.url.origin) {
     headers.delete("authorization")
@@ -155,9 +161,13 @@ export const guardedFetch = (options: GuardOptions) => {
   return async (input: string | URL, init?: Init): Promise<Response> => {
     let target = new URL(input)
     let request = init
-    for (let hop = 0; ; hop++) {
+    for (let hop = 0;; hop++) {
       if (!allows(options.allowed, target)) throw new Refused({ host: target.host, reason: "host" })
-      const response = await send(target, { ...request, headers: headersFor(target, request, options, secrets), redirect: "manual" })
+      const response = await send(target, {
+        ...request,
+        headers: headersFor(target, request, options, secrets),
+        redirect: "manual"
+      })
       const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null
       if (location === null) return response
       await response.body?.cancel()

@@ -113,7 +113,10 @@ interface State {
 
 // What the map is after a listing: merged, filtered, disclosed — with the describe tool when some
 // server's schemas are held back. Answers the filter entries that named nothing.
-const projectionOf = <S>(perServer: ReadonlyArray<{ readonly key: string; readonly entries: ReadonlyArray<Located> }>, options: Config.Options<S>) => {
+const projectionOf = <S>(
+  perServer: ReadonlyArray<{ readonly key: string; readonly entries: ReadonlyArray<Located> }>,
+  options: Config.Options<S>
+) => {
   const merged = Catalog.merge(perServer)
   const { kept, unmatched } = Catalog.filter(merged.map, options.tools)
   const disclosed = Disclosure.disclose(kept, options.disclosure)
@@ -121,7 +124,8 @@ const projectionOf = <S>(perServer: ReadonlyArray<{ readonly key: string; readon
   const tools = new Map([...disclosed.shown].map(([name, found]) => [name, found.tool]))
   let describe: State["describe"] = undefined
   if (disclosed.describe) {
-    const name = tools.has(Disclosure.DESCRIBE_TOOL) ? `${Disclosure.DESCRIBE_TOOL}_${Names.hash(Disclosure.DESCRIBE_TOOL)}` : Disclosure.DESCRIBE_TOOL
+    const name = tools.has(Disclosure.DESCRIBE_TOOL)
+      ? `${Disclosure.DESCRIBE_TOOL}_${Names.hash(Disclosure.DESCRIBE_TOOL)}` : Disclosure.DESCRIBE_TOOL
     if (name !== Disclosure.DESCRIBE_TOOL) diagnostics.push(Diagnostic.toolNameCollision("mcp", "describe_tool", name))
     const full = new Map<string, Catalog.Tool>()
     for (const key of disclosed.shown.keys()) {
@@ -136,9 +140,15 @@ const projectionOf = <S>(perServer: ReadonlyArray<{ readonly key: string; readon
 }
 
 // mcp__describe_tool: the full definition of a tool the map holds. Reads only the map.
-const describeCall = (describe: NonNullable<State["describe"]>, args: unknown): Effect.Effect<CallResult.Result, CallError> => {
+const describeCall = (
+  describe: NonNullable<State["describe"]>,
+  args: unknown
+): Effect.Effect<CallResult.Result, CallError> => {
   const name = Disclosure.describedName(args)
-  if (name === undefined) return Effect.fail(new InvalidArguments({ name: describe.name, reason: 'it takes { "name": "<a tool\'s name>" }' }))
+  if (name === undefined)
+    return Effect.fail(
+      new InvalidArguments({ name: describe.name, reason: "it takes { \"name\": \"<a tool's name>\" }" })
+    )
   const tool = describe.full.get(name)
   return tool === undefined ? Effect.fail(new UnknownTool({ name })) : Effect.succeed(Disclosure.describe(tool))
 }
@@ -159,8 +169,12 @@ const diagnosticsOf = <S>(options: Config.Options<S>) =>
           const answer = handler(diagnostic)
           return Effect.isEffect(answer) ? answer : Effect.void
         })
-        const log = diagnostic.level === "warning" ? Effect.logWarning(diagnostic.message) : Effect.logInfo(diagnostic.message)
-        return Effect.andThen(Ref.update(all, (ds) => [...ds, diagnostic]), Effect.andThen(Effect.ignoreCause(told), log))
+        const log = diagnostic.level === "warning" ? Effect.logWarning(diagnostic.message)
+          : Effect.logInfo(diagnostic.message)
+        return Effect.andThen(
+          Ref.update(all, (ds) => [...ds, diagnostic]),
+          Effect.andThen(Effect.ignoreCause(told), log)
+        )
       }).pipe(Effect.annotateLogs({ "mcp.diagnostic": diagnostic.kind }))
     return { all: Ref.get(all), emit }
   })
@@ -269,12 +283,20 @@ export const rebuild: <S = unknown>(
   capabilities: Capabilities = { stdio: true }
 ) {
   const store = options.storage
-  if (store === undefined) return yield* new WiringError({ reason: "a rebuild reads the stored catalogue: pass storage (the store the toolset was made with)" })
+  if (store === undefined)
+    return yield* new WiringError({
+      reason: "a rebuild reads the stored catalogue: pass storage (the store the toolset was made with)"
+    })
   const wired = yield* Config.wire(servers, options)
   const { diagnostics, seeds } = yield* Stored.seedsFor(wired.servers, yield* store.list)
   const runnable = wired.servers.filter((server) => capabilities.stdio || server.config.type !== "stdio")
   const refused = wired.servers.filter((server) => !runnable.includes(server))
-  const notes = [...diagnostics, ...refused.map((server) => Diagnostic.stdioRefused(server.config.name, "this runtime cannot start processes (stdio: false)"))]
+  const notes = [
+    ...diagnostics,
+    ...refused.map((server) =>
+      Diagnostic.stdioRefused(server.config.name, "this runtime cannot start processes (stdio: false)")
+    )
+  ]
   return yield* start({ ...wired, servers: runnable }, options, { seeds, notes })
 })
 
@@ -293,7 +315,8 @@ export const rebuild: <S = unknown>(
  *
  * @since 0.1.0
  */
-export const retrust: (store: Store.Store, serverName: string) => Effect.Effect<number, Store.StoreError> = Store.retrust
+export const retrust: (store: Store.Store, serverName: string) => Effect.Effect<number, Store.StoreError> =
+  Store.retrust
 
 // The first map, published from what the links hold (listed, or stored), and `reconciled`: settled
 // at once for a toolset made by connecting; for a rebuilt one, once every server's background
@@ -327,11 +350,14 @@ const firstPublish = (
 const start = Effect.fnUntraced(function*<S>(
   wired: Effect.Success<ReturnType<typeof Config.wire>>,
   options: Config.Options<S>,
-  rebuilt: { readonly seeds: ReadonlyMap<string, Stored.Seed>; readonly notes: ReadonlyArray<Diagnostic.Diagnostic> } | undefined
+  rebuilt:
+    | { readonly seeds: ReadonlyMap<string, Stored.Seed>; readonly notes: ReadonlyArray<Diagnostic.Diagnostic> }
+    | undefined
 ) {
   const approval = yield* Effect.serviceOption(Approval.Approval)
   const diagnostics = yield* diagnosticsOf(options)
-  for (const collision of wired.collisions) yield* diagnostics.emit(Diagnostic.serverNameCollision(collision.name, collision.keys))
+  for (const collision of wired.collisions)
+    yield* diagnostics.emit(Diagnostic.serverNameCollision(collision.name, collision.keys))
   for (const note of rebuilt?.notes ?? []) yield* diagnostics.emit(note)
 
   const state = yield* SubscriptionRef.make<State>({ tools: new Map(), located: new Map(), describe: undefined })
@@ -351,11 +377,18 @@ const start = Effect.fnUntraced(function*<S>(
   const publish = publishing.withPermits(1)(Effect.asVoid(project))
 
   const env: Link.Env = { options, emit: diagnostics.emit, publish }
-  const made = yield* Effect.forEach(wired.servers, (server) => connect(server, env, rebuilt?.seeds.get(server.key)), { concurrency: "unbounded" })
+  const made = yield* Effect.forEach(wired.servers, (server) => connect(server, env, rebuilt?.seeds.get(server.key)), {
+    concurrency: "unbounded"
+  })
   const live = made.filter((link) => link !== undefined)
   yield* Ref.set(links, live)
-  const reconciled = yield* firstPublish(live, rebuilt !== undefined, publishing.withPermits(1)(project), (entries) =>
-    Effect.forEach(entries, (entry) => diagnostics.emit(Diagnostic.filterUnmatched(entry)), { discard: true }))
+  const reconciled = yield* firstPublish(
+    live,
+    rebuilt !== undefined,
+    publishing.withPermits(1)(project),
+    (entries) =>
+      Effect.forEach(entries, (entry) => diagnostics.emit(Diagnostic.filterUnmatched(entry)), { discard: true })
+  )
 
   // The hot path, built from plain steps rather than a generator: it runs once per tool call.
   const invoke = (name: string, found: Located, args: unknown, timeoutMs: number | undefined) => {
@@ -367,14 +400,21 @@ const start = Effect.fnUntraced(function*<S>(
       )
     const gated = options.policy === undefined ? send : (checked: unknown) =>
       Effect.andThen(
-        Policy.gate(options.policy, { toolName: name, server: tool.server, tool: tool.tool, args: checked }, { approval, description: tool.description }),
+        Policy.gate(options.policy, { toolName: name, server: tool.server, tool: tool.tool, args: checked }, {
+          approval,
+          description: tool.description
+        }),
         send(checked)
       )
-    if (found.quarantined === true) return Effect.fail(new ToolQuarantined({ name, server: tool.server, tool: tool.tool }))
+    if (found.quarantined === true)
+      return Effect.fail(new ToolQuarantined({ name, server: tool.server, tool: tool.tool }))
     const given = args === undefined || args === null ? {} : args
     return found.check === undefined
       ? gated(given)
-      : Effect.flatMap(Effect.mapError(found.check(given), (error) => new InvalidArguments({ name, reason: error.message })), gated)
+      : Effect.flatMap(
+        Effect.mapError(found.check(given), (error) => new InvalidArguments({ name, reason: error.message })),
+        gated
+      )
   }
   const call = (name: string, args: unknown, callOptions?: CallOptions): Effect.Effect<CallResult.Result, CallError> =>
     Effect.withSpan(
@@ -382,7 +422,8 @@ const start = Effect.fnUntraced(function*<S>(
         const current = SubscriptionRef.getUnsafe(state)
         const found = current.located.get(name)
         if (found !== undefined) return invoke(name, found, args, callOptions?.timeoutMs)
-        return current.describe?.name === name ? describeCall(current.describe, args) : Effect.fail(new UnknownTool({ name }))
+        return current.describe?.name === name ? describeCall(current.describe, args)
+          : Effect.fail(new UnknownTool({ name }))
       }),
       "McpToolset.call",
       { attributes: { "mcp.tool": name }, captureStackTrace: false }
@@ -393,7 +434,10 @@ const start = Effect.fnUntraced(function*<S>(
     changes: Stream.map(SubscriptionRef.changes(state), (s) => s.tools),
     call,
     diagnostics: diagnostics.all,
-    toolkit: Effect.flatMap(SubscriptionRef.get(state), (s) => AiToolkit.make(s.tools, (name, args) => call(name, args))),
+    toolkit: Effect.flatMap(
+      SubscriptionRef.get(state),
+      (s) => AiToolkit.make(s.tools, (name, args) => call(name, args))
+    ),
     reconciled: Deferred.await(reconciled)
   }
   return toolset
@@ -416,5 +460,7 @@ const start = Effect.fnUntraced(function*<S>(
  *
  * @since 0.1.0
  */
-export const layer = <S = unknown>(servers: ReadonlyArray<Config.Server>, options?: Config.Options<S>): Layer.Layer<McpToolset, WiringError> =>
-  Layer.effect(McpToolset, make(servers, options))
+export const layer = <S = unknown>(
+  servers: ReadonlyArray<Config.Server>,
+  options?: Config.Options<S>
+): Layer.Layer<McpToolset, WiringError> => Layer.effect(McpToolset, make(servers, options))

@@ -153,8 +153,12 @@ export const gate = (
         return Effect.fail(denied(request, answer.reason ?? "the policy denied it"))
       case "Ask": {
         const question = Approval.ask({ ...request, description: context.description })
-        const asked = Option.isSome(context.approval) ? Effect.provideService(question, Approval.Approval, context.approval.value) : question
-        return Effect.flatMap(asked, (reply) => reply._tag === "Allow" ? Effect.void : Effect.fail(denied(request, reply.reason)))
+        const asked = Option.isSome(context.approval)
+          ? Effect.provideService(question, Approval.Approval, context.approval.value) : question
+        return Effect.flatMap(
+          asked,
+          (reply) => reply._tag === "Allow" ? Effect.void : Effect.fail(denied(request, reply.reason))
+        )
       }
     }
   })

@@ -40,7 +40,9 @@ type Awaitable<A> = A | PromiseLike<A>
  *
  * @since 0.1.0
  */
-export interface Options<S = unknown> extends Omit<Config.Options<S>, "auth" | "allowedHosts" | "policy" | "onDiagnostic"> {
+export interface Options<S = unknown>
+  extends Omit<Config.Options<S>, "auth" | "allowedHosts" | "policy" | "onDiagnostic">
+{
   readonly allowedHosts?:
     | ReadonlyArray<string>
     | ((server: string, context: Config.SessionContext<S>) => Awaitable<ReadonlyArray<string>>)
@@ -69,7 +71,10 @@ export interface Tool {
   readonly name: string
   readonly description: string
   readonly inputSchema: Catalog.Tool["inputSchema"]
-  readonly execute: (args: unknown, options?: { readonly signal?: AbortSignal | undefined; readonly timeoutMs?: number | undefined }) => Promise<CallResult.Result>
+  readonly execute: (
+    args: unknown,
+    options?: { readonly signal?: AbortSignal | undefined; readonly timeoutMs?: number | undefined }
+  ) => Promise<CallResult.Result>
 }
 
 /**
@@ -93,29 +98,35 @@ export interface Toolset {
   readonly diagnostics: ReadonlyArray<Diagnostic.Diagnostic>
 }
 
-const lift = <A>(f: () => Awaitable<A>): Effect.Effect<A, unknown> => Effect.tryPromise({ try: async () => f(), catch: (e) => e })
+const lift = <A>(f: () => Awaitable<A>): Effect.Effect<A, unknown> =>
+  Effect.tryPromise({ try: async () => f(), catch: (e) => e })
 
 const toEffectOptions = <S>(options: Options<S>): Config.Options<S> => {
   const { allowedHosts, approve: _approve, auth, onDiagnostic, policy, ...rest } = options
   return {
     ...rest,
     ...(allowedHosts === undefined ? {} : {
-      allowedHosts: typeof allowedHosts === "function" ? (server, context) => lift(() => allowedHosts(server, context)) : allowedHosts
+      allowedHosts: typeof allowedHosts === "function" ? (server, context) => lift(() => allowedHosts(server, context))
+        : allowedHosts
     }),
     ...(auth === undefined ? {} : { auth: (server, context) => lift(() => auth(server, context)) }),
-    ...(policy === undefined ? {} : { policy: { decide: (request) => Effect.orDie(lift(() => policy.decide(request))) } }),
+    ...(policy === undefined ? {}
+      : { policy: { decide: (request) => Effect.orDie(lift(() => policy.decide(request))) } }),
     ...(onDiagnostic === undefined ? {} : { onDiagnostic })
   }
 }
 
 const approvalLayer = (approve: NonNullable<Options["approve"]>) =>
-  Layer.succeed(Approval.Approval, Approval.Approval.of({
-    decide: (request) =>
-      lift(() => approve(request)).pipe(
-        Effect.map((yes) => yes ? Approval.allow : Approval.deny("the person declined")),
-        Effect.catch(() => Effect.succeed(Approval.deny("the approval could not be asked")))
-      )
-  }))
+  Layer.succeed(
+    Approval.Approval,
+    Approval.Approval.of({
+      decide: (request) =>
+        lift(() => approve(request)).pipe(
+          Effect.map((yes) => yes ? Approval.allow : Approval.deny("the person declined")),
+          Effect.catch(() => Effect.succeed(Approval.deny("the approval could not be asked")))
+        )
+    })
+  )
 
 /**
  * Connect the servers and resolve to their tools as one record. Rejects with a `WiringError` when
@@ -136,7 +147,10 @@ const approvalLayer = (approve: NonNullable<Options["approve"]>) =>
  *
  * @since 0.1.0
  */
-export const mcpTools = <S = unknown>(servers: ReadonlyArray<Config.Server>, options: Options<S> = {}): Promise<Toolset> =>
+export const mcpTools = <S = unknown>(
+  servers: ReadonlyArray<Config.Server>,
+  options: Options<S> = {}
+): Promise<Toolset> =>
   open(Layer.effect(McpToolset.McpToolset, McpToolset.make(servers, toEffectOptions(options))), options)
 
 /**
@@ -164,10 +178,19 @@ export const rebuildMcpToolsFromStorage = <S = unknown>(
   servers: ReadonlyArray<Config.Server>,
   options: Options<S>,
   capabilities: McpToolset.Capabilities = { stdio: true }
-): Promise<Toolset> => open(Layer.effect(McpToolset.McpToolset, McpToolset.rebuild(servers, toEffectOptions(options), capabilities)), options)
+): Promise<Toolset> =>
+  open(
+    Layer.effect(McpToolset.McpToolset, McpToolset.rebuild(servers, toEffectOptions(options), capabilities)),
+    options
+  )
 
-const open = async (toolsetLayer: Layer.Layer<McpToolset.McpToolset, unknown>, options: Options<any>): Promise<Toolset> => {
-  const runtime = ManagedRuntime.make(options.approve === undefined ? toolsetLayer : Layer.provide(toolsetLayer, approvalLayer(options.approve)))
+const open = async (
+  toolsetLayer: Layer.Layer<McpToolset.McpToolset, unknown>,
+  options: Options<any>
+): Promise<Toolset> => {
+  const runtime = ManagedRuntime.make(
+    options.approve === undefined ? toolsetLayer : Layer.provide(toolsetLayer, approvalLayer(options.approve))
+  )
   const toolset = await runtime.runPromise(Effect.service(McpToolset.McpToolset)).catch(async (error: unknown) => {
     await runtime.dispose()
     throw error
@@ -177,14 +200,19 @@ const open = async (toolsetLayer: Layer.Layer<McpToolset.McpToolset, unknown>, o
     for (const name of Object.keys(tools)) if (!map.has(name)) delete tools[name]
     for (const [name, tool] of map) {
       const current = tools[name]
-      if (current !== undefined && current.description === tool.description && current.inputSchema === tool.inputSchema) continue
+      if (current !== undefined && current.description === tool.description && current.inputSchema === tool.inputSchema)
+        continue
       tools[name] = {
         name,
         description: tool.description,
         inputSchema: tool.inputSchema,
         execute: (args, callOptions) =>
           runtime.runPromise(
-            toolset.call(name, args, callOptions?.timeoutMs === undefined ? undefined : { timeoutMs: callOptions.timeoutMs }),
+            toolset.call(
+              name,
+              args,
+              callOptions?.timeoutMs === undefined ? undefined : { timeoutMs: callOptions.timeoutMs }
+            ),
             callOptions?.signal === undefined ? undefined : { signal: callOptions.signal }
           )
       }
@@ -271,4 +299,5 @@ export const createSqliteMcpConnectionStore = (path: string): SqliteStore => {
  *
  * @since 0.1.0
  */
-export const retrustMcpServer = (store: Store.Store, serverName: string): Promise<number> => Effect.runPromise(McpToolset.retrust(store, serverName))
+export const retrustMcpServer = (store: Store.Store, serverName: string): Promise<number> =>
+  Effect.runPromise(McpToolset.retrust(store, serverName))

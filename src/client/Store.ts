@@ -58,7 +58,6 @@ export interface Row {
   readonly toolFingerprints?: Drift.Baseline | undefined
 }
 
-
 /**
  * The schema every row passes through on its way in and out of a store: it keeps exactly the
  * enumerated fields and drops anything else.
@@ -193,7 +192,9 @@ export interface Store {
  *
  * @since 0.1.0
  */
-export class McpConnectionStore extends Context.Service<McpConnectionStore, Store>()("effect-surface/McpConnectionStore") {}
+export class McpConnectionStore
+  extends Context.Service<McpConnectionStore, Store>()("effect-surface/McpConnectionStore")
+{}
 
 /**
  * A store in memory: rows live as long as the value (rebuilds within one process, and tests).
@@ -207,19 +208,24 @@ export class McpConnectionStore extends Context.Service<McpConnectionStore, Stor
  *
  * @since 0.1.0
  */
-export const makeMemory: Effect.Effect<Store> = Effect.map(Ref.make<ReadonlyMap<string, Row>>(new Map()), (rows): Store => ({
-  list: Effect.map(Ref.get(rows), (map) => [...map.values()]),
-  get: (id) => Effect.map(Ref.get(rows), (map) => map.get(id)),
-  save: (row) =>
-    Effect.flatMap(Effect.fromResult(toRow(row, `save ${row.id}`)), (checked) =>
-      Ref.update(rows, (map) => new Map(map).set(checked.id, merged(map.get(checked.id), checked)))),
-  remove: (id) =>
-    Ref.update(rows, (map) => {
-      const next = new Map(map)
-      next.delete(id)
-      return next
-    })
-}))
+export const makeMemory: Effect.Effect<Store> = Effect.map(
+  Ref.make<ReadonlyMap<string, Row>>(new Map()),
+  (rows): Store => ({
+    list: Effect.map(Ref.get(rows), (map) => [...map.values()]),
+    get: (id) => Effect.map(Ref.get(rows), (map) => map.get(id)),
+    save: (row) =>
+      Effect.flatMap(
+        Effect.fromResult(toRow(row, `save ${row.id}`)),
+        (checked) => Ref.update(rows, (map) => new Map(map).set(checked.id, merged(map.get(checked.id), checked)))
+      ),
+    remove: (id) =>
+      Ref.update(rows, (map) => {
+        const next = new Map(map)
+        next.delete(id)
+        return next
+      })
+  })
+)
 
 /**
  * The memory store as a layer.
@@ -279,7 +285,8 @@ export const storeUnavailable = (server: string, reason: string): Diagnostic.Dia
   level: "warning",
   server,
   reason,
-  message: `the connection store failed for MCP server "${server}" (${reason}); its tool list stays as it was until the store answers.`
+  message:
+    `the connection store failed for MCP server "${server}" (${reason}); its tool list stays as it was until the store answers.`
 })
 
 /**
@@ -299,7 +306,8 @@ export const storedRowReplaced = (server: string, reason: string): Diagnostic.Di
   level: "warning",
   server,
   reason,
-  message: `the stored row of MCP server "${server}" was for another endpoint (${reason}); it was replaced and this server's tools trusted afresh.`
+  message:
+    `the stored row of MCP server "${server}" was for another endpoint (${reason}); it was replaced and this server's tools trusted afresh.`
 })
 
 /**
@@ -319,7 +327,8 @@ export const serverUnreconciled = (server: string, reason: string): Diagnostic.D
   level: "warning",
   server,
   reason,
-  message: `MCP server "${server}" could not be reached to check its stored tools (${reason}); the map shows what it published ` +
+  message:
+    `MCP server "${server}" could not be reached to check its stored tools (${reason}); the map shows what it published ` +
     `last time, and the next call dials it again.`
 })
 
@@ -358,6 +367,7 @@ export const storedServerUnconfigured = (server: string): Diagnostic.Diagnostic 
   kind: "stored-server-unconfigured",
   level: "info",
   server,
-  message: `the store holds MCP server "${server}", which the configuration does not name; it is left out (the store keeps no ` +
+  message:
+    `the store holds MCP server "${server}", which the configuration does not name; it is left out (the store keeps no ` +
     `command or header to reach it with).`
 })

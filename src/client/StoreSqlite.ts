@@ -42,7 +42,10 @@ const CREATE = `CREATE TABLE mcp_connections (
 const attempt = <A>(operation: string, run: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({
     try: run,
-    catch: (error) => Predicate.isTagged(error, "StoreError") ? error as StoreError : new StoreError({ operation, reason: messageOf(error) })
+    catch: (error) =>
+      // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment
+      Predicate.isTagged(error, "StoreError") ? error as StoreError
+        : new StoreError({ operation, reason: messageOf(error) })
   })
 
 const versionOf = (db: DatabaseSync): number => Number(db.prepare("PRAGMA user_version").get()?.["user_version"] ?? 0)
@@ -71,7 +74,9 @@ const open = (path: string): Effect.Effect<DatabaseSync, StoreError> =>
       if (versionOf(db) < SCHEMA_VERSION) migrate(db)
       const version = versionOf(db)
       if (version !== SCHEMA_VERSION) {
-        throw new Error(`its schema is version ${version}, written by a later version of this package; this one reads version ${SCHEMA_VERSION}`)
+        throw new Error(
+          `its schema is version ${version}, written by a later version of this package; this one reads version ${SCHEMA_VERSION}`
+        )
       }
       return db
     } catch (error) {
@@ -139,7 +144,10 @@ const storeOver = (db: DatabaseSync): Store => ({
       return columns === undefined ? undefined : rowOf(columns)
     }),
   save: (row) =>
-    Effect.flatMap(Effect.fromResult(toRow(row, `save ${row.id}`)), (checked) => attempt(`save ${row.id}`, () => write(db, checked))),
+    Effect.flatMap(
+      Effect.fromResult(toRow(row, `save ${row.id}`)),
+      (checked) => attempt(`save ${row.id}`, () => write(db, checked))
+    ),
   remove: (id) => attempt(`remove ${id}`, () => void db.prepare("DELETE FROM mcp_connections WHERE id = ?").run(id))
 })
 
@@ -176,4 +184,5 @@ export const make = (path: string): Effect.Effect<Store, StoreError, Scope.Scope
  *
  * @since 0.1.0
  */
-export const layer = (path: string): Layer.Layer<McpConnectionStore, StoreError> => Layer.effect(McpConnectionStore, make(path))
+export const layer = (path: string): Layer.Layer<McpConnectionStore, StoreError> =>
+  Layer.effect(McpConnectionStore, make(path))

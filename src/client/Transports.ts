@@ -94,7 +94,10 @@ export const INHERITED_ENV: ReadonlyArray<string> = DEFAULT_INHERITED_ENV_VARS
  *
  * @since 0.1.0
  */
-export const stdio = (config: StdioEntry, confined: { readonly command: string; readonly cwd: string | undefined }): StdioClientTransport =>
+export const stdio = (
+  config: StdioEntry,
+  confined: { readonly command: string; readonly cwd: string | undefined }
+): StdioClientTransport =>
   new StdioClientTransport({
     command: confined.command,
     args: [...(config.args ?? [])],

@@ -20,7 +20,13 @@ export * as McpDisclosure from "./Disclosure.ts"
 export * as McpDrift from "./Drift.ts"
 export * as McpStore from "./Store.ts"
 export * as McpStoreSqlite from "./StoreSqlite.ts"
-export { createMemoryMcpConnectionStore, createSqliteMcpConnectionStore, mcpTools, rebuildMcpToolsFromStorage, retrustMcpServer } from "./PromiseApi.ts"
+export {
+  createMemoryMcpConnectionStore,
+  createSqliteMcpConnectionStore,
+  mcpTools,
+  rebuildMcpToolsFromStorage,
+  retrustMcpServer
+} from "./PromiseApi.ts"
 export {
   AuthFailed,
   type CallError,

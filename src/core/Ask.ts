@@ -170,7 +170,10 @@ export class Ask extends Context.Service<Ask, {
     schema: S,
     options?: AskOptions
   ) => Effect.Effect<Elicitation.Answer<S["Type"]>, AskError, S["DecodingServices"]>
-  readonly sample: (request: SampleRequest, options?: AskOptions) => Effect.Effect<SampleResult, ClientLacksCapability | ClientRequestFailed>
+  readonly sample: (
+    request: SampleRequest,
+    options?: AskOptions
+  ) => Effect.Effect<SampleResult, ClientLacksCapability | ClientRequestFailed>
 }>()("effect-surface/Ask") {}
 
 /**
@@ -258,7 +261,10 @@ export interface Channel {
     params: { readonly message: string; readonly requestedSchema: Elicitation.RequestedSchema },
     timeout: Duration.Duration | undefined
   ) => Effect.Effect<ElicitReply, unknown>
-  readonly sample: (request: SampleRequest, timeout: Duration.Duration | undefined) => Effect.Effect<SampleResult, unknown>
+  readonly sample: (
+    request: SampleRequest,
+    timeout: Duration.Duration | undefined
+  ) => Effect.Effect<SampleResult, unknown>
 }
 
 const ELICIT = "elicitation/create"
@@ -279,7 +285,12 @@ const decodeReply = <S extends Schema.Top>(schema: S, reply: ElicitReply) =>
         return { _tag: "Cancel" }
       case "accept": {
         const content: S["Type"] = yield* SchemaBridge.compile(schema).decode(reply.content ?? {}).pipe(
-          Effect.mapError((e) => new ClientRequestFailed({ method: ELICIT, reason: `the accepted answer does not match the schema: ${e.message}` }))
+          Effect.mapError((e) =>
+            new ClientRequestFailed({
+              method: ELICIT,
+              reason: `the accepted answer does not match the schema: ${e.message}`
+            })
+          )
         )
         return { _tag: "Accept", content }
       }
@@ -306,9 +317,13 @@ export const make = (channel: Channel): Ask["Service"] => ({
   capabilities: channel.capabilities,
   elicit: <S extends Schema.Top>(message: string, schema: S, options?: AskOptions) =>
     Effect.gen(function*(): Effect.fn.Return<Elicitation.Answer<S["Type"]>, AskError, S["DecodingServices"]> {
-      if (!channel.capabilities.elicitation) return yield* new ClientLacksCapability({ capability: "elicitation", method: ELICIT })
+      if (!channel.capabilities.elicitation)
+        return yield* new ClientLacksCapability({ capability: "elicitation", method: ELICIT })
       const requestedSchema = yield* Effect.fromResult(Elicitation.requestedSchema(schema))
-      const reply = yield* Effect.mapError(channel.elicit({ message, requestedSchema }, timeoutOf(options)), failed(ELICIT))
+      const reply = yield* Effect.mapError(
+        channel.elicit({ message, requestedSchema }, timeoutOf(options)),
+        failed(ELICIT)
+      )
       return yield* decodeReply(schema, reply)
     }),
   sample: (request, options) =>

@@ -51,7 +51,9 @@ export class ResponseStream extends Context.Service<ResponseStream, {
  *
  * @since 0.1.0
  */
-export const closeResponseStream: Effect.Effect<boolean, never, ResponseStream> = ResponseStream.use((stream) => stream.close)
+export const closeResponseStream: Effect.Effect<boolean, never, ResponseStream> = ResponseStream.use((stream) =>
+  stream.close
+)
 
 /**
  * What a handler on a request path may require: `Progress`, `Ask` and `ResponseStream`.

@@ -245,7 +245,9 @@ const dialIn = <C, E, R>(options: Options<C, E, R>, context: Context.Context<Exc
  *
  * @since 0.1.0
  */
-export class ConnectionPool extends Context.Service<ConnectionPool, Pool<Bundle.Clients>>()("effect-surface/ConnectionPool") {}
+export class ConnectionPool
+  extends Context.Service<ConnectionPool, Pool<Bundle.Clients>>()("effect-surface/ConnectionPool")
+{}
 
 /**
  * Provide `ConnectionPool` over one dial of a bundle's clients; closing the layer disposes every

@@ -28,10 +28,12 @@ import * as SchemaBridge from "./SchemaBridge.ts"
  *
  * @since 0.1.0
  */
-export class UnsupportedElicitationSchema extends Schema.TaggedError<UnsupportedElicitationSchema>()("UnsupportedElicitationSchema", {
-  field: Schema.UndefinedOr(Schema.String),
-  reason: Schema.String
-}) {
+export class UnsupportedElicitationSchema
+  extends Schema.TaggedError<UnsupportedElicitationSchema>()("UnsupportedElicitationSchema", {
+    field: Schema.UndefinedOr(Schema.String),
+    reason: Schema.String
+  })
+{
   override get message(): string {
     return this.field === undefined
       ? `the schema cannot be asked in a form: ${this.reason}`
@@ -76,7 +78,8 @@ export interface RequestedSchema {
 type JsonRecord = { readonly [key: string]: Json.Json }
 
 const isRecord = (u: Json.Json | undefined): u is JsonRecord => typeof u === "object" && u !== null && !Array.isArray(u)
-const isStringArray = (u: Json.Json | undefined): u is ReadonlyArray<string> => Array.isArray(u) && u.every((x) => typeof x === "string")
+const isStringArray = (u: Json.Json | undefined): u is ReadonlyArray<string> =>
+  Array.isArray(u) && u.every((x) => typeof x === "string")
 const FORMATS = new Set(["date", "uri", "email", "date-time"])
 
 // Copy only the listed keys that are present, so the result carries nothing a client's validator rejects.
@@ -116,7 +119,11 @@ const SAFE = Number.MAX_SAFE_INTEGER
 const bounds = (property: JsonRecord): JsonRecord =>
   pick(property, ["minimum", "maximum"].filter((key) => Math.abs(Number(property[key])) !== SAFE))
 
-const primitive = (field: string, given: JsonRecord, enumNames: ReadonlyArray<string> | undefined): Result.Result<JsonRecord, UnsupportedElicitationSchema> => {
+const primitive = (
+  field: string,
+  given: JsonRecord,
+  enumNames: ReadonlyArray<string> | undefined
+): Result.Result<JsonRecord, UnsupportedElicitationSchema> => {
   const property = withoutNull(given)
   const doc = pick(property, ["title", "description", "default"])
   const refuse = (reason: string) => Result.fail(new UnsupportedElicitationSchema({ field, reason }))
@@ -128,7 +135,8 @@ const primitive = (field: string, given: JsonRecord, enumNames: ReadonlyArray<st
         const names = enumNames !== undefined && enumNames.length === property["enum"].length ? { enumNames } : {}
         return Result.succeed({ type: "string", ...doc, enum: property["enum"], ...names })
       }
-      const format = typeof property["format"] === "string" && FORMATS.has(property["format"]) ? { format: property["format"] } : {}
+      const format = typeof property["format"] === "string" && FORMATS.has(property["format"])
+        ? { format: property["format"] } : {}
       return Result.succeed({ type: "string", ...doc, ...pick(property, ["minLength", "maxLength"]), ...format })
     }
     case "number":
@@ -147,7 +155,9 @@ const primitive = (field: string, given: JsonRecord, enumNames: ReadonlyArray<st
       return refuse("an array must be of string enum values (a multi-select)")
     }
     default:
-      return refuse(`it is ${JSON.stringify(given)}; a form asks only strings, numbers, integers, booleans and enums of strings`)
+      return refuse(
+        `it is ${JSON.stringify(given)}; a form asks only strings, numbers, integers, booleans and enums of strings`
+      )
   }
 }
 
@@ -189,17 +199,25 @@ export const requestedSchema = (schema: Schema.Top): Result.Result<RequestedSche
   Result.gen(function*() {
     const compiled = yield* Result.try({
       try: () => SchemaBridge.compile(schema),
-      catch: (e) => new UnsupportedElicitationSchema({ field: undefined, reason: e instanceof Error ? e.message : String(e) })
+      catch: (e) =>
+        new UnsupportedElicitationSchema({ field: undefined, reason: e instanceof Error ? e.message : String(e) })
     })
     const properties = compiled.jsonSchema["properties"]
     if (compiled.wrapped || !isRecord(properties)) {
-      return yield* Result.fail(new UnsupportedElicitationSchema({ field: undefined, reason: "it is not a struct of fields" }))
+      return yield* Result.fail(
+        new UnsupportedElicitationSchema({ field: undefined, reason: "it is not a struct of fields" })
+      )
     }
     const out: Record<string, Json.JsonObject> = {}
     for (const [field, property] of Object.entries(properties)) {
-      if (!isRecord(property)) return yield* Result.fail(new UnsupportedElicitationSchema({ field, reason: "it has no JSON Schema" }))
+      if (!isRecord(property))
+        return yield* Result.fail(new UnsupportedElicitationSchema({ field, reason: "it has no JSON Schema" }))
       out[field] = yield* primitive(field, property, enumNamesOf(schema.ast, field))
     }
     const required = compiled.jsonSchema["required"]
-    return { type: "object" as const, properties: out, ...(isStringArray(required) && required.length > 0 ? { required } : {}) }
+    return {
+      type: "object" as const,
+      properties: out,
+      ...(isStringArray(required) && required.length > 0 ? { required } : {})
+    }
   })

@@ -84,7 +84,10 @@ export type PoolError = ConnectionPool.ConnectionLost | ConnectionPool.DialFaile
  */
 export class Engine extends Context.Service<Engine, {
   /** Decode `args` for the named tool and call it; a failed call is an `isError` result, never a failure. */
-  readonly call: (name: string, args: unknown) => Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services>
+  readonly call: (
+    name: string,
+    args: unknown
+  ) => Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services>
   /** Call a served tool with already-decoded input. */
   readonly invoke: (tool: Bundle.Tool, input: unknown) => Effect.Effect<ToolResult.ToolResult, never, Caller.Services>
   /** What a `surface://` URI addresses now. */
@@ -97,7 +100,11 @@ export class Engine extends Context.Service<Engine, {
    * source ends, or its retry budget runs out — then a last `onChange`. Fails only when nothing
    * serves `uri` to begin with.
    */
-  readonly watch: (uri: string, onChange: Effect.Effect<void>, onOpen?: Effect.Effect<void>) => Effect.Effect<void, UnknownResource | Retired>
+  readonly watch: (
+    uri: string,
+    onChange: Effect.Effect<void>,
+    onOpen?: Effect.Effect<void>
+  ) => Effect.Effect<void, UnknownResource | Retired>
   /** How many subscriptions are being followed now. */
   readonly watching: Effect.Effect<number>
   /** The item ids a collection template holds now, in their URI form; `undefined` when `uriTemplate` is no collection's. */
@@ -125,43 +132,57 @@ interface Env {
 
 // Traced by hand rather than by `Effect.fn`: this is every tool call's path, and `Effect.fn` takes a
 // stack trace per call (see the bench); the span is the same, provided in one step (internal/span.ts).
-const call = (env: Env) => (name: string, args: unknown): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> =>
-  entrySpan("Engine.call", { kind: "server", attributes: { tool: name } })(
-    Effect.flatMap(env.roster.lookupTool(name), (found): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> => {
-      switch (found._tag) {
-        case "Unknown":
-          return Effect.fail(new UnknownTool({ name }))
-        case "Retired":
-          return Effect.fail(new Retired({ tombstone: found.tombstone }))
-        case "Served": {
-          const tool = found.tool
-          return Effect.matchEffect(tool.input.decode(args), {
-            onFailure: (error) => Effect.succeed(ToolResult.failure(error)),
-            onSuccess: (input) => invoke(env, tool, input)
-          })
+const call =
+  (env: Env) =>
+  (name: string, args: unknown): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> =>
+    entrySpan("Engine.call", { kind: "server", attributes: { tool: name } })(
+      Effect.flatMap(
+        env.roster.lookupTool(name),
+        (found): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> => {
+          switch (found._tag) {
+            case "Unknown":
+              return Effect.fail(new UnknownTool({ name }))
+            case "Retired":
+              return Effect.fail(new Retired({ tombstone: found.tombstone }))
+            case "Served": {
+              const tool = found.tool
+              return Effect.matchEffect(tool.input.decode(args), {
+                onFailure: (error) => Effect.succeed(ToolResult.failure(error)),
+                onSuccess: (input) => invoke(env, tool, input)
+              })
+            }
+          }
         }
-      }
-    })
-  )
+      )
+    )
 
 // The client of a sibling (or the core), or the link fault of a factory that gave none.
 const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Client.AnyClient | undefined =>
   sibling === undefined ? clients.core : Object.hasOwn(clients.clients, sibling) ? clients.clients[sibling] : undefined
 
-const invoke = (env: Env, tool: Bundle.Tool, input: unknown): Effect.Effect<ToolResult.ToolResult, never, Caller.Services> => {
+const invoke = (
+  env: Env,
+  tool: Bundle.Tool,
+  input: unknown
+): Effect.Effect<ToolResult.ToolResult, never, Caller.Services> => {
   const target = tool.target
   switch (target._tag) {
     case "Procedure": {
       return ToolResult.frame(env.pool.use((clients) => {
         // The answer travels in its declared wire form (a Date as its ISO string, …).
-        const dispatch = (client: Client.AnyClient) => Effect.flatMap(Client.call(client, target.ns, target.verb, input), target.encode)
+        const dispatch = (client: Client.AnyClient) =>
+          Effect.flatMap(Client.call(client, target.ns, target.verb, input), target.encode)
         const client = clientIn(clients, tool.sibling)
         return client === undefined ? Effect.flatMap(Reads.clientOf(clients, tool.sibling), dispatch) : dispatch(client)
       }))
     }
     case "SiblingTool":
-      return Tool.callThrough(target.tool, input, (handle) =>
-        env.pool.use((clients) => Effect.flatMap(Reads.clientOf(clients, tool.sibling), (client) => handle(client))))
+      return Tool.callThrough(
+        target.tool,
+        input,
+        (handle) =>
+          env.pool.use((clients) => Effect.flatMap(Reads.clientOf(clients, tool.sibling), (client) => handle(client)))
+      )
     case "RootTool":
       return Tool.callThrough(target.tool, input, env.pool.use)
   }
@@ -181,7 +202,8 @@ const resolve = (env: Env) => (uri: string): Effect.Effect<Reads.Target, Unknown
     }
   })
 
-const unreadable = (uri: string) => (error: { readonly message: string }) => new Unreadable({ uri, reason: error.message })
+const unreadable = (uri: string) => (error: { readonly message: string }) =>
+  new Unreadable({ uri, reason: error.message })
 
 const read = (env: Env) =>
   Effect.fn("Engine.read")(function*(uri: string) {
@@ -224,30 +246,37 @@ const followTarget = (env: Env, uri: string, seen: Reads.Seen, { opened, pulse }
   })
 
 const watch = (env: Env) =>
-  Effect.fn("Engine.watch")(function*(uri: string, onChange: Effect.Effect<void>, onOpen: Effect.Effect<void> = Effect.void) {
-    yield* resolve(env)(uri)
-    const seen: Reads.Seen = yield* Ref.make<Option.Option<Effect.Effect<string>>>(Option.none())
-    // A move that leaves the members as they were (the root tools moved) leaves every resource where
-    // it was; any other re-opens, on the connection the move re-dialled.
-    const generations = Stream.changesWith(env.roster.changes, Roster.sameMembers)
-    yield* Watch.run({
-      uri,
-      follow: (signals) => Watch.acrossGenerations(generations, () => followTarget(env, uri, seen, signals)),
-      onChange,
-      onOpen,
-      coalesce: env.coalesce,
-      watchers: env.watchers
-    })
-  })
+  Effect.fn("Engine.watch")(
+    function*(uri: string, onChange: Effect.Effect<void>, onOpen: Effect.Effect<void> = Effect.void) {
+      yield* resolve(env)(uri)
+      const seen: Reads.Seen = yield* Ref.make<Option.Option<Effect.Effect<string>>>(Option.none())
+      // A move that leaves the members as they were (the root tools moved) leaves every resource where
+      // it was; any other re-opens, on the connection the move re-dialled.
+      const generations = Stream.changesWith(env.roster.changes, Roster.sameMembers)
+      yield* Watch.run({
+        uri,
+        follow: (signals) => Watch.acrossGenerations(generations, () => followTarget(env, uri, seen, signals)),
+        onChange,
+        onOpen,
+        coalesce: env.coalesce,
+        watchers: env.watchers
+      })
+    }
+  )
 
-const collectionKeys = (env: Env) => (uriTemplate: string): Effect.Effect<ReadonlyArray<string> | undefined, Unreadable> =>
-  Effect.flatMap(env.roster.current, (resolved): Effect.Effect<ReadonlyArray<string> | undefined, Unreadable> => {
-    const template = resolved.templates.find((t) => t.uriTemplate === uriTemplate)
-    if (template === undefined) return Effect.succeed(undefined)
-    return env.pool.use((clients) => Reads.keys(template, clients, env.itemDeadline)).pipe(
-      Effect.catchTags({ ConnectionLost: unreadable(uriTemplate), DialFailed: unreadable(uriTemplate), PoolClosed: unreadable(uriTemplate) })
-    )
-  })
+const collectionKeys =
+  (env: Env) => (uriTemplate: string): Effect.Effect<ReadonlyArray<string> | undefined, Unreadable> =>
+    Effect.flatMap(env.roster.current, (resolved): Effect.Effect<ReadonlyArray<string> | undefined, Unreadable> => {
+      const template = resolved.templates.find((t) => t.uriTemplate === uriTemplate)
+      if (template === undefined) return Effect.succeed(undefined)
+      return env.pool.use((clients) => Reads.keys(template, clients, env.itemDeadline)).pipe(
+        Effect.catchTags({
+          ConnectionLost: unreadable(uriTemplate),
+          DialFailed: unreadable(uriTemplate),
+          PoolClosed: unreadable(uriTemplate)
+        })
+      )
+    })
 
 // Checked first, so a refused move touches nothing; then the connection is retired BEFORE the move
 // is published, so nothing reacting to the move (a subscription re-opening) can lease the connection
@@ -319,7 +348,9 @@ export const make = (
  *
  * @since 0.1.0
  */
-export const layer = (options?: Options): Layer.Layer<Engine, never, Roster.Roster | ConnectionPool.ConnectionPool | Resolver.Resolver> =>
+export const layer = (
+  options?: Options
+): Layer.Layer<Engine, never, Roster.Roster | ConnectionPool.ConnectionPool | Resolver.Resolver> =>
   Layer.effect(Engine, make(options))
 
 /**
@@ -400,4 +431,9 @@ export const layerBundle = <E, R, C extends Bundle.Clients = Bundle.Clients>(
  *
  * @since 0.1.0
  */
-export type Services = Engine | Roster.Roster | ConnectionPool.ConnectionPool | Resolver.Resolver | SchemaBridge.SchemaBridge
+export type Services =
+  | Engine
+  | Roster.Roster
+  | ConnectionPool.ConnectionPool
+  | Resolver.Resolver
+  | SchemaBridge.SchemaBridge

@@ -75,7 +75,9 @@ export class UnknownResource extends Schema.TaggedError<UnknownResource>()("Unkn
  *
  * @since 0.1.0
  */
-export class NoSuchItem extends Schema.TaggedError<NoSuchItem>()("NoSuchItem", { uri: Schema.String, reason: Schema.String }) {
+export class NoSuchItem
+  extends Schema.TaggedError<NoSuchItem>()("NoSuchItem", { uri: Schema.String, reason: Schema.String })
+{
   override get message(): string {
     return `resource ${this.uri} ${this.reason}`
   }
@@ -94,7 +96,9 @@ export class NoSuchItem extends Schema.TaggedError<NoSuchItem>()("NoSuchItem", {
  *
  * @since 0.1.0
  */
-export class Unreadable extends Schema.TaggedError<Unreadable>()("Unreadable", { uri: Schema.String, reason: Schema.String }) {
+export class Unreadable
+  extends Schema.TaggedError<Unreadable>()("Unreadable", { uri: Schema.String, reason: Schema.String })
+{
   override get message(): string {
     return `resource ${this.uri} could not be read: ${this.reason}`
   }

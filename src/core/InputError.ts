@@ -125,7 +125,8 @@ export class InvalidJsonSchema extends Schema.TaggedError<InvalidJsonSchema>()("
 export const preview = (value: unknown, room = 60): string => {
   if (value === undefined) return "nothing"
   if (typeof value === "string") {
-    return value.length > room ? `${JSON.stringify(value.slice(0, Math.max(room, 8))).slice(0, -1)}…"` : JSON.stringify(value)
+    return value.length > room ? `${JSON.stringify(value.slice(0, Math.max(room, 8))).slice(0, -1)}…"`
+      : JSON.stringify(value)
   }
   if (typeof value !== "object" || value === null) return String(value)
   const isArray = Array.isArray(value)

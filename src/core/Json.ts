@@ -72,7 +72,9 @@ export class Unserializable extends Data.TaggedError("Unserializable")<{
   readonly reason: string
 }> {
   override get message(): string {
-    return `${/^[AEIOU]/.test(this.constructorName) ? "an" : "a"} ${this.constructorName} has no JSON form (${this.reason})`
+    return `${
+      /^[AEIOU]/.test(this.constructorName) ? "an" : "a"
+    } ${this.constructorName} has no JSON form (${this.reason})`
   }
 }
 

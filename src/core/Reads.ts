@@ -69,12 +69,22 @@ export interface Contents {
  *
  * @since 0.1.0
  */
-export const clientOf = (clients: Bundle.Clients, sibling: string | undefined): Effect.Effect<Client.AnyClient, LinkError> => {
+export const clientOf = (
+  clients: Bundle.Clients,
+  sibling: string | undefined
+): Effect.Effect<Client.AnyClient, LinkError> => {
   const client = sibling === undefined
     ? clients.core
     : Object.hasOwn(clients.clients, sibling) ? clients.clients[sibling] : undefined
   return client === undefined
-    ? Effect.fail(new LinkError({ phase: "closed", reason: `the client factory returned no client for ${sibling === undefined ? "the core" : `sibling "${sibling}"`}` }))
+    ? Effect.fail(
+      new LinkError({
+        phase: "closed",
+        reason: `the client factory returned no client for ${
+          sibling === undefined ? "the core" : `sibling "${sibling}"`
+        }`
+      })
+    )
     : Effect.succeed(client)
 }
 
@@ -94,7 +104,11 @@ const encodeEntries = (
     (pairs) => Object.fromEntries(pairs.map(([key, item]) => [String(key), item])) as Json.JsonObject
   )
 
-const contents = (uri: string, json: unknown): Contents => ({ uri, mimeType: "application/json", text: JSON.stringify(json) ?? "null" })
+const contents = (uri: string, json: unknown): Contents => ({
+  uri,
+  mimeType: "application/json",
+  text: JSON.stringify(json) ?? "null"
+})
 
 /**
  * Read a target through a client, snapshot first. Collection items wait at most `itemDeadline`.
@@ -125,7 +139,9 @@ export const read = (
       const { id, template } = target
       const client = yield* clientOf(clients, template.sibling)
       const key = yield* template.decodeKey(id).pipe(
-        Effect.mapError((e) => new NoSuchItem({ uri, reason: `names no key of collection ${template.key}: "${id}" (${e.message})` }))
+        Effect.mapError((e) =>
+          new NoSuchItem({ uri, reason: `names no key of collection ${template.key}: "${id}" (${e.message})` })
+        )
       )
       const member = client.collections[template.key]
       if (member === undefined) return yield* unreadable(uri, `the client serves no collection ${template.key}`)
@@ -133,7 +149,13 @@ export const read = (
       const found = yield* member.get(key as never).pipe(
         Effect.timeoutOrElse({
           duration: itemDeadline,
-          orElse: () => Effect.fail(unreadable(uri, `the collection did not answer within ${Duration.format(Duration.fromInputUnsafe(itemDeadline))}`))
+          orElse: () =>
+            Effect.fail(
+              unreadable(
+                uri,
+                `the collection did not answer within ${Duration.format(Duration.fromInputUnsafe(itemDeadline))}`
+              )
+            )
         })
       )
       if (Option.isNone(found)) {
@@ -255,14 +277,17 @@ export const changes = (
     // Per open: whether a frame has arrived yet, and (for an item) the text of the last one.
     const opened = yield* Ref.make(false)
     const judge = (signature: Effect.Effect<string>, dedupe: boolean): Effect.Effect<Frame> =>
-      Effect.flatMap(Ref.getAndSet(opened, true), (was) =>
-        Effect.flatMap(Ref.getAndSet(seen, Option.some(signature)), (before): Effect.Effect<Frame> => {
-          const first = !was
-          // Every later frame of a member is a change: its signature is not even computed.
-          if (!first && !dedupe) return laterChanged
-          if (Option.isNone(before)) return first ? firstUnchanged : laterUnchanged
-          return Effect.zipWith(before.value, signature, (a, b) => ({ first, changed: a !== b }))
-        }))
+      Effect.flatMap(
+        Ref.getAndSet(opened, true),
+        (was) =>
+          Effect.flatMap(Ref.getAndSet(seen, Option.some(signature)), (before): Effect.Effect<Frame> => {
+            const first = !was
+            // Every later frame of a member is a change: its signature is not even computed.
+            if (!first && !dedupe) return laterChanged
+            if (Option.isNone(before)) return first ? firstUnchanged : laterUnchanged
+            return Effect.zipWith(before.value, signature, (a, b) => ({ first, changed: a !== b }))
+          })
+      )
     if (target._tag === "Item") {
       const { id, template } = target
       const client = yield* clientOf(clients, template.sibling)
@@ -272,7 +297,10 @@ export const changes = (
       // A collection frame comes for any item's change; this item changed when its wire text did.
       return Stream.mapEffect(member.subscribe, (items) => {
         const item = items.get(key)
-        return Effect.flatMap(item === undefined ? Effect.succeed("") : textOf(template.encode(item)), (text) => judge(Effect.succeed(text), true))
+        return Effect.flatMap(
+          item === undefined ? Effect.succeed("") : textOf(template.encode(item)),
+          (text) => judge(Effect.succeed(text), true)
+        )
       })
     }
     const { resource } = target
@@ -280,12 +308,17 @@ export const changes = (
     switch (resource.kind) {
       case "event": {
         const member = client.events[resource.key]
-        if (member === undefined) return Stream.fail(unreadable(resource.uri, `the client serves no event ${resource.key}`))
-        return Stream.mapEffect(member.subscribe, () => Effect.map(Ref.getAndSet(opened, true), (was) => ({ first: !was, changed: true })))
+        if (member === undefined)
+          return Stream.fail(unreadable(resource.uri, `the client serves no event ${resource.key}`))
+        return Stream.mapEffect(
+          member.subscribe,
+          () => Effect.map(Ref.getAndSet(opened, true), (was) => ({ first: !was, changed: true }))
+        )
       }
       case "cell": {
         const member = client.cells[resource.key]
-        if (member === undefined) return Stream.fail(unreadable(resource.uri, `the client serves no cell ${resource.key}`))
+        if (member === undefined)
+          return Stream.fail(unreadable(resource.uri, `the client serves no cell ${resource.key}`))
         return Stream.mapEffect(member.subscribe, (value) => judge(textOf(resource.encode(value)), false))
       }
       case "collection": {
@@ -294,11 +327,15 @@ export const changes = (
         if (member === undefined || encodeKey === undefined) {
           return Stream.fail(unreadable(resource.uri, `the client serves no collection ${resource.key}`))
         }
-        return Stream.mapEffect(member.subscribe, (items) => judge(textOf(encodeEntries(items, encodeKey, resource.encode)), false))
+        return Stream.mapEffect(
+          member.subscribe,
+          (items) => judge(textOf(encodeEntries(items, encodeKey, resource.encode)), false)
+        )
       }
       case "stream": {
         const member = client.streams[resource.key]
-        if (member === undefined) return Stream.fail(unreadable(resource.uri, `the client serves no stream ${resource.key}`))
+        if (member === undefined)
+          return Stream.fail(unreadable(resource.uri, `the client serves no stream ${resource.key}`))
         // The first frame is the backlog, each later one what was appended: a log's state is how
         // long it is and what it ends with.
         const length = yield* Ref.make(0)
@@ -315,7 +352,8 @@ export const changes = (
     }
   }))
 
-const itemLabel = (template: Bundle.Template, id: string) => template.uriTemplate.replace("{id}", encodeURIComponent(id))
+const itemLabel = (template: Bundle.Template, id: string) =>
+  template.uriTemplate.replace("{id}", encodeURIComponent(id))
 
 /**
  * The keys a collection holds now, as the text its item URIs carry (a key's wire form; a string key
@@ -341,7 +379,8 @@ export const keys = (
   Effect.gen(function*() {
     const client = yield* clientOf(clients, template.sibling)
     const member = client.collections[template.key]
-    if (member === undefined) return yield* unreadable(template.uriTemplate, `the client serves no collection ${template.key}`)
+    if (member === undefined)
+      return yield* unreadable(template.uriTemplate, `the client serves no collection ${template.key}`)
     const items = yield* member.read.pipe(
       Effect.timeoutOrElse({
         duration: deadline,

@@ -26,7 +26,11 @@ import type { CheckError } from "../surface/Expose.ts"
  * @since 0.1.0
  */
 export const OriginSchema = Schema.Union([
-  Schema.TaggedStruct("Procedure", { sibling: Schema.UndefinedOr(Schema.String), ns: Schema.String, verb: Schema.String }),
+  Schema.TaggedStruct("Procedure", {
+    sibling: Schema.UndefinedOr(Schema.String),
+    ns: Schema.String,
+    verb: Schema.String
+  }),
   Schema.TaggedStruct("SiblingTool", { sibling: Schema.String, name: Schema.String }),
   Schema.TaggedStruct("RootTool", { name: Schema.String })
 ])
@@ -147,9 +151,11 @@ const outside = (key: string): string =>
  *
  * @since 0.1.0
  */
-export class SiblingShadowsCollection extends Schema.TaggedError<SiblingShadowsCollection>()("SiblingShadowsCollection", {
-  sibling: Schema.String
-}) {
+export class SiblingShadowsCollection
+  extends Schema.TaggedError<SiblingShadowsCollection>()("SiblingShadowsCollection", {
+    sibling: Schema.String
+  })
+{
   override get message(): string {
     const k = this.sibling
     return `sibling "${k}" has the same key as the core's collection "${k}": surface://collections/${k}/{id} would ` +
@@ -175,7 +181,9 @@ export class DuplicateToolName extends Schema.TaggedError<DuplicateToolName>()("
   second: OriginSchema
 }) {
   override get message(): string {
-    return `tool name "${this.name}" is claimed twice: by ${describeOrigin(this.first)} and by ${describeOrigin(this.second)}; ` +
+    return `tool name "${this.name}" is claimed twice: by ${describeOrigin(this.first)} and by ${
+      describeOrigin(this.second)
+    }; ` +
       `rename one of them`
   }
 }
@@ -237,7 +245,9 @@ export class InvalidToolSchema extends Schema.TaggedError<InvalidToolSchema>()("
   reason: Schema.String
 }) {
   override get message(): string {
-    return `tool "${this.name}" (from ${describeOrigin(this.origin)}) has an input schema no call could be checked against: ${this.reason}`
+    return `tool "${this.name}" (from ${
+      describeOrigin(this.origin)
+    }) has an input schema no call could be checked against: ${this.reason}`
   }
 }
 
@@ -266,7 +276,9 @@ export class DuplicateResourceUri extends Schema.TaggedError<DuplicateResourceUr
 }) {
   override get message(): string {
     const claim = (c: typeof ResourceClaim.Type) => `${ownerOf(c.sibling)} ${c.kind} "${c.key}"`
-    return `resource "${this.uri}" is claimed twice: by ${claim(this.first)} and by ${claim(this.second)}; rename one of them`
+    return `resource "${this.uri}" is claimed twice: by ${claim(this.first)} and by ${
+      claim(this.second)
+    }; rename one of them`
   }
 }
 

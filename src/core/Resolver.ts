@@ -47,7 +47,10 @@ export interface Tables {
   readonly tools: ReadonlyArray<Bundle.Tool>
 }
 
-const kindGroups = [["cell", "cells"], ["collection", "collections"], ["stream", "streams"], ["event", "events"]] as const
+const kindGroups = [["cell", "cells"], ["collection", "collections"], ["stream", "streams"], [
+  "event",
+  "events"
+]] as const
 
 /**
  * The prefix rule for tool names: a sibling's names (generated or bespoke) take its key and `_` in
@@ -121,7 +124,13 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
     mutates,
     meta: undefined,
     input: compileInput(procedure.input),
-    target: { _tag: "Procedure", ns, verb, procedure, encode: procedure.output === undefined ? identity : encoderOf(procedure.output) }
+    target: {
+      _tag: "Procedure",
+      ns,
+      verb,
+      procedure,
+      encode: procedure.output === undefined ? identity : encoderOf(procedure.output)
+    }
   }
 }
 
@@ -162,7 +171,17 @@ export const resolveExpose = (
           if (collection === undefined) continue // checked above: the key is declared
           const encode = encoderOf(collection.value)
           const encodeKey = encoderOf(collection.key)
-          resources.push({ uri: uriOf(group, sibling, key), name, kind, sibling, key, schema: collection.value, collection, encode, encodeKey })
+          resources.push({
+            uri: uriOf(group, sibling, key),
+            name,
+            kind,
+            sibling,
+            key,
+            schema: collection.value,
+            collection,
+            encode,
+            encodeKey
+          })
           templates.push({
             uriTemplate: `${uriOf(group, sibling, key)}/${ID}`,
             name: `${name} item`,
@@ -176,7 +195,15 @@ export const resolveExpose = (
         } else {
           const member = spec[group][key]
           if (member === undefined) continue // checked above: the key is declared
-          resources.push({ uri: uriOf(group, sibling, key), name, kind, sibling, key, schema: member.schema, encode: encoderOf(member.schema) })
+          resources.push({
+            uri: uriOf(group, sibling, key),
+            name,
+            kind,
+            sibling,
+            key,
+            schema: member.schema,
+            encode: encoderOf(member.schema)
+          })
         }
       }
     }
@@ -188,10 +215,16 @@ const isJsonSchemaInput = (input: unknown): input is Tools.JsonSchemaInput =>
   typeof input === "object" && input !== null && "_tag" in input && input._tag === "JsonSchemaInput"
 
 // A raw JSON Schema is compiled by the reverse checker, and refused here if no call could pass it.
-const bespokeInput = (name: string, origin: Bundle.Origin, input: unknown): Effect.Effect<Bundle.Tool["input"], ResolveError.InvalidToolSchema> =>
+const bespokeInput = (
+  name: string,
+  origin: Bundle.Origin,
+  input: unknown
+): Effect.Effect<Bundle.Tool["input"], ResolveError.InvalidToolSchema> =>
   isJsonSchemaInput(input)
     ? Effect.mapError(
-      Effect.fromResult(SchemaBridge.compileJson(input.schema, { trustPatterns: input.trustPatterns, checkedBy: input.checkedBy })),
+      Effect.fromResult(
+        SchemaBridge.compileJson(input.schema, { trustPatterns: input.trustPatterns, checkedBy: input.checkedBy })
+      ),
       (e) => new ResolveError.InvalidToolSchema({ name, origin, reason: `${e.pointer}: ${e.reason}` })
     )
     // Otherwise the record's input is an Effect Schema (its type is erased in `AnyTool`).
@@ -201,7 +234,13 @@ const bespokeTool = (
   name: string,
   origin: Bundle.Origin,
   sibling: string | undefined,
-  tool: { readonly title?: string; readonly description: string; readonly mutates: boolean; readonly meta?: Json.JsonObject; readonly input?: unknown },
+  tool: {
+    readonly title?: string
+    readonly description: string
+    readonly mutates: boolean
+    readonly meta?: Json.JsonObject
+    readonly input?: unknown
+  },
   target: Bundle.Tool["target"]
 ): Effect.Effect<Bundle.Tool, ResolveError.InvalidToolSchema> =>
   Effect.map(bespokeInput(name, origin, tool.input), (input) => ({
@@ -209,8 +248,11 @@ const bespokeTool = (
     origin,
     sibling,
     title: tool.title,
-    description: described(tool.description, () =>
-      origin._tag === "RootTool" ? `Runs the bundle's root tool ${name}.` : `Runs a tool of ${surfaceName(sibling)}.`),
+    description: described(
+      tool.description,
+      () =>
+        origin._tag === "RootTool" ? `Runs the bundle's root tool ${name}.` : `Runs a tool of ${surfaceName(sibling)}.`
+    ),
     mutates: tool.mutates,
     meta: tool.meta,
     input,
@@ -277,7 +319,9 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
       tools.push(...own.tools)
       for (const [name, tool] of Object.entries(member.tools ?? {})) {
         const origin: Bundle.Origin = { _tag: "SiblingTool", sibling, name }
-        tools.push(yield* bespokeTool(scopedToolName(sibling, name), origin, sibling, tool, { _tag: "SiblingTool", tool }))
+        tools.push(
+          yield* bespokeTool(scopedToolName(sibling, name), origin, sibling, tool, { _tag: "SiblingTool", tool })
+        )
       }
     }
 
@@ -297,7 +341,11 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
     for (const resource of resources) {
       const first = byUri.get(resource.uri)
       if (first !== undefined) {
-        return yield* new ResolveError.DuplicateResourceUri({ uri: resource.uri, first: claimOf(first), second: claimOf(resource) })
+        return yield* new ResolveError.DuplicateResourceUri({
+          uri: resource.uri,
+          first: claimOf(first),
+          second: claimOf(resource)
+        })
       }
       byUri.set(resource.uri, resource)
     }
@@ -401,7 +449,11 @@ export const sibling = <S extends Surface.Spec>(member: {
   const checked = Object.fromEntries(
     Object.entries(tools).map(([name, tool]): [string, Bundle.BespokeTool<Client.AnyClient>] => [
       name,
-      { ...tool, handler: (input: unknown, client: Client.AnyClient) => Effect.flatMap(Client.narrow(member.surface, client), (typed) => tool.handler(input, typed)) }
+      {
+        ...tool,
+        handler: (input: unknown, client: Client.AnyClient) =>
+          Effect.flatMap(Client.narrow(member.surface, client), (typed) => tool.handler(input, typed))
+      }
     ])
   )
   return { surface: member.surface, expose: member.expose, tools: checked }

@@ -136,7 +136,10 @@ export const Roster: Context.Service<Roster, Roster> = Context.Service<Roster, R
  *
  * @since 0.1.0
  */
-export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effect.Effect<Roster, ResolveError.ResolveError> =>
+export const make = (
+  bundle: Bundle.Bundle,
+  options?: Options | undefined
+): Effect.Effect<Roster, ResolveError.ResolveError> =>
   Effect.gen(function*() {
     const given = options?.cap ?? Tombstones.DEFAULT_CAP
     // NaN would disable eviction silently; a bound that is not a number falls back to the default.
@@ -157,9 +160,11 @@ export const make = (bundle: Bundle.Bundle, options?: Options | undefined): Effe
         }))
 
     return Roster.of({
-      current: Effect.map(snapshot, (s) => s.resolved),
+      current: Effect.map(snapshot, (s) =>
+        s.resolved),
       snapshot,
-      changes: Stream.map(SubscriptionRef.changes(ref), (s) => s.resolved),
+      changes: Stream.map(SubscriptionRef.changes(ref), (s) =>
+        s.resolved),
       generation: Effect.map(snapshot, (s) => s.generation),
       reroster: (surfaces) => move((now) => ({ ...now, surfaces: ownSiblings(surfaces) })),
       retool: (tools) => move((now) => ({ ...now, tools: { ...tools } })),
@@ -227,4 +232,7 @@ export const layer = (
   bundle: Bundle.Bundle,
   options?: Omit<Options, "resolve"> | undefined
 ): Layer.Layer<Roster, ResolveError.ResolveError, Resolver.Resolver> =>
-  Layer.effect(Roster, Effect.flatMap(Resolver.Resolver, (resolver) => make(bundle, { ...options, resolve: resolver.resolveBundle })))
+  Layer.effect(
+    Roster,
+    Effect.flatMap(Resolver.Resolver, (resolver) => make(bundle, { ...options, resolve: resolver.resolveBundle }))
+  )

@@ -129,9 +129,11 @@ const nestsTooDeep = (value: unknown, depth = 0): boolean => {
   return false
 }
 
-const inputError = (path: ReadonlyArray<PathSegment>, message: string): InputError => new InputError({ issues: [{ path, message }] })
+const inputError = (path: ReadonlyArray<PathSegment>, message: string): InputError =>
+  new InputError({ issues: [{ path, message }] })
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 // Compiling walks the AST and the converter; a schema value is immutable, so once per schema is enough.
 const compiled = new WeakMap<object, Compiled<unknown, unknown>>()
@@ -159,10 +161,16 @@ const build = <S extends Schema.Constraint>(schema: S): Compiled<S["Type"], S["D
       if (input === undefined || (input === null && fieldless)) return read({}, [])
       if (input !== null) return read(input, [])
       // `null` is not an object; the fields that `{}` would lack are named too, so one reply fixes both.
-      return Effect.flatMap(Effect.result(read({}, [])), (result) =>
-        Effect.fail(new InputError({ issues: [NOT_AN_OBJECT, ...(Result.isFailure(result) ? result.failure.issues : [])] })))
+      return Effect.flatMap(
+        Effect.result(read({}, [])),
+        (result) =>
+          Effect.fail(
+            new InputError({ issues: [NOT_AN_OBJECT, ...(Result.isFailure(result) ? result.failure.issues : [])] })
+          )
+      )
     }
-    if (!isRecord(input)) return Effect.fail(inputError([], `expected an object with a "value" field, got ${preview(input)}`))
+    if (!isRecord(input))
+      return Effect.fail(inputError([], `expected an object with a "value" field, got ${preview(input)}`))
     if (!Object.hasOwn(input, "value")) return Effect.fail(inputError(["value"], Words.MISSING))
     return read(input["value"], ["value"])
   }
@@ -212,7 +220,9 @@ const noInput: Compiled<void> = {
  */
 export function compile<S extends Schema.Constraint>(schema: S): Compiled<S["Type"], S["DecodingServices"]>
 export function compile(schema?: undefined): Compiled<void>
-export function compile<S extends Schema.Constraint>(schema?: S): Compiled<S["Type"], S["DecodingServices"]> | Compiled<void> {
+export function compile<S extends Schema.Constraint>(
+  schema?: S
+): Compiled<S["Type"], S["DecodingServices"]> | Compiled<void> {
   if (schema === undefined) return noInput
   // One schema value has one `Type` and one set of services, so the entry stored for it fits it.
   const hit = compiled.get(schema) as Compiled<S["Type"], S["DecodingServices"]> | undefined
@@ -245,7 +255,9 @@ export const compileJson = (
   options?: FromJsonSchemaOptions & { readonly checkedBy?: "face" | "handler" | undefined }
 ): Result.Result<Compiled<unknown>, InvalidJsonSchema> => {
   if (schema["type"] !== "object") {
-    return Result.fail(new InvalidJsonSchema({ pointer: "#/type", reason: `a tool input must be an object schema ("type": "object")` }))
+    return Result.fail(
+      new InvalidJsonSchema({ pointer: "#/type", reason: `a tool input must be an object schema ("type": "object")` })
+    )
   }
   // Compiled either way, so a schema no call could pass is refused at boot whoever checks.
   return Result.map(compileJsonSchema(schema, options), (check): Compiled<unknown> => ({
@@ -309,5 +321,8 @@ export class SchemaBridge extends Context.Service<SchemaBridge, {
   readonly fromJsonSchema: typeof fromJsonSchema
   readonly serialize: typeof serialize
 }>()("effect-surface/SchemaBridge") {
-  static readonly layer = Layer.succeed(SchemaBridge, SchemaBridge.of({ inputSchema, compile, decoder, fromJsonSchema, serialize }))
+  static readonly layer = Layer.succeed(
+    SchemaBridge,
+    SchemaBridge.of({ inputSchema, compile, decoder, fromJsonSchema, serialize })
+  )
 }

@@ -181,10 +181,16 @@ export const advance = (
     if (owned.sibling === undefined || served.has(key)) continue
     // Re-inserted, so a name retired again counts as the newest retirement when the cap bites.
     out.delete(key)
-    out.set(key, { kind: owned.kind, name: owned.name, sibling: owned.sibling, reason: reasonFor(owned.sibling), retiredAt: generation })
+    out.set(key, {
+      kind: owned.kind,
+      name: owned.name,
+      sibling: owned.sibling,
+      reason: reasonFor(owned.sibling),
+      retiredAt: generation
+    })
   }
   const excess = out.size - Math.max(0, cap)
-  if (excess > 0) for (const key of [...out.keys()].slice(0, excess)) out.delete(key)
+  if (excess > 0) { for (const key of [...out.keys()].slice(0, excess)) out.delete(key) }
   return out
 }
 
@@ -249,7 +255,8 @@ export const lookupTool = (resolved: Bundle.Resolved, table: Table, name: string
   const tool = resolved.toolByName.get(name)
   if (tool !== undefined) return { _tag: "Served", tool }
   const retirement = table.get(keyOf("tool", name))
-  return retirement === undefined ? { _tag: "Unknown", name } : { _tag: "Retired", tombstone: new Tombstone(retirement) }
+  return retirement === undefined ? { _tag: "Unknown", name }
+    : { _tag: "Retired", tombstone: new Tombstone(retirement) }
 }
 
 /**

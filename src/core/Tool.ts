@@ -246,4 +246,5 @@ export const callThrough = <S extends ToolInputSchema | undefined, Out, E, R, C,
   tool: Tool<S, Out, E, R, C>,
   input: InputOf<S>,
   through: (handle: (client: C) => Effect.Effect<Out, E, R>) => Effect.Effect<Out, E2, R2>
-): Effect.Effect<ToolResult.ToolResult, never, R2> => ToolResult.frame(through((client) => tool.handler(input, client)), tool.render)
+): Effect.Effect<ToolResult.ToolResult, never, R2> =>
+  ToolResult.frame(through((client) => tool.handler(input, client)), tool.render)

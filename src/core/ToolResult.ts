@@ -163,7 +163,10 @@ const errorText = (message: string): ToolResult => ({
  */
 export const ok = (value: unknown): ToolResult =>
   Result.match(Json.serialize(value), {
-    onSuccess: ({ structured, text }): ToolResult => ({ content: [{ type: "text", text }], structuredContent: structured }),
+    onSuccess: ({ structured, text }): ToolResult => ({
+      content: [{ type: "text", text }],
+      structuredContent: structured
+    }),
     onFailure: (unserializable) => errorText(`the answer could not be sent: ${unserializable.message}`)
   })
 

@@ -56,7 +56,8 @@ export const acrossGenerations = <G, E>(
   )
 
 // An address no longer served is a roster's doing; anything else is a failure worth a warning.
-const isRefusal = (error: unknown) => Predicate.isTagged(error, "UnknownResource") || Predicate.isTagged(error, "Retired")
+const isRefusal = (error: unknown) =>
+  Predicate.isTagged(error, "UnknownResource") || Predicate.isTagged(error, "Retired")
 
 /**
  * How one subscription ended, told to the server's log (the subscriber is told by a last notice).
@@ -74,7 +75,8 @@ const isRefusal = (error: unknown) => Predicate.isTagged(error, "UnknownResource
 export const logEnd = (uri: string, exit: Exit.Exit<void, unknown>): Effect.Effect<void> => {
   if (Exit.isSuccess(exit)) return Effect.logInfo(`subscription to ${uri} ended: its source completed`)
   const failure = Cause.findErrorOption(exit.cause)
-  if (Option.isNone(failure)) return Effect.logError(`subscription to ${uri} ended: ${messageOf(exit.cause)}`, exit.cause)
+  if (Option.isNone(failure))
+    return Effect.logError(`subscription to ${uri} ended: ${messageOf(exit.cause)}`, exit.cause)
   const error = failure.value
   return isRefusal(error)
     ? Effect.logInfo(`subscription to ${uri} ended: ${messageOf(error)}`)

@@ -147,7 +147,9 @@ export interface Table {
  */
 export interface Compiled {
   readonly table: Table
-  readonly templates: ReadonlyArray<{ readonly uriTemplate: string; readonly template: Template; readonly matcher: UriTemplate }>
+  readonly templates: ReadonlyArray<
+    { readonly uriTemplate: string; readonly template: Template; readonly matcher: UriTemplate }
+  >
   readonly advertisedResources: ReadonlyArray<Json.JsonObject>
   readonly advertisedTemplates: ReadonlyArray<Json.JsonObject>
 }
@@ -208,7 +210,11 @@ export const compile = (table: Table): Effect.Effect<Compiled, ReservedResourceU
     }
     return {
       table,
-      templates: templates.map(([uriTemplate, template]) => ({ uriTemplate, template, matcher: new UriTemplate(uriTemplate) })),
+      templates: templates.map(([uriTemplate, template]) => ({
+        uriTemplate,
+        template,
+        matcher: new UriTemplate(uriTemplate)
+      })),
       advertisedResources: resources.map(([uri, resource]) => ({ uri, ...listing(resource) })),
       advertisedTemplates: templates.map(([uriTemplate, template]) => ({ uriTemplate, ...listing(template) }))
     }
@@ -290,7 +296,8 @@ export const read = (found: Found): Effect.Effect<Array<ToolResult.ResourceConte
       asArray(contents).map((one): ToolResult.ResourceContents => {
         const mimeType = one.mimeType ?? declared.mimeType
         const typed = mimeType === undefined ? {} : { mimeType }
-        return "blob" in one ? { uri: found.uri, ...typed, blob: one.blob } : { uri: found.uri, ...typed, text: one.text }
+        return "blob" in one ? { uri: found.uri, ...typed, blob: one.blob }
+          : { uri: found.uri, ...typed, text: one.text }
       })
     ),
     Effect.mapError((error) =>
@@ -334,7 +341,11 @@ export const changes = (found: Found): Stream.Stream<unknown, unknown> | undefin
  *
  * @since 0.1.0
  */
-export const completerOf = (compiled: Compiled, uriTemplate: string, variable: string): Completion.Completer | undefined => {
+export const completerOf = (
+  compiled: Compiled,
+  uriTemplate: string,
+  variable: string
+): Completion.Completer | undefined => {
   const template = compiled.templates.find((t) => t.uriTemplate === uriTemplate)?.template
   const table = template?.complete
   return table !== undefined && Object.hasOwn(table, variable) ? table[variable] : undefined

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect } from "effect"
+import { Effect } from "effect"
 import { messageOf } from "../core/ToolFailure.ts"
 import * as RpcError from "./RpcError.ts"
 
@@ -128,7 +128,8 @@ export const byPrefix = (candidates: Iterable<string>, value: string): ReadonlyA
  *
  * @since 0.1.0
  */
-export const fromValues = (candidates: ReadonlyArray<string>): Completer => (value) => Effect.succeed(byPrefix(candidates, value))
+export const fromValues = (candidates: ReadonlyArray<string>): Completer => (value) =>
+  Effect.succeed(byPrefix(candidates, value))
 
 /**
  * Run a completer, bounding its answer; a failing completer is an internal error naming the argument.

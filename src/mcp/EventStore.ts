@@ -229,7 +229,10 @@ export const makeMemory = (options?: MemoryOptions): EventStore["Service"] => {
         if (log === undefined || log.session !== session) return Option.none()
         return Option.some({
           stream: log.stream,
-          events: log.events.filter((event) => event.seq > seq).map((event) => ({ id: eventId(serial, event.seq), message: event.message }))
+          events: log.events.filter((event) => event.seq > seq).map((event) => ({
+            id: eventId(serial, event.seq),
+            message: event.message
+          }))
         })
       })
     )
@@ -267,7 +270,8 @@ const written = (memory: Memory, bounds: { readonly streams: number }, session: 
   memory.sessions.delete(session)
   memory.sessions.set(session, owner)
   const known = owner.streams.get(stream)
-  const log = (known === undefined ? undefined : memory.logs.get(known)) ?? { session, stream, serial: ++memory.serials, events: [], next: 0 }
+  const log = (known === undefined ? undefined : memory.logs.get(known)) ??
+    { session, stream, serial: ++memory.serials, events: [], next: 0 }
   memory.logs.set(log.serial, log)
   owner.streams.delete(stream)
   owner.streams.set(stream, log.serial)
@@ -340,13 +344,19 @@ export const forSession = (
   const after = (id: string) => run(Effect.orDie(store.after(session, id)))
   return {
     storeEvent: (stream, message) =>
-      run(store.append(session, stream, message).pipe(
-        // The SDK writes no `id:` line for an empty id.
-        Effect.catchTag("EventStoreError", (error) => Effect.as(Effect.logWarning(`MCP event sent unstored: ${error.message}`), ""))
-      )),
+      run(
+        store.append(session, stream, message).pipe(
+          // The SDK writes no `id:` line for an empty id.
+          Effect.catchTag(
+            "EventStoreError",
+            (error) => Effect.as(Effect.logWarning(`MCP event sent unstored: ${error.message}`), "")
+          )
+        )
+      ),
     // Consulted before a replay: an id this session never issued is refused (400) before any
     // stream is registered for it.
-    getStreamIdForEventId: (id) => after(id).then((replay) => Option.getOrUndefined(Option.map(replay, (r) => r.stream))),
+    getStreamIdForEventId: (id) =>
+      after(id).then((replay) => Option.getOrUndefined(Option.map(replay, (r) => r.stream))),
     replayEventsAfter: (id, { send }) => replay(after(id), id, send)
   }
 }

@@ -69,7 +69,15 @@ end
 `
 
 const append = Redis.script(
-  (keys: ReadonlyArray<string>, base: string, stream: string, message: string, bounds: ReadonlyArray<number>, serial: number, session: string) => [
+  (
+    keys: ReadonlyArray<string>,
+    base: string,
+    stream: string,
+    message: string,
+    bounds: ReadonlyArray<number>,
+    serial: number,
+    session: string
+  ) => [
     ...keys,
     base,
     stream,
@@ -210,7 +218,9 @@ const parseEventId = (id: string): Option.Option<{ readonly serial: string; read
 const parseLine = (serial: string, line: string): EventStore.StoredEvent | undefined => {
   const space = line.indexOf(" ")
   if (space === -1) return undefined
-  const message = Option.getOrUndefined(Option.liftThrowable((text: string): JSONRPCMessage => JSON.parse(text))(line.slice(space + 1)))
+  const message = Option.getOrUndefined(
+    Option.liftThrowable((text: string): JSONRPCMessage => JSON.parse(text))(line.slice(space + 1))
+  )
   return message === undefined ? undefined : { id: `${serial}-${line.slice(0, space)}`, message }
 }
 
@@ -276,7 +286,11 @@ export interface Tailable {
    * Hold the stream `eventId` belongs to (the session's standalone stream when none is given) for
    * `holder`; none when the id is unknown to the session.
    */
-  readonly hold: (session: string, eventId: string | undefined, holder: string) => Effect.Effect<Option.Option<Held>, EventStore.EventStoreError>
+  readonly hold: (
+    session: string,
+    eventId: string | undefined,
+    holder: string
+  ) => Effect.Effect<Option.Option<Held>, EventStore.EventStoreError>
   /** Stop publishing a held stream, unless another holder has taken it since. */
   readonly release: (session: string, held: Held, holder: string) => Effect.Effect<void, EventStore.EventStoreError>
   /** Who holds the session's standalone stream now. */
@@ -310,7 +324,17 @@ export const makeTailable = (options?: Options): Effect.Effect<Tailable, never, 
     const store = EventStore.EventStore.of({
       append: (session, stream, message) => {
         const { base, keys } = keysOf(prefix, session)
-        return run(redis.eval(append)(keys, base, stream, JSON.stringify(message), bounds, Crypto.randomInt(2 ** 48 - 1), session))
+        return run(
+          redis.eval(append)(
+            keys,
+            base,
+            stream,
+            JSON.stringify(message),
+            bounds,
+            Crypto.randomInt(2 ** 48 - 1),
+            session
+          )
+        )
       },
       after: (session, id) =>
         Option.match(parseEventId(id), {
@@ -318,7 +342,10 @@ export const makeTailable = (options?: Options): Effect.Effect<Tailable, never, 
           onSome: ({ serial, seq }) => {
             const { base, keys } = keysOf(prefix, session)
             return Effect.map(run(redis.eval(after)(keys, base, serial)), (found) =>
-              Option.map(Option.fromNullishOr(found), ([stream, lines]): EventStore.Replay => ({ stream, events: linesAfter(serial, lines, seq) })))
+              Option.map(
+                Option.fromNullishOr(found),
+                ([stream, lines]): EventStore.Replay => ({ stream, events: linesAfter(serial, lines, seq) })
+              ))
           }
         }),
       forget: (session) => {
@@ -340,14 +367,17 @@ export const makeTailable = (options?: Options): Effect.Effect<Tailable, never, 
         const parsed = eventId === undefined ? Option.some({ serial: "", seq: 0 }) : parseEventId(eventId)
         if (Option.isNone(parsed)) return Effect.succeedNone
         const { base, keys } = keysOf(prefix, session)
-        return Effect.map(run(redis.eval(hold)(keys, base, parsed.value.serial, holder, Crypto.randomInt(2 ** 48 - 1), ttl)), (found) =>
-          Option.map(Option.fromNullishOr(found), ([stream, serial, previous, lines]): Held => ({
-            stream,
-            serial,
-            previous: previous === "" ? undefined : previous,
-            // Held without an id: only what comes next.
-            events: eventId === undefined ? [] : linesAfter(serial, lines, parsed.value.seq)
-          })))
+        return Effect.map(
+          run(redis.eval(hold)(keys, base, parsed.value.serial, holder, Crypto.randomInt(2 ** 48 - 1), ttl)),
+          (found) =>
+            Option.map(Option.fromNullishOr(found), ([stream, serial, previous, lines]): Held => ({
+              stream,
+              serial,
+              previous: previous === "" ? undefined : previous,
+              // Held without an id: only what comes next.
+              events: eventId === undefined ? [] : linesAfter(serial, lines, parsed.value.seq)
+            }))
+        )
       },
       release: (session, held, holder) => run(redis.eval(release)(keysOf(prefix, session).base, held.serial, holder)),
       standaloneHolder: (session) => {

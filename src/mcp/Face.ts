@@ -78,7 +78,9 @@ export interface Settings {
  *
  * @since 0.1.0
  */
-export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients> extends Settings, Engine.BundleOptions<E, R, C> {
+export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients>
+  extends Settings, Engine.BundleOptions<E, R, C>
+{
   readonly coalesce?: Duration.Input
 }
 
@@ -114,7 +116,10 @@ export type Requires = Engine.Engine | Roster.Roster | ConnectionPool.Connection
  * @since 0.1.0
  */
 export interface CompleteRequest {
-  readonly ref: { readonly type: "ref/prompt"; readonly name: string } | { readonly type: "ref/resource"; readonly uri: string }
+  readonly ref: { readonly type: "ref/prompt"; readonly name: string } | {
+    readonly type: "ref/resource"
+    readonly uri: string
+  }
   readonly argument: { readonly name: string; readonly value: string }
   readonly context?: { readonly arguments?: { readonly [name: string]: string } | undefined } | undefined
 }
@@ -161,18 +166,28 @@ export interface Face {
   /** The prompts now served, and each later table (the first frame is the current one). */
   readonly prompts: { readonly current: Effect.Effect<Prompts.Table>; readonly changes: Stream.Stream<Prompts.Table> }
   /** The app's resources now served, and each later table. */
-  readonly appResources: { readonly current: Effect.Effect<AppResources.Compiled>; readonly changes: Stream.Stream<AppResources.Compiled> }
+  readonly appResources: {
+    readonly current: Effect.Effect<AppResources.Compiled>
+    readonly changes: Stream.Stream<AppResources.Compiled>
+  }
   /** The level a session logs at until its host sets one. */
   readonly logLevel: Logging.Level
   /** A tool call; a retired tool answers as an `isError` result naming why. */
-  readonly callTool: (name: string, args: unknown) => Effect.Effect<ToolResult.ToolResult, RpcError.Refusal, Caller.Services>
+  readonly callTool: (
+    name: string,
+    args: unknown
+  ) => Effect.Effect<ToolResult.ToolResult, RpcError.Refusal, Caller.Services>
   readonly listResources: Effect.Effect<ReadonlyArray<Json.JsonObject>>
   readonly listResourceTemplates: Effect.Effect<ReadonlyArray<Json.JsonObject>>
   readonly listPrompts: Effect.Effect<ReadonlyArray<Json.JsonObject>>
   readonly getPrompt: (
     name: string,
     args: unknown
-  ) => Effect.Effect<{ readonly description: string; readonly messages: Array<Prompts.Message> }, RpcError.Refusal, Caller.Services>
+  ) => Effect.Effect<
+    { readonly description: string; readonly messages: Array<Prompts.Message> },
+    RpcError.Refusal,
+    Caller.Services
+  >
   readonly complete: (request: CompleteRequest) => Effect.Effect<Completion.Completion, RpcError.Refusal>
   /** Whether anything serves `uri`, of either kind: a refusal naming it when nothing does. */
   readonly checkUri: (uri: string) => Effect.Effect<void, RpcError.Refusal>
@@ -184,7 +199,11 @@ export interface Face {
    * the host re-reads and learns why — when the URI is no longer served or its source ends. Fails
    * only when nothing serves `uri` to begin with.
    */
-  readonly watch: (uri: string, onChange: Effect.Effect<void>, onOpen?: Effect.Effect<void>) => Effect.Effect<void, RpcError.Refusal>
+  readonly watch: (
+    uri: string,
+    onChange: Effect.Effect<void>,
+    onOpen?: Effect.Effect<void>
+  ) => Effect.Effect<void, RpcError.Refusal>
   /** How many subscriptions, across every session, are being followed now. */
   readonly watching: Effect.Effect<number>
 }
@@ -205,7 +224,11 @@ interface Env {
 
 // A retired tool is answered as a result, so the model reads why; anything else unknown is refused.
 const callTool = (env: Env) => (name: string, args: unknown) =>
-  Effect.catchTag(env.engine.call(name, args), "Retired", (retired) => Effect.succeed(ToolResult.failure(retired.tombstone)))
+  Effect.catchTag(
+    env.engine.call(name, args),
+    "Retired",
+    (retired) => Effect.succeed(ToolResult.failure(retired.tombstone))
+  )
 
 // Every URI outside `surface:` belongs to the app's handlers; nothing there is unknown-but-retired.
 const findApp = (env: Env, uri: string): Effect.Effect<AppResources.Found, UnknownResource> =>
@@ -217,15 +240,18 @@ const findApp = (env: Env, uri: string): Effect.Effect<AppResources.Found, Unkno
 const checkUri = (env: Env) => (uri: string): Effect.Effect<void, RpcError.Refusal> =>
   AppResources.isSurfaceUri(uri) ? Effect.asVoid(env.engine.resolve(uri)) : Effect.asVoid(findApp(env, uri))
 
-const readResource = (env: Env) => (uri: string): Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, RpcError.Refusal> => {
-  const reading: Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, RpcError.Refusal> = AppResources.isSurfaceUri(uri)
-    ? Effect.map(env.engine.read(uri), (contents) => [contents])
-    : Effect.flatMap(findApp(env, uri), AppResources.read)
-  return Effect.timeoutOrElse(reading, {
-    duration: env.readDeadline,
-    orElse: () => Effect.fail(new Unreadable({ uri, reason: `no answer within ${Duration.format(env.readDeadline)}` }))
-  })
-}
+const readResource =
+  (env: Env) => (uri: string): Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, RpcError.Refusal> => {
+    const reading: Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, RpcError.Refusal> =
+      AppResources.isSurfaceUri(uri)
+        ? Effect.map(env.engine.read(uri), (contents) => [contents])
+        : Effect.flatMap(findApp(env, uri), AppResources.read)
+    return Effect.timeoutOrElse(reading, {
+      duration: env.readDeadline,
+      orElse: () =>
+        Effect.fail(new Unreadable({ uri, reason: `no answer within ${Duration.format(env.readDeadline)}` }))
+    })
+  }
 
 // An app resource is followed under each table in turn; one without `changes` never changes, so its
 // subscription stands, silent, until the table moves.
@@ -275,12 +301,22 @@ const complete = (env: Env) => (request: CompleteRequest): Effect.Effect<Complet
     }
     // A collection's item template has one variable, the item's id, completed from live keys.
     const keys = yield* env.engine.collectionKeys(ref.uri)
-    if (keys !== undefined) return argument.name === "id" ? Completion.bound(Completion.byPrefix(keys, argument.value)) : Completion.empty
+    if (keys !== undefined)
+      return argument.name === "id" ? Completion.bound(Completion.byPrefix(keys, argument.value)) : Completion.empty
     const compiled = yield* SubscriptionRef.get(env.apps)
     if (!AppResources.hasTemplate(compiled, ref.uri)) {
-      return yield* new RpcError.ProtocolError({ code: RpcError.invalidParams, message: `unknown resource template ${ref.uri}`, data: { uri: ref.uri } })
+      return yield* new RpcError.ProtocolError({
+        code: RpcError.invalidParams,
+        message: `unknown resource template ${ref.uri}`,
+        data: { uri: ref.uri }
+      })
     }
-    return yield* Completion.run(argument.name, AppResources.completerOf(compiled, ref.uri, argument.name), argument.value, context)
+    return yield* Completion.run(
+      argument.name,
+      AppResources.completerOf(compiled, ref.uri, argument.name),
+      argument.value,
+      context
+    )
   })
 
 const instructionsOf = (instructions: Settings["instructions"]): Face["instructions"] => {
@@ -311,7 +347,8 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
       reroster: (surfaces) => Effect.asVoid(engine.reroster(surfaces)),
       setTools: (tools) => Effect.asVoid(engine.retool(tools)),
       setPrompts: (table) => SubscriptionRef.set(prompts, table),
-      setResources: (table) => Effect.flatMap(AppResources.compile(table), (compiled) => SubscriptionRef.set(apps, compiled)),
+      setResources: (table) =>
+        Effect.flatMap(AppResources.compile(table), (compiled) => SubscriptionRef.set(apps, compiled)),
       prompts: { current: SubscriptionRef.get(prompts), changes: SubscriptionRef.changes(prompts) },
       appResources: { current: SubscriptionRef.get(apps), changes: SubscriptionRef.changes(apps) },
       logLevel: settings.logLevel ?? "info",
@@ -324,8 +361,11 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
         ...resolved.advertisedResourceTemplates,
         ...compiled.advertisedTemplates
       ]),
-      listPrompts: Effect.map(SubscriptionRef.get(prompts), (table) => Object.entries(table).map(([name, prompt]) => Prompts.advertise(name, prompt))),
-      getPrompt: (name, args) => Effect.flatMap(promptNamed(env, name), (prompt) => Prompts.get(name, prompt, args, env.pool.use)),
+      listPrompts: Effect.map(SubscriptionRef.get(prompts), (table) =>
+        Object.entries(table).map(([name, prompt]) => Prompts.advertise(name, prompt))),
+      getPrompt: (name, args) =>
+        Effect.flatMap(promptNamed(env, name), (prompt) =>
+          Prompts.get(name, prompt, args, env.pool.use)),
       complete: complete(env),
       checkUri: checkUri(env),
       readResource: readResource(env),
@@ -346,8 +386,9 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
  *
  * @since 0.1.0
  */
-export const isBundled = <E, R, C extends Bundle.Clients>(options: Settings | Options<E, R, C>): options is Options<E, R, C> =>
-  "client" in options
+export const isBundled = <E, R, C extends Bundle.Clients>(
+  options: Settings | Options<E, R, C>
+): options is Options<E, R, C> => "client" in options
 
 /**
  * Build the shared part of an MCP face in a scope. Given settings alone, the face requires the

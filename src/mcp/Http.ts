@@ -103,7 +103,9 @@ export interface HttpOptions {
  *
  * @since 0.1.0
  */
-export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients> extends Face.Options<E, R, C> {
+export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients>
+  extends Face.Options<E, R, C>
+{
   readonly http?: HttpOptions
 }
 
@@ -176,11 +178,19 @@ export class Endpoint extends Context.Service<Endpoint, Served>()("effect-surfac
  *
  * @since 0.1.0
  */
-export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Effect<Served, ServeError | HttpGuard.UnguardedBind, Scope.Scope> =>
+export const serveFace = (
+  face: Face.Face,
+  options: HttpOptions = {}
+): Effect.Effect<Served, ServeError | HttpGuard.UnguardedBind, Scope.Scope> =>
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
     const path = options.path ?? "/mcp"
-    yield* HttpGuard.checkBind({ host, protect: options.dnsRebindingProtection, allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins })
+    yield* HttpGuard.checkBind({
+      host,
+      protect: options.dnsRebindingProtection,
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins
+    })
     const node = NodeHttp.createServer()
     const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host })
     // Should the scope close before serving began, no connection is left to hold the close open.
@@ -215,7 +225,8 @@ export const serveFace = (face: Face.Face, options: HttpOptions = {}): Effect.Ef
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
     yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout))
     yield* Effect.logInfo(`MCP over HTTP at ${url}`)
-    const endSession = (id: string) => Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
+    const endSession = (id: string) =>
+      Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
     return { url, host, port, path, face, sessions: table.ids, endSession } satisfies Served
   })
 
@@ -229,7 +240,9 @@ const allowFor = (options: HttpOptions, host: string, port: number) =>
       allowedOrigins: options.allowedOrigins
     })
     if (allow.hosts === undefined && allow.origins === undefined && options.dnsRebindingProtection !== false) {
-      yield* Effect.logWarning(`MCP over HTTP bound to ${host} with no allowedHosts or allowedOrigins: Host and Origin are not checked`)
+      yield* Effect.logWarning(
+        `MCP over HTTP bound to ${host} with no allowedHosts or allowedOrigins: Host and Origin are not checked`
+      )
     }
     return allow
   })
@@ -244,9 +257,15 @@ const sessionTable = (
     idleTimeout: Duration.fromInputUnsafe(options.idleTimeout ?? "10 minutes"),
     maxSessions: options.maxSessions ?? 1000,
     maxSubscriptions: options.maxSubscriptionsPerSession ?? 256,
-    retryInterval: options.retryInterval === undefined ? undefined : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))
+    retryInterval: options.retryInterval === undefined ? undefined
+      : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))
   }
-  return HttpSessions.make(face, store, config, Option.getOrUndefined(Option.map(shared, (shared) => HttpRedis.joining(shared, config))))
+  return HttpSessions.make(
+    face,
+    store,
+    config,
+    Option.getOrUndefined(Option.map(shared, (shared) => HttpRedis.joining(shared, config)))
+  )
 }
 
 const urlFor = (host: string, port: number, path: string) =>
@@ -255,18 +274,33 @@ const urlFor = (host: string, port: number, path: string) =>
 // Refuse new requests, stop accepting connections (a client reconnecting its stream as its
 // session ends is refused at once, not left half-open), let in-flight POSTs answer, end every
 // session (which ends its streams), let those responses finish, then cut whatever connection is left.
-const shutdown = (node: NodeHttp.Server, drain: HttpDrain.Drain, table: HttpSessions.Table, drainTimeout: Duration.Duration) =>
+const shutdown = (
+  node: NodeHttp.Server,
+  drain: HttpDrain.Drain,
+  table: HttpSessions.Table,
+  drainTimeout: Duration.Duration
+) =>
   Effect.gen(function*() {
     yield* HttpDrain.count(drain, (d) => {
       d.closing = true
     })
     yield* Effect.sync(() => node.listening && node.close())
-    yield* HttpDrain.settled(drain, (d) => d.admitting === 0 && d.awaiting.size === 0, drainTimeout, "requests still unanswered; closing their sessions")
+    yield* HttpDrain.settled(
+      drain,
+      (d) => d.admitting === 0 && d.awaiting.size === 0,
+      drainTimeout,
+      "requests still unanswered; closing their sessions"
+    )
     const open = yield* table.ids
     // Shared sessions go on at the other instances, which lead what this one led.
     if (table.shared !== undefined) yield* table.shared.leave
     yield* table.endAll
-    yield* HttpDrain.settled(drain, (d) => d.responses === 0, Duration.seconds(1), "responses still being written; cutting their connections")
+    yield* HttpDrain.settled(
+      drain,
+      (d) => d.responses === 0,
+      Duration.seconds(1),
+      "responses still being written; cutting their connections"
+    )
     yield* Effect.sync(() => node.closeAllConnections())
     yield* Effect.logInfo(`MCP over HTTP stopped; closed ${open.length} session(s)`)
   })
@@ -295,8 +329,11 @@ const shutdown = (node: NodeHttp.Server, drain: HttpDrain.Drain, table: HttpSess
  */
 export const serve = <E, R, C extends Bundle.Clients = Bundle.Clients>(
   options: Options<E, R, C>
-): Effect.Effect<Served, ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind, Scope.Scope | Exclude<R, Scope.Scope>> =>
-  Effect.flatMap(Face.make(options), (face) => serveFace(face, options.http))
+): Effect.Effect<
+  Served,
+  ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind,
+  Scope.Scope | Exclude<R, Scope.Scope>
+> => Effect.flatMap(Face.make(options), (face) => serveFace(face, options.http))
 
 /**
  * The endpoint as a layer: builds the face, serves it, and stops (draining) when the layer is released.
@@ -334,5 +371,7 @@ export const layer = <E, R, C extends Bundle.Clients = Bundle.Clients>(
  *
  * @since 0.1.0
  */
-export const layerServer = (options?: HttpOptions): Layer.Layer<Endpoint, ServeError | HttpGuard.UnguardedBind, McpServer> =>
+export const layerServer = (
+  options?: HttpOptions
+): Layer.Layer<Endpoint, ServeError | HttpGuard.UnguardedBind, McpServer> =>
   Layer.effect(Endpoint, Effect.flatMap(Effect.service(McpServer), (server) => serveFace(server, options)))

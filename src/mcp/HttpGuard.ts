@@ -134,7 +134,8 @@ export const checkBind = (options: {
   readonly allowedHosts?: ReadonlyArray<string> | undefined
   readonly allowedOrigins?: ReadonlyArray<string> | undefined
 }): Effect.Effect<void, UnguardedBind> =>
-  options.protect === true && !isLoopback(options.host) && options.allowedHosts === undefined && options.allowedOrigins === undefined
+  options.protect === true && !isLoopback(options.host) && options.allowedHosts === undefined &&
+    options.allowedOrigins === undefined
     ? Effect.fail(new UnguardedBind({ host: options.host }))
     : Effect.void
 
@@ -158,7 +159,10 @@ export interface Allow {
   /** Host names (any port in `port`, or none) or exact `name:port` values. */
   readonly hosts: ReadonlyArray<string> | undefined
   /** Exact origins (`scheme://name[:port]`), or for the default, any origin whose host name is listed. */
-  readonly origins: { readonly _tag: "Exact"; readonly origins: ReadonlyArray<string> } | { readonly _tag: "Names"; readonly names: ReadonlyArray<string> } | undefined
+  readonly origins: { readonly _tag: "Exact"; readonly origins: ReadonlyArray<string> } | {
+    readonly _tag: "Names"
+    readonly names: ReadonlyArray<string>
+  } | undefined
   /** The bound port, the one a bare host name in `hosts` may carry. */
   readonly port: number
 }
@@ -184,7 +188,8 @@ export const allowFor = (options: {
   readonly allowedHosts?: ReadonlyArray<string> | undefined
   readonly allowedOrigins?: ReadonlyArray<string> | undefined
 }): Allow => {
-  const protect = options.protect ?? (isLoopback(options.host) || options.allowedHosts !== undefined || options.allowedOrigins !== undefined)
+  const protect = options.protect ??
+    (isLoopback(options.host) || options.allowedHosts !== undefined || options.allowedOrigins !== undefined)
   if (!protect) return { hosts: undefined, origins: undefined, port: options.port }
   const local = isLoopback(options.host)
   // The bound address itself is always one of the names the server answers to.
@@ -201,12 +206,14 @@ export const allowFor = (options: {
 const parseHost = (value: string): Option.Option<URL> => {
   // `host` with no scheme: the URL parser normalises the name, brackets IPv6 and drops a default port.
   const url = URL.parse(`http://${value}`)
-  return url === null || url.username !== "" || url.pathname !== "/" || url.search !== "" ? Option.none() : Option.some(url)
+  return url === null || url.username !== "" || url.pathname !== "/" || url.search !== "" ? Option.none()
+    : Option.some(url)
 }
 
 const originOf = (value: string): Option.Option<string> => {
   const url = URL.parse(value)
-  return url === null || (url.protocol !== "http:" && url.protocol !== "https:") ? Option.none() : Option.some(url.origin)
+  return url === null || (url.protocol !== "http:" && url.protocol !== "https:") ? Option.none()
+    : Option.some(url.origin)
 }
 
 const hostAllowed = (allow: Allow, value: string): boolean =>
@@ -216,9 +223,10 @@ const hostAllowed = (allow: Allow, value: string): boolean =>
       (allow.hosts ?? []).some((entry) =>
         Option.match(parseHost(entry), {
           onNone: () => false,
-          onSome: (allowed) => allowed.port === ""
-            ? allowed.hostname === url.hostname && (url.port === "" || url.port === String(allow.port))
-            : allowed.host === url.host
+          onSome: (allowed) =>
+            allowed.port === ""
+              ? allowed.hostname === url.hostname && (url.port === "" || url.port === String(allow.port))
+              : allowed.host === url.host
         })
       )
   })
@@ -245,7 +253,8 @@ const hostAllowedMemo = (allow: Allow, value: string): boolean => {
 const originAllowed = (origins: NonNullable<Allow["origins"]>, value: string): boolean =>
   Option.match(Option.flatMap(originOf(value), (origin) => Option.fromNullishOr(URL.parse(origin))), {
     onNone: () => false,
-    onSome: (url) => origins._tag === "Exact" ? origins.origins.includes(url.origin) : origins.names.includes(url.hostname)
+    onSome: (url) =>
+      origins._tag === "Exact" ? origins.origins.includes(url.origin) : origins.names.includes(url.hostname)
   })
 
 /**
@@ -263,14 +272,21 @@ const originAllowed = (origins: NonNullable<Allow["origins"]>, value: string): b
  *
  * @since 0.1.0
  */
-export const checkHeaders = (allow: Allow, headers: { readonly [name: string]: string | undefined }): Option.Option<Refusal> => {
+export const checkHeaders = (
+  allow: Allow,
+  headers: { readonly [name: string]: string | undefined }
+): Option.Option<Refusal> => {
   const host = headers["host"]
   if (allow.hosts !== undefined && (host === undefined || !hostAllowedMemo(allow, host))) {
-    return Option.some(new Refusal({ status: 403, code: -32000, message: `Forbidden: Host ${host ?? "(none)"} is not served here` }))
+    return Option.some(
+      new Refusal({ status: 403, code: -32000, message: `Forbidden: Host ${host ?? "(none)"} is not served here` })
+    )
   }
   const origin = headers["origin"]
   if (allow.origins !== undefined && origin !== undefined && !originAllowed(allow.origins, origin)) {
-    return Option.some(new Refusal({ status: 403, code: -32000, message: `Forbidden: Origin ${origin} is not allowed` }))
+    return Option.some(
+      new Refusal({ status: 403, code: -32000, message: `Forbidden: Origin ${origin} is not allowed` })
+    )
   }
   return Option.none()
 }
@@ -306,7 +322,10 @@ export const isJson = (contentType: string | undefined): boolean =>
  *
  * @since 0.1.0
  */
-export const readJson = (request: HttpServerRequest.HttpServerRequest, maxBytes: number): Effect.Effect<unknown, Refusal> => {
+export const readJson = (
+  request: HttpServerRequest.HttpServerRequest,
+  maxBytes: number
+): Effect.Effect<unknown, Refusal> => {
   const declared = Number(request.headers["content-length"])
   if (Number.isFinite(declared)) {
     if (declared > maxBytes) return Effect.fail(tooLarge(maxBytes))

@@ -91,7 +91,10 @@ export class SharedSessions extends Context.Service<SharedSessions, {
  * @since 0.1.0
  */
 export const layer = (options: Options = {}): Layer.Layer<SharedSessions, never, Redis.Redis> =>
-  Layer.effect(SharedSessions, Effect.map(Effect.service(Redis.Redis), (redis) => SharedSessions.of({ redis, options })))
+  Layer.effect(
+    SharedSessions,
+    Effect.map(Effect.service(Redis.Redis), (redis) => SharedSessions.of({ redis, options }))
+  )
 
 /**
  * This instance's part in the shared sessions, for a session table with the given bounds: what

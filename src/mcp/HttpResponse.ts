@@ -73,7 +73,8 @@ const messageOf = (data: string): Option.Option<Message> => {
   return Option.filter(parsed, (m): m is Message => typeof m === "object" && m !== null && !Array.isArray(m))
 }
 
-const isAnswer = (message: Message): boolean => message.method === undefined && ("result" in message || "error" in message)
+const isAnswer = (message: Message): boolean =>
+  message.method === undefined && ("result" in message || "error" in message)
 
 /**
  * Settle an SDK answer to a POST that carried `expected` requests: a JSON body when the stream
@@ -96,9 +97,15 @@ const isAnswer = (message: Message): boolean => message.method === undefined && 
  *
  * @since 0.1.0
  */
-export const settle = (response: Response, expected: number, delivered?: (eventId: string) => void): Effect.Effect<Response> => {
+export const settle = (
+  response: Response,
+  expected: number,
+  delivered?: (eventId: string) => void
+): Effect.Effect<Response> => {
   const body = response.body
-  if (expected === 0 || body === null || !(response.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
+  if (
+    expected === 0 || body === null || !(response.headers.get("content-type") ?? "").startsWith("text/event-stream")
+  ) {
     return Effect.succeed(response)
   }
   return Effect.promise(async () => {

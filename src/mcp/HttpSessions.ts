@@ -17,7 +17,21 @@
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref, Schedule } from "effect"
+import {
+  Cause,
+  Clock,
+  Context,
+  Data,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  FiberMap,
+  Option,
+  Ref,
+  Schedule
+} from "effect"
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
@@ -160,7 +174,8 @@ export const make = (
     const entries = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map())
     const node = share === undefined ? undefined : yield* share({
       end: (id) => FiberMap.remove(lives, id),
-      inUse: () => [...Ref.getUnsafe(entries).values()].flatMap((entry) => Ref.getUnsafe(entry.open) > 0 ? [entry.id] : [])
+      inUse: () =>
+        [...Ref.getUnsafe(entries).values()].flatMap((entry) => Ref.getUnsafe(entry.open) > 0 ? [entry.id] : [])
     })
     const state: State = {
       face,
@@ -181,12 +196,14 @@ export const make = (
       open: open(state),
       end: (id) => FiberMap.remove(lives, id),
       ids: Effect.map(Ref.get(state.entries), (map) => [...map.keys()]),
-      touch: node === undefined ? touch : (entry, delta) => Effect.andThen(touch(entry, delta), Effect.sync(() => node.touch(entry.id))),
+      touch: node === undefined ? touch : (entry, delta) =>
+        Effect.andThen(touch(entry, delta), Effect.sync(() => node.touch(entry.id))),
       endAll: FiberMap.clear(lives),
       share: (entry, initialize) =>
-        node === undefined ? Effect.void : node.register(entry.id, initialize, Ref.getUnsafe(entry.version) ?? "", face.logLevel).pipe(
-          Effect.mapError((error) => new Unavailable({ reason: error.message }))
-        ),
+        node === undefined ? Effect.void :
+          node.register(entry.id, initialize, Ref.getUnsafe(entry.version) ?? "", face.logLevel).pipe(
+            Effect.mapError((error) => new Unavailable({ reason: error.message }))
+          ),
       shared: node
     } satisfies Table
   })
@@ -217,7 +234,9 @@ const runner = (state: State) => <A>(effect: Effect.Effect<A>): Promise<A> => {
 }
 
 const touch = (entry: Entry, delta: 1 | -1): Effect.Effect<void> =>
-  Effect.clockWith((clock) => Effect.andThen(Ref.update(entry.open, (n) => n + delta), Ref.set(entry.lastSeen, clock.currentTimeMillisUnsafe())))
+  Effect.clockWith((clock) =>
+    Effect.andThen(Ref.update(entry.open, (n) => n + delta), Ref.set(entry.lastSeen, clock.currentTimeMillisUnsafe()))
+  )
 
 // How long until the session has been idle for the whole timeout; zero once it has. A session
 // with an open response is looked at again a full timeout later.
@@ -231,9 +250,15 @@ const remaining = (entry: Entry, idleMillis: number, leads: () => boolean) =>
 
 const expiry = (entry: Entry, idleTimeout: Duration.Duration, leads: () => boolean) =>
   Effect.repeat(remaining(entry, Duration.toMillis(idleTimeout), leads), {
-    schedule: Schedule.forever.pipe(Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))),
+    schedule: Schedule.forever.pipe(
+      Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))
+    ),
     until: (left) => left === 0
-  }).pipe(Effect.andThen(Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))))
+  }).pipe(
+    Effect.andThen(
+      Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))
+    )
+  )
 
 const newEntry = (state: State, id: string, open: number, version: string | undefined) =>
   Effect.gen(function*() {
@@ -277,18 +302,31 @@ const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>, re
       : yield* node.connect(state.face, entry.id, entry.transport, restored)
     yield* Deferred.succeed(connected, undefined)
     yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")
-    yield* Effect.raceFirst(session.closed, expiry(entry, state.config.idleTimeout, () => node?.leads(entry.id) === true))
+    yield* Effect.raceFirst(
+      session.closed,
+      expiry(entry, state.config.idleTimeout, () => node?.leads(entry.id) === true)
+    )
   }).pipe(
     Effect.scoped,
-    Effect.ensuring(Effect.all([forget(state, entry.id), state.node === undefined ? forgetEvents(state, entry.id) : Effect.void, Effect.logDebug("MCP session closed")], {
-      discard: true
-    })),
+    Effect.ensuring(
+      Effect.all([
+        forget(state, entry.id),
+        state.node === undefined ? forgetEvents(state, entry.id) : Effect.void,
+        Effect.logDebug("MCP session closed")
+      ], {
+        discard: true
+      })
+    ),
     Effect.annotateLogs("session", entry.id)
   )
 
 // A store that cannot forget now lets the session's events expire by its own bounds.
 const forgetEvents = (state: State, id: string) =>
-  Effect.catchTag(state.store.forget(id), "EventStoreError", (error) => Effect.logWarning(`MCP session's events left to expire: ${error.message}`))
+  Effect.catchTag(
+    state.store.forget(id),
+    "EventStoreError",
+    (error) => Effect.logWarning(`MCP session's events left to expire: ${error.message}`)
+  )
 
 // The idle session seen least recently: the one a full table gives up.
 const leastRecentlyUsed = (map: ReadonlyMap<string, Entry>): Entry | undefined => {
@@ -302,18 +340,24 @@ const leastRecentlyUsed = (map: ReadonlyMap<string, Entry>): Entry | undefined =
 
 // Admit an entry, in one step: room is made by taking the least recently used idle session out.
 const admit = (state: State, entry: Entry) =>
-  Ref.modify(state.entries, (map): readonly [{ readonly admitted: boolean; readonly evicted?: Entry }, ReadonlyMap<string, Entry>] => {
-    if (map.size < state.config.maxSessions) return [{ admitted: true }, new Map(map).set(entry.id, entry)]
-    const evicted = leastRecentlyUsed(map)
-    if (evicted === undefined) return [{ admitted: false }, map]
-    const next = new Map(map)
-    next.delete(evicted.id)
-    return [{ admitted: true, evicted }, next.set(entry.id, entry)]
-  })
+  Ref.modify(
+    state.entries,
+    (map): readonly [{ readonly admitted: boolean; readonly evicted?: Entry }, ReadonlyMap<string, Entry>] => {
+      if (map.size < state.config.maxSessions) return [{ admitted: true }, new Map(map).set(entry.id, entry)]
+      const evicted = leastRecentlyUsed(map)
+      if (evicted === undefined) return [{ admitted: false }, map]
+      const next = new Map(map)
+      next.delete(evicted.id)
+      return [{ admitted: true, evicted }, next.set(entry.id, entry)]
+    }
+  )
 
 // The `initialize` that opens a session is using it.
 const open = (state: State): Effect.Effect<Entry, Unavailable> =>
-  Effect.flatMap(Effect.suspend(() => newEntry(state, crypto.randomUUID(), 1, undefined)), (entry) => start(state, entry, undefined))
+  Effect.flatMap(
+    Effect.suspend(() => newEntry(state, crypto.randomUUID(), 1, undefined)),
+    (entry) => start(state, entry, undefined)
+  )
 
 // A session opened elsewhere, served here from what Redis kept of it; the request that asked for
 // it counts itself as using it.
@@ -323,7 +367,8 @@ const restoreEntry = (state: State, id: string, restored: Registry.Record): Effe
 const lookup = (state: State) => (id: string): Effect.Effect<Option.Option<Entry>, Unavailable> =>
   Effect.flatMap(Ref.get(state.entries), (map) => {
     const known = map.get(id)
-    return known !== undefined || state.node === undefined ? Effect.succeed(Option.fromNullishOr(known)) : restoring(state, state.node, id)
+    return known !== undefined || state.node === undefined ? Effect.succeed(Option.fromNullishOr(known))
+      : restoring(state, state.node, id)
   })
 
 // Concurrent requests for a session not served here yet restore it once.
@@ -335,7 +380,12 @@ const restoring = (state: State, node: Shared.Node, id: string): Effect.Effect<O
     state.restoring.set(id, done)
     return node.find(id).pipe(
       Effect.mapError((error) => new Unavailable({ reason: error.message })),
-      Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: (record) => Effect.asSome(restoreEntry(state, id, record)) })),
+      Effect.flatMap(
+        Option.match({
+          onNone: () => Effect.succeedNone,
+          onSome: (record) => Effect.asSome(restoreEntry(state, id, record))
+        })
+      ),
       Effect.onExit((exit) => Deferred.done(done, exit)),
       Effect.ensuring(Effect.sync(() => state.restoring.delete(id)))
     )
@@ -361,7 +411,10 @@ const start = (state: State, entry: Entry, restored: Registry.Record | undefined
       yield* restore(Effect.raceFirst(
         Deferred.await(connected),
         Fiber.await(fiber).pipe(Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" }))))
-      )).pipe(Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.andThen(FiberMap.remove(state.lives, entry.id), forget(state, entry.id))))
+      )).pipe(Effect.onExit((exit) =>
+        Exit.isSuccess(exit) ? Effect.void
+          : Effect.andThen(FiberMap.remove(state.lives, entry.id), forget(state, entry.id))
+      ))
       return entry
     })
   )

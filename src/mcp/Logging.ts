@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Effect, type Fiber, Logger, LogLevel, References, Result } from "effect"
+import { Cause, Context, type Fiber, Logger, LogLevel, References, Result } from "effect"
 import * as Json from "../core/Json.ts"
 
 /**
@@ -38,7 +38,16 @@ export type Level = "debug" | "info" | "notice" | "warning" | "error" | "critica
  *
  * @since 0.1.0
  */
-export const levels: ReadonlyArray<Level> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+export const levels: ReadonlyArray<Level> = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+]
 
 const rank = (level: Level): number => levels.indexOf(level)
 
@@ -212,7 +221,11 @@ export const forwarding = <R>(
   const forwarder = Logger.make<unknown, void>((options) => {
     const at = effectRank(options.logLevel)
     if (at < floor) return
-    send({ level: levels[at]!, ...(name === undefined ? {} : { logger: name }), data: format(options.message, options.cause) }, options.fiber)
+    send({
+      level: levels[at]!,
+      ...(name === undefined ? {} : { logger: name }),
+      data: format(options.message, options.cause)
+    }, options.fiber)
   })
   return Context.add(
     Context.add(context, Logger.CurrentLoggers, new Set([...kept, forwarder])),

@@ -39,9 +39,12 @@ import * as Session from "./Session.ts"
  *
  * @since 0.1.0
  */
-export class McpServer extends Context.Service<McpServer, Face.Face & {
-  readonly connect: (transport: Transport) => Effect.Effect<Session.Session, never, Scope.Scope>
-}>()("effect-surface/McpServer") {
+export class McpServer extends Context.Service<
+  McpServer,
+  Face.Face & {
+    readonly connect: (transport: Transport) => Effect.Effect<Session.Session, never, Scope.Scope>
+  }
+>()("effect-surface/McpServer") {
   /**
    * Build the face in the layer's scope. No transport is connected yet.
    *
@@ -62,12 +65,15 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @since 0.1.0
    */
   static readonly layer: {
-    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    <E, R, C extends Bundle.Clients>(
+      options: Face.Options<E, R, C>
+    ): Layer.Layer<McpServer, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
     (settings: Face.Settings): Layer.Layer<McpServer, ResolveError.ResolveError, Face.Requires>
   } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
     Layer.effect(
       McpServer,
-      Effect.map(faceOf(options), (face) => McpServer.of({ ...face, connect: (transport) => Session.connect(face, transport) }))
+      Effect.map(faceOf(options), (face) =>
+        McpServer.of({ ...face, connect: (transport) => Session.connect(face, transport) }))
     )
 
   /**
@@ -90,8 +96,14 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @since 0.1.0
    */
   static readonly layerTransport: {
-    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
-    (settings: Face.Settings, transport: Transport): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+    <E, R, C extends Bundle.Clients>(
+      options: Face.Options<E, R, C>,
+      transport: Transport
+    ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    (
+      settings: Face.Settings,
+      transport: Transport
+    ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
   } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>, transport: Transport) =>
     Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, Session.connect(face, transport))))
 
@@ -116,7 +128,9 @@ export class McpServer extends Context.Service<McpServer, Face.Face & {
    * @since 0.1.0
    */
   static readonly layerStdio: {
-    <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    <E, R, C extends Bundle.Clients>(
+      options: Face.Options<E, R, C>
+    ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
     (settings: Face.Settings): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
   } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
     // The stdout guard is built first, so nothing the boot prints reaches stdout either.
@@ -132,10 +146,13 @@ const faceOf = <E, R, C extends Bundle.Clients>(
   Face.isBundled(options) ? Face.make(options) : Face.make(options)
 
 const served = (face: Face.Face, connecting: Effect.Effect<Session.Session, never, Scope.Scope>) =>
-  Effect.map(connecting, (session) =>
-    Context.make(McpServer, McpServer.of({ ...face, connect: (t) => Session.connect(face, t) })).pipe(
-      Context.add(McpSession, session)
-    ))
+  Effect.map(
+    connecting,
+    (session) =>
+      Context.make(McpServer, McpServer.of({ ...face, connect: (t) => Session.connect(face, t) })).pipe(
+        Context.add(McpSession, session)
+      )
+  )
 
 const maxStdioLine = 8 * 1024 * 1024
 
@@ -190,14 +207,20 @@ export class McpSession extends Context.Service<McpSession, Session.Session>()("
  * @since 0.1.0
  */
 export const serveStdio: {
-  <E, R, C extends Bundle.Clients>(options: Face.Options<E, R, C>): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+  <E, R, C extends Bundle.Clients>(
+    options: Face.Options<E, R, C>
+  ): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
   (settings: Face.Settings): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
 } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
   Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
     Effect.provide(
       Face.isBundled(options)
         ? McpServer.layerStdio(options)
-        : McpServer.layerStdio(options) as Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires | Exclude<R, Scope.Scope>>
+        : McpServer.layerStdio(options) as Layer.Layer<
+          McpServer | McpSession,
+          ResolveError.ResolveError,
+          Face.Requires | Exclude<R, Scope.Scope>
+        >
     )
   )
 
@@ -210,4 +233,3 @@ const stdinEnded: Effect.Effect<void> = Effect.callback<void>((resume) => {
     process.stdin.off("end", done).off("close", done)
   })
 })
-

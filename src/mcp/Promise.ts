@@ -188,19 +188,26 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
   // The factory's transport is released by the pool through the dial's scope on every exit path.
   const dial = Effect.acquireRelease(
     Effect.tryPromise(async () => client()),
-    (opened) => isOwnedConnection(opened) ? Effect.promise(async () => opened.dispose()).pipe(Effect.ignore) : Effect.void
+    (opened) =>
+      isOwnedConnection(opened) ? Effect.promise(async () => opened.dispose()).pipe(Effect.ignore) : Effect.void
   ).pipe(Effect.map((opened): Bundle.Clients | Owned.Owned<Bundle.Clients> =>
     isOwnedConnection(opened)
-      ? { client: opened.client, dispose: Effect.void, ...(opened.onClose === undefined ? {} : { onClose: opened.onClose }) }
+      ? {
+        client: opened.client,
+        dispose: Effect.void,
+        ...(opened.onClose === undefined ? {} : { onClose: opened.onClose })
+      }
       : opened
   ))
   const faceOptions: Face.Options<unknown, Scope.Scope> = {
     ...rest,
     client: dial,
-    ...(instructions === undefined ? {} : { instructions: typeof instructions === "string" ? instructions : Effect.sync(instructions) })
+    ...(instructions === undefined ? {}
+      : { instructions: typeof instructions === "string" ? instructions : Effect.sync(instructions) })
   }
   // Loaded only for this door, so serving over stdio never loads the HTTP stack.
-  if (transport !== undefined && isHttp(transport)) return (await import("./internal/httpPromise.ts")).serve(faceOptions, transport)
+  if (transport !== undefined && isHttp(transport))
+    return (await import("./internal/httpPromise.ts")).serve(faceOptions, transport)
   const runtime = ManagedRuntime.make(
     transport === undefined ? McpServer.layerStdio(faceOptions) : McpServer.layerTransport(faceOptions, transport)
   )

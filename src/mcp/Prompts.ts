@@ -94,7 +94,8 @@ export interface Prompt<S extends ArgumentsSchema | undefined, E = unknown, R = 
   readonly title?: string
   readonly description: string
   readonly arguments?: S
-  readonly complete?: S extends ArgumentsSchema ? { readonly [K in keyof S["Type"] & string]?: Completion.Completer } : never
+  readonly complete?: S extends ArgumentsSchema ? { readonly [K in keyof S["Type"] & string]?: Completion.Completer }
+    : never
   readonly handler: (
     args: S extends ArgumentsSchema ? S["Type"] : void,
     clients: Bundle.Clients
@@ -163,7 +164,8 @@ export function make<S extends ArgumentsSchema | undefined, E, R>(prompt: Prompt
   return prompt
 }
 
-const block = (content: string | Content): Content => typeof content === "string" ? { type: "text", text: content } : content
+const block = (content: string | Content): Content =>
+  typeof content === "string" ? { type: "text", text: content } : content
 
 /**
  * A message from the user; a string is a text block.
@@ -191,7 +193,8 @@ export const user = (content: string | Content): Message => ({ role: "user", con
  */
 export const assistant = (content: string | Content): Message => ({ role: "assistant", content: block(content) })
 
-const isRecord = (u: unknown): u is { readonly [key: string]: Json.Json } => typeof u === "object" && u !== null && !Array.isArray(u)
+const isRecord = (u: unknown): u is { readonly [key: string]: Json.Json } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
  * The `prompts/list` entry of a prompt: its arguments read off the schema, optional fields not
@@ -213,7 +216,8 @@ export const advertise = (name: string, prompt: AnyPrompt): Json.JsonObject => {
   const properties = isRecord(doc?.["properties"]) ? doc["properties"] : {}
   const required = Array.isArray(doc?.["required"]) ? doc["required"] : []
   const args = Object.entries(properties).map(([field, property]): Json.JsonObject => {
-    const text = (key: string) => isRecord(property) && typeof property[key] === "string" ? { [key]: property[key] } : {}
+    const text = (key: string) =>
+      isRecord(property) && typeof property[key] === "string" ? { [key]: property[key] } : {}
     return { name: field, ...text("title"), ...text("description"), required: required.includes(field) }
   })
   return {
@@ -224,7 +228,8 @@ export const advertise = (name: string, prompt: AnyPrompt): Json.JsonObject => {
   }
 }
 
-const invalid = (message: string, data: Json.JsonObject) => new RpcError.ProtocolError({ code: RpcError.invalidParams, message, data })
+const invalid = (message: string, data: Json.JsonObject) =>
+  new RpcError.ProtocolError({ code: RpcError.invalidParams, message, data })
 
 /**
  * The answer to `prompts/get` for one prompt: its arguments decoded (refused as invalid params,
@@ -248,18 +253,31 @@ export const get = (
   prompt: AnyPrompt,
   args: unknown,
   withClients: <A, E, R>(f: (clients: Bundle.Clients) => Effect.Effect<A, E, R>) => Effect.Effect<A, unknown, R>
-): Effect.Effect<{ readonly description: string; readonly messages: Array<Message> }, RpcError.ProtocolError, Caller.Services> =>
+): Effect.Effect<
+  { readonly description: string; readonly messages: Array<Message> },
+  RpcError.ProtocolError,
+  Caller.Services
+> =>
   Effect.gen(function*() {
     const decoded: unknown = prompt.arguments === undefined
       ? undefined
       : yield* SchemaBridge.compile(prompt.arguments).decode(args ?? {}).pipe(
-        Effect.mapError((e) => invalid(`prompt "${name}": ${e.message}`, { name, issues: e.issues.map((i) => ({ path: [...i.path], message: i.message })) }))
+        Effect.mapError((e) =>
+          invalid(`prompt "${name}": ${e.message}`, {
+            name,
+            issues: e.issues.map((i) => ({ path: [...i.path], message: i.message }))
+          })
+        )
       )
     const messages = yield* withClients((clients) => prompt.handler(decoded, clients)).pipe(
       Effect.mapError((error) =>
         isProtocolError(error)
           ? error
-          : new RpcError.ProtocolError({ code: RpcError.internalError, message: `prompt "${name}" failed: ${messageOf(error)}`, data: { name } })
+          : new RpcError.ProtocolError({
+            code: RpcError.internalError,
+            message: `prompt "${name}" failed: ${messageOf(error)}`,
+            data: { name }
+          })
       )
     )
     return { description: prompt.description, messages: [...messages] }

@@ -220,7 +220,11 @@ export const tooManySubscriptions: (max: number) => RpcError.ProtocolError = Fol
  *
  * @since 0.1.0
  */
-export const connect = (face: Face.Face, transport: Transport, options: ConnectOptions = {}): Effect.Effect<Session, never, Scope.Scope> =>
+export const connect = (
+  face: Face.Face,
+  transport: Transport,
+  options: ConnectOptions = {}
+): Effect.Effect<Session, never, Scope.Scope> =>
   Effect.gen(function*() {
     const closed = yield* Deferred.make<void>()
     const scope = yield* Scope.fork(yield* Effect.scope)
@@ -235,7 +239,6 @@ export const connect = (face: Face.Face, transport: Transport, options: ConnectO
     const opened = yield* open(face, transport, end, options).pipe(Scope.provide(scope))
     return { ...opened, closed: Deferred.await(closed) }
   })
-
 
 // tools/call by its method alone; its shape is checked by the SDK's tools/call wrapper.
 const LooseCallToolRequestSchema = RequestSchema.extend({ method: CallToolRequestSchema.shape.method })
@@ -275,10 +278,12 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
       return text === undefined ? result : { ...result, instructions: text }
     })
   }
-  server.setRequestHandler(ListToolsRequestSchema, () =>
-    handle(Effect.map(face.roster.current, (resolved): ListToolsResult =>
-      // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
-      ({ tools: resolved.advertisedTools as ListToolsResult["tools"] }))))
+  server.setRequestHandler(
+    ListToolsRequestSchema,
+    () =>
+      handle(Effect.map(face.roster.current, (resolved): ListToolsResult => // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
+      ({ tools: resolved.advertisedTools as ListToolsResult["tools"] })))
+  )
   // Registered with the loose request shape: the SDK's own parse would answer a malformed call
   // (`arguments: 0`) as an internal error, where its tools/call check answers -32602 naming it.
   server.setRequestHandler(LooseCallToolRequestSchema, (request, extra) => {
@@ -288,23 +293,57 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
     // Traced by the engine's own span (Engine.call): one span per call is what the hot path affords.
     return Path.serve<CallToolResult>(session, extra, face.callTool(params.name, params.arguments ?? {}))
   })
-  server.setRequestHandler(ListPromptsRequestSchema, () =>
-    handle(Effect.map(face.listPrompts, (prompts): ListPromptsResult => ({ prompts: prompts as ListPromptsResult["prompts"] }))))
-  server.setRequestHandler(GetPromptRequestSchema, (request, extra) =>
-    Path.serve<GetPromptResult>(session, extra, face.getPrompt(request.params.name, request.params.arguments ?? {})))
-  server.setRequestHandler(CompleteRequestSchema, (request, extra) =>
-    Path.serve(session, extra, Effect.map(face.complete(request.params), (completion) => ({ completion }))))
-  server.setRequestHandler(ListResourcesRequestSchema, () =>
-    handle(Effect.map(face.listResources, (resources): ListResourcesResult => ({ resources: resources as ListResourcesResult["resources"] }))))
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () =>
-    handle(Effect.map(face.listResourceTemplates, (templates): ListResourceTemplatesResult =>
-      ({ resourceTemplates: templates as ListResourceTemplatesResult["resourceTemplates"] }))))
+  server.setRequestHandler(
+    ListPromptsRequestSchema,
+    () =>
+      handle(
+        Effect.map(
+          face.listPrompts,
+          (prompts): ListPromptsResult => ({ prompts: prompts as ListPromptsResult["prompts"] })
+        )
+      )
+  )
+  server.setRequestHandler(
+    GetPromptRequestSchema,
+    (request, extra) =>
+      Path.serve<GetPromptResult>(session, extra, face.getPrompt(request.params.name, request.params.arguments ?? {}))
+  )
+  server.setRequestHandler(
+    CompleteRequestSchema,
+    (request, extra) =>
+      Path.serve(session, extra, Effect.map(face.complete(request.params), (completion) => ({ completion })))
+  )
+  server.setRequestHandler(
+    ListResourcesRequestSchema,
+    () =>
+      handle(
+        Effect.map(
+          face.listResources,
+          (resources): ListResourcesResult => ({ resources: resources as ListResourcesResult["resources"] })
+        )
+      )
+  )
+  server.setRequestHandler(
+    ListResourceTemplatesRequestSchema,
+    () =>
+      handle(
+        Effect.map(
+          face.listResourceTemplates,
+          (templates): ListResourceTemplatesResult => ({
+            resourceTemplates: templates as ListResourceTemplatesResult["resourceTemplates"]
+          })
+        )
+      )
+  )
   server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
     Path.serve(
       session,
       extra,
       Effect.withSpan(
-        Effect.map(face.readResource(request.params.uri), (contents): ReadResourceResult => ({ contents: [...contents] })),
+        Effect.map(
+          face.readResource(request.params.uri),
+          (contents): ReadResourceResult => ({ contents: [...contents] })
+        ),
         "McpSession.resources/read",
         { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
       )
@@ -312,7 +351,12 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
 }
 
 // The host's subscriptions and log level: kept by this session, or by the registry given.
-const answerHost = (face: Face.Face, session: Path.Session, follower: Follower.Follower, registry: Registry | undefined) => {
+const answerHost = (
+  face: Face.Face,
+  session: Path.Session,
+  follower: Follower.Follower,
+  registry: Registry | undefined
+) => {
   const { server } = session
   const subscribe = (uri: string) => registry === undefined ? follower.follow(uri) : registry.subscribe(uri)
   server.setRequestHandler(SubscribeRequestSchema, (request) =>
@@ -325,14 +369,26 @@ const answerHost = (face: Face.Face, session: Path.Session, follower: Follower.F
         { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
       )
     ))
-  server.setRequestHandler(UnsubscribeRequestSchema, (request) =>
-    Path.handle(session, Effect.as(registry === undefined ? follower.unfollow(request.params.uri) : registry.unsubscribe(request.params.uri), {})))
+  server.setRequestHandler(
+    UnsubscribeRequestSchema,
+    (request) =>
+      Path.handle(
+        session,
+        Effect.as(
+          registry === undefined ? follower.unfollow(request.params.uri) : registry.unsubscribe(request.params.uri),
+          {}
+        )
+      )
+  )
   // Replaces the SDK's own handler, which keys levels by transport session id; here the level is
   // this session's, read by its own request path.
   server.setRequestHandler(SetLevelRequestSchema, (request) => {
     const level = request.params.level
     const set = Ref.set(session.level, level)
-    return Path.handle(session, Effect.as(registry === undefined ? set : Effect.andThen(set, registry.setLogLevel(level)), {}))
+    return Path.handle(
+      session,
+      Effect.as(registry === undefined ? set : Effect.andThen(set, registry.setLogLevel(level)), {})
+    )
   })
 }
 
@@ -353,7 +409,10 @@ const open = (face: Face.Face, transport: Transport, end: () => void, options: C
     if (options.leads ?? true) {
       yield* follower.lead(true)
       // Restored without waiting for each to go live: the host asked for them long ago.
-      yield* Effect.forEach(options.restore?.subscriptions ?? [], (uri) => Effect.ignore(follower.follow(uri)), { discard: true, concurrency: "unbounded" })
+      yield* Effect.forEach(options.restore?.subscriptions ?? [], (uri) => Effect.ignore(follower.follow(uri)), {
+        discard: true,
+        concurrency: "unbounded"
+      })
     }
     server.onclose = end
     yield* Effect.promise(() => server.connect(transport))

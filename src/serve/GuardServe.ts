@@ -94,15 +94,30 @@ const settingsOf = (guard: Guard.Guard["Service"], settings: McpFace.Settings = 
  * @since 0.1.0
  */
 export const layerCore = (guard: Guard.Guard["Service"]): Layer.Layer<Engine.Services, ResolveError.ResolveError> =>
-  Layer.effect(Engine.Engine, Effect.map(Engine.Engine, (engine) => Engine.Engine.of({ ...engine, call: auditingUnknown(guard, engine) }))).pipe(
-    Layer.provideMerge(McpFace.layerCore({ ...ServeTools.rooted(rootTools(guard)), client: Effect.succeed({ clients: {} }) }))
+  Layer.effect(
+    Engine.Engine,
+    Effect.map(Engine.Engine, (engine) => Engine.Engine.of({ ...engine, call: auditingUnknown(guard, engine) }))
+  ).pipe(
+    Layer.provideMerge(
+      McpFace.layerCore({ ...ServeTools.rooted(rootTools(guard)), client: Effect.succeed({ clients: {} }) })
+    )
   )
 
-const auditingUnknown = (guard: Guard.Guard["Service"], engine: Engine.Engine["Service"]): Engine.Engine["Service"]["call"] => (name, args) =>
-  Effect.tapError(engine.call(name, args), (error) => error._tag === "UnknownTool" ? Effect.asVoid(guard.execute("mcp", name, args)) : Effect.void)
+const auditingUnknown =
+  (guard: Guard.Guard["Service"], engine: Engine.Engine["Service"]): Engine.Engine["Service"]["call"] => (name, args) =>
+    Effect.tapError(
+      engine.call(name, args),
+      (error) => error._tag === "UnknownTool" ? Effect.asVoid(guard.execute("mcp", name, args)) : Effect.void
+    )
 
-const withGuard = <A, E>(f: (settings: McpFace.Settings) => Layer.Layer<A, E, McpFace.Requires>, settings?: McpFace.Settings) =>
-  Layer.unwrap(Effect.map(Effect.service(Guard.Guard), (guard) => f(settingsOf(guard, settings)).pipe(Layer.provide(layerCore(guard)))))
+const withGuard = <A, E>(
+  f: (settings: McpFace.Settings) => Layer.Layer<A, E, McpFace.Requires>,
+  settings?: McpFace.Settings
+) =>
+  Layer.unwrap(
+    Effect.map(Effect.service(Guard.Guard), (guard) =>
+      f(settingsOf(guard, settings)).pipe(Layer.provide(layerCore(guard))))
+  )
 
 /**
  * The guard in context as an `McpServer`, no transport connected yet.

@@ -242,12 +242,17 @@ export const erase = <S extends Surface.Spec>(client: Client<S>): AnyClient =>
  *
  * @since 0.1.0
  */
-export const narrow = <S extends Surface.Spec>(spec: S, client: AnyClient | undefined): Effect.Effect<Client<S>, NotServed> =>
+export const narrow = <S extends Surface.Spec>(
+  spec: S,
+  client: AnyClient | undefined
+): Effect.Effect<Client<S>, NotServed> =>
   client !== undefined && client.spec === spec
     // Every client is built from the spec it carries (directDispatch, Project, Wire), so a client
     // carrying this very declaration serves it; the checker cannot follow that identity.
     ? Effect.succeed(client as unknown as Client<S>)
-    : Effect.fail(new NotServed({ member: `surface this client was asked for${client === undefined ? " (no client)" : ""}` }))
+    : Effect.fail(
+      new NotServed({ member: `surface this client was asked for${client === undefined ? " (no client)" : ""}` })
+    )
 
 /**
  * Call a procedure of a run-time client by address, with an input the caller has already decoded

@@ -152,7 +152,9 @@ export class UnknownExposeKey extends Schema.TaggedError<UnknownExposeKey>()("Un
   key: Schema.String
 }) {
   override get message(): string {
-    return `the expose map for ${this.face} names ${memberOf(this.group)} "${this.key}", which its surface does not declare`
+    return `the expose map for ${this.face} names ${
+      memberOf(this.group)
+    } "${this.key}", which its surface does not declare`
   }
 }
 
@@ -242,12 +244,13 @@ const isEntries = (u: unknown): u is Entries => typeof u === "object" && u !== n
 /** A value as a refusal quotes it. */
 const shown = (u: unknown): string =>
   Array.isArray(u) ? "an array"
-  : typeof u === "object" && u !== null ? "an object"
-  : typeof u === "string" ? JSON.stringify(u)
-  : String(u)
+    : typeof u === "object" && u !== null ? "an object"
+    : typeof u === "string" ? JSON.stringify(u)
+    : String(u)
 
 const memberEntry = "a member is exposed by true and denied by false or by leaving it out"
-const procedureEntry = "a procedure is exposed by true or { mutates?: boolean } and denied by false or by leaving it out"
+const procedureEntry =
+  "a procedure is exposed by true or { mutates?: boolean } and denied by false or by leaving it out"
 
 /** A procedure entry decoded: `undefined` denies, otherwise the `mutates` override (maybe none). */
 type Decoded = { readonly exposed: false } | { readonly exposed: true; readonly mutates: boolean | undefined }
@@ -259,7 +262,8 @@ const decodeProcedureEntry = (entry: unknown): Decoded | string => {
   const extra = Object.keys(entry).find((field) => field !== "mutates")
   if (extra !== undefined) return `unknown field "${extra}": ${procedureEntry}`
   const mutates = Object.hasOwn(entry, "mutates") ? entry["mutates"] : undefined
-  if (mutates !== undefined && typeof mutates !== "boolean") return `"mutates" is ${shown(mutates)}: it must be true or false`
+  if (mutates !== undefined && typeof mutates !== "boolean")
+    return `"mutates" is ${shown(mutates)}: it must be true or false`
   return { exposed: true, mutates }
 }
 
@@ -300,14 +304,20 @@ export const check = (
     }
     const unknownGroup = Object.keys(expose).find((key) => !(groups as ReadonlyArray<string>).includes(key))
     if (unknownGroup !== undefined) {
-      return yield* new InvalidExposeEntry({ face, key: unknownGroup, reason: `an expose map's groups are ${groups.join(", ")}` })
+      return yield* new InvalidExposeEntry({
+        face,
+        key: unknownGroup,
+        reason: `an expose map's groups are ${groups.join(", ")}`
+      })
     }
     const entriesOf = (group: GroupName): Effect.Effect<Entries, InvalidExposeEntry> => {
       const entries = Object.hasOwn(expose, group) ? expose[group] : undefined
       if (entries === undefined) return Effect.succeed({})
       return isEntries(entries)
         ? Effect.succeed(entries)
-        : Effect.fail(new InvalidExposeEntry({ face, key: group, reason: `it is ${shown(entries)}, not an object of entries` }))
+        : Effect.fail(
+          new InvalidExposeEntry({ face, key: group, reason: `it is ${shown(entries)}, not an object of entries` })
+        )
     }
     const named = (group: Exclude<GroupName, "procedures">) =>
       Effect.gen(function*() {
@@ -318,7 +328,12 @@ export const check = (
           const entry = entries[key]
           if (entry === true) exposed.add(key)
           else if (entry !== false && entry !== undefined) {
-            return yield* new InvalidExposeEntry({ face, group, key, reason: `${shown(entry)} is not an entry: ${memberEntry}` })
+            return yield* new InvalidExposeEntry({
+              face,
+              group,
+              key,
+              reason: `${shown(entry)} is not an entry: ${memberEntry}`
+            })
           }
         }
         return Object.keys(spec[group]).filter((key) => exposed.has(key))
@@ -368,7 +383,9 @@ export const check = (
 export const all = <S extends Surface.Spec>(spec: S): ExposeMap<S> => {
   const every = (group: object) => Object.fromEntries(Object.keys(group).map((key) => [key, true as const]))
   const procedures = Object.fromEntries(
-    Object.entries(spec.procedures).flatMap(([ns, verbs]) => Object.keys(verbs).map((verb) => [`${ns}.${verb}`, true as const]))
+    Object.entries(spec.procedures).flatMap(([ns, verbs]) =>
+      Object.keys(verbs).map((verb) => [`${ns}.${verb}`, true as const])
+    )
   )
   // Built from the spec's own keys, so every key names a member; the mapped key types are run-time.
   return {

@@ -62,7 +62,10 @@ export type ProceduresImpl<P extends Surface.Procedures> = {
  * @since 0.1.0
  */
 export type Implementation<S extends Surface.Spec> =
-  & Group<"cells", { readonly [K in keyof S["cells"]]: SubscriptionRef.SubscriptionRef<Surface.ValueOf<S["cells"][K]>> }>
+  & Group<
+    "cells",
+    { readonly [K in keyof S["cells"]]: SubscriptionRef.SubscriptionRef<Surface.ValueOf<S["cells"][K]>> }
+  >
   & Group<
     "collections",
     {
@@ -72,7 +75,10 @@ export type Implementation<S extends Surface.Spec> =
       >
     }
   >
-  & Group<"streams", { readonly [K in keyof S["streams"]]: Stream.Stream<ReadonlyArray<Surface.ValueOf<S["streams"][K]>>> }>
+  & Group<
+    "streams",
+    { readonly [K in keyof S["streams"]]: Stream.Stream<ReadonlyArray<Surface.ValueOf<S["streams"][K]>>> }
+  >
   & Group<"events", { readonly [K in keyof S["events"]]: Stream.Stream<Surface.ValueOf<S["events"][K]>> }>
   & Group<"procedures", ProceduresImpl<S["procedures"]>>
 
@@ -140,5 +146,6 @@ export const cells = <S extends Surface.Spec>(spec: S): Effect.Effect<
       Effect.map(SubscriptionRef.make<unknown>(cell.initial), (ref) => [key, ref] as const)),
     // Each ref was made from its own cell's declared initial value; a mapped type over the keys
     // of an `Object.entries` result is beyond what the checker can follow.
-    (entries) => Object.fromEntries(entries) as never
+    (entries) =>
+      Object.fromEntries(entries) as never
   )

@@ -66,7 +66,10 @@ export const make = <A>(options?: { readonly capacity?: number }): Effect.Effect
     append: (...entries) =>
       entries.length === 0 ? Effect.void : SubscriptionRef.update(ref, (state) => {
         const all = [...state.entries, ...entries]
-        return { entries: all.length > capacity ? all.slice(all.length - capacity) : all, total: state.total + entries.length }
+        return {
+          entries: all.length > capacity ? all.slice(all.length - capacity) : all,
+          total: state.total + entries.length
+        }
       }),
     backlog: Effect.map(SubscriptionRef.get(ref), (state) => state.entries),
     frames: SubscriptionRef.changes(ref).pipe(

@@ -248,7 +248,9 @@ export interface Make<D extends Declaration> extends Spec {
  */
 export type DotlessVerbs<P> = {
   readonly [N in keyof P]: {
-    readonly [V in keyof P[N]]: V extends `${string}.${string}` ? "a verb may not contain a dot; put it in the namespace" : P[N][V]
+    readonly [V in keyof P[N]]: V extends `${string}.${string}`
+      ? "a verb may not contain a dot; put it in the namespace"
+      : P[N][V]
   }
 }
 
@@ -272,13 +274,14 @@ export type DotlessVerbs<P> = {
  */
 export const make = <const D extends Declaration>(
   declaration: D & (D extends { readonly procedures: infer P } ? { readonly procedures: DotlessVerbs<P> } : unknown)
-): Make<D> => ({
-  cells: declaration.cells ?? {},
-  collections: declaration.collections ?? {},
-  streams: declaration.streams ?? {},
-  events: declaration.events ?? {},
-  procedures: declaration.procedures ?? {}
-}) as Make<D> // the `??` arms are exactly the `{}` the conditional type names for a missing group
+): Make<D> =>
+  ({
+    cells: declaration.cells ?? {},
+    collections: declaration.collections ?? {},
+    streams: declaration.streams ?? {},
+    events: declaration.events ?? {},
+    procedures: declaration.procedures ?? {}
+  }) as Make<D> // the `??` arms are exactly the `{}` the conditional type names for a missing group
 
 /**
  * Declare a cell with its initial value.

@@ -13,7 +13,20 @@
  */
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
-import { Cause, Deferred, Duration, Effect, Exit, Predicate, References, Result, Schedule, Schema, Scope, Stream } from "effect"
+import {
+  Cause,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Predicate,
+  References,
+  Result,
+  Schedule,
+  Schema,
+  Scope,
+  Stream
+} from "effect"
 import { RpcClient, RpcSerialization, RpcServer } from "effect/rpc"
 import { Socket, SocketServer } from "effect/socket"
 import * as Fs from "node:fs"
@@ -258,7 +271,10 @@ const connect = (path: string): Effect.Effect<Link, LinkError> =>
   })
 
 const neverReopened = new Socket.SocketError({
-  reason: new Socket.SocketOpenError({ kind: "Unknown", cause: new Error("a dialled wire connection is never reopened") })
+  reason: new Socket.SocketOpenError({
+    kind: "Unknown",
+    cause: new Error("a dialled wire connection is never reopened")
+  })
 })
 
 const isRpcClientError = (e: unknown): e is { readonly message: string; readonly reason: unknown } =>
@@ -278,13 +294,18 @@ const openClient = <S extends Surface.Spec>(spec: S, options: DialOptions, scope
     const openOnce = Effect.suspend(() => {
       if (opened) return Effect.fail(neverReopened)
       opened = true
-      return Effect.flatMap(Effect.scope, (reader) =>
-        Effect.as(Scope.addFinalizer(reader, Effect.sync(() => link.socket.destroy())), link.socket))
+      return Effect.flatMap(
+        Effect.scope,
+        (reader) => Effect.as(Scope.addFinalizer(reader, Effect.sync(() => link.socket.destroy())), link.socket)
+      )
     })
     const socket = yield* NodeSocket.fromDuplex(openOnce)
     // Completed once the rpc layer's read loop has stopped, after it handed on every frame it read.
     const readerEnded = yield* Deferred.make<void>()
-    const hooks = RpcClient.ConnectionHooks.of({ onConnect: Effect.void, onDisconnect: Deferred.succeed(readerEnded, undefined) })
+    const hooks = RpcClient.ConnectionHooks.of({
+      onConnect: Effect.void,
+      onDisconnect: Deferred.succeed(readerEnded, undefined)
+    })
     const protocol = yield* RpcClient.makeProtocolSocket({
       // The default policy reconnects forever and resumes sending on the new socket; a dropped
       // link must stay dropped so the pool re-dials and nothing is replayed to a new daemon.

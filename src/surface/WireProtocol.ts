@@ -166,8 +166,8 @@ export const handlers = <S extends Surface.Spec>(
   const { spec } = implemented
   // The run-time view `Client.directDispatch` takes too: `SubscriptionRef` is invariant, so no typed
   // implementation is assignable to it, and each member is used only under the spec key that typed it.
-  const impl: Sources<SubscriptionRef.SubscriptionRef<unknown>, Store.Store<unknown, unknown>> =
-    implemented.implementation as never
+  const impl: Sources<SubscriptionRef.SubscriptionRef<unknown>, Store.Store<unknown, unknown>> = implemented
+    .implementation as never
   const out: Record<string, Handler> = {}
   for (const [key, ref] of present(impl.cells, spec.cells)) {
     out[tag("cell.read", key)] = () => SubscriptionRef.get(ref)
@@ -250,8 +250,12 @@ export const client = <S extends Surface.Spec>(spec: S, dispatch: Dispatch): Cli
     // decoded by `Schema.Array` of the entry schema: each frame is an array
     streams: subscriptions(spec.streams, "stream.subscribe") as NonNullable<Sources<never, never>["streams"]>,
     events: subscriptions(spec.events, "event.subscribe"),
-    procedures: mapMembers(spec.procedures, spec.procedures, (verbs, ns) =>
-      mapMembers(verbs, verbs, (_, verb) => (input: never) => dispatch.call(tag("procedure", ns, verb), input)))
+    procedures: mapMembers(
+      spec.procedures,
+      spec.procedures,
+      (verbs, ns) =>
+        mapMembers(verbs, verbs, (_, verb) => (input: never) => dispatch.call(tag("procedure", ns, verb), input))
+    )
   }, {
     cell: (key): Client.CellClient<unknown> => ({
       read: dispatch.read(tag("cell.read", key)),
@@ -261,7 +265,8 @@ export const client = <S extends Surface.Spec>(spec: S, dispatch: Dispatch): Cli
       read: Effect.map(dispatch.read(tag("collection.read", key)), toMap),
       subscribe: Stream.map(dispatch.subscribe(tag("collection.subscribe", key)), toMap),
       // decoded by `Schema.Option` of the item schema
-      get: (k: never) => dispatch.read(tag("collection.get", key), k) as Effect.Effect<Option.Option<unknown>, LinkError>
+      get: (k: never) =>
+        dispatch.read(tag("collection.get", key), k) as Effect.Effect<Option.Option<unknown>, LinkError>
     })
   })
   // Each member was built from the rpc its own spec key derives, whose schemas are the ones

@@ -8,7 +8,11 @@ import { McpCallResult } from "effect-surface/client"
 
 // What a tool result is, as the MCP schema has it: the specification this test holds the adapter to.
 const Spec = Schema.Struct({
-  content: Schema.optionalKey(Schema.Array(Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [Schema.Record(Schema.String, Schema.Unknown)]))),
+  content: Schema.optionalKey(
+    Schema.Array(
+      Schema.StructWithRest(Schema.Struct({ type: Schema.String }), [Schema.Record(Schema.String, Schema.Unknown)])
+    )
+  ),
   structuredContent: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   isError: Schema.optionalKey(Schema.Boolean)
 })
@@ -36,9 +40,17 @@ const agrees = (raw: unknown) =>
   })
 
 describe("the result adapter", () => {
-  it.effect.prop("any JSON value is a result exactly when the tool-result schema accepts it", { raw: Schema.Json }, ({ raw }) => agrees(raw))
+  it.effect.prop(
+    "any JSON value is a result exactly when the tool-result schema accepts it",
+    { raw: Schema.Json },
+    ({ raw }) => agrees(raw)
+  )
 
-  it.effect.prop("any value shaped like a tool result is read as the schema reads it", { raw: Spec }, ({ raw }) => agrees(raw))
+  it.effect.prop(
+    "any value shaped like a tool result is read as the schema reads it",
+    { raw: Spec },
+    ({ raw }) => agrees(raw)
+  )
 
   // Every slot of a result filled with any JSON: mostly near misses, each on one side of the line.
   const NearMiss = Schema.Struct({
@@ -46,19 +58,29 @@ describe("the result adapter", () => {
     structuredContent: Schema.optionalKey(Schema.Json),
     isError: Schema.optionalKey(Schema.Json)
   })
-  it.effect.prop("a value with any JSON in a result's slots is read as the schema reads it", { raw: NearMiss }, ({ raw }) => agrees(raw))
+  it.effect.prop(
+    "a value with any JSON in a result's slots is read as the schema reads it",
+    { raw: NearMiss },
+    ({ raw }) => agrees(raw)
+  )
 
   it.effect("edge cases: a key present but undefined, arrays for objects, a block without a type, a class instance", () =>
-    Effect.forEach([
-      { content: undefined },
-      { content: [{ type: "text", text: "a" }], structuredContent: [1, 2] },
-      { content: [{ text: "no type" }] },
-      { content: [{ type: 3 }] },
-      { isError: "yes", content: [] },
-      { content: [{ type: "text", text: "x" }], structuredContent: Object.create(null) },
-      new (class Answer { content = [{ type: "text", text: "from a class" }] })(),
-      [],
-      null,
-      "text"
-    ], agrees, { discard: true }))
+    Effect.forEach(
+      [
+        { content: undefined },
+        { content: [{ type: "text", text: "a" }], structuredContent: [1, 2] },
+        { content: [{ text: "no type" }] },
+        { content: [{ type: 3 }] },
+        { isError: "yes", content: [] },
+        { content: [{ type: "text", text: "x" }], structuredContent: Object.create(null) },
+        new (class Answer {
+          content = [{ type: "text", text: "from a class" }]
+        })(),
+        [],
+        null,
+        "text"
+      ],
+      agrees,
+      { discard: true }
+    ))
 })

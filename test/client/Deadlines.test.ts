@@ -16,24 +16,28 @@ const Plan = Schema.Array(Schema.Struct({
 const HORIZON = 90
 
 describe("request deadlines", () => {
-  it.effect.prop("each armed deadline fires once at its expiry, a disarmed one never", { plan: Plan }, ({ plan }) =>
-    Effect.gen(function*() {
-      const deadlines = yield* Deadlines.make
-      const clock = yield* Clock.Clock
-      const fired = plan.map(() => [] as Array<number>)
-      const disarms: Array<() => void> = []
-      for (let t = 0; t <= HORIZON; t++) {
+  it.effect.prop(
+    "each armed deadline fires once at its expiry, a disarmed one never",
+    { plan: Plan },
+    ({ plan }) =>
+      Effect.gen(function*() {
+        const deadlines = yield* Deadlines.make
+        const clock = yield* Clock.Clock
+        const fired = plan.map(() => [] as Array<number>)
+        const disarms: Array<() => void> = []
+        for (let t = 0; t <= HORIZON; t++) {
+          plan.forEach((entry, i) => {
+            if (entry.armAt !== t) return
+            disarms[i] = deadlines.arm(entry.ms, () => void fired[i]!.push(clock.currentTimeMillisUnsafe()))
+            if (entry.disarm) disarms[i]!()
+          })
+          yield* TestClock.adjust("1 millis")
+        }
         plan.forEach((entry, i) => {
-          if (entry.armAt !== t) return
-          disarms[i] = deadlines.arm(entry.ms, () => void fired[i]!.push(clock.currentTimeMillisUnsafe()))
-          if (entry.disarm) disarms[i]!()
+          assert.deepStrictEqual(fired[i], entry.disarm ? [] : [entry.armAt + entry.ms], JSON.stringify(entry))
         })
-        yield* TestClock.adjust("1 millis")
-      }
-      plan.forEach((entry, i) => {
-        assert.deepStrictEqual(fired[i], entry.disarm ? [] : [entry.armAt + entry.ms], JSON.stringify(entry))
       })
-    }))
+  )
 
   it.effect("a deadline sooner than the one slept towards wakes the fiber; disarming after expiry does nothing", () =>
     Effect.gen(function*() {

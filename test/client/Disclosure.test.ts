@@ -18,14 +18,20 @@ const tool = (server: string, name: string, properties: number): { readonly tool
       type: "object",
       properties: Object.fromEntries(Array.from({ length: properties }, (_, i) => [
         `p${i}`,
-        { type: "string", description: `The ${i}th parameter, which matters a great deal.`, enum: ["a", "b", "c"], format: "uri" }
+        {
+          type: "string",
+          description: `The ${i}th parameter, which matters a great deal.`,
+          enum: ["a", "b", "c"],
+          format: "uri"
+        }
       ])),
       required: ["p0"]
     }
   }
 })
 
-const mapOf = (entries: ReadonlyArray<{ readonly tool: McpDisclosure.Disclosed }>) => new Map(entries.map((e) => [e.tool.name, e]))
+const mapOf = (entries: ReadonlyArray<{ readonly tool: McpDisclosure.Disclosed }>) =>
+  new Map(entries.map((e) => [e.tool.name, e]))
 
 const PropertyName = Schema.String.check(Schema.isPattern(/^[a-z][a-z0-9_]{0,12}$/))
 
@@ -38,7 +44,9 @@ describe("estimateTokens", () => {
 })
 
 describe("deferred schemas", () => {
-  it.prop("keep every parameter's name, its type and required; drop descriptions, enums, formats and nested bodies", [Schema.Array(PropertyName)], ([names]) => {
+  it.prop("keep every parameter's name, its type and required; drop descriptions, enums, formats and nested bodies", [
+    Schema.Array(PropertyName)
+  ], ([names]) => {
     const properties = Object.fromEntries(names.map((name, i) => [
       name,
       i % 2 === 0
@@ -62,8 +70,15 @@ describe("the budget, per server", () => {
     const small = Array.from({ length: 3 }, (_, i) => tool("small", `t${i}`, 2))
     const broad = Array.from({ length: 40 }, (_, i) => tool("broad", `t${i}`, 10))
     const { describe, diagnostics, shown } = McpDisclosure.disclose(mapOf([...small, ...broad]), { budget: 5_000 })
-    assert.strictEqual(shown.get("small__t0")?.tool.inputSchema, small[0]?.tool.inputSchema, "full schemas are the server's own objects")
-    assert.deepStrictEqual(shown.get("broad__t0")?.tool.inputSchema, McpDisclosure.deferSchema(broad[0]!.tool.inputSchema))
+    assert.strictEqual(
+      shown.get("small__t0")?.tool.inputSchema,
+      small[0]?.tool.inputSchema,
+      "full schemas are the server's own objects"
+    )
+    assert.deepStrictEqual(
+      shown.get("broad__t0")?.tool.inputSchema,
+      McpDisclosure.deferSchema(broad[0]!.tool.inputSchema)
+    )
     assert.strictEqual(shown.get("broad__t0")?.tool.description, broad[0]?.tool.description, "the catalogue is kept")
     assert.isTrue(describe)
     assert.deepStrictEqual(diagnostics.map((d) => d.kind), ["disclosure-deferred"])
@@ -119,65 +134,104 @@ describe("the tool-count cap", () => {
 })
 
 describe("the budget in a toolset, on the reference servers", () => {
-  it.live("over budget, server-everything's tools keep their names with deferred schemas, mcp__describe_tool answers each server's own full schema, and arguments are still checked against it; a server in alwaysLoad stays full", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const servers = [everythingStdio(), memoryStdio(Path.join(dir, "memory.jsonl"))]
-      const full = yield* Effect.scoped(Effect.flatMap(McpToolset.make(servers), (t) => t.tools))
-      const everything = [...full.values()].filter((t) => t.server === "everything")
-      const memory = [...full.values()].filter((t) => t.server === "memory")
-      const measured = McpDisclosure.measure(everything)
-      assert.isBelow(McpDisclosure.measure(memory).full, McpDisclosure.DEFAULT_BUDGET_TOKENS)
-      // A budget the deferred schemas fit and the full ones do not; memory is over it too, but always loaded.
-      const budget = measured.deferred
-      assert.isAbove(McpDisclosure.measure(memory).full, budget)
-      const toolset = yield* McpToolset.make(servers, { disclosure: { budget, alwaysLoad: ["memory"] } })
-      const tools = yield* toolset.tools
-      const sum = full.get("everything__get-sum")!
-      assert.deepStrictEqual(tools.get("everything__get-sum")?.inputSchema, McpDisclosure.deferSchema(sum.inputSchema))
-      assert.deepStrictEqual(Object.keys(tools.get("everything__get-sum")?.inputSchema["properties"] as object), ["a", "b"])
-      assert.strictEqual(tools.get("everything__get-sum")?.description, sum.description, "the catalogue is never trimmed")
-      assert.deepStrictEqual(tools.get("memory__create_entities")?.inputSchema, full.get("memory__create_entities")?.inputSchema)
-      assert.isTrue(tools.has(McpDisclosure.DESCRIBE_TOOL))
-      const described = yield* toolset.call(McpDisclosure.DESCRIBE_TOOL, { name: "everything__get-sum" })
-      assert.deepStrictEqual(described.structuredContent?.["inputSchema"], sum.inputSchema)
-      const wrong = yield* Effect.flip(toolset.call("everything__get-sum", { a: "one", b: 2 }))
-      assert.strictEqual(wrong._tag, "InvalidArguments")
-      assert.include(McpCallResult.textOf(yield* toolset.call("everything__get-sum", { a: 2, b: 3 })), "5")
-      assert.strictEqual((yield* Effect.flip(toolset.call(McpDisclosure.DESCRIBE_TOOL, { name: "nope__nothing" })))._tag, "UnknownTool")
-      assert.deepInclude((yield* toolset.diagnostics).find((d) => d.kind === "disclosure-deferred"), { server: "everything", tier: "deferred" })
-    }), { timeout: 60_000 })
+  it.live(
+    "over budget, server-everything's tools keep their names with deferred schemas, mcp__describe_tool answers each server's own full schema, and arguments are still checked against it; a server in alwaysLoad stays full",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const servers = [everythingStdio(), memoryStdio(Path.join(dir, "memory.jsonl"))]
+        const full = yield* Effect.scoped(Effect.flatMap(McpToolset.make(servers), (t) => t.tools))
+        const everything = [...full.values()].filter((t) => t.server === "everything")
+        const memory = [...full.values()].filter((t) => t.server === "memory")
+        const measured = McpDisclosure.measure(everything)
+        assert.isBelow(McpDisclosure.measure(memory).full, McpDisclosure.DEFAULT_BUDGET_TOKENS)
+        // A budget the deferred schemas fit and the full ones do not; memory is over it too, but always loaded.
+        const budget = measured.deferred
+        assert.isAbove(McpDisclosure.measure(memory).full, budget)
+        const toolset = yield* McpToolset.make(servers, { disclosure: { budget, alwaysLoad: ["memory"] } })
+        const tools = yield* toolset.tools
+        const sum = full.get("everything__get-sum")!
+        assert.deepStrictEqual(
+          tools.get("everything__get-sum")?.inputSchema,
+          McpDisclosure.deferSchema(sum.inputSchema)
+        )
+        assert.deepStrictEqual(Object.keys(tools.get("everything__get-sum")?.inputSchema["properties"] as object), [
+          "a",
+          "b"
+        ])
+        assert.strictEqual(
+          tools.get("everything__get-sum")?.description,
+          sum.description,
+          "the catalogue is never trimmed"
+        )
+        assert.deepStrictEqual(
+          tools.get("memory__create_entities")?.inputSchema,
+          full.get("memory__create_entities")?.inputSchema
+        )
+        assert.isTrue(tools.has(McpDisclosure.DESCRIBE_TOOL))
+        const described = yield* toolset.call(McpDisclosure.DESCRIBE_TOOL, { name: "everything__get-sum" })
+        assert.deepStrictEqual(described.structuredContent?.["inputSchema"], sum.inputSchema)
+        const wrong = yield* Effect.flip(toolset.call("everything__get-sum", { a: "one", b: 2 }))
+        assert.strictEqual(wrong._tag, "InvalidArguments")
+        assert.include(McpCallResult.textOf(yield* toolset.call("everything__get-sum", { a: 2, b: 3 })), "5")
+        assert.strictEqual(
+          (yield* Effect.flip(toolset.call(McpDisclosure.DESCRIBE_TOOL, { name: "nope__nothing" })))._tag,
+          "UnknownTool"
+        )
+        assert.deepInclude((yield* toolset.diagnostics).find((d) => d.kind === "disclosure-deferred"), {
+          server: "everything",
+          tier: "deferred"
+        })
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("a budget below the catalogue's own floor shows bare schemas and reports the tool count, the measured floor and the tools filter", () =>
-    Effect.gen(function*() {
-      const toolset = yield* McpToolset.make([everythingStdio()], { disclosure: { budget: 50 } })
-      const tools = yield* toolset.tools
-      assert.deepStrictEqual(tools.get("everything__echo")?.inputSchema, McpDisclosure.BARE_SCHEMA)
-      const exceeded = (yield* toolset.diagnostics).find((d) => d.kind === "disclosure-budget-exceeded")
-      const floor = McpDisclosure.measure([...tools.values()].filter((t) => t.server === "everything")).floor
-      assert.deepInclude(exceeded, { server: "everything", tools: tools.size - 1, floor, budget: 50 })
-      assert.include(exceeded?.message ?? "", "tools filter")
-    }), { timeout: 60_000 })
+  it.live(
+    "a budget below the catalogue's own floor shows bare schemas and reports the tool count, the measured floor and the tools filter",
+    () =>
+      Effect.gen(function*() {
+        const toolset = yield* McpToolset.make([everythingStdio()], { disclosure: { budget: 50 } })
+        const tools = yield* toolset.tools
+        assert.deepStrictEqual(tools.get("everything__echo")?.inputSchema, McpDisclosure.BARE_SCHEMA)
+        const exceeded = (yield* toolset.diagnostics).find((d) => d.kind === "disclosure-budget-exceeded")
+        const floor = McpDisclosure.measure([...tools.values()].filter((t) => t.server === "everything")).floor
+        assert.deepInclude(exceeded, { server: "everything", tools: tools.size - 1, floor, budget: 50 })
+        assert.include(exceeded?.message ?? "", "tools filter")
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("maxTools leaves the last tools out, names each of them, and a call to one is UnknownTool", () =>
-    Effect.gen(function*() {
-      const all = yield* Effect.scoped(Effect.flatMap(McpToolset.make([everythingStdio()]), (t) => t.tools))
-      const toolset = yield* McpToolset.make([everythingStdio()], { disclosure: { maxTools: 5 } })
-      const tools = yield* toolset.tools
-      assert.deepStrictEqual([...tools.keys()], [...all.keys()].slice(0, 5))
-      const capped = (yield* toolset.diagnostics).find((d) => d.kind === "tools-capped")
-      const leftOut = [...all.keys()].slice(5)
-      assert.deepStrictEqual(capped !== undefined && "leftOut" in capped ? capped.leftOut : [], leftOut)
-      for (const name of leftOut) assert.include(capped?.message ?? "", name)
-      assert.strictEqual((yield* Effect.flip(toolset.call(leftOut[0]!, {})))._tag, "UnknownTool")
-    }), { timeout: 60_000 })
+  it.live(
+    "maxTools leaves the last tools out, names each of them, and a call to one is UnknownTool",
+    () =>
+      Effect.gen(function*() {
+        const all = yield* Effect.scoped(Effect.flatMap(McpToolset.make([everythingStdio()]), (t) => t.tools))
+        const toolset = yield* McpToolset.make([everythingStdio()], { disclosure: { maxTools: 5 } })
+        const tools = yield* toolset.tools
+        assert.deepStrictEqual([...tools.keys()], [...all.keys()].slice(0, 5))
+        const capped = (yield* toolset.diagnostics).find((d) => d.kind === "tools-capped")
+        const leftOut = [...all.keys()].slice(5)
+        assert.deepStrictEqual(capped !== undefined && "leftOut" in capped ? capped.leftOut : [], leftOut)
+        for (const name of leftOut) assert.include(capped?.message ?? "", name)
+        assert.strictEqual((yield* Effect.flip(toolset.call(leftOut[0]!, {})))._tag, "UnknownTool")
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("with the default budget the three reference servers are shown in full, with no describe tool", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const toolset = yield* McpToolset.make([everythingStdio(), memoryStdio(Path.join(dir, "memory.jsonl")), filesystemStdio([dir])])
-      const tools = yield* toolset.tools
-      assert.isFalse(tools.has(McpDisclosure.DESCRIBE_TOOL))
-      assert.deepStrictEqual(yield* toolset.diagnostics, [])
-    }), { timeout: 60_000 })
+  it.live(
+    "with the default budget the three reference servers are shown in full, with no describe tool",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const toolset = yield* McpToolset.make([
+          everythingStdio(),
+          memoryStdio(Path.join(dir, "memory.jsonl")),
+          filesystemStdio([dir])
+        ])
+        const tools = yield* toolset.tools
+        assert.isFalse(tools.has(McpDisclosure.DESCRIBE_TOOL))
+        assert.deepStrictEqual(yield* toolset.diagnostics, [])
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -52,25 +52,37 @@ describe("allowedHosts", () => {
   it.live("a redirect chain is followed at most five hops, each checked", () =>
     Effect.gen(function*() {
       const loop = yield* redirector((path) => `/hop${Number(path.replace(/\D/g, "") || "0") + 1}`)
-      const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url: `${loop.origin}/hop0` }], { connectTimeoutMs: 5_000 })
+      const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url: `${loop.origin}/hop0` }], {
+        connectTimeoutMs: 5_000
+      })
       const [diagnostic] = yield* toolset.diagnostics
       assert.include(diagnostic?.message ?? "", "more than 5 redirects")
       // Two dials, each the first request and five redirects followed.
       assert.strictEqual(loop.served(), 12)
     }))
 
-  it.live("a redirect within the allowed hosts is followed, and the bearer goes only to the server's own origin", () =>
-    Effect.gen(function*() {
-      const upstream = yield* everythingHttp("streamableHttp")
-      const target = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
-      const front = yield* redirector((path) => `${target.origin}${path}`)
-      const toolset = yield* McpToolset.make([{ name: "moved", type: "streamable-http", url: `${front.origin}/mcp` }], {
-        session: "s",
-        allowedHosts: ["127.0.0.1"],
-        auth: () => ({ token: "for-the-front-door-only" })
-      })
-      assert.strictEqual(McpCallResult.textOf(yield* toolset.call("moved__echo", { message: "redirected" })), "Echo: redirected")
-      assert.isNotEmpty(target.requests)
-      for (const request of target.requests) assert.isUndefined(request.headers["authorization"])
-    }), { timeout: 60_000 })
+  it.live(
+    "a redirect within the allowed hosts is followed, and the bearer goes only to the server's own origin",
+    () =>
+      Effect.gen(function*() {
+        const upstream = yield* everythingHttp("streamableHttp")
+        const target = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
+        const front = yield* redirector((path) => `${target.origin}${path}`)
+        const toolset = yield* McpToolset.make(
+          [{ name: "moved", type: "streamable-http", url: `${front.origin}/mcp` }],
+          {
+            session: "s",
+            allowedHosts: ["127.0.0.1"],
+            auth: () => ({ token: "for-the-front-door-only" })
+          }
+        )
+        assert.strictEqual(
+          McpCallResult.textOf(yield* toolset.call("moved__echo", { message: "redirected" })),
+          "Echo: redirected"
+        )
+        assert.isNotEmpty(target.requests)
+        for (const request of target.requests) assert.isUndefined(request.headers["authorization"])
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -8,12 +8,19 @@ import { fileURLToPath } from "node:url"
 const dir = fileURLToPath(new URL("../../src/client", import.meta.url))
 const sources = Fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts"))
 const importsOf = (file: string) =>
-  Array.from(Fs.readFileSync(Path.join(dir, file), "utf8").matchAll(/^\s*(?:import|export)\s[^"']*["']([^"']+)["']/gm), (m) => m[1] ?? "")
+  Array.from(
+    Fs.readFileSync(Path.join(dir, file), "utf8").matchAll(/^\s*(?:import|export)\s[^"']*["']([^"']+)["']/gm),
+    (m) => m[1] ?? ""
+  )
 
 describe("src/client layering", () => {
   it("imports nothing from src/mcp", () => {
     assert.isAbove(sources.length, 10)
-    const offending = sources.flatMap((file) => importsOf(file).filter((spec) => /(^|\/)mcp(\/|$)/.test(spec) && spec.startsWith(".")).map((spec) => `${file}: ${spec}`))
+    const offending = sources.flatMap((file) =>
+      importsOf(file).filter((spec) => /(^|\/)mcp(\/|$)/.test(spec) && spec.startsWith(".")).map((spec) =>
+        `${file}: ${spec}`
+      )
+    )
     assert.deepStrictEqual(offending, [])
   })
 

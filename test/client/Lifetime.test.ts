@@ -8,15 +8,31 @@ import { Effect, Exit, Fiber, Scope } from "effect"
 import { McpCallResult, McpToolset } from "effect-surface/client"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { childrenMentioning, entry, eventually, everythingHttp, everythingStdio, filesystemStdio, memoryStdio, pause, recordingProxy, tempDir } from "./servers.ts"
+import {
+  childrenMentioning,
+  entry,
+  eventually,
+  everythingHttp,
+  everythingStdio,
+  filesystemStdio,
+  memoryStdio,
+  pause,
+  recordingProxy,
+  tempDir
+} from "./servers.ts"
 
 const faultyScript = fileURLToPath(new URL("./fixtures/faulty-server.ts", import.meta.url))
 const hang = { name: "mute", type: "stdio" as const, command: process.execPath, args: [faultyScript, "hang"] }
 const referenceChildren = () =>
-  [entry("server-everything"), entry("server-memory"), entry("server-filesystem")].flatMap((marker) => childrenMentioning(marker))
+  [entry("server-everything"), entry("server-memory"), entry("server-filesystem")].flatMap((marker) =>
+    childrenMentioning(marker)
+  )
 
 /** Run `use` on a toolset made in a scope of its own, closed with `exit`; answers what `use` answered. */
-const inOwnScope = <A>(make: Effect.Effect<McpToolset.Toolset, unknown, Scope.Scope>, use: (t: McpToolset.Toolset) => Effect.Effect<A>) =>
+const inOwnScope = <A>(
+  make: Effect.Effect<McpToolset.Toolset, unknown, Scope.Scope>,
+  use: (t: McpToolset.Toolset) => Effect.Effect<A>
+) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
     const toolset = yield* Scope.provide(scope)(make)
@@ -25,42 +41,57 @@ const inOwnScope = <A>(make: Effect.Effect<McpToolset.Toolset, unknown, Scope.Sc
   })
 
 describe("closing", () => {
-  it.live("closing kills every stdio child, on success and on failure alike: no orphan process is left", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      assert.lengthOf(referenceChildren(), 0)
-      for (const exit of [Exit.void, Exit.fail("the agent gave up"), Exit.die(new Error("boom"))]) {
-        const { answer, close } = yield* inOwnScope(
-          McpToolset.make([everythingStdio(), memoryStdio(Path.join(dir, "m.jsonl")), filesystemStdio([dir])]),
-          () => Effect.sync(referenceChildren)
-        )
-        assert.lengthOf(answer, 3)
-        yield* close(exit)
-        yield* eventually(() => referenceChildren().length === 0, "every child has exited")
-      }
-    }), { timeout: 60_000 })
+  it.live(
+    "closing kills every stdio child, on success and on failure alike: no orphan process is left",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        assert.lengthOf(referenceChildren(), 0)
+        for (const exit of [Exit.void, Exit.fail("the agent gave up"), Exit.die(new Error("boom"))]) {
+          const { answer, close } = yield* inOwnScope(
+            McpToolset.make([everythingStdio(), memoryStdio(Path.join(dir, "m.jsonl")), filesystemStdio([dir])]),
+            () => Effect.sync(referenceChildren)
+          )
+          assert.lengthOf(answer, 3)
+          yield* close(exit)
+          yield* eventually(() => referenceChildren().length === 0, "every child has exited")
+        }
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("closing deletes the HTTP session: the server receives DELETE with the session's id", () =>
-    Effect.gen(function*() {
-      const upstream = yield* everythingHttp("streamableHttp")
-      const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
-      const { answer: session, close } = yield* inOwnScope(
-        McpToolset.make([{ name: "docs", type: "streamable-http", url: `${proxy.origin}/mcp` }]),
-        (toolset) => Effect.map(Effect.orDie(toolset.call("docs__echo", { message: "hi" })), () => proxy.bodies("tools/call")[0]?.headers["mcp-session-id"])
-      )
-      assert.isString(session)
-      assert.lengthOf(proxy.requests.filter((r) => r.method === "DELETE"), 0)
-      yield* close(Exit.void)
-      const deletes = proxy.requests.filter((r) => r.method === "DELETE")
-      assert.lengthOf(deletes, 1)
-      assert.strictEqual(deletes[0]?.headers["mcp-session-id"], session)
-    }), { timeout: 60_000 })
+  it.live(
+    "closing deletes the HTTP session: the server receives DELETE with the session's id",
+    () =>
+      Effect.gen(function*() {
+        const upstream = yield* everythingHttp("streamableHttp")
+        const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
+        const { answer: session, close } = yield* inOwnScope(
+          McpToolset.make([{ name: "docs", type: "streamable-http", url: `${proxy.origin}/mcp` }]),
+          (toolset) =>
+            Effect.map(
+              Effect.orDie(toolset.call("docs__echo", { message: "hi" })),
+              () => proxy.bodies("tools/call")[0]?.headers["mcp-session-id"]
+            )
+        )
+        assert.isString(session)
+        assert.lengthOf(proxy.requests.filter((r) => r.method === "DELETE"), 0)
+        yield* close(Exit.void)
+        const deletes = proxy.requests.filter((r) => r.method === "DELETE")
+        assert.lengthOf(deletes, 1)
+        assert.strictEqual(deletes[0]?.headers["mcp-session-id"], session)
+      }),
+    { timeout: 60_000 }
+  )
 
   it.live("closing ends the SSE stream", () =>
     Effect.gen(function*() {
       const upstream = yield* everythingHttp("sse")
       const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
-      const { close } = yield* inOwnScope(McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }]), () => Effect.void)
+      const { close } = yield* inOwnScope(
+        McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }]),
+        () => Effect.void
+      )
       assert.strictEqual(proxy.open(), 1)
       yield* close(Exit.void)
       yield* eventually(() => proxy.open() === 0, "the event stream has ended")
@@ -69,8 +100,12 @@ describe("closing", () => {
   it.live("an SSE connect whose handshake never answers ends its event stream", () =>
     Effect.gen(function*() {
       const upstream = yield* everythingHttp("sse")
-      const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`, { hold: (r) => r.body.includes('"method":"initialize"') })
-      const toolset = yield* McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }], { connectTimeoutMs: 500 })
+      const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`, {
+        hold: (r) => r.body.includes("\"method\":\"initialize\"")
+      })
+      const toolset = yield* McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }], {
+        connectTimeoutMs: 500
+      })
       assert.strictEqual((yield* toolset.diagnostics)[0]?.kind, "server-unavailable")
       assert.lengthOf(proxy.requests.filter((r) => r.method === "GET"), 2, "two dials, each with its stream")
       yield* eventually(() => proxy.open() === 0, "both event streams have ended")
@@ -79,7 +114,10 @@ describe("closing", () => {
   it.live("a connect that times out leaves no child behind, and the toolset still loads", () =>
     Effect.gen(function*() {
       const toolset = yield* McpToolset.make([hang, memoryStdio("/dev/null/none")], { connectTimeoutMs: 500 })
-      assert.strictEqual((yield* toolset.diagnostics).find((d) => d.kind === "server-unavailable")?.kind, "server-unavailable")
+      assert.strictEqual(
+        (yield* toolset.diagnostics).find((d) => d.kind === "server-unavailable")?.kind,
+        "server-unavailable"
+      )
       yield* eventually(() => childrenMentioning(faultyScript).length === 0, "the mute server's children have exited")
     }), { timeout: 60_000 })
 
@@ -98,7 +136,9 @@ describe("a server that dies", () => {
       const dir = yield* tempDir
       const marker = entry("server-memory")
       const toolset = yield* McpToolset.make([memoryStdio(Path.join(dir, "m.jsonl"))])
-      yield* toolset.call("memory__create_entities", { entities: [{ name: "kept", entityType: "t", observations: [] }] })
+      yield* toolset.call("memory__create_entities", {
+        entities: [{ name: "kept", entityType: "t", observations: [] }]
+      })
       const [first] = childrenMentioning(marker)
       process.kill(first!, "SIGKILL")
       yield* eventually(() => childrenMentioning(marker).length === 0, "the server died")
@@ -111,26 +151,35 @@ describe("a server that dies", () => {
       assert.notStrictEqual(second, first)
     }), { timeout: 60_000 })
 
-  it.live("mid-call: the call is not sent again; its failure names the server and says a retry may not be safe", () =>
-    Effect.gen(function*() {
-      const marker = entry("server-everything")
-      const toolset = yield* McpToolset.make([everythingStdio()])
-      const [pid] = childrenMentioning(marker)
-      const fiber = yield* Effect.forkChild(Effect.flip(toolset.call("everything__trigger-long-running-operation", { duration: 600, steps: 1 })))
-      yield* pause(300)
-      process.kill(pid!, "SIGKILL")
-      const failure = yield* Fiber.join(fiber)
-      assert.strictEqual(failure._tag, "ServerUnavailable")
-      if (failure._tag === "ServerUnavailable") {
-        assert.isFalse(failure.retrySafe)
-        assert.strictEqual(failure.server, "everything")
-        assert.include(failure.message, 'MCP server "everything"')
-        assert.include(failure.message, "a retry is safe only if acting twice is")
-      }
-      // Nothing was re-sent: no new server was started for it. The next call starts one.
-      yield* pause(300)
-      assert.lengthOf(childrenMentioning(marker), 0)
-      assert.strictEqual(McpCallResult.textOf(yield* toolset.call("everything__echo", { message: "again" })), "Echo: again")
-      assert.lengthOf(childrenMentioning(marker), 1)
-    }), { timeout: 60_000 })
+  it.live(
+    "mid-call: the call is not sent again; its failure names the server and says a retry may not be safe",
+    () =>
+      Effect.gen(function*() {
+        const marker = entry("server-everything")
+        const toolset = yield* McpToolset.make([everythingStdio()])
+        const [pid] = childrenMentioning(marker)
+        const fiber = yield* Effect.forkChild(
+          Effect.flip(toolset.call("everything__trigger-long-running-operation", { duration: 600, steps: 1 }))
+        )
+        yield* pause(300)
+        process.kill(pid!, "SIGKILL")
+        const failure = yield* Fiber.join(fiber)
+        assert.strictEqual(failure._tag, "ServerUnavailable")
+        if (failure._tag === "ServerUnavailable") {
+          assert.isFalse(failure.retrySafe)
+          assert.strictEqual(failure.server, "everything")
+          assert.include(failure.message, "MCP server \"everything\"")
+          assert.include(failure.message, "a retry is safe only if acting twice is")
+        }
+        // Nothing was re-sent: no new server was started for it. The next call starts one.
+        yield* pause(300)
+        assert.lengthOf(childrenMentioning(marker), 0)
+        assert.strictEqual(
+          McpCallResult.textOf(yield* toolset.call("everything__echo", { message: "again" })),
+          "Echo: again"
+        )
+        assert.lengthOf(childrenMentioning(marker), 1)
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -14,7 +14,10 @@ const Text = Schema.String
 const LegalPart = Schema.String.check(Schema.isPattern(/^[a-zA-Z0-9-]{1,20}$/))
 
 describe("projected names", () => {
-  it.prop("every projected name is legal for ^[a-zA-Z0-9_-]{1,64}$, whatever the server and tool are called", [Text, Text], ([server, tool]) => {
+  it.prop("every projected name is legal for ^[a-zA-Z0-9_-]{1,64}$, whatever the server and tool are called", [
+    Text,
+    Text
+  ], ([server, tool]) => {
     assert.match(McpNames.project(server, tool), /^[a-zA-Z0-9_-]{1,64}$/)
   })
 
@@ -22,11 +25,15 @@ describe("projected names", () => {
     assert.strictEqual(McpNames.project(server, tool), `${server}__${tool}`)
   })
 
-  it.prop("a rewritten name is the same on every call and ends with the hash of the original", [Text, Text], ([server, tool]) => {
-    const name = McpNames.project(server, tool)
-    assert.strictEqual(McpNames.project(server, tool), name)
-    if (name !== `${server}__${tool}`) assert.isTrue(name.endsWith(`_${McpNames.hash(`${server}__${tool}`)}`))
-  })
+  it.prop(
+    "a rewritten name is the same on every call and ends with the hash of the original",
+    [Text, Text],
+    ([server, tool]) => {
+      const name = McpNames.project(server, tool)
+      assert.strictEqual(McpNames.project(server, tool), name)
+      if (name !== `${server}__${tool}`) assert.isTrue(name.endsWith(`_${McpNames.hash(`${server}__${tool}`)}`))
+    }
+  )
 
   it.prop("two different tools never project onto one name", [Text, Text, Text], ([server, a, b]) => {
     if (a !== b) assert.notStrictEqual(McpNames.project(server, a), McpNames.project(server, b))
@@ -45,11 +52,21 @@ describe("projected names", () => {
 
   it("another process computes the same rewritten names and server suffixes", () => {
     const inputs = [["docs", "search.docs"], ["a b", "c"], ["ünï", "cödé"], ["s", "y".repeat(100)]] as const
-    const identities = [{ name: "local", identity: ["stdio", "node", ["a.js"], null] }, { name: "local", identity: ["stdio", "node", ["b.js"], null] }]
+    const identities = [{ name: "local", identity: ["stdio", "node", ["a.js"], null] }, {
+      name: "local",
+      identity: ["stdio", "node", ["b.js"], null]
+    }]
     const script = `import { McpNames } from "effect-surface/client"
       const inputs = ${JSON.stringify(inputs)}
-      console.log(JSON.stringify({ names: inputs.map(([s, t]) => McpNames.project(s, t)), keys: McpNames.serverKeys(${JSON.stringify(identities)}).keys }))`
-    const output = execFileSync(process.execPath, ["--conditions=effect-surface-source", "--input-type=module", "-e", script], { cwd: root, encoding: "utf8" })
+      console.log(JSON.stringify({ names: inputs.map(([s, t]) => McpNames.project(s, t)), keys: McpNames.serverKeys(${
+      JSON.stringify(identities)
+    }).keys }))`
+    const output = execFileSync(process.execPath, [
+      "--conditions=effect-surface-source",
+      "--input-type=module",
+      "-e",
+      script
+    ], { cwd: root, encoding: "utf8" })
     const theirs = JSON.parse(output) as { names: Array<string>; keys: Array<string> }
     assert.deepStrictEqual(theirs.names, inputs.map(([s, t]) => McpNames.project(s, t)))
     assert.deepStrictEqual(theirs.keys, McpNames.serverKeys(identities).keys)
@@ -66,36 +83,45 @@ describe("projected names", () => {
     assert.match(forward.keys[0] ?? "", /^local_[0-9a-f]{8}$/)
     assert.strictEqual(forward.keys[0], backward.keys[2])
     assert.strictEqual(forward.keys[2], backward.keys[0])
-    assert.deepStrictEqual(forward.collisions, [{ name: "local", keys: [forward.keys[0] ?? "", forward.keys[2] ?? ""] }])
+    assert.deepStrictEqual(forward.collisions, [{
+      name: "local",
+      keys: [forward.keys[0] ?? "", forward.keys[2] ?? ""]
+    }])
   })
 })
 
 describe("colliding servers, against two real server-memory processes", () => {
-  it.live("both servers named memory keep all their tools under distinct suffixed names, and a server-name-collision diagnostic names them", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const seen: Array<string> = []
-      const toolset = yield* McpToolset.make([
-        memoryStdio(Path.join(dir, "a.jsonl")),
-        memoryStdio(Path.join(dir, "b.jsonl"))
-      ], { onDiagnostic: (d) => void seen.push(d.kind) })
-      const names = [...(yield* toolset.tools).keys()]
-      const keys = [...new Set(names.map((n) => n.split("__")[0]))]
-      assert.strictEqual(keys.length, 2)
-      for (const key of keys) assert.match(key ?? "", /^memory_[0-9a-f]{8}$/)
-      assert.strictEqual(names.filter((n) => n.endsWith("__read_graph")).length, 2)
-      const diagnostics = yield* toolset.diagnostics
-      const collision = diagnostics.find((d) => d.kind === "server-name-collision")
-      assert.isDefined(collision)
-      assert.include(seen, "server-name-collision")
-      if (collision?.kind === "server-name-collision") assert.sameMembers([...collision.keys], keys)
+  it.live(
+    "both servers named memory keep all their tools under distinct suffixed names, and a server-name-collision diagnostic names them",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const seen: Array<string> = []
+        const toolset = yield* McpToolset.make([
+          memoryStdio(Path.join(dir, "a.jsonl")),
+          memoryStdio(Path.join(dir, "b.jsonl"))
+        ], { onDiagnostic: (d) => void seen.push(d.kind) })
+        const names = [...(yield* toolset.tools).keys()]
+        const keys = [...new Set(names.map((n) => n.split("__")[0]))]
+        assert.strictEqual(keys.length, 2)
+        for (const key of keys) assert.match(key ?? "", /^memory_[0-9a-f]{8}$/)
+        assert.strictEqual(names.filter((n) => n.endsWith("__read_graph")).length, 2)
+        const diagnostics = yield* toolset.diagnostics
+        const collision = diagnostics.find((d) => d.kind === "server-name-collision")
+        assert.isDefined(collision)
+        assert.include(seen, "server-name-collision")
+        if (collision?.kind === "server-name-collision") assert.sameMembers([...collision.keys], keys)
 
-      // Each name reaches its own backend: an entity created through one is not in the other.
-      const [first, second] = keys
-      yield* toolset.call(`${first}__create_entities`, { entities: [{ name: "only-in-a", entityType: "t", observations: [] }] })
-      const a = yield* toolset.call(`${first}__read_graph`, {})
-      const b = yield* toolset.call(`${second}__read_graph`, {})
-      assert.include(JSON.stringify(a), "only-in-a")
-      assert.notInclude(JSON.stringify(b), "only-in-a")
-    }), { timeout: 60_000 })
+        // Each name reaches its own backend: an entity created through one is not in the other.
+        const [first, second] = keys
+        yield* toolset.call(`${first}__create_entities`, {
+          entities: [{ name: "only-in-a", entityType: "t", observations: [] }]
+        })
+        const a = yield* toolset.call(`${first}__read_graph`, {})
+        const b = yield* toolset.call(`${second}__read_graph`, {})
+        assert.include(JSON.stringify(a), "only-in-a")
+        assert.notInclude(JSON.stringify(b), "only-in-a")
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -11,7 +11,10 @@ import * as Path from "node:path"
 import { serveFace } from "./face.ts"
 import { entry, everythingStdio, memoryStdio, tempDir } from "./servers.ts"
 
-const instructions = Fs.readFileSync(Path.join(Path.dirname(entry("server-everything")), "docs", "instructions.md"), "utf8")
+const instructions = Fs.readFileSync(
+  Path.join(Path.dirname(entry("server-everything")), "docs", "instructions.md"),
+  "utf8"
+)
 
 describe("policy", () => {
   it.live("a denied call fails with PolicyDenied and the server receives nothing", () =>
@@ -21,75 +24,116 @@ describe("policy", () => {
       const toolset = yield* McpToolset.make([
         { name: "board", type: "streamable-http", url: face.url },
         memoryStdio(Path.join(dir, "m.jsonl"))
-      ], { policy: { decide: (r) => r.tool === "watch_count" || r.tool === "create_entities" ? McpPolicy.deny("this agent only reads") : McpPolicy.allow } })
+      ], {
+        policy: {
+          decide: (r) =>
+            r.tool === "watch_count" || r.tool === "create_entities" ? McpPolicy.deny("this agent only reads")
+              : McpPolicy.allow
+        }
+      })
       const denied = yield* Effect.flip(toolset.call("board__watch_count", {}))
       assert.strictEqual(denied._tag, "PolicyDenied")
       assert.include(denied.message, "this agent only reads")
       assert.strictEqual(yield* face.calls, 0)
-      const alsoDenied = yield* Effect.flip(toolset.call("memory__create_entities", { entities: [{ name: "x", entityType: "t", observations: [] }] }))
+      const alsoDenied = yield* Effect.flip(
+        toolset.call("memory__create_entities", { entities: [{ name: "x", entityType: "t", observations: [] }] })
+      )
       assert.strictEqual(alsoDenied._tag, "PolicyDenied")
       const graph = yield* toolset.call("memory__read_graph", {})
       assert.notInclude(McpCallResult.textOf(graph), "\"x\"")
     }), { timeout: 60_000 })
 
-  it.live("ask with no Approval provided means no: the call is denied, saying nobody could be asked, and nothing reaches the server", () =>
-    Effect.gen(function*() {
-      const face = yield* serveFace
-      const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], { policy: { decide: () => McpPolicy.ask } })
-      const denied = yield* Effect.flip(toolset.call("board__watch_count", {}))
-      assert.strictEqual(denied._tag, "PolicyDenied")
-      assert.include(denied.message, "no one is there to ask")
-      assert.strictEqual(yield* face.calls, 0)
-    }), { timeout: 60_000 })
+  it.live(
+    "ask with no Approval provided means no: the call is denied, saying nobody could be asked, and nothing reaches the server",
+    () =>
+      Effect.gen(function*() {
+        const face = yield* serveFace
+        const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          policy: { decide: () => McpPolicy.ask }
+        })
+        const denied = yield* Effect.flip(toolset.call("board__watch_count", {}))
+        assert.strictEqual(denied._tag, "PolicyDenied")
+        assert.include(denied.message, "no one is there to ask")
+        assert.strictEqual(yield* face.calls, 0)
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("ask is put to the Approval service with the call and the tool's description; its answer decides", () =>
-    Effect.gen(function*() {
-      const face = yield* serveFace
-      const asked: Array<Approval.Request> = []
-      let answer = Approval.allow
-      const approval = Layer.succeed(Approval.Approval, Approval.Approval.of({
-        decide: (request) => Effect.sync(() => (asked.push(request), answer))
-      }))
-      const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], { policy: { decide: () => McpPolicy.ask } })
-        .pipe(Effect.provide(approval))
-      yield* toolset.call("board__watch_count", {})
-      assert.strictEqual(yield* face.calls, 1)
-      assert.deepStrictEqual(asked[0], {
-        toolName: "board__watch_count",
-        server: "board",
-        tool: "watch_count",
-        args: {},
-        description: "Count the calls that reach the server."
-      })
-      answer = Approval.deny("the person declined")
-      const denied = yield* Effect.flip(toolset.call("board__watch_count", {}))
-      assert.include(denied.message, "the person declined")
-      assert.strictEqual(yield* face.calls, 1)
-    }), { timeout: 60_000 })
+  it.live(
+    "ask is put to the Approval service with the call and the tool's description; its answer decides",
+    () =>
+      Effect.gen(function*() {
+        const face = yield* serveFace
+        const asked: Array<Approval.Request> = []
+        let answer = Approval.allow
+        const approval = Layer.succeed(
+          Approval.Approval,
+          Approval.Approval.of({
+            decide: (request) => Effect.sync(() => (asked.push(request), answer))
+          })
+        )
+        const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          policy: { decide: () => McpPolicy.ask }
+        })
+          .pipe(Effect.provide(approval))
+        yield* toolset.call("board__watch_count", {})
+        assert.strictEqual(yield* face.calls, 1)
+        assert.deepStrictEqual(asked[0], {
+          toolName: "board__watch_count",
+          server: "board",
+          tool: "watch_count",
+          args: {},
+          description: "Count the calls that reach the server."
+        })
+        answer = Approval.deny("the person declined")
+        const denied = yield* Effect.flip(toolset.call("board__watch_count", {}))
+        assert.include(denied.message, "the person declined")
+        assert.strictEqual(yield* face.calls, 1)
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("the policy sees the call alone — no annotation, no server text — so a tool marked read-only is gated like any other", () =>
-    Effect.gen(function*() {
-      const seen: Array<McpPolicy.Request> = []
-      const toolset = yield* McpToolset.make([everythingStdio()], {
-        policy: { decide: (request) => (seen.push(request), McpPolicy.ask) }
-      })
-      // echo is annotated readOnlyHint: true, destructiveHint: false by its server.
-      const denied = yield* Effect.flip(toolset.call("everything__echo", { message: "hi" }))
-      assert.strictEqual(denied._tag, "PolicyDenied")
-      assert.deepStrictEqual(seen, [{ toolName: "everything__echo", server: "everything", tool: "echo", args: { message: "hi" } }])
-    }), { timeout: 60_000 })
+  it.live(
+    "the policy sees the call alone — no annotation, no server text — so a tool marked read-only is gated like any other",
+    () =>
+      Effect.gen(function*() {
+        const seen: Array<McpPolicy.Request> = []
+        const toolset = yield* McpToolset.make([everythingStdio()], {
+          policy: { decide: (request) => (seen.push(request), McpPolicy.ask) }
+        })
+        // echo is annotated readOnlyHint: true, destructiveHint: false by its server.
+        const denied = yield* Effect.flip(toolset.call("everything__echo", { message: "hi" }))
+        assert.strictEqual(denied._tag, "PolicyDenied")
+        assert.deepStrictEqual(seen, [{
+          toolName: "everything__echo",
+          server: "everything",
+          tool: "echo",
+          args: { message: "hi" }
+        }])
+      }),
+    { timeout: 60_000 }
+  )
 
-  it.live("the server's instructions reach no text the toolset writes: no description, diagnostic or policy request carries them", () =>
-    Effect.gen(function*() {
-      assert.isAbove(instructions.length, 200)
-      const seen: Array<string> = []
-      const toolset = yield* McpToolset.make([everythingStdio()], { policy: { decide: (r) => (seen.push(JSON.stringify(r)), McpPolicy.allow) } })
-      yield* toolset.call("everything__echo", { message: "hi" })
-      const written = [...(yield* toolset.tools).values()].map((tool) => tool.description).concat(seen, JSON.stringify(yield* toolset.diagnostics))
-      const lines = instructions.split("\n").map((line) => line.trim()).filter((line) => line.length > 30)
-      assert.isNotEmpty(lines)
-      for (const line of lines) for (const text of written) assert.notInclude(text, line)
-    }), { timeout: 60_000 })
+  it.live(
+    "the server's instructions reach no text the toolset writes: no description, diagnostic or policy request carries them",
+    () =>
+      Effect.gen(function*() {
+        assert.isAbove(instructions.length, 200)
+        const seen: Array<string> = []
+        const toolset = yield* McpToolset.make([everythingStdio()], {
+          policy: { decide: (r) => (seen.push(JSON.stringify(r)), McpPolicy.allow) }
+        })
+        yield* toolset.call("everything__echo", { message: "hi" })
+        const written = [...(yield* toolset.tools).values()].map((tool) => tool.description).concat(
+          seen,
+          JSON.stringify(yield* toolset.diagnostics)
+        )
+        const lines = instructions.split("\n").map((line) => line.trim()).filter((line) => line.length > 30)
+        assert.isNotEmpty(lines)
+        for (const line of lines) for (const text of written) assert.notInclude(text, line)
+      }),
+    { timeout: 60_000 }
+  )
 
   it.live("with no policy every call is allowed; a policy that fails denies", () =>
     Effect.gen(function*() {
@@ -107,23 +151,31 @@ describe("policy", () => {
 })
 
 describe("the tools filter", () => {
-  it.live("allow keeps only the named tools (by projected name or server__tool); the rest are unknown", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const toolset = yield* McpToolset.make([memoryStdio(Path.join(dir, "m.jsonl")), everythingStdio()], {
-        tools: { allow: ["memory__read_graph", "everything__echo", "memory__no_such_tool"] }
-      })
-      assert.sameMembers([...(yield* toolset.tools).keys()], ["memory__read_graph", "everything__echo"])
-      const unknown = yield* Effect.flip(toolset.call("memory__create_entities", { entities: [] }))
-      assert.strictEqual(unknown._tag, "UnknownTool")
-      const unmatched = (yield* toolset.diagnostics).filter((d) => d.kind === "tool-filter-unmatched")
-      assert.deepStrictEqual(unmatched.map((d) => d.kind === "tool-filter-unmatched" ? d.entry : ""), ["memory__no_such_tool"])
-    }), { timeout: 60_000 })
+  it.live(
+    "allow keeps only the named tools (by projected name or server__tool); the rest are unknown",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const toolset = yield* McpToolset.make([memoryStdio(Path.join(dir, "m.jsonl")), everythingStdio()], {
+          tools: { allow: ["memory__read_graph", "everything__echo", "memory__no_such_tool"] }
+        })
+        assert.sameMembers([...(yield* toolset.tools).keys()], ["memory__read_graph", "everything__echo"])
+        const unknown = yield* Effect.flip(toolset.call("memory__create_entities", { entities: [] }))
+        assert.strictEqual(unknown._tag, "UnknownTool")
+        const unmatched = (yield* toolset.diagnostics).filter((d) => d.kind === "tool-filter-unmatched")
+        assert.deepStrictEqual(unmatched.map((d) => d.kind === "tool-filter-unmatched" ? d.entry : ""), [
+          "memory__no_such_tool"
+        ])
+      }),
+    { timeout: 60_000 }
+  )
 
   it.live("block leaves the named tools out and keeps the rest", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir
-      const toolset = yield* McpToolset.make([memoryStdio(Path.join(dir, "m.jsonl"))], { tools: { block: ["memory__delete_entities"] } })
+      const toolset = yield* McpToolset.make([memoryStdio(Path.join(dir, "m.jsonl"))], {
+        tools: { block: ["memory__delete_entities"] }
+      })
       const names = [...(yield* toolset.tools).keys()]
       assert.notInclude(names, "memory__delete_entities")
       assert.include(names, "memory__read_graph")
@@ -131,7 +183,9 @@ describe("the tools filter", () => {
 
   it.effect("allow and block together are refused at wiring time", () =>
     Effect.gen(function*() {
-      const refused = yield* Effect.flip(McpToolset.make([everythingStdio()], { tools: { allow: ["a"], block: ["b"] } as never }))
+      const refused = yield* Effect.flip(
+        McpToolset.make([everythingStdio()], { tools: { allow: ["a"], block: ["b"] } as never })
+      )
       assert.strictEqual(refused._tag, "WiringError")
       assert.include(refused.message, "allow or block, never both")
     }))

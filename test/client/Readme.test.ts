@@ -8,6 +8,11 @@ describe("README: the toolset section", () => {
   it("shows exactly the Effect, Promise, Toolkit, local-surface and storage examples that the type check compiles", () => {
     const section = /## Use other people's MCP tools\n([\s\S]*?)\n## /.exec(read("../../README.md"))?.[1] ?? ""
     const blocks = Array.from(section.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1])
-    assert.deepStrictEqual(blocks, ["effect.ts", "promise.ts", "toolkit.ts", "local.ts", "stores.ts", "wake.ts"].map((file) => read(`../../examples/toolset/${file}`)))
+    assert.deepStrictEqual(
+      blocks,
+      ["effect.ts", "promise.ts", "toolkit.ts", "local.ts", "stores.ts", "wake.ts"].map((file) =>
+        read(`../../examples/toolset/${file}`)
+      )
+    )
   })
 })

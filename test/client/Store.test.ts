@@ -18,7 +18,11 @@ const row = (id: string, fingerprints?: Record<string, string>): McpStore.Row =>
   name: id,
   type: "streamable-http",
   url: "https://mcp.example.com/mcp",
-  tools: [{ name: "search", description: "Search the docs", inputSchema: { type: "object", properties: { q: { type: "string" } } } }],
+  tools: [{
+    name: "search",
+    description: "Search the docs",
+    inputSchema: { type: "object", properties: { q: { type: "string" } } }
+  }],
   ...(fingerprints === undefined ? {} : { toolFingerprints: fingerprints })
 })
 
@@ -47,7 +51,10 @@ for (const [label, open] of layers) {
       Effect.gen(function*() {
         const store = yield* open
         yield* store.save(row("docs", { search: "first" }))
-        yield* store.save({ ...row("docs", { search: "second", extra: "x" }), tools: [{ name: "search", description: "changed" }] })
+        yield* store.save({
+          ...row("docs", { search: "second", extra: "x" }),
+          tools: [{ name: "search", description: "changed" }]
+        })
         const saved = yield* store.get("docs")
         assert.deepStrictEqual(saved?.toolFingerprints, { search: "first" })
         assert.strictEqual(saved?.tools[0]?.description, "changed")
@@ -70,7 +77,10 @@ for (const [label, open] of layers) {
         yield* store.save(row("memory", { read_graph: "m" }))
         assert.strictEqual(yield* McpStore.retrust(store, "docs"), 2)
         const rows = yield* store.list
-        assert.deepStrictEqual(rows.filter((r) => r.name === "docs").map((r) => r.toolFingerprints), [undefined, undefined])
+        assert.deepStrictEqual(rows.filter((r) => r.name === "docs").map((r) => r.toolFingerprints), [
+          undefined,
+          undefined
+        ])
         assert.strictEqual(rows.find((r) => r.id === "docs")?.tools[0]?.name, "search")
         assert.deepStrictEqual((yield* store.get("memory"))?.toolFingerprints, { read_graph: "m" })
         yield* store.save(row("docs", { search: "second" }))
@@ -91,13 +101,19 @@ for (const [label, open] of layers) {
         const saved = yield* store.get("docs")
         assert.deepStrictEqual(Object.keys(saved ?? {}).sort(), ["id", "name", "tools", "type", "url"])
         // A tool keeps its definition (annotations included, as a rebuilt map shows them); nothing else.
-        assert.deepStrictEqual(saved?.tools, [{ name: "search", description: "d", annotations: { readOnlyHint: true } }])
+        assert.deepStrictEqual(saved?.tools, [{
+          name: "search",
+          description: "d",
+          annotations: { readOnlyHint: true }
+        }])
       }))
 
     it.effect("a row that is not a row is refused with a StoreError naming the field", () =>
       Effect.gen(function*() {
         const store = yield* open
-        const error = yield* Effect.flip(store.save({ ...row("docs"), type: "carrier-pigeon" } as unknown as McpStore.Row))
+        const error = yield* Effect.flip(
+          store.save({ ...row("docs"), type: "carrier-pigeon" } as unknown as McpStore.Row)
+        )
         assert.strictEqual(error._tag, "StoreError")
         assert.include(error.message, "type")
         assert.deepStrictEqual(yield* store.list, [])
@@ -133,26 +149,43 @@ describe("the SQLite store's file", () => {
       assert.include(error.message, "read row docs")
     }))
 
-  it.live("survives a process restart: a second process on the same file reads what the first saved, and keeps its baseline", () =>
-    Effect.gen(function*() {
-      const file = Path.join(yield* tempDir, "toolset.db")
-      const turn = (id: string, fingerprints: Record<string, string>) =>
-        Effect.promise(() =>
-          new Promise<ReadonlyArray<McpStore.Row>>((resolve, reject) =>
-            execFile(
-              process.execPath,
-              ["--conditions=effect-surface-source", Path.join(root, "test/client/fixtures/store-process.ts"), file, id, JSON.stringify(fingerprints)],
-              { cwd: root },
-              (error, stdout) => error === null ? resolve(Schema.decodeUnknownSync(Schema.Array(McpStore.RowSchema))(JSON.parse(stdout))) : reject(error)
+  it.live(
+    "survives a process restart: a second process on the same file reads what the first saved, and keeps its baseline",
+    () =>
+      Effect.gen(function*() {
+        const file = Path.join(yield* tempDir, "toolset.db")
+        const turn = (id: string, fingerprints: Record<string, string>) =>
+          Effect.promise(() =>
+            new Promise<ReadonlyArray<McpStore.Row>>((resolve, reject) =>
+              execFile(
+                process.execPath,
+                [
+                  "--conditions=effect-surface-source",
+                  Path.join(root, "test/client/fixtures/store-process.ts"),
+                  file,
+                  id,
+                  JSON.stringify(fingerprints)
+                ],
+                { cwd: root },
+                (error, stdout) =>
+                  error === null
+                    ? resolve(Schema.decodeUnknownSync(Schema.Array(McpStore.RowSchema))(JSON.parse(stdout)))
+                    : reject(error)
+              )
             )
           )
+        const first = yield* turn("docs", { search: "first" })
+        assert.deepStrictEqual(first.map((r) => r.id), ["docs"])
+        const second = yield* turn("docs", { search: "second" })
+        assert.deepStrictEqual(second.map((r) => r.toolFingerprints), [{ search: "first" }])
+        assert.notStrictEqual(
+          second[0]?.tools[0]?.description,
+          first[0]?.tools[0]?.description,
+          "the catalogue was refreshed by the second process"
         )
-      const first = yield* turn("docs", { search: "first" })
-      assert.deepStrictEqual(first.map((r) => r.id), ["docs"])
-      const second = yield* turn("docs", { search: "second" })
-      assert.deepStrictEqual(second.map((r) => r.toolFingerprints), [{ search: "first" }])
-      assert.notStrictEqual(second[0]?.tools[0]?.description, first[0]?.tools[0]?.description, "the catalogue was refreshed by the second process")
-      const third = yield* turn("memory", { read_graph: "m" })
-      assert.deepStrictEqual(third.map((r) => r.id), ["docs", "memory"])
-    }), { timeout: 60_000 })
+        const third = yield* turn("memory", { read_graph: "m" })
+        assert.deepStrictEqual(third.map((r) => r.id), ["docs", "memory"])
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -30,7 +30,9 @@ export const drifting = (dir: string, tools: ReadonlyArray<McpDrift.Listed>, nam
     config,
     set: (next: ReadonlyArray<McpDrift.Listed>) => Effect.sync(() => Fs.writeFileSync(file, JSON.stringify(next))),
     calls: Effect.sync(() =>
-      Fs.readFileSync(log, "utf8").split("\n").filter((line) => line !== "").map((line) => (JSON.parse(line) as { readonly name: string }).name)
+      Fs.readFileSync(log, "utf8").split("\n").filter((line) => line !== "").map((line) =>
+        (JSON.parse(line) as { readonly name: string }).name
+      )
     )
   }
 }

@@ -20,9 +20,17 @@ export const serveFace = Effect.gen(function*() {
         description: "Wait until cancelled.",
         input: Schema.Struct({ id: Schema.String }),
         mutates: false,
-        handler: ({ id }) => Queue.offer(started, id).pipe(Effect.andThen(Effect.never), Effect.onInterrupt(() => Queue.offer(cancelled, id)))
+        handler: ({ id }) =>
+          Queue.offer(started, id).pipe(
+            Effect.andThen(Effect.never),
+            Effect.onInterrupt(() => Queue.offer(cancelled, id))
+          )
       }),
-      watch_count: Tools.make({ description: "Count the calls that reach the server.", mutates: true, handler: () => Ref.updateAndGet(calls, (n) => n + 1) })
+      watch_count: Tools.make({
+        description: "Count the calls that reach the server.",
+        mutates: true,
+        handler: () => Ref.updateAndGet(calls, (n) => n + 1)
+      })
     },
     http: { port: 0 }
   }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))

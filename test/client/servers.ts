@@ -66,14 +66,21 @@ const accepts = (port: number): Promise<boolean> =>
   })
 
 const exited = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve()))
+  new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())
+  )
 
 /** server-everything over HTTP (`streamableHttp` or `sse`) on a free loopback port, killed when the scope closes. */
 export const everythingHttp = (mode: "streamableHttp" | "sse") =>
   Effect.gen(function*() {
     const port = yield* freePort
     const child = yield* Effect.acquireRelease(
-      Effect.sync(() => spawn(process.execPath, [entry("server-everything"), mode], { env: { ...process.env, PORT: String(port) }, stdio: "ignore" })),
+      Effect.sync(() =>
+        spawn(process.execPath, [entry("server-everything"), mode], {
+          env: { ...process.env, PORT: String(port) },
+          stdio: "ignore"
+        })
+      ),
       (child) => Effect.promise(() => (child.kill("SIGKILL"), exited(child)))
     )
     // Bounded: up to ~15 s for the child to listen.
@@ -140,10 +147,11 @@ export const recordingProxy = (target: string, options?: { readonly hold?: (requ
           resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
         })
       }),
-      () => Effect.callback<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
+      () =>
+        Effect.callback<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
     )
     return {
       origin: `http://127.0.0.1:${port}`,
@@ -189,7 +197,8 @@ export const childrenMentioning = (marker: string): ReadonlyArray<number> =>
   })
 
 /** Real time passing, under TestClock too (for waiting on real I/O). */
-export const pause = (ms: number): Effect.Effect<void> => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+export const pause = (ms: number): Effect.Effect<void> =>
+  Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
 /** Wait (bounded, ~10 s of real time) until `check` holds. */
 export const eventually = (check: () => boolean, what: string) =>
@@ -215,10 +224,11 @@ export const redirector = (to: (path: string) => string, status = 307) =>
           resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
         })
       }),
-      () => Effect.callback<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
+      () =>
+        Effect.callback<void>((resume) => {
+          server.closeAllConnections()
+          server.close(() => resume(Effect.void))
+        })
     )
     return { port, origin: `http://127.0.0.1:${port}`, served: () => served }
   })

@@ -16,7 +16,10 @@ describe("Approval", () => {
     Effect.gen(function*() {
       const seen: Array<Approval.Request> = []
       const decision = yield* Approval.ask(request).pipe(
-        Effect.provideService(Approval.Approval, Approval.Approval.of({ decide: (r) => Effect.sync(() => (seen.push(r), Approval.allow)) }))
+        Effect.provideService(
+          Approval.Approval,
+          Approval.Approval.of({ decide: (r) => Effect.sync(() => (seen.push(r), Approval.allow)) })
+        )
       )
       assert.deepStrictEqual(decision, Approval.allow)
       assert.deepStrictEqual(seen, [request])
@@ -24,7 +27,9 @@ describe("Approval", () => {
 
   it.effect("a fixed layer answers every question the same way", () =>
     Effect.gen(function*() {
-      const decision = yield* Approval.ask(request).pipe(Effect.provide(Approval.layer(Approval.deny("not in batch mode"))))
+      const decision = yield* Approval.ask(request).pipe(
+        Effect.provide(Approval.layer(Approval.deny("not in batch mode")))
+      )
       assert.deepStrictEqual(decision, { _tag: "Deny", reason: "not in batch mode" })
     }))
 })

@@ -64,7 +64,8 @@ export const makeFake = (options: FakeOptions = {}) =>
         id,
         call: Effect.gen(function*() {
           yield* Ref.update(calls, (n) => n + 1)
-          if (!(yield* Ref.get(transport.alive))) return yield* new LinkError({ phase: "call", reason: "socket closed" })
+          if (!(yield* Ref.get(transport.alive)))
+            return yield* new LinkError({ phase: "call", reason: "socket closed" })
           return `#${id}`
         })
       }
@@ -106,4 +107,3 @@ export const closesClean = (pool: ConnectionPool.Pool<Client>, fake: Effect.Succ
 
 /** Lets forked fibers and the pool's close drainer run without moving the clock. */
 export const settle = Effect.repeat(Effect.yieldNow, { times: 20 })
-

@@ -93,7 +93,11 @@ describe("ConnectionPool", () => {
   it.effect("a close announced within the settle window still counts as born dead", () =>
     Effect.gen(function*() {
       const fake = yield* makeFake()
-      const pool = yield* ConnectionPool.make({ dial: fake.dial, settle: "20 millis", backoff: Schedule.spaced("5 millis") })
+      const pool = yield* ConnectionPool.make({
+        dial: fake.dial,
+        settle: "20 millis",
+        backoff: Schedule.spaced("5 millis")
+      })
       const fiber = yield* Effect.forkChild(pool.use(call))
       yield* settle
       yield* TestClock.adjust("10 millis")
@@ -178,7 +182,10 @@ describe("ConnectionPool", () => {
       assert.strictEqual(yield* fake.disposes, 1)
       const error = yield* Effect.flip(pool.use(call))
       assert.strictEqual(error._tag, "PoolClosed")
-      assert.strictEqual(error.message, "the connection to app.sock is shut down: no new connection is dialled after close.")
+      assert.strictEqual(
+        error.message,
+        "the connection to app.sock is shut down: no new connection is dialled after close."
+      )
       assert.strictEqual(yield* fake.dials, 1)
     }))
 
@@ -211,7 +218,9 @@ describe("ConnectionPool", () => {
     Effect.gen(function*() {
       const fake = yield* makeFake()
       const pool = yield* ConnectionPool.make({ dial: fake.dial })
-      const error = yield* Effect.flip(pool.use(() => Effect.fail(new LinkError({ phase: "closed", reason: "stdin ended" }))))
+      const error = yield* Effect.flip(
+        pool.use(() => Effect.fail(new LinkError({ phase: "closed", reason: "stdin ended" })))
+      )
       assert.isTrue(error._tag === "ConnectionLost" && error.phase === "closed")
       assert.include(error.message, "not reached — safe to retry")
       assert.strictEqual(yield* pool.use(call), "#2")
@@ -234,7 +243,9 @@ describe("ConnectionPool", () => {
   it.effect("a bare client is served and re-dialled with nothing to dispose", () =>
     Effect.gen(function*() {
       const dials = yield* Ref.make(0)
-      const pool = yield* ConnectionPool.make({ dial: Effect.map(Ref.updateAndGet(dials, (n) => n + 1), (id) => ({ id })) })
+      const pool = yield* ConnectionPool.make({
+        dial: Effect.map(Ref.updateAndGet(dials, (n) => n + 1), (id) => ({ id }))
+      })
       assert.strictEqual((yield* pool.get).id, 1)
       yield* Effect.flip(pool.use(() => Effect.fail(new LinkError({ phase: "call", reason: "gone" }))))
       assert.strictEqual((yield* pool.get).id, 2)

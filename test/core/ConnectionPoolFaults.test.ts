@@ -118,7 +118,10 @@ describe("ConnectionPool faults", () => {
             call: Effect.andThen(
               Ref.update(sent, (n) => n + 1),
               Effect.onInterrupt(
-                Effect.andThen(Deferred.await(gone), Effect.fail(new LinkError({ phase: "call", reason: "socket reset by peer" }))),
+                Effect.andThen(
+                  Deferred.await(gone),
+                  Effect.fail(new LinkError({ phase: "call", reason: "socket reset by peer" }))
+                ),
                 () => Ref.update(interrupted, (n) => n + 1)
               )
             )

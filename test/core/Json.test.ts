@@ -17,12 +17,16 @@ describe("Json", () => {
   // The structured arm is what the text reads back as, however it is built (a plain value is copied).
   const readBack = (value: unknown) => Json.toStructured(JSON.parse(JSON.stringify(value) ?? "null"))
 
-  it.prop("the structured arm of any JSON value is what its text reads back as, and a copy of it", [Schema.Json], ([value]) => {
-    const out = Result.getOrThrow(Json.serialize(value))
-    assert.strictEqual(out.text, JSON.stringify(value))
-    assert.deepStrictEqual(out.structured, readBack(value))
-    if (typeof value === "object" && value !== null) assert.notStrictEqual(out.structured, value)
-  })
+  it.prop(
+    "the structured arm of any JSON value is what its text reads back as, and a copy of it",
+    [Schema.Json],
+    ([value]) => {
+      const out = Result.getOrThrow(Json.serialize(value))
+      assert.strictEqual(out.text, JSON.stringify(value))
+      assert.deepStrictEqual(out.structured, readBack(value))
+      if (typeof value === "object" && value !== null) assert.notStrictEqual(out.structured, value)
+    }
+  )
 
   it("the structured arm of a value that is not plain JSON is what its text reads back as", () => {
     class Point {

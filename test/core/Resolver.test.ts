@@ -16,7 +16,11 @@ const Jobs = Surface.make({
   events: { finished: Surface.event(Schema.Struct({ id: Schema.String })) },
   procedures: {
     job: {
-      run: { input: Schema.Struct({ cmd: Schema.String }), title: "Run a job", description: "Start a job and wait for it" },
+      run: {
+        input: Schema.Struct({ cmd: Schema.String }),
+        title: "Run a job",
+        description: "Start a job and wait for it"
+      },
       list: { output: Schema.Array(Schema.String), mutates: false }
     },
     "a.b": { c: { mutates: false } }
@@ -70,13 +74,17 @@ describe("Resolver.resolveExpose", () => {
 
   it.effect("members are listed in spec order whatever order the expose map was written in", () =>
     Effect.gen(function*() {
-      const tables = yield* Resolver.resolveExpose(Jobs, { procedures: { "a.b.c": true, "job.list": true, "job.run": true } }, undefined)
+      const tables = yield* Resolver.resolveExpose(Jobs, {
+        procedures: { "a.b.c": true, "job.list": true, "job.run": true }
+      }, undefined)
       assert.deepStrictEqual(tables.tools.map((t) => t.name), ["job_run", "job_list", "a.b_c"])
     }))
 
   it.effect("a generated tool carries the procedure's title, description, mutates and compiled input", () =>
     Effect.gen(function*() {
-      const tables = yield* Resolver.resolveExpose(Jobs, { procedures: { "job.run": true, "job.list": { mutates: true } } }, undefined)
+      const tables = yield* Resolver.resolveExpose(Jobs, {
+        procedures: { "job.run": true, "job.list": { mutates: true } }
+      }, undefined)
       const [run, list] = tables.tools
       assert.strictEqual(run?.title, "Run a job")
       assert.strictEqual(run?.description, "Start a job and wait for it")
@@ -99,7 +107,10 @@ describe("Resolver.resolveExpose", () => {
   it.effect("an expose key naming nothing is refused naming the key and whose map it is", () =>
     Effect.gen(function*() {
       const core = yield* Effect.flip(Resolver.resolveExpose(Jobs, { cells: { nope: true } }, undefined))
-      assert.strictEqual(core.message, "the expose map for the core names cell \"nope\", which its surface does not declare")
+      assert.strictEqual(
+        core.message,
+        "the expose map for the core names cell \"nope\", which its surface does not declare"
+      )
       const sibling = yield* Effect.flip(Resolver.resolveExpose(Jobs, { procedures: { "job.fly": true } }, "t"))
       assert.strictEqual(
         sibling.message,
@@ -117,10 +128,24 @@ describe("Resolver.scopedToolName", () => {
 
 describe("Resolver.resolveBundle", () => {
   const bundle: Bundle.Bundle = {
-    core: { surface: Jobs, expose: { cells: { status: true }, collections: { jobs: true }, procedures: { "job.list": true } } },
-    tools: { ping: Tools.make({ description: "Answer pong", title: "Ping", mutates: false, handler: () => Effect.succeed("pong") }) },
+    core: {
+      surface: Jobs,
+      expose: { cells: { status: true }, collections: { jobs: true }, procedures: { "job.list": true } }
+    },
+    tools: {
+      ping: Tools.make({
+        description: "Answer pong",
+        title: "Ping",
+        mutates: false,
+        handler: () => Effect.succeed("pong")
+      })
+    },
     surfaces: {
-      t: { surface: Jobs, expose: { cells: { status: true }, collections: { jobs: true }, procedures: { "job.run": true } }, tools: { read } },
+      t: {
+        surface: Jobs,
+        expose: { cells: { status: true }, collections: { jobs: true }, procedures: { "job.run": true } },
+        tools: { read }
+      },
       s: { surface: Jobs, expose: { events: { finished: true } } }
     }
   }
@@ -184,12 +209,15 @@ describe("Resolver.resolveBundle", () => {
       assert.strictEqual(run?.["name"], "t_job_run")
       assert.deepStrictEqual(run?.["annotations"], { title: "Run a job", readOnlyHint: false, destructiveHint: true })
       assert.deepStrictEqual(run?.["inputSchema"], SchemaBridge.inputSchema(Jobs.procedures.job.run.input))
-      assert.isTrue(resolved.advertisedTools.every((t) => !("outputSchema" in t) && typeof t["description"] === "string"))
+      assert.isTrue(
+        resolved.advertisedTools.every((t) => !("outputSchema" in t) && typeof t["description"] === "string")
+      )
       assert.deepStrictEqual(resolved.advertisedResources[3], {
         uri: "surface://collections/t/jobs",
         name: "t/jobs",
         mimeType: "application/json",
-        description: "Every item of collection \"jobs\" on the sibling \"t\" surface; read one item at surface://collections/t/jobs/{id}."
+        description:
+          "Every item of collection \"jobs\" on the sibling \"t\" surface; read one item at surface://collections/t/jobs/{id}."
       })
       assert.deepStrictEqual(resolved.advertisedResourceTemplates, [
         { uriTemplate: "surface://collections/jobs/{id}", name: "jobs item", mimeType: "application/json" },
@@ -230,13 +258,19 @@ describe("Resolver.resolveBundle", () => {
           "address both that collection's items and sibling \"jobs\"'s collections; rename the sibling or stop exposing the collection"
       )
       // A collection the core does not expose owns no addresses, so nothing is ambiguous.
-      yield* Resolver.resolveBundle({ core: { surface: Jobs, expose: {} }, surfaces: { jobs: { surface: Jobs, expose: {} } } })
+      yield* Resolver.resolveBundle({
+        core: { surface: Jobs, expose: {} },
+        surfaces: { jobs: { surface: Jobs, expose: {} } }
+      })
     }))
 
   it.effect("an empty sibling key or one containing a slash is refused", () =>
     Effect.gen(function*() {
       const empty = yield* Effect.flip(Resolver.resolveBundle({ surfaces: { "": { surface: Jobs, expose: {} } } }))
-      assert.strictEqual(empty.message, "the sibling key is empty: a sibling key is a single segment of every URI and tool name it mints")
+      assert.strictEqual(
+        empty.message,
+        "the sibling key is empty: a sibling key is a single segment of every URI and tool name it mints"
+      )
       const slash = yield* Effect.flip(Resolver.resolveBundle({ surfaces: { "a/b": { surface: Jobs, expose: {} } } }))
       assert.strictEqual(
         slash.message,
@@ -300,19 +334,26 @@ describe("Resolver.resolveBundle", () => {
         surfaces: { t: { surface: Jobs, expose: { streams: { missing: true } } } }
       }))
       assert.strictEqual(error._tag, "UnknownExposeKey")
-      assert.strictEqual(error.message, "the expose map for sibling \"t\" names stream \"missing\", which its surface does not declare")
+      assert.strictEqual(
+        error.message,
+        "the expose map for sibling \"t\" names stream \"missing\", which its surface does not declare"
+      )
     }))
 
   it.effect("a minted tool name MCP would reject is refused naming its origin", () =>
     Effect.gen(function*() {
-      const spaced = yield* Effect.flip(Resolver.resolveBundle({ core: { surface: Jobs, expose: {} }, tools: { "say hi": read } }))
+      const spaced = yield* Effect.flip(
+        Resolver.resolveBundle({ core: { surface: Jobs, expose: {} }, tools: { "say hi": read } })
+      )
       assert.strictEqual(spaced._tag, "InvalidToolName")
       assert.strictEqual(
         spaced.message,
         "tool name \"say hi\" (from the root tool \"say hi\") is not a valid MCP tool name: it contains a character outside A-Z, a-z, 0-9, _, ., / and -"
       )
       const long = "x".repeat(60)
-      const tooLong = yield* Effect.flip(Resolver.resolveBundle({ surfaces: { [long]: { surface: Jobs, expose: {}, tools: { read } } } }))
+      const tooLong = yield* Effect.flip(
+        Resolver.resolveBundle({ surfaces: { [long]: { surface: Jobs, expose: {}, tools: { read } } } })
+      )
       assert.strictEqual(
         tooLong.message,
         `tool name "${long}_read" (from sibling "${long}"'s tool "read") is not a valid MCP tool name: it is 65 characters long, over the limit of 64`
@@ -349,8 +390,14 @@ describe("Resolver item URIs", () => {
       if (core === undefined || sibling === undefined) return
       assert.strictEqual(ItemUri.itemUri(core, "a/b c"), "surface://collections/jobs/a%2Fb%20c")
       assert.strictEqual(ItemUri.itemUri(sibling, "42"), "surface://collections/t/jobs/42")
-      assert.deepStrictEqual(ItemUri.parseItemUri(resolved, "surface://collections/jobs/a%2Fb%20c"), { template: core, id: "a/b c" })
-      assert.deepStrictEqual(ItemUri.parseItemUri(resolved, "surface://collections/t/jobs/42"), { template: sibling, id: "42" })
+      assert.deepStrictEqual(ItemUri.parseItemUri(resolved, "surface://collections/jobs/a%2Fb%20c"), {
+        template: core,
+        id: "a/b c"
+      })
+      assert.deepStrictEqual(ItemUri.parseItemUri(resolved, "surface://collections/t/jobs/42"), {
+        template: sibling,
+        id: "42"
+      })
     }))
 
   it.effect("a URI no exposed collection owns, or with a broken id, parses to nothing", () =>

@@ -35,12 +35,20 @@ const none: Bundle.Sibling = { surface: Row, expose: {} }
 const toolTag = (roster: Roster.Roster, name: string) => Effect.map(roster.lookupTool(name), (found) => found._tag)
 
 const retired = (roster: Roster.Roster, name: string) =>
-  Effect.flatMap(roster.lookupTool(name), (found) =>
-    found._tag === "Retired" ? Effect.succeed(found.tombstone) : Effect.die(`expected ${name} retired, got ${found._tag}`))
+  Effect.flatMap(
+    roster.lookupTool(name),
+    (found) =>
+      found._tag === "Retired" ? Effect.succeed(found.tombstone)
+        : Effect.die(`expected ${name} retired, got ${found._tag}`)
+  )
 
 const retiredUri = (roster: Roster.Roster, uri: string) =>
-  Effect.flatMap(roster.lookupUri(uri), (found) =>
-    found._tag === "Retired" ? Effect.succeed(found.tombstone) : Effect.die(`expected ${uri} retired, got ${found._tag}`))
+  Effect.flatMap(
+    roster.lookupUri(uri),
+    (found) =>
+      found._tag === "Retired" ? Effect.succeed(found.tombstone)
+        : Effect.die(`expected ${uri} retired, got ${found._tag}`)
+  )
 
 const everyName = ["t_ops_run", "t_ops_stop", "t_read"]
 const everyUri = ["surface://cells/t/status", "surface://collections/t/items", "surface://collections/t/items/42"]
@@ -51,7 +59,13 @@ describe("Roster", () => {
       const roster = yield* Roster.make({ ...bundle, surfaces: { t: full } })
       const resolved = yield* roster.current
       assert.strictEqual(yield* roster.generation, 0)
-      assert.deepStrictEqual(resolved.tools.map((t) => t.name), ["app_ping", "hello", "t_ops_run", "t_ops_stop", "t_read"])
+      assert.deepStrictEqual(resolved.tools.map((t) => t.name), [
+        "app_ping",
+        "hello",
+        "t_ops_run",
+        "t_ops_stop",
+        "t_read"
+      ])
       assert.strictEqual(yield* toolTag(roster, "t_ops_run"), "Served")
       assert.deepStrictEqual(yield* roster.lookupTool("nope"), { _tag: "Unknown", name: "nope" })
     }))
@@ -78,7 +92,9 @@ describe("Roster", () => {
     Effect.gen(function*() {
       const roster = yield* Roster.make({ ...bundle, surfaces: { t: full } })
       const before = yield* roster.snapshot
-      const error = yield* Effect.flip(roster.reroster({ t: full, x: { surface: Row, expose: {}, tools: { "bad name": hello } } }))
+      const error = yield* Effect.flip(
+        roster.reroster({ t: full, x: { surface: Row, expose: {}, tools: { "bad name": hello } } })
+      )
       assert.strictEqual(error._tag, "InvalidToolName")
       const emptyKey = yield* Effect.flip(roster.reroster({ a: none, "": none }))
       assert.strictEqual(emptyKey._tag, "InvalidSiblingKey")
@@ -129,7 +145,10 @@ describe("Roster", () => {
       assert.strictEqual(tool.reason, "SiblingLeft")
       assert.strictEqual(tool.sibling, "t")
       assert.strictEqual(tool.retiredAt, 1)
-      assert.strictEqual(tool.message, "tool \"t_ops_run\" is no longer served: sibling \"t\" left the roster; re-read the tool list")
+      assert.strictEqual(
+        tool.message,
+        "tool \"t_ops_run\" is no longer served: sibling \"t\" left the roster; re-read the tool list"
+      )
       const bespoke = yield* retired(roster, "t_read")
       assert.strictEqual(bespoke.reason, "SiblingLeft")
       const cell = yield* retiredUri(roster, "surface://cells/t/status")
@@ -229,7 +248,10 @@ describe("Roster", () => {
       const roster = yield* Roster.make({ ...bundle, surfaces: { t: full } }, { cap: 0 })
       yield* roster.reroster({})
       assert.strictEqual(yield* toolTag(roster, "t_ops_run"), "Unknown")
-      assert.deepStrictEqual(yield* roster.lookupUri("surface://cells/t/status"), { _tag: "Unknown", uri: "surface://cells/t/status" })
+      assert.deepStrictEqual(yield* roster.lookupUri("surface://cells/t/status"), {
+        _tag: "Unknown",
+        uri: "surface://cells/t/status"
+      })
     }))
 
   it.effect("lookupUri answers a resource, an item with its decoded id, or unknown", () =>
@@ -245,7 +267,9 @@ describe("Roster", () => {
   it.effect("concurrent moves apply one at a time, each counted", () =>
     Effect.gen(function*() {
       const roster = yield* Roster.make({ ...bundle, surfaces: { t: full } })
-      yield* Effect.forEach([full, narrow, none, full, narrow], (t) => roster.reroster({ t }), { concurrency: "unbounded" })
+      yield* Effect.forEach([full, narrow, none, full, narrow], (t) => roster.reroster({ t }), {
+        concurrency: "unbounded"
+      })
       assert.strictEqual(yield* roster.generation, 5)
     }))
 
@@ -260,7 +284,9 @@ describe("Roster", () => {
       const needsRoster = Effect.gen(function*() {
         return yield* Roster.Roster
       })
-      const error = yield* Effect.flip(Effect.provide(needsRoster, Roster.layer({}).pipe(Layer.provide(Resolver.layer))))
+      const error = yield* Effect.flip(
+        Effect.provide(needsRoster, Roster.layer({}).pipe(Layer.provide(Resolver.layer)))
+      )
       assert.strictEqual(error._tag, "EmptyBundle")
     }))
 })

@@ -21,7 +21,8 @@ interface Mutual {
 }
 const mutual = (names: ReadonlyArray<string>): ReadonlyArray<Schema.Codec<Mutual>> => {
   const out: Array<Schema.Codec<Mutual>> = []
-  const field = (i: number) => Schema.optionalKey(Schema.Array(Schema.suspend((): Schema.Codec<Mutual> => out[i % names.length]!)))
+  const field = (i: number) =>
+    Schema.optionalKey(Schema.Array(Schema.suspend((): Schema.Codec<Mutual> => out[i % names.length]!)))
   for (const [i, name] of names.entries()) {
     out.push(Schema.Struct({ a: field(i + 1), b: field(i + 2), c: field(i + 3) }).annotate({ identifier: name }))
   }
@@ -55,7 +56,9 @@ const representative = {
   "recursive": Tree,
   "nested struct": Schema.Struct({ user: Schema.Struct({ name: Schema.String, age: Schema.Int }) }),
   "tagged union": Shape,
-  "Option of a struct with an optional field": Schema.Option(Schema.Struct({ a: Schema.String, b: Schema.optional(Schema.String) })),
+  "Option of a struct with an optional field": Schema.Option(
+    Schema.Struct({ a: Schema.String, b: Schema.optional(Schema.String) })
+  ),
   "struct with a Never field": Schema.Struct({ gone: Schema.optionalKey(Schema.Never) })
 }
 
@@ -80,7 +83,15 @@ const messageOf = <A, E extends { readonly message: string }, R>(effect: Effect.
 
 describe("SchemaBridge.inputSchema", () => {
   it("emits JSON Schema byte-for-byte equal to the committed fixture", () => {
-    const actual = `${JSON.stringify(Object.fromEntries(Object.entries(representative).map(([name, schema]) => [name, SchemaBridge.inputSchema(schema)])), null, 2)}\n`
+    const actual = `${
+      JSON.stringify(
+        Object.fromEntries(
+          Object.entries(representative).map(([name, schema]) => [name, SchemaBridge.inputSchema(schema)])
+        ),
+        null,
+        2
+      )
+    }\n`
     // After reading a diff by eye and agreeing with it: WRITE_INPUT_SCHEMAS=1 npx vitest run <this file>
     if (process.env["WRITE_INPUT_SCHEMAS"] === "1") writeFileSync(fixture, actual)
     assert.strictEqual(actual, readFileSync(fixture, "utf8"))
@@ -100,13 +111,18 @@ describe("SchemaBridge.inputSchema", () => {
   })
 
   it("advertises Schema.Number as a plain number, keeping its bounds and description", () => {
-    const schema = Schema.Struct({ n: Schema.Number.annotate({ description: "how many" }).check(Schema.isGreaterThan(0)) })
+    const schema = Schema.Struct({
+      n: Schema.Number.annotate({ description: "how many" }).check(Schema.isGreaterThan(0))
+    })
     assert.deepStrictEqual(SchemaBridge.inputSchema(schema).properties, {
       n: { type: "number", description: "how many", exclusiveMinimum: 0 }
     })
-    assert.deepStrictEqual(SchemaBridge.inputSchema(Schema.Struct({ u: Schema.Union([Schema.String, Schema.Number]) })).properties, {
-      u: { anyOf: [{ type: "string" }, { type: "number" }] }
-    })
+    assert.deepStrictEqual(
+      SchemaBridge.inputSchema(Schema.Struct({ u: Schema.Union([Schema.String, Schema.Number]) })).properties,
+      {
+        u: { anyOf: [{ type: "string" }, { type: "number" }] }
+      }
+    )
   })
 
   it("advertises Schema.Void, Schema.Undefined, Schema.Struct({}) and no schema as an empty object", () => {
@@ -148,7 +164,11 @@ describe("SchemaBridge.inputSchema", () => {
     const text = JSON.stringify(out)
     assert.notInclude(text, "$ref")
     assert.notInclude(text, "$defs")
-    assert.deepStrictEqual(dig(out, "properties", "p"), { type: "object", properties: { name: { type: "string" } }, required: ["name"] })
+    assert.deepStrictEqual(dig(out, "properties", "p"), {
+      type: "object",
+      properties: { name: { type: "string" } },
+      required: ["name"]
+    })
   })
 
   it("bounds a recursive schema: inlined RECURSION_DEPTH times along a path, then an open {}", () => {
@@ -178,14 +198,19 @@ describe("SchemaBridge.inputSchema", () => {
     const kinds = ["Add", "Sub", "Mul", "Div", "Mod", "Pow", "And", "Or", "Eq", "Lt", "Gt", "If"]
     const Expr: Schema.Codec<unknown> = Schema.Union([
       Schema.TaggedStruct("Num", { n: Schema.Finite }),
-      ...kinds.map((kind) => Schema.TaggedStruct(kind, { left: Schema.suspend(() => Expr), right: Schema.suspend(() => Expr) }))
+      ...kinds.map((kind) =>
+        Schema.TaggedStruct(kind, { left: Schema.suspend(() => Expr), right: Schema.suspend(() => Expr) })
+      )
     ]).annotate({ identifier: "Expr" })
     const out = SchemaBridge.inputSchema(Schema.Struct({ e: Expr }))
     assert.isBelow(JSON.stringify(out).length, 16_000)
     // The top level is still shown in full: every kind, with its fields.
     const arms = dig(out, "properties", "e", "anyOf")
     assert.isTrue(Array.isArray(arms) && arms.length === 13)
-    assert.deepStrictEqual(Array.isArray(arms) ? dig(arms[1], "properties", "_tag") : undefined, { type: "string", enum: ["Add"] })
+    assert.deepStrictEqual(Array.isArray(arms) ? dig(arms[1], "properties", "_tag") : undefined, {
+      type: "string",
+      enum: ["Add"]
+    })
   })
 
   it("advertises optional fields inside a Declaration such as Schema.Option(Struct) as not required and not null", () => {
@@ -219,13 +244,21 @@ describe("SchemaBridge.inputSchema", () => {
   it("wraps a scalar, array or union input under a required value property", () => {
     const wrapped = (value: Json.Json) => ({ type: "object", properties: { value }, required: ["value"] })
     assert.deepStrictEqual(SchemaBridge.inputSchema(Schema.Finite), wrapped({ type: "number" }))
-    assert.deepStrictEqual(SchemaBridge.inputSchema(Schema.Array(Schema.Int)), wrapped({ type: "array", items: { type: "integer" } }))
-    assert.deepStrictEqual(SchemaBridge.inputSchema(Schema.NullOr(Schema.String)), wrapped({ anyOf: [{ type: "string" }, { type: "null" }] }))
+    assert.deepStrictEqual(
+      SchemaBridge.inputSchema(Schema.Array(Schema.Int)),
+      wrapped({ type: "array", items: { type: "integer" } })
+    )
+    assert.deepStrictEqual(
+      SchemaBridge.inputSchema(Schema.NullOr(Schema.String)),
+      wrapped({ anyOf: [{ type: "string" }, { type: "null" }] })
+    )
     assert.strictEqual(SchemaBridge.compile(Shape).wrapped, true)
   })
 
   it("keeps top-level titles and descriptions, including a Class's, and writes no $schema", () => {
-    class Person extends Schema.Class<Person>("Person")({ name: Schema.String }, { title: "Person", description: "someone" }) {}
+    class Person
+      extends Schema.Class<Person>("Person")({ name: Schema.String }, { title: "Person", description: "someone" })
+    {}
     for (const schema of [Search, Person]) {
       const out = SchemaBridge.inputSchema(schema)
       assert.isString(out.title)
@@ -247,17 +280,28 @@ describe("SchemaBridge.compile", () => {
   it.effect("unwraps { value } before decoding a wrapped input", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* SchemaBridge.decoder(Schema.Finite)({ value: 42 }), 42)
-      assert.deepStrictEqual(yield* SchemaBridge.decoder(Shape)({ value: { _tag: "Circle", radius: 1 } }), { _tag: "Circle", radius: 1 })
+      assert.deepStrictEqual(yield* SchemaBridge.decoder(Shape)({ value: { _tag: "Circle", radius: 1 } }), {
+        _tag: "Circle",
+        radius: 1
+      })
     }))
 
   it.effect("names the path of every wrong field in the InputError message", () =>
     Effect.gen(function*() {
-      const tool = SchemaBridge.compile(Schema.Struct({ user: Schema.Struct({ age: Schema.Finite, tags: Schema.Array(Schema.String) }) }))
+      const tool = SchemaBridge.compile(
+        Schema.Struct({ user: Schema.Struct({ age: Schema.Finite, tags: Schema.Array(Schema.String) }) })
+      )
       const error = yield* Effect.flip(tool.decode({ user: { age: "x", tags: ["a", 1] } }))
       assert.strictEqual(error._tag, "InputError")
-      assert.strictEqual(error.message, `value at "user.age": expected a number, got "x"; value at "user.tags[1]": expected a string, got 1`)
+      assert.strictEqual(
+        error.message,
+        `value at "user.age": expected a number, got "x"; value at "user.tags[1]": expected a string, got 1`
+      )
       assert.deepStrictEqual(error.issues.map((i) => i.path), [["user", "age"], ["user", "tags", 1]])
-      assert.strictEqual(yield* messageOf(SchemaBridge.decoder(Schema.Finite)({ value: "x" })), `value at "value": expected a number, got "x"`)
+      assert.strictEqual(
+        yield* messageOf(SchemaBridge.decoder(Schema.Finite)({ value: "x" })),
+        `value at "value": expected a number, got "x"`
+      )
       assert.strictEqual(yield* messageOf(tool.decode({})), `value at "user": missing required field`)
     }))
 
@@ -270,7 +314,10 @@ describe("SchemaBridge.compile", () => {
 
   it.effect("treats omitted arguments as {}, and a tool without input ignores whatever arrives", () =>
     Effect.gen(function*() {
-      assert.deepStrictEqual(yield* SchemaBridge.decoder(Schema.Struct({ a: Schema.optionalKey(Schema.String) }))(undefined), {})
+      assert.deepStrictEqual(
+        yield* SchemaBridge.decoder(Schema.Struct({ a: Schema.optionalKey(Schema.String) }))(undefined),
+        {}
+      )
       assert.deepStrictEqual(yield* SchemaBridge.decoder(Schema.Struct({}))(undefined), {})
       assert.strictEqual(yield* SchemaBridge.decoder(Schema.Void)({ stray: 1 }), undefined)
       assert.strictEqual(yield* SchemaBridge.compile().decode({ stray: 1 }), undefined)
@@ -279,7 +326,10 @@ describe("SchemaBridge.compile", () => {
   it.effect("refuses null arguments for an object tool, naming each missing field, while absent arguments still read as {}", () =>
     Effect.gen(function*() {
       const required = SchemaBridge.decoder(Schema.Struct({ a: Schema.String, b: Schema.optionalKey(Schema.String) }))
-      assert.strictEqual(yield* messageOf(required(null)), `value: expected an object, got null; value at "a": missing required field`)
+      assert.strictEqual(
+        yield* messageOf(required(null)),
+        `value: expected an object, got null; value at "a": missing required field`
+      )
       const optional = SchemaBridge.decoder(Schema.Struct({ b: Schema.optionalKey(Schema.String) }))
       assert.strictEqual(yield* messageOf(optional(null)), `value: expected an object, got null`)
       assert.deepStrictEqual(yield* optional(undefined), {})
@@ -289,14 +339,32 @@ describe("SchemaBridge.compile", () => {
 
   it.effect("decode never throws: a throwing getter or Proxy in the input fails the Effect with an InputError", () =>
     Effect.gen(function*() {
-      const getter = Object.defineProperty({}, "a", { enumerable: true, get: () => { throw new Error("boom") } })
-      const proxy = new Proxy({}, { ownKeys: () => { throw new Error("trap") } })
-      for (const [schema, input] of [
-        [Schema.Struct({ a: Schema.String }), getter],
-        [Schema.Struct({ a: Schema.String }), { nested: proxy }],
-        [Schema.Finite, { value: proxy }],
-        [Schema.Finite, new Proxy({}, { getOwnPropertyDescriptor: () => { throw new Error("trap") } })]
-      ] as const) {
+      const getter = Object.defineProperty({}, "a", {
+        enumerable: true,
+        get: () => {
+          throw new Error("boom")
+        }
+      })
+      const proxy = new Proxy({}, {
+        ownKeys: () => {
+          throw new Error("trap")
+        }
+      })
+      for (
+        const [schema, input] of [
+          [Schema.Struct({ a: Schema.String }), getter],
+          [Schema.Struct({ a: Schema.String }), { nested: proxy }],
+          [Schema.Finite, { value: proxy }],
+          [
+            Schema.Finite,
+            new Proxy({}, {
+              getOwnPropertyDescriptor: () => {
+                throw new Error("trap")
+              }
+            })
+          ]
+        ] as const
+      ) {
         const decode = SchemaBridge.decoder(schema)
         const effect = (() => {
           try {
@@ -325,7 +393,11 @@ describe("SchemaBridge.compile", () => {
         [Schema.Array(Schema.String).check(Schema.isMinLength(2)), ["a"], `expected at least 2 items, got 1`],
         [Schema.Finite.check(Schema.isGreaterThan(3)), 1, `expected a number greater than 3, got 1`],
         [Schema.Finite.check(Schema.isLessThanOrEqualTo(3)), 4, `expected a number at most 3, got 4`],
-        [Schema.Finite.check(Schema.isBetween({ minimum: 1, maximum: 5 })), 9, `expected a number between 1 and 5, got 9`],
+        [
+          Schema.Finite.check(Schema.isBetween({ minimum: 1, maximum: 5 })),
+          9,
+          `expected a number between 1 and 5, got 9`
+        ],
         [Schema.Int, 1.5, `expected an integer, got 1.5`],
         [Schema.Number, "abc", `expected a number, got "abc"`],
         [Schema.Finite.check(Schema.isMultipleOf(0.5)), 0.3, `expected a number that is a multiple of 0.5, got 0.3`],
@@ -380,14 +452,19 @@ describe("emitted JSON Schema accepts every encoded value of its Effect Schema",
   for (const [name, schema] of Object.entries(properties)) {
     const tool = SchemaBridge.compile(schema)
     const encode = Schema.encodeUnknownSync(Schema.toCodecJson(schema))
-    it.effect.prop(`for ${name}, the reverse decoder and the forward decoder both accept it`, [schema], ([value]) =>
-      Effect.gen(function*() {
-        const encoded: unknown = encode(omitUndefined(value))
-        const wire: unknown = JSON.parse(JSON.stringify(tool.wrapped ? { value: encoded } : encoded))
-        const reverse = yield* SchemaBridge.fromJsonSchema(tool.jsonSchema)
-        yield* reverse(wire)
-        yield* tool.decode(wire)
-      }), { arbitrary: { runs: 200 } })
+    it.effect.prop(
+      `for ${name}, the reverse decoder and the forward decoder both accept it`,
+      [schema],
+      ([value]) =>
+        Effect.gen(function*() {
+          const encoded: unknown = encode(omitUndefined(value))
+          const wire: unknown = JSON.parse(JSON.stringify(tool.wrapped ? { value: encoded } : encoded))
+          const reverse = yield* SchemaBridge.fromJsonSchema(tool.jsonSchema)
+          yield* reverse(wire)
+          yield* tool.decode(wire)
+        }),
+      { arbitrary: { runs: 200 } }
+    )
   }
 })
 
@@ -405,11 +482,14 @@ describe("SchemaBridge service", () => {
     Effect.gen(function*() {
       const bridge = yield* SchemaBridge.SchemaBridge
       assert.deepStrictEqual(bridge.inputSchema(Schema.Finite), { type: "object", properties: {} })
-    }).pipe(Effect.provide(Layer.succeed(SchemaBridge.SchemaBridge, SchemaBridge.SchemaBridge.of({
-      inputSchema: () => ({ type: "object", properties: {} }),
-      compile: SchemaBridge.compile,
-      decoder: SchemaBridge.decoder,
-      fromJsonSchema: SchemaBridge.fromJsonSchema,
-      serialize: SchemaBridge.serialize
-    })))))
+    }).pipe(Effect.provide(Layer.succeed(
+      SchemaBridge.SchemaBridge,
+      SchemaBridge.SchemaBridge.of({
+        inputSchema: () => ({ type: "object", properties: {} }),
+        compile: SchemaBridge.compile,
+        decoder: SchemaBridge.decoder,
+        fromJsonSchema: SchemaBridge.fromJsonSchema,
+        serialize: SchemaBridge.serialize
+      })
+    ))))
 })

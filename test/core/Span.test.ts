@@ -48,10 +48,12 @@ describe("entrySpan", () => {
   it.effect("leaves the caller's context as it was, and ends the span with the call's exit when it fails", () =>
     Effect.gen(function*() {
       let taken: Tracer.Span | undefined
-      const exit = yield* Effect.exit(entrySpan("Engine.call", {})(Effect.flatMap(Effect.currentSpan, (span) => {
-        taken = span
-        return Effect.fail("refused")
-      })))
+      const exit = yield* Effect.exit(
+        entrySpan("Engine.call", {})(Effect.flatMap(Effect.currentSpan, (span) => {
+          taken = span
+          return Effect.fail("refused")
+        }))
+      )
       assert.isTrue(Exit.isFailure(exit))
       assert.strictEqual(taken?.status._tag, "Ended")
       assert.isTrue(taken?.status._tag === "Ended" && Exit.isFailure(taken.status.exit))

@@ -61,7 +61,10 @@ describe("ToolFailure", () => {
   })
 
   it("messageOf words a LinkError by its message", () => {
-    assert.strictEqual(ToolFailure.messageOf(new LinkError({ phase: "call", reason: "socket closed" })), "link failed: socket closed")
+    assert.strictEqual(
+      ToolFailure.messageOf(new LinkError({ phase: "call", reason: "socket closed" })),
+      "link failed: socket closed"
+    )
   })
 
   it("messageOf reads a Cause through to its failure, then its defect, then its interruption", () => {

@@ -62,12 +62,14 @@ describe("ToolResult", () => {
   })
 
   it("every failure is a branded isError sentence and only a ToolFailure carries structuredContent", () => {
-    for (const [error, sentence] of [
-      [new Error("disk full"), "disk full"],
-      [new Busy({ retryIn: 5 }), "Busy {\"retryIn\":5}"],
-      [{ code: 7 }, "{\"code\":7}"],
-      ["boom", "\"boom\""]
-    ] as const) {
+    for (
+      const [error, sentence] of [
+        [new Error("disk full"), "disk full"],
+        [new Busy({ retryIn: 5 }), "Busy {\"retryIn\":5}"],
+        [{ code: 7 }, "{\"code\":7}"],
+        ["boom", "\"boom\""]
+      ] as const
+    ) {
       const result = ToolResult.failure(error)
       assert.strictEqual(result.isError, true)
       assert.strictEqual(textOf(result), `effect-surface: ${sentence}`)
@@ -106,7 +108,10 @@ describe("ToolResult", () => {
 
   it("fromExit frames a success through render when one is given", () => {
     assert.deepStrictEqual(ToolResult.fromExit(Exit.succeed({ a: 1 })).structuredContent, { a: 1 })
-    const rendered = ToolResult.fromExit(Exit.succeed("AA=="), (data) => ToolResult.okImage({ data, mimeType: "image/png" }, {}))
+    const rendered = ToolResult.fromExit(
+      Exit.succeed("AA=="),
+      (data) => ToolResult.okImage({ data, mimeType: "image/png" }, {})
+    )
     assert.strictEqual(rendered.content[0]?.type, "image")
   })
 
@@ -121,7 +126,10 @@ describe("ToolResult", () => {
 
   it("fromExit frames a defect as a message-only error", () => {
     const result = ToolResult.fromExit(Exit.die(new TypeError("x is not a function")))
-    assert.deepStrictEqual(result, { content: [{ type: "text", text: "effect-surface: x is not a function" }], isError: true })
+    assert.deepStrictEqual(result, {
+      content: [{ type: "text", text: "effect-surface: x is not a function" }],
+      isError: true
+    })
   })
 
   it("fromExit frames an interruption as interrupted", () => {

@@ -30,7 +30,9 @@ describe("the Promise API", () => {
       yield* Effect.promise(() => served.reroster({}))
       const names = (yield* Effect.promise(() => client.listTools())).tools.map((t) => t.name)
       assert.notInclude(names, "stopwatch_watch_lap")
-      const refused = yield* Effect.flip(Effect.tryPromise(() => served.reroster({ tasks: { surface: Stopwatch, expose: {} } })))
+      const refused = yield* Effect.flip(
+        Effect.tryPromise(() => served.reroster({ tasks: { surface: Stopwatch, expose: {} } }))
+      )
       assert.include(String(refused.cause), "tasks")
       yield* Effect.promise(() => served.close())
       assert.strictEqual(yield* Ref.get(disposed), 1)
@@ -87,7 +89,10 @@ describe("subscriptions whose source is not live yet", () => {
       const subscribe = Stream.unwrap(Effect.gen(function*() {
         const n = yield* Ref.updateAndGet(attempts, (k) => k + 1)
         if (n <= 2) return Stream.fail(new LinkError({ phase: "dial", reason: "not up yet" }))
-        return Stream.concat(Stream.fromEffect(Ref.get(level)), Stream.fromEffect(Effect.as(Effect.sleep("30 millis"), 1)))
+        return Stream.concat(
+          Stream.fromEffect(Ref.get(level)),
+          Stream.fromEffect(Effect.as(Effect.sleep("30 millis"), 1))
+        )
       }))
       const client: Client.AnyClient = {
         spec: Flaky,

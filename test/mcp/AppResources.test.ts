@@ -10,15 +10,30 @@ const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwA
 
 const table = (watched: PubSub.PubSub<void>): AppResources.Table => ({
   resources: {
-    "test://static-text": { name: "static-text", mimeType: "text/plain", read: Effect.succeed({ text: "This is the content of the static text resource." }) },
-    "test://static-binary": { name: "static-binary", description: "A PNG", mimeType: "image/png", read: Effect.succeed({ blob: PNG }) },
-    "test://watched-resource": { name: "watched", mimeType: "text/plain", read: Effect.succeed({ text: "watched" }), changes: Stream.fromPubSub(watched) }
+    "test://static-text": {
+      name: "static-text",
+      mimeType: "text/plain",
+      read: Effect.succeed({ text: "This is the content of the static text resource." })
+    },
+    "test://static-binary": {
+      name: "static-binary",
+      description: "A PNG",
+      mimeType: "image/png",
+      read: Effect.succeed({ blob: PNG })
+    },
+    "test://watched-resource": {
+      name: "watched",
+      mimeType: "text/plain",
+      read: Effect.succeed({ text: "watched" }),
+      changes: Stream.fromPubSub(watched)
+    }
   },
   templates: {
     "test://template/{id}/data": {
       name: "template",
       mimeType: "application/json",
-      read: ({ id }) => Effect.succeed({ text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }),
+      read: ({ id }) =>
+        Effect.succeed({ text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }),
       complete: { id: Completion.fromValues(["123", "456", "789"]) }
     }
   }
@@ -28,7 +43,12 @@ const setup = Effect.gen(function*() {
   const { clients } = yield* makeClients
   const watched = yield* PubSub.unbounded<void>()
   const resources = table(watched)
-  const face = yield* Face.make({ core: { surface: Board, expose: boardExpose }, client: Effect.succeed(clients), resources, coalesce: "1 millis" })
+  const face = yield* Face.make({
+    core: { surface: Board, expose: boardExpose },
+    client: Effect.succeed(clients),
+    resources,
+    coalesce: "1 millis"
+  })
   return { face, h: yield* host(face), watched, resources }
 })
 
@@ -37,22 +57,41 @@ describe("app resources", () => {
     Effect.gen(function*() {
       const { h } = yield* setup
       const listed = (yield* Effect.promise(() => h.client.listResources())).resources.map((r) => r.uri)
-      assert.includeMembers(listed, ["surface://cells/focus", "test://static-text", "test://static-binary", "test://watched-resource"])
-      const templates = (yield* Effect.promise(() => h.client.listResourceTemplates())).resourceTemplates.map((t) => t.uriTemplate)
+      assert.includeMembers(listed, [
+        "surface://cells/focus",
+        "test://static-text",
+        "test://static-binary",
+        "test://watched-resource"
+      ])
+      const templates = (yield* Effect.promise(() => h.client.listResourceTemplates())).resourceTemplates.map((t) =>
+        t.uriTemplate
+      )
       assert.includeMembers(templates, ["surface://collections/tasks/{id}", "test://template/{id}/data"])
       const text = yield* Effect.promise(() => h.client.readResource({ uri: "test://static-text" }))
-      assert.deepStrictEqual(text.contents, [{ uri: "test://static-text", mimeType: "text/plain", text: "This is the content of the static text resource." }])
+      assert.deepStrictEqual(text.contents, [{
+        uri: "test://static-text",
+        mimeType: "text/plain",
+        text: "This is the content of the static text resource."
+      }])
       const binary = yield* Effect.promise(() => h.client.readResource({ uri: "test://static-binary" }))
       assert.deepStrictEqual(binary.contents, [{ uri: "test://static-binary", mimeType: "image/png", blob: PNG }])
       const templated = yield* Effect.promise(() => h.client.readResource({ uri: "test://template/123/data" }))
       assert.deepStrictEqual(templated.contents, [
-        { uri: "test://template/123/data", mimeType: "application/json", text: JSON.stringify({ id: "123", templateTest: true, data: "Data for ID: 123" }) }
+        {
+          uri: "test://template/123/data",
+          mimeType: "application/json",
+          text: JSON.stringify({ id: "123", templateTest: true, data: "Data for ID: 123" })
+        }
       ])
       const unknown = yield* Effect.flip(Effect.tryPromise(() => h.client.readResource({ uri: "test://nothing" })))
       assert.include(String(unknown.cause), "-32602")
       assert.include(String(unknown.cause), "test://nothing")
       const ids = yield* Effect.promise(() =>
-        h.client.complete({ ref: { type: "ref/resource", uri: "test://template/{id}/data" }, argument: { name: "id", value: "4" } }))
+        h.client.complete({
+          ref: { type: "ref/resource", uri: "test://template/{id}/data" },
+          argument: { name: "id", value: "4" }
+        })
+      )
       assert.deepStrictEqual(ids.completion.values, ["456"])
     }))
 
@@ -75,15 +114,25 @@ describe("app resources", () => {
     Effect.gen(function*() {
       const { face, h, resources } = yield* setup
       yield* face.setResources({
-        resources: { ...resources.resources, "test://dynamic-resource": { name: "dynamic", read: Effect.succeed({ text: "dynamic" }) } },
+        resources: {
+          ...resources.resources,
+          "test://dynamic-resource": { name: "dynamic", read: Effect.succeed({ text: "dynamic" }) }
+        },
         templates: resources.templates
       })
       assert.strictEqual(yield* Queue.take(h.listChanged), "resources")
       const read = yield* Effect.promise(() => h.client.readResource({ uri: "test://dynamic-resource" }))
       assert.deepStrictEqual(read.contents, [{ uri: "test://dynamic-resource", text: "dynamic" }])
-      const refused = yield* Effect.flip(face.setResources({ resources: { "surface://cells/mine": { name: "mine", read: Effect.succeed({ text: "" }) } } }))
+      const refused = yield* Effect.flip(
+        face.setResources({
+          resources: { "surface://cells/mine": { name: "mine", read: Effect.succeed({ text: "" }) } }
+        })
+      )
       assert.strictEqual(refused._tag, "ReservedResourceUri")
       assert.include(refused.message, "surface://cells/mine")
-      assert.include((yield* Effect.promise(() => h.client.listResources())).resources.map((r) => r.uri), "test://dynamic-resource")
+      assert.include(
+        (yield* Effect.promise(() => h.client.listResources())).resources.map((r) => r.uri),
+        "test://dynamic-resource"
+      )
     }))
 })

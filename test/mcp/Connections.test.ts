@@ -45,7 +45,9 @@ const daemonAt = (path: string, journal: string) =>
   })
 
 const journalCount = (journal: string, line: string) =>
-  Effect.sync(() => (Fs.existsSync(journal) ? Fs.readFileSync(journal, "utf8") : "").split("\n").filter((l) => l === line).length)
+  Effect.sync(() =>
+    (Fs.existsSync(journal) ? Fs.readFileSync(journal, "utf8") : "").split("\n").filter((l) => l === line).length
+  )
 
 const pidOf = (result: { readonly structuredContent?: unknown }) =>
   (result.structuredContent as { readonly value?: unknown } | undefined)?.value
@@ -66,25 +68,29 @@ describe("a bridged surface whose daemon restarts", () => {
       assert.strictEqual(pidOf(after), second.daemon.pid)
     }).pipe(Effect.provide(WireDaemon.layer)), { timeout: 60_000 })
 
-  it.live("without onClose, exactly one request fails, saying the MCP server is still running", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const path = Path.join(dir, "s.sock")
-      const journal = Path.join(dir, "journal")
-      const first = yield* daemonAt(path, journal)
-      const c = yield* bridge(path, false)
-      assert.strictEqual(pidOf(yield* call(c, "daemon_pid")), first.daemon.pid)
-      yield* first.stop
-      const second = yield* daemonAt(path, journal)
-      const spent = yield* call(c, "daemon_pid")
-      assert.isTrue(spent.isError)
-      assert.include(textOf(spent), "The MCP server is still running")
-      assert.include(textOf(spent), "re-dials")
-      const next = yield* call(c, "daemon_pid")
-      assert.isUndefined(next.isError, textOf(next))
-      assert.strictEqual(pidOf(next), second.daemon.pid)
-      assert.strictEqual(pidOf(yield* call(c, "daemon_pid")), second.daemon.pid)
-    }).pipe(Effect.provide(WireDaemon.layer)), { timeout: 60_000 })
+  it.live(
+    "without onClose, exactly one request fails, saying the MCP server is still running",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const path = Path.join(dir, "s.sock")
+        const journal = Path.join(dir, "journal")
+        const first = yield* daemonAt(path, journal)
+        const c = yield* bridge(path, false)
+        assert.strictEqual(pidOf(yield* call(c, "daemon_pid")), first.daemon.pid)
+        yield* first.stop
+        const second = yield* daemonAt(path, journal)
+        const spent = yield* call(c, "daemon_pid")
+        assert.isTrue(spent.isError)
+        assert.include(textOf(spent), "The MCP server is still running")
+        assert.include(textOf(spent), "re-dials")
+        const next = yield* call(c, "daemon_pid")
+        assert.isUndefined(next.isError, textOf(next))
+        assert.strictEqual(pidOf(next), second.daemon.pid)
+        assert.strictEqual(pidOf(yield* call(c, "daemon_pid")), second.daemon.pid)
+      }).pipe(Effect.provide(WireDaemon.layer)),
+    { timeout: 60_000 }
+  )
 
   it.live("a call cut in flight reports an unknown outcome and is never replayed", () =>
     Effect.gen(function*() {

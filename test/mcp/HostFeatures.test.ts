@@ -29,7 +29,8 @@ const Person = Schema.Struct({
   status: Schema.Literals(["active", "inactive", "pending"]).annotate({ default: "active" }),
   verified: Schema.Boolean.annotate({ default: true })
 })
-const titled = (pairs: ReadonlyArray<readonly [string, string]>) => Schema.Union(pairs.map(([value, title]) => Schema.Literal(value).annotate({ title })))
+const titled = (pairs: ReadonlyArray<readonly [string, string]>) =>
+  Schema.Union(pairs.map(([value, title]) => Schema.Literal(value).annotate({ title })))
 const Enums = Schema.Struct({
   untitledSingle: Schema.Literals(["option1", "option2", "option3"]),
   titledSingle: titled([["value1", "First Option"], ["value2", "Second Option"]]),
@@ -57,7 +58,8 @@ const tools = {
     handler: () =>
       Effect.gen(function*() {
         const progress = yield* McpProgress.Progress
-        for (const step of [0, 50, 30, 100]) yield* progress.report({ progress: step, total: 100, message: `at ${step}` })
+        for (const step of [0, 50, 30, 100])
+          yield* progress.report({ progress: step, total: 100, message: `at ${step}` })
         return progress.token === undefined ? "no token" : "token"
       })
   }),
@@ -76,8 +78,10 @@ const tools = {
     description: "Asks for a date and answers its year, decoded by the schema",
     mutates: false,
     handler: () =>
-      Effect.map(ClientRequests.elicit("When?", Schema.Struct({ when: Schema.Date })), (answer) =>
-        answer._tag === "Accept" ? answer.content.when.getUTCFullYear() : answer._tag)
+      Effect.map(
+        ClientRequests.elicit("When?", Schema.Struct({ when: Schema.Date })),
+        (answer) => answer._tag === "Accept" ? answer.content.when.getUTCFullYear() : answer._tag
+      )
   }),
   ask_nested: Tools.make({
     description: "Asks what no form can ask",
@@ -90,17 +94,31 @@ const tools = {
     mutates: false,
     handler: ({ prompt }) =>
       Effect.map(
-        ClientRequests.sample({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 }),
+        ClientRequests.sample({
+          messages: [{ role: "user", content: { type: "text", text: prompt } }],
+          maxTokens: 100
+        }),
         (reply) => `LLM response: ${reply.content.type === "text" ? reply.content.text : reply.content.type}`
       )
   }),
-  audio: Tools.make({ description: "A sound", mutates: false, handler: () => Effect.void, render: () => ToolResult.content([ToolResult.audio(WAV, "audio/wav")]) }),
+  audio: Tools.make({
+    description: "A sound",
+    mutates: false,
+    handler: () => Effect.void,
+    render: () => ToolResult.content([ToolResult.audio(WAV, "audio/wav")])
+  }),
   embedded: Tools.make({
     description: "An embedded resource",
     mutates: false,
     handler: () => Effect.void,
     render: () =>
-      ToolResult.content([ToolResult.resource({ uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." })])
+      ToolResult.content([
+        ToolResult.resource({
+          uri: "test://embedded-resource",
+          mimeType: "text/plain",
+          text: "This is an embedded resource content."
+        })
+      ])
   }),
   mixed: Tools.make({
     description: "Text, a picture and a resource",
@@ -110,19 +128,28 @@ const tools = {
       ToolResult.content([
         ToolResult.text("Multiple content types test:"),
         ToolResult.image(PNG, "image/png"),
-        ToolResult.resource({ uri: "test://mixed-content-resource", mimeType: "application/json", text: JSON.stringify(detail) })
+        ToolResult.resource({
+          uri: "test://mixed-content-resource",
+          mimeType: "application/json",
+          text: JSON.stringify(detail)
+        })
       ], detail)
   })
 }
 
 const makeFace = (expose: typeof boardExpose | {} = {}) =>
-  Effect.flatMap(makeClients, ({ clients }) =>
-    Face.make({ core: { surface: Board, expose }, client: Effect.succeed(clients), tools }))
+  Effect.flatMap(
+    makeClients,
+    ({ clients }) => Face.make({ core: { surface: Board, expose }, client: Effect.succeed(clients), tools })
+  )
 
 const levelsOf = (h: Host) => Effect.map(drain(h.messages), (messages) => messages.map((m) => m.level))
 
 // Type-level: every new block and a mixed result are what the SDK's tools/call hands back.
-const asSdk: CallToolResult = ToolResult.content([ToolResult.audio(WAV, "audio/wav"), ToolResult.resource({ uri: "a://b", blob: "AA==" })])
+const asSdk: CallToolResult = ToolResult.content([
+  ToolResult.audio(WAV, "audio/wav"),
+  ToolResult.resource({ uri: "a://b", blob: "AA==" })
+])
 const asSdkBlock: CallToolResult["content"][number] = ToolResult.resource({ uri: "a://b", text: "t" })
 
 describe("dynamic tools", () => {
@@ -130,7 +157,14 @@ describe("dynamic tools", () => {
     Effect.gen(function*() {
       const face = yield* makeFace()
       const h = yield* host(face)
-      yield* face.setTools({ ...tools, test_dynamic_tool: Tools.make({ description: "Appears after start", mutates: false, handler: () => Effect.succeed("dynamic") }) })
+      yield* face.setTools({
+        ...tools,
+        test_dynamic_tool: Tools.make({
+          description: "Appears after start",
+          mutates: false,
+          handler: () => Effect.succeed("dynamic")
+        })
+      })
       assert.strictEqual(yield* Queue.take(h.listChanged), "tools")
       assert.include((yield* Effect.promise(() => h.client.listTools())).tools.map((t) => t.name), "test_dynamic_tool")
       assert.strictEqual(textOf(yield* call(h, "test_dynamic_tool")), `"dynamic"`)
@@ -143,7 +177,9 @@ describe("dynamic tools", () => {
       const face = yield* makeFace(boardExpose)
       const h = yield* host(face)
       const before = (yield* Effect.promise(() => h.client.listTools())).tools.map((t) => t.name)
-      const refused = yield* Effect.flip(face.setTools({ tasks_add: Tools.make({ description: "Clashes", mutates: false, handler: () => Effect.void }) }))
+      const refused = yield* Effect.flip(
+        face.setTools({ tasks_add: Tools.make({ description: "Clashes", mutates: false, handler: () => Effect.void }) })
+      )
       assert.strictEqual(refused._tag, "DuplicateToolName")
       assert.include(refused.message, `the core's procedure "tasks.add"`)
       assert.include(refused.message, `the root tool "tasks_add"`)
@@ -164,20 +200,29 @@ describe("logging", () => {
         { level: "warning", logger: "effect-surface", data: "warning line" },
         { level: "error", logger: "effect-surface", data: "error line" }
       ])
-      const response = h.sent.findIndex((s) => "result" in s.message && JSON.stringify(s.message.result).includes("logged"))
+      const response = h.sent.findIndex((s) =>
+        "result" in s.message && JSON.stringify(s.message.result).includes("logged")
+      )
       const responseId = h.sent[response]?.message
-      const logs = h.sent.flatMap((s, i) => "method" in s.message && s.message.method === "notifications/message" ? [{ ...s, i }] : [])
+      const logs = h.sent.flatMap((s, i) =>
+        "method" in s.message && s.message.method === "notifications/message" ? [{ ...s, i }] : []
+      )
       assert.strictEqual(logs.length, 2)
       for (const log of logs) {
         assert.isBelow(log.i, response) // sent before the result, not after it
-        assert.strictEqual(log.relatedRequestId, responseId !== undefined && "id" in responseId ? responseId.id : "none")
+        assert.strictEqual(
+          log.relatedRequestId,
+          responseId !== undefined && "id" in responseId ? responseId.id : "none"
+        )
       }
     }))
 
   it.live("a host at debug hears Effect.logDebug while the server's own loggers keep their floor", () =>
     Effect.gen(function*() {
       const console: Array<string> = []
-      const capture = Logger.make(({ logLevel, message }) => { console.push(`${logLevel} ${String(message)}`) })
+      const capture = Logger.make(({ logLevel, message }) => {
+        console.push(`${logLevel} ${String(message)}`)
+      })
       const face = yield* makeFace()
       const h = yield* host(face).pipe(Effect.provideService(Logger.CurrentLoggers, new Set([capture])))
       yield* Effect.promise(() => h.client.setLoggingLevel("debug"))
@@ -207,15 +252,26 @@ describe("progress", () => {
       const h = yield* host(yield* makeFace())
       const received: Array<Progress> = []
       const result = yield* Effect.promise(() =>
-        h.client.callTool({ name: "progress", arguments: {} }, undefined, { onprogress: (p) => { received.push(p) } }) as Promise<CallToolResult>)
+        h.client.callTool({ name: "progress", arguments: {} }, undefined, {
+          onprogress: (p) => {
+            received.push(p)
+          }
+        }) as Promise<CallToolResult>
+      )
       assert.strictEqual(textOf(result), `"token"`)
-      assert.deepStrictEqual(received.map((p) => [p.progress, p.total, p.message]), [[0, 100, "at 0"], [50, 100, "at 50"], [100, 100, "at 100"]])
+      assert.deepStrictEqual(received.map((p) => [p.progress, p.total, p.message]), [[0, 100, "at 0"], [
+        50,
+        100,
+        "at 50"
+      ], [100, 100, "at 100"]])
       for (const s of h.sent) {
         if ("method" in s.message && s.message.method === "notifications/progress") assert.isDefined(s.relatedRequestId)
       }
       const before = h.sent.length
       assert.strictEqual(textOf(yield* call(h, "progress")), `"no token"`)
-      assert.isFalse(h.sent.slice(before).some((s) => "method" in s.message && s.message.method === "notifications/progress"))
+      assert.isFalse(
+        h.sent.slice(before).some((s) => "method" in s.message && s.message.method === "notifications/progress")
+      )
     }))
 })
 
@@ -223,11 +279,15 @@ describe("progress", () => {
 const elicitingHost = Effect.gen(function*() {
   const requests: Array<ElicitRequest["params"]> = []
   const answers: Array<ElicitResult> = []
-  const h = yield* host(yield* makeFace(), { elicitation: {} }, (client) =>
-    client.setRequestHandler(ElicitRequestSchema, (request) => {
-      requests.push(request.params)
-      return answers.shift() ?? { action: "cancel" }
-    }))
+  const h = yield* host(
+    yield* makeFace(),
+    { elicitation: {} },
+    (client) =>
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
+        requests.push(request.params)
+        return answers.shift() ?? { action: "cancel" }
+      })
+  )
   return { h, requests, answers }
 })
 
@@ -237,7 +297,10 @@ describe("elicitation", () => {
       const { answers, h, requests } = yield* elicitingHost
       const content = { name: "Jane Smith", age: 25, score: 88, status: "inactive", verified: false }
       answers.push({ action: "accept", content }, { action: "decline" }, { action: "cancel" })
-      assert.deepStrictEqual((yield* call(h, "ask_person", { message: "Who?" })).structuredContent, { _tag: "Accept", content })
+      assert.deepStrictEqual((yield* call(h, "ask_person", { message: "Who?" })).structuredContent, {
+        _tag: "Accept",
+        content
+      })
       assert.deepStrictEqual((yield* call(h, "ask_person", { message: "Who?" })).structuredContent, { _tag: "Decline" })
       assert.deepStrictEqual((yield* call(h, "ask_person", { message: "Who?" })).structuredContent, { _tag: "Cancel" })
       assert.strictEqual(requests[0]?.message, "Who?")
@@ -270,10 +333,16 @@ describe("elicitation", () => {
       const enums = requests[1] && "requestedSchema" in requests[1] ? requests[1].requestedSchema.properties : undefined
       assert.deepStrictEqual(enums, {
         untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
-        titledSingle: { type: "string", oneOf: [{ const: "value1", title: "First Option" }, { const: "value2", title: "Second Option" }] },
+        titledSingle: {
+          type: "string",
+          oneOf: [{ const: "value1", title: "First Option" }, { const: "value2", title: "Second Option" }]
+        },
         legacyEnum: { type: "string", enum: ["opt1", "opt2"], enumNames: ["Option One", "Option Two"] },
         untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2"] } },
-        titledMulti: { type: "array", items: { anyOf: [{ const: "value1", title: "First Choice" }, { const: "value2", title: "Second Choice" }] } }
+        titledMulti: {
+          type: "array",
+          items: { anyOf: [{ const: "value1", title: "First Choice" }, { const: "value2", title: "Second Choice" }] }
+        }
       })
     }))
 
@@ -295,12 +364,24 @@ describe("sampling", () => {
   it.live("a tool asks the client's model on the request's stream and answers with its reply", () =>
     Effect.gen(function*() {
       const requests: Array<CreateMessageRequest["params"]> = []
-      const h = yield* host(yield* makeFace(), { sampling: {} }, (client) =>
-        client.setRequestHandler(CreateMessageRequestSchema, (request) => {
-          requests.push(request.params)
-          return { role: "assistant", content: { type: "text", text: "This is a test response" }, model: "test-model", stopReason: "endTurn" }
-        }))
-      assert.strictEqual(textOf(yield* call(h, "test_sampling", { prompt: "Test prompt" })), `"LLM response: This is a test response"`)
+      const h = yield* host(
+        yield* makeFace(),
+        { sampling: {} },
+        (client) =>
+          client.setRequestHandler(CreateMessageRequestSchema, (request) => {
+            requests.push(request.params)
+            return {
+              role: "assistant",
+              content: { type: "text", text: "This is a test response" },
+              model: "test-model",
+              stopReason: "endTurn"
+            }
+          })
+      )
+      assert.strictEqual(
+        textOf(yield* call(h, "test_sampling", { prompt: "Test prompt" })),
+        `"LLM response: This is a test response"`
+      )
       assert.deepStrictEqual(requests[0]?.messages, [{ role: "user", content: { type: "text", text: "Test prompt" } }])
       assert.strictEqual(requests[0]?.maxTokens, 100)
       const asked = h.sent.find((s) => "method" in s.message && s.message.method === "sampling/createMessage")
@@ -327,7 +408,14 @@ describe("content kinds", () => {
       const h = yield* host(yield* makeFace())
       assert.deepStrictEqual((yield* call(h, "audio")).content, [{ type: "audio", data: WAV, mimeType: "audio/wav" }])
       assert.deepStrictEqual((yield* call(h, "embedded")).content, [
-        { type: "resource", resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." } }
+        {
+          type: "resource",
+          resource: {
+            uri: "test://embedded-resource",
+            mimeType: "text/plain",
+            text: "This is an embedded resource content."
+          }
+        }
       ])
       const mixed = yield* call(h, "mixed")
       assert.deepStrictEqual(mixed.content.map((block) => block.type), ["text", "image", "resource"])

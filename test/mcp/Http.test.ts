@@ -15,7 +15,10 @@ import { McpHttp, McpServer } from "effect-surface/mcp"
 import { type BoardClients, serverOptions } from "../../examples/board/app.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options<never, never, BoardClients>> = {}) =>
-  Effect.flatMap(serverOptions, (options) => McpHttp.serve({ ...options, coalesce: "1 millis", ...extra, http: { port: 0, ...http } }))
+  Effect.flatMap(
+    serverOptions,
+    (options) => McpHttp.serve({ ...options, coalesce: "1 millis", ...extra, http: { port: 0, ...http } })
+  )
 
 /** An SDK client over Streamable HTTP, with the notifications it receives queued by kind. */
 const connect = (url: string) =>
@@ -25,16 +28,27 @@ const connect = (url: string) =>
     const updated = yield* Queue.unbounded<string>()
     const logged = yield* Queue.unbounded<string>()
     const toolsChanged = yield* Queue.unbounded<void>()
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { Queue.offerUnsafe(updated, n.params.uri) })
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { Queue.offerUnsafe(logged, n.params.level) })
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => { Queue.offerUnsafe(toolsChanged, undefined) })
-    yield* Effect.acquireRelease(Effect.promise(() => client.connect(transport)), () => Effect.promise(() => client.close()))
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      Queue.offerUnsafe(updated, n.params.uri)
+    })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      Queue.offerUnsafe(logged, n.params.level)
+    })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      Queue.offerUnsafe(toolsChanged, undefined)
+    })
+    yield* Effect.acquireRelease(Effect.promise(() => client.connect(transport)), () =>
+      Effect.promise(() => client.close()))
     return { client, transport, updated, logged, toolsChanged, sessionId: transport.sessionId ?? "" }
   })
 
 const call = (client: Client, name: string, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
   // The SDK's return type also admits a pre-2025 `toolResult` shape this server never sends.
-  Effect.promise(() => client.callTool({ name, arguments: args }, undefined, signal === undefined ? {} : { signal }) as Promise<CallToolResult>)
+  Effect.promise(() =>
+    client.callTool({ name, arguments: args }, undefined, signal === undefined ? {} : { signal }) as Promise<
+      CallToolResult
+    >
+  )
 
 const headers = (session?: string) => ({
   "content-type": "application/json",
@@ -46,7 +60,8 @@ const headers = (session?: string) => ({
 const post = (url: string, body: unknown, session?: string) =>
   Effect.promise(() => fetch(url, { method: "POST", headers: headers(session), body: JSON.stringify(body) }))
 
-const json = (response: Response) => Effect.promise(() => response.json() as Promise<{ readonly error?: { readonly code: number } }>)
+const json = (response: Response) =>
+  Effect.promise(() => response.json() as Promise<{ readonly error?: { readonly code: number } }>)
 
 /** Open a session with raw requests: `initialize`, then `notifications/initialized`. */
 const rawSession = (url: string) =>
@@ -72,18 +87,23 @@ interface SseEvent {
 
 /** The events of an SSE body (comments and priming events without data skipped). */
 const events = (response: Response): Stream.Stream<SseEvent> =>
-  Stream.fromReadableStream({ evaluate: () => response.body ?? new ReadableStream<Uint8Array>(), onError: (e) => e }).pipe(
-    Stream.orDie,
-    Stream.decodeText,
-    Stream.splitLines,
-    Stream.mapAccum(() => ({ id: undefined as string | undefined, data: [] as Array<string> }), (event, line) => {
-      if (line === "") return [{ id: undefined, data: [] }, event.data.length === 0 ? [] : [{ id: event.id, data: event.data.join("\n") }]]
-      if (line.startsWith("id:")) return [{ ...event, id: line.slice(3).trim() }, []]
-      if (line.startsWith("data:")) return [{ ...event, data: [...event.data, line.slice(5).trim()] }, []]
-      return [event, []]
-    }),
-    Stream.filter((event) => event.data !== "")
-  )
+  Stream.fromReadableStream({ evaluate: () => response.body ?? new ReadableStream<Uint8Array>(), onError: (e) => e })
+    .pipe(
+      Stream.orDie,
+      Stream.decodeText,
+      Stream.splitLines,
+      Stream.mapAccum(() => ({ id: undefined as string | undefined, data: [] as Array<string> }), (event, line) => {
+        if (line === "")
+          return [
+            { id: undefined, data: [] },
+            event.data.length === 0 ? [] : [{ id: event.id, data: event.data.join("\n") }]
+          ]
+        if (line.startsWith("id:")) return [{ ...event, id: line.slice(3).trim() }, []]
+        if (line.startsWith("data:")) return [{ ...event, data: [...event.data, line.slice(5).trim()] }, []]
+        return [event, []]
+      }),
+      Stream.filter((event) => event.data !== "")
+    )
 
 const openGet = (url: string, session: string, lastEventId?: string) =>
   Effect.promise(() =>
@@ -112,7 +132,11 @@ describe("MCP over Streamable HTTP: sessions", () => {
       const seenB = new Set<string>()
       // Each client opens its GET stream on its own schedule: change both until each has heard its
       // own update (bounded), which also proves both streams are live for what follows.
-      for (let round = 0; round < 50 && !(seenA.has("surface://cells/focus") && seenB.has("surface://cells/stopwatch/laps")); round++) {
+      for (
+        let round = 0;
+        round < 50 && !(seenA.has("surface://cells/focus") && seenB.has("surface://cells/stopwatch/laps"));
+        round++
+      ) {
         yield* call(b.client, "board_focus", { value: `round ${round}` })
         yield* call(a.client, "stopwatch_watch_lap")
         yield* Effect.sleep("40 millis")
@@ -130,9 +154,14 @@ describe("MCP over Streamable HTTP: sessions", () => {
     Effect.gen(function*() {
       const options = yield* serverOptions
       // Built into the test's scope, so the servers live until it ends.
-      const fromOptions = Context.get(yield* Layer.build(McpHttp.layer({ ...options, http: { port: 0 } })), McpHttp.Endpoint)
+      const fromOptions = Context.get(
+        yield* Layer.build(McpHttp.layer({ ...options, http: { port: 0 } })),
+        McpHttp.Endpoint
+      )
       const fromServer = Context.get(
-        yield* Layer.build(McpHttp.layerServer({ port: 0, path: "/mcp/board" }).pipe(Layer.provide(McpServer.layer(options)))),
+        yield* Layer.build(
+          McpHttp.layerServer({ port: 0, path: "/mcp/board" }).pipe(Layer.provide(McpServer.layer(options)))
+        ),
         McpHttp.Endpoint
       )
       assert.match(fromServer.url, /\/mcp\/board$/)
@@ -198,7 +227,12 @@ describe("MCP over Streamable HTTP: sessions", () => {
     Effect.gen(function*() {
       const served = yield* serveBoard()
       const session = yield* rawSession(served.url)
-      const subscribed = yield* post(served.url, { jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri: "surface://cells/focus" } }, session)
+      const subscribed = yield* post(served.url, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "resources/subscribe",
+        params: { uri: "surface://cells/focus" }
+      }, session)
       assert.include(yield* Effect.promise(() => subscribed.text()), "\"result\"")
       const other = yield* connect(served.url)
 
@@ -225,7 +259,12 @@ describe("MCP over Streamable HTTP: sessions", () => {
       yield* Effect.sleep("50 millis")
       const resumed = yield* openGet(served.url, session, lastEventId)
       assert.strictEqual(resumed.status, 200)
-      const replayed = yield* events(resumed).pipe(Stream.filter(isUpdate), Stream.take(2), Stream.runCollect, Effect.timeout("5 seconds"))
+      const replayed = yield* events(resumed).pipe(
+        Stream.filter(isUpdate),
+        Stream.take(2),
+        Stream.runCollect,
+        Effect.timeout("5 seconds")
+      )
       assert.strictEqual(replayed.length, 2)
       for (const event of replayed) {
         assert.isString(event.id)
@@ -249,7 +288,11 @@ describe("MCP over Streamable HTTP: sessions", () => {
       assert.strictEqual(foreign.status, 400)
       // The owner resumes once the server has seen its first stream go (until then it is 409).
       const own = yield* openGet(served.url, owner, ownersId).pipe(
-        Effect.repeat({ until: (response) => response.status !== 409, schedule: Schedule.spaced("20 millis"), times: 100 })
+        Effect.repeat({
+          until: (response) => response.status !== 409,
+          schedule: Schedule.spaced("20 millis"),
+          times: 100
+        })
       )
       assert.strictEqual(own.status, 200)
       yield* Effect.promise(() => own.body?.cancel() ?? Promise.resolve())

@@ -13,7 +13,10 @@ import { serverOptions } from "../../examples/board/app.ts"
 import { errorCode, events, headers, initialize, openGet, post, rawSession, text } from "./httpRaw.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}) =>
-  Effect.flatMap(serverOptions, (options) => McpHttp.serve({ ...options, coalesce: "1 millis", http: { port: 0, ...http } }))
+  Effect.flatMap(
+    serverOptions,
+    (options) => McpHttp.serve({ ...options, coalesce: "1 millis", http: { port: 0, ...http } })
+  )
 
 /** A store that remembers every event id it issued, by session and stream. */
 const observedStore = (options?: McpEventStore.MemoryOptions) => {
@@ -21,7 +24,11 @@ const observedStore = (options?: McpEventStore.MemoryOptions) => {
   const issued: Array<{ readonly session: string; readonly stream: string; readonly id: string }> = []
   const observed = McpEventStore.EventStore.of({
     ...store,
-    append: (session, stream, message) => Effect.tap(store.append(session, stream, message), (id) => Effect.sync(() => issued.push({ session, stream, id })))
+    append: (session, stream, message) =>
+      Effect.tap(
+        store.append(session, stream, message),
+        (id) => Effect.sync(() => issued.push({ session, stream, id }))
+      )
   })
   return { store: observed, issued }
 }
@@ -39,7 +46,12 @@ const gated = (gate: Deferred.Deferred<void>, started?: Deferred.Deferred<void>)
       )
   })
 
-const callTool = (id: number, name: string) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } })
+const callTool = (id: number, name: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: {} }
+})
 
 /** Wait (bounded) until `read` satisfies `done`, and answer its last value. */
 const eventually = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) =>
@@ -57,16 +69,33 @@ describe("MCP over Streamable HTTP: bounds", () => {
       const { issued, store } = observedStore()
       const gate = yield* Deferred.make<void>()
       const options = yield* serverOptions
-      const served = yield* McpHttp.serve({ ...options, tools: { ...options.tools, gated: gated(gate) }, http: { port: 0 } }).pipe(
+      const served = yield* McpHttp.serve({
+        ...options,
+        tools: { ...options.tools, gated: gated(gate) },
+        http: { port: 0 }
+      }).pipe(
         Effect.provideService(McpEventStore.EventStore, store)
       )
       const session = yield* rawSession(served.url)
       // Answered as JSON (nothing before the answer), and as a stream (a log line first).
       yield* Effect.flatMap(post(served.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, session), text)
-      assert.include(yield* Effect.flatMap(post(served.url, { ...callTool(3, "tasks_add"), params: { name: "tasks_add", arguments: { title: "x" } } }, session), text), "added")
+      assert.include(
+        yield* Effect.flatMap(
+          post(
+            served.url,
+            { ...callTool(3, "tasks_add"), params: { name: "tasks_add", arguments: { title: "x" } } },
+            session
+          ),
+          text
+        ),
+        "added"
+      )
       const answered = issued.filter((event) => event.session === session && event.stream !== "_GET_stream")
       assert.isAbove(answered.length, 0)
-      const gone = Effect.forEach(answered, (event) => Effect.map(Effect.orDie(store.after(session, event.id)), Option.isNone))
+      const gone = Effect.forEach(
+        answered,
+        (event) => Effect.map(Effect.orDie(store.after(session, event.id)), Option.isNone)
+      )
       assert.deepStrictEqual(yield* eventually(gone, (all) => all.every(Boolean)), answered.map(() => true))
 
       // Cut off after its log line: the stream stays, and the answer given later reaches the resume.
@@ -78,11 +107,19 @@ describe("MCP over Streamable HTTP: bounds", () => {
       controller.abort()
       // Refused (409) until the server has seen the stream go.
       const resumed = yield* openGet(served.url, session, lastEventId).pipe(
-        Effect.repeat({ until: (response) => response.status !== 409, schedule: Schedule.spaced("20 millis"), times: 100 })
+        Effect.repeat({
+          until: (response) => response.status !== 409,
+          schedule: Schedule.spaced("20 millis"),
+          times: 100
+        })
       )
       assert.strictEqual(resumed.status, 200)
       yield* Deferred.succeed(gate, undefined)
-      const answer = yield* events(resumed).pipe(Stream.filter((event) => event.data.includes("\"id\":4")), Stream.runHead, Effect.timeout("5 seconds"))
+      const answer = yield* events(resumed).pipe(
+        Stream.filter((event) => event.data.includes("\"id\":4")),
+        Stream.runHead,
+        Effect.timeout("5 seconds")
+      )
       assert.include(Option.getOrUndefined(answer)?.data ?? "", "let through")
     }))
 
@@ -97,7 +134,9 @@ describe("MCP over Streamable HTTP: bounds", () => {
       const subscribe = (uri: string) => Effect.tryPromise(() => client.subscribeResource({ uri })).pipe(Effect.exit)
       assert.isTrue(Exit.isSuccess(yield* subscribe("surface://cells/focus")))
       assert.isTrue(Exit.isSuccess(yield* subscribe("surface://cells/stopwatch/laps")))
-      const third = yield* Effect.flip(Effect.tryPromise(() => client.subscribeResource({ uri: "surface://streams/activity" })))
+      const third = yield* Effect.flip(
+        Effect.tryPromise(() => client.subscribeResource({ uri: "surface://streams/activity" }))
+      )
       assert.include(String(third.cause), "Too many subscriptions: a session may hold at most 2")
       // A URI already held is no new subscription.
       assert.isTrue(Exit.isSuccess(yield* subscribe("surface://cells/focus")))
@@ -106,7 +145,10 @@ describe("MCP over Streamable HTTP: bounds", () => {
       // Another session has a cap of its own.
       const other = yield* rawSession(served.url)
       for (const [id, uri] of [[2, "surface://cells/focus"], [3, "surface://cells/stopwatch/laps"]] as const) {
-        const answer = yield* Effect.flatMap(post(served.url, { jsonrpc: "2.0", id, method: "resources/subscribe", params: { uri } }, other), text)
+        const answer = yield* Effect.flatMap(
+          post(served.url, { jsonrpc: "2.0", id, method: "resources/subscribe", params: { uri } }, other),
+          text
+        )
         assert.include(answer, "\"result\"")
       }
     }))
@@ -116,7 +158,12 @@ describe("MCP over Streamable HTTP: bounds", () => {
       const served = yield* serveBoard({ maxBodyBytes: 1024 })
       const unknown = crypto.randomUUID()
       // Declared over the bound: the session is refused first, not the size.
-      const declared = yield* post(served.url, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { padding: "x".repeat(4096) } }, unknown)
+      const declared = yield* post(served.url, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { padding: "x".repeat(4096) }
+      }, unknown)
       assert.strictEqual(declared.status, 404)
       assert.strictEqual(errorCode(yield* text(declared)), -32001)
       // Streamed, with no length: answered long before the 64 MiB offered were read.
@@ -130,7 +177,9 @@ describe("MCP over Streamable HTTP: bounds", () => {
         }
       })
       // Node's fetch needs `duplex` for a streamed body; the DOM `RequestInit` type lacks it.
-      const streamed = yield* Effect.promise(() => fetch(served.url, { method: "POST", headers: headers(unknown), body, duplex: "half" } as RequestInit))
+      const streamed = yield* Effect.promise(() =>
+        fetch(served.url, { method: "POST", headers: headers(unknown), body, duplex: "half" } as RequestInit)
+      )
       assert.strictEqual(streamed.status, 404)
       assert.isBelow(pulled.bytes, 16 * 1024 * 1024)
     }))
@@ -140,9 +189,15 @@ describe("MCP over Streamable HTTP: bounds", () => {
       const gate = yield* Deferred.make<void>()
       const started = yield* Deferred.make<void>()
       const options = yield* serverOptions
-      const served = yield* McpHttp.serve({ ...options, tools: { ...options.tools, gated: gated(gate, started) }, http: { port: 0, maxRequestsInFlight: 1 } })
+      const served = yield* McpHttp.serve({
+        ...options,
+        tools: { ...options.tools, gated: gated(gate, started) },
+        http: { port: 0, maxRequestsInFlight: 1 }
+      })
       const session = yield* rawSession(served.url)
-      const holding = yield* Effect.flatMap(post(served.url, callTool(2, "gated"), session), text).pipe(Effect.forkChild)
+      const holding = yield* Effect.flatMap(post(served.url, callTool(2, "gated"), session), text).pipe(
+        Effect.forkChild
+      )
       yield* Deferred.await(started).pipe(Effect.timeout("5 seconds"))
       const refused = yield* post(served.url, { jsonrpc: "2.0", id: 3, method: "tools/list" }, session)
       assert.strictEqual(refused.status, 503)
@@ -191,34 +246,51 @@ describe("MCP over Streamable HTTP: bounds", () => {
       assert.strictEqual((yield* served.sessions).length, 2)
     }))
 
-  it.live("a GET stream nobody reads is closed past its buffer, and the client resuming with Last-Event-ID receives every event it missed", () =>
-    Effect.gen(function*() {
-      const { issued, store } = observedStore({ maxEventsPerStream: 1_000_000, maxBytesPerSession: 256 * 1024 * 1024, maxBytes: 256 * 1024 * 1024 })
-      const served = yield* serveBoard({ maxStreamBufferBytes: 16 * 1024 }).pipe(Effect.provideService(McpEventStore.EventStore, store))
-      const session = yield* rawSession(served.url)
-      const reader = yield* unreadGet(served.port, session)
-      // One event read, then nothing more: the client stops reading.
-      yield* served.face.setPrompts({})
-      const firstId = yield* reader.firstEventId.pipe(Effect.timeout("5 seconds"))
-      yield* Effect.sync(() => reader.socket.pause())
+  it.live(
+    "a GET stream nobody reads is closed past its buffer, and the client resuming with Last-Event-ID receives every event it missed",
+    () =>
+      Effect.gen(function*() {
+        const { issued, store } = observedStore({
+          maxEventsPerStream: 1_000_000,
+          maxBytesPerSession: 256 * 1024 * 1024,
+          maxBytes: 256 * 1024 * 1024
+        })
+        const served = yield* serveBoard({ maxStreamBufferBytes: 16 * 1024 }).pipe(
+          Effect.provideService(McpEventStore.EventStore, store)
+        )
+        const session = yield* rawSession(served.url)
+        const reader = yield* unreadGet(served.port, session)
+        // One event read, then nothing more: the client stops reading.
+        yield* served.face.setPrompts({})
+        const firstId = yield* reader.firstEventId.pipe(Effect.timeout("5 seconds"))
+        yield* Effect.sync(() => reader.socket.pause())
 
-      // Events until the server has let the stream go: a resume is refused (409) while it holds it.
-      let resumed: Response | undefined
-      for (let round = 0; round < 200 && resumed === undefined; round++) {
-        for (let n = 0; n < 500; n++) yield* served.face.setPrompts({})
-        const attempt = yield* openGet(served.url, session, firstId)
-        if (attempt.status === 409) yield* text(attempt)
-        else resumed = attempt
-      }
-      assert.isDefined(resumed)
-      assert.strictEqual(resumed?.status, 200)
-      const stored = issued.filter((event) => event.session === session && event.stream === "_GET_stream").map((event) => event.id)
-      const missed = stored.slice(stored.indexOf(firstId) + 1)
-      // More than the buffer and the sockets could hold went unread.
-      assert.isAbove(missed.length, 1000)
-      const replayed = yield* events(resumed!).pipe(Stream.take(missed.length), Stream.map((event) => event.id), Stream.runCollect, Effect.timeout("20 seconds"))
-      assert.deepStrictEqual(replayed, missed)
-    }), { timeout: 60_000 })
+        // Events until the server has let the stream go: a resume is refused (409) while it holds it.
+        let resumed: Response | undefined
+        for (let round = 0; round < 200 && resumed === undefined; round++) {
+          for (let n = 0; n < 500; n++) yield* served.face.setPrompts({})
+          const attempt = yield* openGet(served.url, session, firstId)
+          if (attempt.status === 409) yield* text(attempt)
+          else resumed = attempt
+        }
+        assert.isDefined(resumed)
+        assert.strictEqual(resumed?.status, 200)
+        const stored = issued.filter((event) => event.session === session && event.stream === "_GET_stream").map((
+          event
+        ) => event.id)
+        const missed = stored.slice(stored.indexOf(firstId) + 1)
+        // More than the buffer and the sockets could hold went unread.
+        assert.isAbove(missed.length, 1000)
+        const replayed = yield* events(resumed!).pipe(
+          Stream.take(missed.length),
+          Stream.map((event) => event.id),
+          Stream.runCollect,
+          Effect.timeout("20 seconds")
+        )
+        assert.deepStrictEqual(replayed, missed)
+      }),
+    { timeout: 60_000 }
+  )
 
   it.live("dnsRebindingProtection on a bind that is not loopback, with no allow-list, refuses to start and says what to add", () =>
     Effect.gen(function*() {
@@ -227,7 +299,13 @@ describe("MCP over Streamable HTTP: bounds", () => {
       assert.include(refused.message, "add allowedHosts")
       assert.include(refused.message, "0.0.0.0")
       // Given a list, or left to its default (off, with a warning), the bind is allowed.
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true, allowedHosts: ["mcp.example.com"] }))))
+      assert.isTrue(
+        Exit.isSuccess(
+          yield* Effect.exit(
+            McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true, allowedHosts: ["mcp.example.com"] })
+          )
+        )
+      )
       assert.isTrue(Exit.isSuccess(yield* Effect.exit(McpHttpGuard.checkBind({ host: "0.0.0.0" }))))
     }))
 })
@@ -236,7 +314,8 @@ describe("MCP over Streamable HTTP: bounds", () => {
 const rawSessionOrFail = (url: string) =>
   Effect.flatMap(
     post(url, initialize),
-    (response) => Effect.flatMap(text(response), () => response.status === 200 ? Effect.void : Effect.fail(response.status))
+    (response) =>
+      Effect.flatMap(text(response), () => response.status === 200 ? Effect.void : Effect.fail(response.status))
   )
 
 /** A GET stream over a raw socket, so the test decides when the client stops reading. */

@@ -5,7 +5,11 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Option } from "effect"
 import { McpEventStore } from "effect-surface/mcp"
 
-const note = (n: number): JSONRPCMessage => ({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: n } })
+const note = (n: number): JSONRPCMessage => ({
+  jsonrpc: "2.0",
+  method: "notifications/message",
+  params: { level: "info", data: n }
+})
 
 const dataOf = (replay: Option.Option<McpEventStore.Replay>) =>
   Option.match(replay, {
@@ -58,14 +62,31 @@ describe("MCP over Streamable HTTP: the event store", () => {
       const primed = yield* Effect.promise(() => sdk.storeEvent("post-1", {} as JSONRPCMessage))
       yield* Effect.promise(() => sdk.storeEvent("post-1", note(1)))
       const sent: Array<JSONRPCMessage> = []
-      const stream = yield* Effect.promise(() => sdk.replayEventsAfter("0-0", { send: async (_, message) => { sent.push(message) } }).catch(() => "refused"))
+      const stream = yield* Effect.promise(() =>
+        sdk.replayEventsAfter("0-0", {
+          send: async (_, message) => {
+            sent.push(message)
+          }
+        }).catch(() => "refused")
+      )
       assert.strictEqual(stream, "refused")
-      const replayed = yield* Effect.promise(() => sdk.replayEventsAfter(primed, { send: async (_, message) => { sent.push(message) } }))
+      const replayed = yield* Effect.promise(() =>
+        sdk.replayEventsAfter(primed, {
+          send: async (_, message) => {
+            sent.push(message)
+          }
+        })
+      )
       assert.strictEqual(replayed, "post-1")
       assert.deepStrictEqual(sent, [note(1)])
-      assert.strictEqual(yield* Effect.promise(() => sdk.getStreamIdForEventId?.(primed) ?? Promise.resolve(undefined)), "post-1")
+      assert.strictEqual(
+        yield* Effect.promise(() => sdk.getStreamIdForEventId?.(primed) ?? Promise.resolve(undefined)),
+        "post-1"
+      )
       const other = McpEventStore.forSession(store, "s2", Effect.runPromise)
-      assert.isUndefined(yield* Effect.promise(() => other.getStreamIdForEventId?.(primed) ?? Promise.resolve(undefined)))
+      assert.isUndefined(
+        yield* Effect.promise(() => other.getStreamIdForEventId?.(primed) ?? Promise.resolve(undefined))
+      )
     }))
 
   it.effect("a session's events are kept within its byte budget, oldest first, and no other session loses any", () =>

@@ -32,7 +32,10 @@ const request = (url: string, headers: Record<string, string>, body: string = in
     }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
-      res.on("end", () => resume(Effect.succeed({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() })))
+      res.on(
+        "end",
+        () => resume(Effect.succeed({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
+      )
     })
     req.on("error", (error) => resume(Effect.die(error)))
     req.end(body)
@@ -40,7 +43,8 @@ const request = (url: string, headers: Record<string, string>, body: string = in
 
 const errorCode = (answer: Answer): number | undefined => {
   const parsed: unknown = JSON.parse(answer.body)
-  return typeof parsed === "object" && parsed !== null && "error" in parsed && typeof parsed.error === "object" && parsed.error !== null &&
+  return typeof parsed === "object" && parsed !== null && "error" in parsed && typeof parsed.error === "object" &&
+      parsed.error !== null &&
       "code" in parsed.error && typeof parsed.error.code === "number"
     ? parsed.error.code
     : undefined
@@ -53,7 +57,9 @@ describe("MCP over Streamable HTTP: refusals before a session", () => {
       const port = served.port
       assert.isAbove(port, 0)
       assert.strictEqual(served.url, `http://127.0.0.1:${port}/mcp`)
-      for (const host of ["evil.example.com", `evil.example.com:${port}`, `localhost:${port + 1}`, "127.0.0.1.nip.io"]) {
+      for (
+        const host of ["evil.example.com", `evil.example.com:${port}`, `localhost:${port + 1}`, "127.0.0.1.nip.io"]
+      ) {
         const refused = yield* request(served.url, { host, origin: `http://${host}` })
         assert.strictEqual(refused.status, 403, host)
         assert.strictEqual(errorCode(refused), -32000)
@@ -71,20 +77,31 @@ describe("MCP over Streamable HTTP: refusals before a session", () => {
 
   it.live("configured allow-lists replace the loopback defaults, and protection can be turned off", () =>
     Effect.gen(function*() {
-      const listed = yield* serveBoard({ allowedHosts: ["mcp.example.test"], allowedOrigins: ["https://app.example.test"] })
+      const listed = yield* serveBoard({
+        allowedHosts: ["mcp.example.test"],
+        allowedOrigins: ["https://app.example.test"]
+      })
       const host = `mcp.example.test:${listed.port}`
       assert.strictEqual((yield* request(listed.url, { host, origin: "https://app.example.test" })).status, 200)
       assert.strictEqual((yield* request(listed.url, { host: `localhost:${listed.port}` })).status, 403)
       assert.strictEqual((yield* request(listed.url, { host, origin: `http://localhost:${listed.port}` })).status, 403)
 
       const open = yield* serveBoard({ dnsRebindingProtection: false })
-      assert.strictEqual((yield* request(open.url, { host: "evil.example.com", origin: "http://evil.example.com" })).status, 200)
+      assert.strictEqual(
+        (yield* request(open.url, { host: "evil.example.com", origin: "http://evil.example.com" })).status,
+        200
+      )
     }))
 
   it.live("an oversized body is 413 with a JSON-RPC error, refused by its declared length or as soon as it streams past the bound", () =>
     Effect.gen(function*() {
       const served = yield* serveBoard({ maxBodyBytes: 1024 })
-      const padded = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { padding: "x".repeat(4096) } })
+      const padded = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { padding: "x".repeat(4096) }
+      })
       const declared = yield* request(served.url, { host: `127.0.0.1:${served.port}` }, padded)
       assert.strictEqual(declared.status, 413)
       assert.strictEqual(errorCode(declared), -32000)
@@ -110,7 +127,10 @@ describe("MCP over Streamable HTTP: refusals before a session", () => {
         } as RequestInit)
       )
       assert.strictEqual(streamed.status, 413)
-      assert.strictEqual((yield* Effect.promise(() => streamed.json() as Promise<{ error: { code: number } }>)).error.code, -32000)
+      assert.strictEqual(
+        (yield* Effect.promise(() => streamed.json() as Promise<{ error: { code: number } }>)).error.code,
+        -32000
+      )
       // Answered long before the body ended: what the client had produced by then is what socket
       // buffers took in (a few MiB on loopback), not the 64 MiB a read-it-all server would wait for.
       assert.isBelow(pulled.bytes, 16 * 1024 * 1024)

@@ -3,7 +3,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Effect, Exit, Fiber, Ref, Schedule, Scope, Stream } from "effect"
+import { Effect, Exit, Fiber, Ref, Schedule, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as ChildProcess from "node:child_process"
 import { fileURLToPath } from "node:url"
@@ -46,7 +46,9 @@ const subscribe = (url: string, session: string, uri: string) =>
 /** Open the session's GET stream and read it to its end in a fiber. */
 const followGet = (url: string, session: string) =>
   Effect.gen(function*() {
-    const response = yield* Effect.promise(() => fetch(url, { headers: { accept: "text/event-stream", "mcp-session-id": session } }))
+    const response = yield* Effect.promise(() =>
+      fetch(url, { headers: { accept: "text/event-stream", "mcp-session-id": session } })
+    )
     assert.strictEqual(response.status, 200)
     return yield* Effect.promise(() => response.text()).pipe(Effect.forkChild)
   })
@@ -69,12 +71,22 @@ const countedFace = Effect.gen(function*() {
   const slow = Tools.make({
     description: "Run until interrupted.",
     mutates: false,
-    handler: () => Effect.acquireUseRelease(Ref.update(running, (n) => n + 1), () => Effect.as(Effect.never, "never answered"), () => Ref.update(running, (n) => n - 1))
+    handler: () =>
+      Effect.acquireUseRelease(
+        Ref.update(running, (n) => n + 1),
+        () => Effect.as(Effect.never, "never answered"),
+        () => Ref.update(running, (n) => n - 1)
+      )
   })
   const face = yield* McpFace.make({ ...options, coalesce: "1 millis", tools: { ...options.tools, slow } })
   const counted: McpFace.Face = {
     ...face,
-    watch: (uri, onChange) => Effect.acquireUseRelease(Ref.update(watching, (n) => n + 1), () => face.watch(uri, onChange), () => Ref.update(watching, (n) => n - 1))
+    watch: (uri, onChange) =>
+      Effect.acquireUseRelease(
+        Ref.update(watching, (n) => n + 1),
+        () => face.watch(uri, onChange),
+        () => Ref.update(watching, (n) => n - 1)
+      )
   }
   return { face: counted, watching, running }
 })
@@ -82,13 +94,18 @@ const countedFace = Effect.gen(function*() {
 describe("MCP over Streamable HTTP: how sessions end", () => {
   it.effect("an idle session expires on the clock, and each request defers its expiry", () =>
     Effect.gen(function*() {
-      const served = yield* Effect.flatMap(serverOptions, (options) => McpHttp.serve({ ...options, http: { port: 0, idleTimeout: "10 minutes" } }))
+      const served = yield* Effect.flatMap(serverOptions, (options) =>
+        McpHttp.serve({ ...options, http: { port: 0, idleTimeout: "10 minutes" } }))
       const quiet = yield* rawSession(served.url)
       const busy = yield* rawSession(served.url)
       yield* TestClock.adjust("6 minutes")
       yield* Effect.flatMap(send(served.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, busy), text)
       yield* TestClock.adjust("5 minutes")
-      assert.deepStrictEqual(yield* eventuallyNow(served.sessions, (ids) => !ids.includes(quiet)), [busy])
+      assert.deepStrictEqual(
+        yield* eventuallyNow(served.sessions, (ids) =>
+          !ids.includes(quiet)),
+        [busy]
+      )
       yield* TestClock.adjust("2 minutes")
       assert.deepStrictEqual(yield* served.sessions, [busy])
       yield* TestClock.adjust("5 minutes")
@@ -99,7 +116,10 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
 
   it.live("an open GET stream keeps its session in use; a session with nothing open expires after the idle timeout", () =>
     Effect.gen(function*() {
-      const served = yield* Effect.flatMap(serverOptions, (options) => McpHttp.serve({ ...options, http: { port: 0, idleTimeout: "200 millis" } }))
+      const served = yield* Effect.flatMap(
+        serverOptions,
+        (options) => McpHttp.serve({ ...options, http: { port: 0, idleTimeout: "200 millis" } })
+      )
       const listening = yield* rawSession(served.url)
       const idle = yield* rawSession(served.url)
       const stream = yield* followGet(served.url, listening)
@@ -117,7 +137,12 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
       yield* subscribe(served.url, session, "surface://cells/focus")
       yield* subscribe(served.url, session, "surface://cells/stopwatch/laps")
       const stream = yield* followGet(served.url, session)
-      const call = yield* send(served.url, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "slow", arguments: {} } }, session).pipe(
+      const call = yield* send(served.url, {
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "slow", arguments: {} }
+      }, session).pipe(
         Effect.flatMap(text),
         Effect.forkChild
       )
@@ -137,7 +162,9 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
     Effect.gen(function*() {
       const counted = yield* countedFace
       const scope = yield* Scope.make()
-      const served = yield* McpHttp.serveFace(counted.face, { port: 0, drainTimeout: "5 seconds" }).pipe(Scope.provide(scope))
+      const served = yield* McpHttp.serveFace(counted.face, { port: 0, drainTimeout: "5 seconds" }).pipe(
+        Scope.provide(scope)
+      )
       const sessions = [yield* rawSession(served.url), yield* rawSession(served.url)]
       const streams = []
       for (const session of sessions) {
@@ -150,7 +177,12 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
       assert.strictEqual(yield* eventually(Ref.get(counted.watching), (n) => n === 2), 2)
 
       const first = sessions[0] ?? ""
-      const inflight = yield* send(served.url, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "stopwatch_wait", arguments: { seconds: 0.3 } } }, first).pipe(
+      const inflight = yield* send(served.url, {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "stopwatch_wait", arguments: { seconds: 0.3 } }
+      }, first).pipe(
         Effect.flatMap(text),
         Effect.forkChild
       )
@@ -161,7 +193,9 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
       for (const stream of streams) yield* Fiber.join(stream).pipe(Effect.timeout("5 seconds"))
       assert.deepStrictEqual(yield* served.sessions, [])
       assert.strictEqual(yield* Ref.get(counted.watching), 0)
-      const refused = yield* Effect.exit(Effect.tryPromise(() => fetch(served.url, { method: "POST", headers: headers(first), body: "{}" })))
+      const refused = yield* Effect.exit(
+        Effect.tryPromise(() => fetch(served.url, { method: "POST", headers: headers(first), body: "{}" }))
+      )
       assert.isTrue(Exit.isFailure(refused))
       yield* Effect.promise(() => client.close())
     }))
@@ -170,51 +204,71 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
     Effect.gen(function*() {
       const counted = yield* countedFace
       const scope = yield* Scope.make()
-      const served = yield* McpHttp.serveFace(counted.face, { port: 0, drainTimeout: "10 seconds" }).pipe(Scope.provide(scope))
+      const served = yield* McpHttp.serveFace(counted.face, { port: 0, drainTimeout: "10 seconds" }).pipe(
+        Scope.provide(scope)
+      )
       const client = new Client({ name: "sdk", version: "1.0.0" })
       yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(served.url))))
       const controller = new AbortController()
       // The SDK client keeps reading the call's POST stream after cancelling; nothing will end it.
-      const cancelled = client.callTool({ name: "slow", arguments: {} }, undefined, { signal: controller.signal }).then(() => "answered", () => "cancelled")
+      const cancelled = client.callTool({ name: "slow", arguments: {} }, undefined, { signal: controller.signal }).then(
+        () => "answered",
+        () => "cancelled"
+      )
       assert.strictEqual(yield* eventually(Ref.get(counted.running), (n) => n === 1), 1)
       controller.abort()
       assert.strictEqual(yield* Effect.promise(() => cancelled), "cancelled")
       assert.strictEqual(yield* eventually(Ref.get(counted.running), (n) => n === 0), 0)
-      yield* Scope.close(scope, Exit.void).pipe(Effect.timeoutOrElse({ duration: "3 seconds", orElse: () => Effect.die("shutdown waited for a cancelled call") }))
+      yield* Scope.close(scope, Exit.void).pipe(
+        Effect.timeoutOrElse({
+          duration: "3 seconds",
+          orElse: () => Effect.die("shutdown waited for a cancelled call")
+        })
+      )
       assert.deepStrictEqual(yield* served.sessions, [])
       yield* Effect.promise(() => client.close())
     }))
 
-  it.live("npm start serves the board over HTTP, prints its URL and the host line, and Ctrl-C closes every session and exits 0", () =>
-    Effect.gen(function*() {
-      const child = yield* Effect.acquireRelease(
-        Effect.sync(() =>
-          ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts"], {
-            cwd: root,
-            env: { ...process.env, PORT: "0", NO_COLOR: "1" },
-            stdio: ["ignore", "pipe", "pipe"]
-          })
-        ),
-        (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-      )
-      const output = yield* Ref.make("")
-      child.stdout.on("data", (chunk: Buffer) => Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
-      const exited = Effect.callback<number | null>((resume) => {
-        if (child.exitCode !== null) return resume(Effect.succeed(child.exitCode))
-        child.once("exit", (code) => resume(Effect.succeed(code)))
-      })
-      const printed = yield* eventually(Ref.get(output), (all) => /claude mcp add --transport http board (\S+)/.test(all)).pipe(Effect.timeout("30 seconds"))
-      const url = /claude mcp add --transport http board (\S+)/.exec(printed)?.[1] ?? ""
-      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
+  it.live(
+    "npm start serves the board over HTTP, prints its URL and the host line, and Ctrl-C closes every session and exits 0",
+    () =>
+      Effect.gen(function*() {
+        const child = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts"], {
+              cwd: root,
+              env: { ...process.env, PORT: "0", NO_COLOR: "1" },
+              stdio: ["ignore", "pipe", "pipe"]
+            })
+          ),
+          (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+        )
+        const output = yield* Ref.make("")
+        child.stdout.on("data", (chunk: Buffer) =>
+          Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
+        const exited = Effect.callback<number | null>((resume) => {
+          if (child.exitCode !== null)
+            return resume(Effect.succeed(child.exitCode))
+          child.once("exit", (code) =>
+            resume(Effect.succeed(code)))
+        })
+        const printed = yield* eventually(Ref.get(output), (all) =>
+          /claude mcp add --transport http board (\S+)/.test(all)).pipe(Effect.timeout("30 seconds"))
+        const url = /claude mcp add --transport http board (\S+)/.exec(printed)?.[1] ?? ""
+        assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
 
-      const client = new Client({ name: "npm-start", version: "1.0.0" })
-      yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(url))))
-      const { tools } = yield* Effect.promise(() => client.listTools())
-      assert.include(tools.map((t) => t.name), "tasks_add")
+        const client = new Client({ name: "npm-start", version: "1.0.0" })
+        yield* Effect.promise(() =>
+          client.connect(new StreamableHTTPClientTransport(new URL(url)))
+        )
+        const { tools } = yield* Effect.promise(() => client.listTools())
+        assert.include(tools.map((t) => t.name), "tasks_add")
 
-      child.kill("SIGINT")
-      assert.strictEqual(yield* exited.pipe(Effect.timeout("15 seconds")), 0)
-      assert.include(yield* Ref.get(output), "closed 1 session(s)")
-      yield* Effect.promise(() => client.close())
-    }), { timeout: 60_000 })
+        child.kill("SIGINT")
+        assert.strictEqual(yield* exited.pipe(Effect.timeout("15 seconds")), 0)
+        assert.include(yield* Ref.get(output), "closed 1 session(s)")
+        yield* Effect.promise(() => client.close())
+      }),
+    { timeout: 60_000 }
+  )
 })

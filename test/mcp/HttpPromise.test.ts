@@ -18,7 +18,8 @@ const connect = (url: string) =>
     (client) => Effect.promise(() => client.close())
   )
 
-const toolNames = (client: Client) => Effect.promise(() => client.listTools()).pipe(Effect.map((listed) => listed.tools.map((t) => t.name)))
+const toolNames = (client: Client) =>
+  Effect.promise(() => client.listTools()).pipe(Effect.map((listed) => listed.tools.map((t) => t.name)))
 
 /** Whether anything accepts a TCP connection on the port (a refused connect answers false). */
 const listening = (port: number) =>
@@ -61,7 +62,9 @@ describe("the Promise API over Streamable HTTP", () => {
       yield* Effect.promise(() => served.reroster({}))
       assert.notInclude(yield* toolNames(a), "stopwatch_watch_lap")
       assert.notInclude(yield* toolNames(b), "stopwatch_watch_lap")
-      const refused = yield* Effect.flip(Effect.tryPromise(() => served.reroster({ tasks: { surface: Stopwatch, expose: {} } })))
+      const refused = yield* Effect.flip(
+        Effect.tryPromise(() => served.reroster({ tasks: { surface: Stopwatch, expose: {} } }))
+      )
       assert.include(String(refused.cause), "tasks")
 
       yield* Effect.promise(() => served.close())
@@ -95,9 +98,15 @@ describe("the Promise API over Streamable HTTP", () => {
       )
       const address = taken.address()
       const port = typeof address === "object" && address !== null ? address.port : 0
-      const busy = yield* Effect.flip(Effect.tryPromise(() =>
-        serveSurfaceAsMcp({ core: { surface: Board, expose: boardExpose }, client, transport: { transport: "http", port, host: "127.0.0.1" } })
-      ))
+      const busy = yield* Effect.flip(
+        Effect.tryPromise(() =>
+          serveSurfaceAsMcp({
+            core: { surface: Board, expose: boardExpose },
+            client,
+            transport: { transport: "http", port, host: "127.0.0.1" }
+          })
+        )
+      )
       assert.include(Util.inspect(busy.cause), "EADDRINUSE")
 
       const refused = yield* Effect.flip(Effect.tryPromise(() =>

@@ -11,13 +11,18 @@ const sse = (...chunks: ReadonlyArray<string>) => {
         controller.close()
       }
     }),
-    { status: 200, headers: { "content-type": "text/event-stream", "mcp-session-id": "s1", "cache-control": "no-cache" } }
+    {
+      status: 200,
+      headers: { "content-type": "text/event-stream", "mcp-session-id": "s1", "cache-control": "no-cache" }
+    }
   )
 }
 
 const answer = (id: number) => `id: ${id}-1\ndata: ${JSON.stringify({ jsonrpc: "2.0", id, result: { ok: id } })}\n\n`
 const priming = "id: 0-0\nretry: 500\ndata: \n\n"
-const log = `id: 1-0\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } })}\n\n`
+const log = `id: 1-0\ndata: ${
+  JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: "x" } })
+}\n\n`
 
 describe("choosing JSON or SSE for a POST", () => {
   it.effect("a call that produced only its answer is answered as one JSON body, session id kept", () =>
@@ -61,7 +66,9 @@ describe("choosing JSON or SSE for a POST", () => {
   it.effect("a stream is reported delivered, by its first event id, once its answers have all been handed on", () =>
     Effect.gen(function*() {
       const reported: Array<string> = []
-      const delivered = (id: string) => { reported.push(id) }
+      const delivered = (id: string) => {
+        reported.push(id)
+      }
       // As JSON: at once, its client never having seen an event id.
       yield* HttpResponse.settle(sse(priming, answer(1)), 1, delivered)
       assert.deepStrictEqual(reported, ["0-0"])
@@ -75,7 +82,9 @@ describe("choosing JSON or SSE for a POST", () => {
   it.effect("a stream that ends before its answers, or that its client cancels, is never reported delivered", () =>
     Effect.gen(function*() {
       const reported: Array<string> = []
-      const delivered = (id: string) => { reported.push(id) }
+      const delivered = (id: string) => {
+        reported.push(id)
+      }
       const polled = yield* HttpResponse.settle(sse(priming, log), 1, delivered)
       yield* Effect.promise(() => polled.text())
       const cancelled = yield* HttpResponse.settle(sse(priming, log, answer(1)), 1, delivered)

@@ -26,7 +26,10 @@ const connectClient = Effect.gen(function*() {
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     Queue.offerUnsafe(listChanged, "tools")
   })
-  yield* Effect.acquireRelease(Effect.promise(() => client.connect(clientSide)), () => Effect.promise(() => client.close()))
+  yield* Effect.acquireRelease(
+    Effect.promise(() => client.connect(clientSide)),
+    () => Effect.promise(() => client.close())
+  )
   return { client, listChanged }
 })
 
@@ -47,14 +50,20 @@ describe("the MCP face over the core's services", () => {
       )
       yield* Effect.gen(function*() {
         const { client } = yield* connectClient
-        const call = yield* Effect.promise(() => client.callTool({ name: "stopwatch_watch_lap", arguments: {} })).pipe(Effect.forkChild)
+        const call = yield* Effect.promise(() => client.callTool({ name: "stopwatch_watch_lap", arguments: {} })).pipe(
+          Effect.forkChild
+        )
         yield* Deferred.await(dialled)
         assert.isUndefined(call.pollUnsafe(), "the call waits on the test pool's dial")
         yield* TestClock.adjust("1 minute")
         const lap = yield* Fiber.join(call)
         assert.deepStrictEqual(lap.structuredContent, { value: 1 })
         assert.strictEqual(yield* (yield* ConnectionPool.ConnectionPool).dials, 1)
-      }).pipe(Effect.provide(McpServer.layer({ serverInfo: { name: "board", version: "1.0.0" } }).pipe(Layer.provideMerge(core))))
+      }).pipe(
+        Effect.provide(
+          McpServer.layer({ serverInfo: { name: "board", version: "1.0.0" } }).pipe(Layer.provideMerge(core))
+        )
+      )
     }))
 
   it.effect("one Roster shared by an MCP face and an in-process caller: a reroster by either is seen by both", () =>
@@ -71,13 +80,19 @@ describe("the MCP face over the core's services", () => {
         assert.strictEqual(yield* Queue.take(listChanged), "tools")
         const names = (yield* Effect.promise(() => client.listTools())).tools.map((t) => t.name)
         assert.notInclude(names, "stopwatch_watch_lap")
-        const retired = yield* Effect.flip(engine.call("stopwatch_watch_lap", {}).pipe(Effect.provideContext(Caller.none)))
+        const retired = yield* Effect.flip(
+          engine.call("stopwatch_watch_lap", {}).pipe(Effect.provideContext(Caller.none))
+        )
         assert.strictEqual(retired._tag, "Retired")
         // The face moves it back; the in-process caller reads the same roster.
         yield* (yield* McpServer).reroster({ stopwatch: { surface: Stopwatch, expose: stopwatchExpose } })
         assert.strictEqual(yield* (yield* Roster.Roster).generation, 2)
         const again = yield* engine.call("stopwatch_watch_lap", {}).pipe(Effect.provideContext(Caller.none))
         assert.deepStrictEqual(again.structuredContent, { value: 2 })
-      }).pipe(Effect.provide(McpServer.layer({ serverInfo: { name: "board", version: "1.0.0" } }).pipe(Layer.provideMerge(core))))
+      }).pipe(
+        Effect.provide(
+          McpServer.layer({ serverInfo: { name: "board", version: "1.0.0" } }).pipe(Layer.provideMerge(core))
+        )
+      )
     }))
 })

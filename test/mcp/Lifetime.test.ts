@@ -22,8 +22,10 @@ describe("a session's lifetime", () => {
     Effect.gen(function*() {
       const { face, gauge } = yield* gaugeFace
       // Five hosts, each connected in a scope the test never closes: only the disconnect ends them.
-      const hosts = yield* Effect.forEach([1, 2, 3, 4, 5], () =>
-        Effect.flatMap(Scope.make(), (scope) => connectTo(face).pipe(Scope.provide(scope))))
+      const hosts = yield* Effect.forEach(
+        [1, 2, 3, 4, 5],
+        () => Effect.flatMap(Scope.make(), (scope) => connectTo(face).pipe(Scope.provide(scope)))
+      )
       for (const host of hosts) yield* Effect.promise(() => host.client.subscribeResource({ uri: level }))
       assert.strictEqual(yield* eventually(Ref.get(gauge.live), (n) => n === 5), 5)
       assert.strictEqual(yield* face.watching, 5)
@@ -60,14 +62,18 @@ describe("a session's lifetime", () => {
     Effect.gen(function*() {
       const logged: Array<string> = []
       const capture = Logger.make((options) => {
-        logged.push(`${options.logLevel} ${String(options.message)} ${options.cause.reasons.length > 0 ? "with cause" : ""}`)
+        logged.push(
+          `${options.logLevel} ${String(options.message)} ${options.cause.reasons.length > 0 ? "with cause" : ""}`
+        )
       })
       yield* Effect.gen(function*() {
         const { gauge } = yield* gaugeFace
         const face = yield* Face.make({
           core: { surface: Gauge, expose: { cells: { level: true } } },
           client: Effect.succeed({ core: gauge.client, clients: {} }),
-          resources: { resources: { "test://broken": { name: "broken", read: Effect.die(new Error("the disk is on fire")) } } }
+          resources: {
+            resources: { "test://broken": { name: "broken", read: Effect.die(new Error("the disk is on fire")) } }
+          }
         })
         const host = yield* connectTo(face)
         const failed = yield* Effect.flip(Effect.tryPromise(() => host.client.readResource({ uri: "test://broken" })))

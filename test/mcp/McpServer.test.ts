@@ -7,18 +7,25 @@ import { call, connect, connectTo, textOf } from "./harness.ts"
 
 const board = Effect.flatMap(serverOptions, (options) => connect({ ...options, coalesce: "1 millis" }))
 
-const readText = (c: { readonly client: { readResource: (p: { uri: string }) => Promise<{ contents: ReadonlyArray<unknown> }> } }, uri: string) =>
+const readText = (
+  c: { readonly client: { readResource: (p: { uri: string }) => Promise<{ contents: ReadonlyArray<unknown> }> } },
+  uri: string
+) =>
   Effect.promise(() => c.client.readResource({ uri })).pipe(
     Effect.map((result) => {
       const first: unknown = result.contents[0]
-      return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string" ? JSON.parse(first.text) : undefined
+      return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string"
+        ? JSON.parse(first.text) : undefined
     })
   )
 
 describe("MCP face over the SDK client", () => {
   it.live("a default-deny bundle advertises tools and resources and lists nothing", () =>
     Effect.gen(function*() {
-      const c = yield* connect({ core: { surface: Board, expose: {} }, client: Effect.map(makeClients, (x) => x.clients) })
+      const c = yield* connect({
+        core: { surface: Board, expose: {} },
+        client: Effect.map(makeClients, (x) => x.clients)
+      })
       assert.deepStrictEqual((yield* Effect.promise(() => c.client.listTools())).tools, [])
       assert.deepStrictEqual((yield* Effect.promise(() => c.client.listResources())).resources, [])
       const capabilities = c.client.getServerCapabilities()
@@ -32,7 +39,14 @@ describe("MCP face over the SDK client", () => {
       const tools = (yield* Effect.promise(() => c.client.listTools())).tools
       const byName = new Map(tools.map((t) => [t.name, t]))
       assert.deepStrictEqual([...byName.keys()].sort(), [
-        "board_focus", "board_progress", "stopwatch_wait", "stopwatch_watch_lap", "tasks_add", "tasks_complete", "tasks_open", "tasks_require"
+        "board_focus",
+        "board_progress",
+        "stopwatch_wait",
+        "stopwatch_watch_lap",
+        "tasks_add",
+        "tasks_complete",
+        "tasks_open",
+        "tasks_require"
       ])
       assert.strictEqual(byName.get("tasks_add")?.title, "Add a task")
       assert.strictEqual(byName.get("tasks_open")?.annotations?.readOnlyHint, true)
@@ -79,10 +93,14 @@ describe("MCP face over the SDK client", () => {
   it.live("an unknown URI is a -32602 protocol error naming it, and so is a missing item", () =>
     Effect.gen(function*() {
       const c = yield* board
-      const unknown = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/nope" })))
+      const unknown = yield* Effect.flip(
+        Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/nope" }))
+      )
       assert.include(String(unknown.cause), "surface://cells/nope")
       assert.include(String(unknown.cause), "-32602")
-      const missing = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://collections/tasks/zz" })))
+      const missing = yield* Effect.flip(
+        Effect.tryPromise(() => c.client.readResource({ uri: "surface://collections/tasks/zz" }))
+      )
       assert.include(String(missing.cause), `no item "zz"`)
     }))
 
@@ -170,7 +188,10 @@ describe("MCP face over the SDK client", () => {
         }
       })
       const c = yield* connect({
-        core: { surface: Shapes, expose: { procedures: { "echo.scalar": true, "echo.array": true, "echo.union": true } } },
+        core: {
+          surface: Shapes,
+          expose: { procedures: { "echo.scalar": true, "echo.array": true, "echo.union": true } }
+        },
         client: Effect.succeed({ core: Client.erase(Client.directDispatch(impl)), clients: {} })
       })
       const tools = (yield* Effect.promise(() => c.client.listTools())).tools
@@ -230,4 +251,3 @@ describe("MCP face over the SDK client", () => {
       assert.include(String((yield* Fiber.join(pending)).cause), "the host gave up")
     }))
 })
-

@@ -24,20 +24,28 @@ const prompts: Prompts.Table = {
       arg2: Schema.optionalKey(Schema.String.annotate({ description: "Second test argument" }))
     }),
     complete: { arg1: Completion.fromValues(colours) },
-    handler: ({ arg1, arg2 }) => Effect.succeed([Prompts.user(`Prompt with arguments: arg1='${arg1}', arg2='${arg2 ?? "none"}'`)])
+    handler: ({ arg1, arg2 }) =>
+      Effect.succeed([Prompts.user(`Prompt with arguments: arg1='${arg1}', arg2='${arg2 ?? "none"}'`)])
   }),
   test_prompt_with_embedded_resource: Prompts.make({
     description: "Embeds the resource it is given",
     arguments: Schema.Struct({ resourceUri: Schema.String }),
     handler: ({ resourceUri }) =>
       Effect.succeed([
-        Prompts.user({ type: "resource", resource: { uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." } }),
+        Prompts.user({
+          type: "resource",
+          resource: { uri: resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." }
+        }),
         Prompts.user("Please process the embedded resource above.")
       ])
   }),
   test_prompt_with_image: Prompts.make({
     description: "Shows an image",
-    handler: () => Effect.succeed([Prompts.user({ type: "image", data: PNG, mimeType: "image/png" }), Prompts.user("Please analyze the image above.")])
+    handler: () =>
+      Effect.succeed([
+        Prompts.user({ type: "image", data: PNG, mimeType: "image/png" }),
+        Prompts.user("Please analyze the image above.")
+      ])
   }),
   open_tasks: Prompts.make({
     description: "Asks about the open tasks, read from the board's own client",
@@ -52,11 +60,16 @@ const prompts: Prompts.Table = {
 
 const setup = Effect.gen(function*() {
   const { clients } = yield* makeClients
-  const face = yield* Face.make({ core: { surface: Board, expose: boardExpose }, client: Effect.succeed(clients), prompts })
+  const face = yield* Face.make({
+    core: { surface: Board, expose: boardExpose },
+    client: Effect.succeed(clients),
+    prompts
+  })
   return { face, h: yield* host(face) }
 })
 
-const rpcFailure = <A>(promise: () => Promise<A>) => Effect.map(Effect.flip(Effect.tryPromise(promise)), (e) => String(e.cause))
+const rpcFailure = <A>(promise: () => Promise<A>) =>
+  Effect.map(Effect.flip(Effect.tryPromise(promise)), (e) => String(e.cause))
 
 describe("prompts", () => {
   it.live("prompts/list advertises each prompt with its arguments, required read off the schema", () =>
@@ -78,16 +91,31 @@ describe("prompts", () => {
     Effect.gen(function*() {
       const { h } = yield* setup
       const simple = yield* Effect.promise(() => h.client.getPrompt({ name: "test_simple_prompt" }))
-      assert.deepStrictEqual(simple.messages, [{ role: "user", content: { type: "text", text: "This is a simple prompt for testing." } }])
-      const args = yield* Effect.promise(() => h.client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg1: "hello", arg2: "world" } }))
+      assert.deepStrictEqual(simple.messages, [{
+        role: "user",
+        content: { type: "text", text: "This is a simple prompt for testing." }
+      }])
+      const args = yield* Effect.promise(() =>
+        h.client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg1: "hello", arg2: "world" } })
+      )
       assert.include(JSON.stringify(args.messages), "arg1='hello', arg2='world'")
-      const optional = yield* Effect.promise(() => h.client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg1: "x" } }))
+      const optional = yield* Effect.promise(() =>
+        h.client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg1: "x" } })
+      )
       assert.include(JSON.stringify(optional.messages), "arg2='none'")
       const embedded = yield* Effect.promise(() =>
-        h.client.getPrompt({ name: "test_prompt_with_embedded_resource", arguments: { resourceUri: "test://example-resource" } }))
+        h.client.getPrompt({
+          name: "test_prompt_with_embedded_resource",
+          arguments: { resourceUri: "test://example-resource" }
+        })
+      )
       assert.deepStrictEqual(embedded.messages[0]?.content, {
         type: "resource",
-        resource: { uri: "test://example-resource", mimeType: "text/plain", text: "Embedded resource content for testing." }
+        resource: {
+          uri: "test://example-resource",
+          mimeType: "text/plain",
+          text: "Embedded resource content for testing."
+        }
       })
       const image = yield* Effect.promise(() => h.client.getPrompt({ name: "test_prompt_with_image" }))
       assert.deepStrictEqual(image.messages[0]?.content, { type: "image", data: PNG, mimeType: "image/png" })
@@ -104,7 +132,9 @@ describe("prompts", () => {
   it.live("a missing required argument is refused as invalid params naming it, and so is an unknown prompt", () =>
     Effect.gen(function*() {
       const { h } = yield* setup
-      const missing = yield* rpcFailure(() => h.client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg2: "y" } }))
+      const missing = yield* rpcFailure(() =>
+        h.client.getPrompt({ name: "test_prompt_with_arguments", arguments: { arg2: "y" } })
+      )
       assert.include(missing, "-32602")
       assert.include(missing, "arg1")
       assert.include(missing, "test_prompt_with_arguments")
@@ -118,7 +148,10 @@ describe("prompts", () => {
       const { face, h } = yield* setup
       yield* face.setPrompts({
         ...prompts,
-        test_dynamic_prompt: Prompts.make({ description: "Appears after start", handler: () => Effect.succeed([Prompts.user("dynamic")]) })
+        test_dynamic_prompt: Prompts.make({
+          description: "Appears after start",
+          handler: () => Effect.succeed([Prompts.user("dynamic")])
+        })
       })
       assert.strictEqual(yield* Queue.take(h.listChanged), "prompts")
       const listed = (yield* Effect.promise(() => h.client.listPrompts())).prompts.map((p) => p.name)
@@ -134,15 +167,27 @@ describe("completion", () => {
       const { h } = yield* setup
       assert.deepStrictEqual(h.client.getServerCapabilities()?.completions, {})
       const ref = { type: "ref/prompt", name: "test_prompt_with_arguments" } as const
-      const all = (yield* Effect.promise(() => h.client.complete({ ref, argument: { name: "arg1", value: "colour-" } }))).completion
+      const all = (yield* Effect.promise(() =>
+        h.client.complete({ ref, argument: { name: "arg1", value: "colour-" } })
+      )).completion
       assert.strictEqual(all.values.length, 100)
       assert.strictEqual(all.total, 150)
       assert.isTrue(all.hasMore)
-      const few = (yield* Effect.promise(() => h.client.complete({ ref, argument: { name: "arg1", value: "colour-14" } }))).completion
-      assert.deepStrictEqual(few, { values: colours.filter((c) => c.startsWith("colour-14")), total: 10, hasMore: false })
-      const none = (yield* Effect.promise(() => h.client.complete({ ref, argument: { name: "arg2", value: "" } }))).completion
+      const few = (yield* Effect.promise(() =>
+        h.client.complete({ ref, argument: { name: "arg1", value: "colour-14" } })
+      )).completion
+      assert.deepStrictEqual(few, {
+        values: colours.filter((c) => c.startsWith("colour-14")),
+        total: 10,
+        hasMore: false
+      })
+      const none = (yield* Effect.promise(() =>
+        h.client.complete({ ref, argument: { name: "arg2", value: "" } })
+      )).completion
       assert.deepStrictEqual(none.values, [])
-      const unknown = yield* rpcFailure(() => h.client.complete({ ref: { type: "ref/prompt", name: "nope" }, argument: { name: "x", value: "" } }))
+      const unknown = yield* rpcFailure(() =>
+        h.client.complete({ ref: { type: "ref/prompt", name: "nope" }, argument: { name: "x", value: "" } })
+      )
       assert.include(unknown, "-32602")
     }))
 
@@ -150,12 +195,17 @@ describe("completion", () => {
     Effect.gen(function*() {
       const { h } = yield* setup
       const ref = { type: "ref/resource", uri: "surface://collections/tasks/{id}" } as const
-      const before = (yield* Effect.promise(() => h.client.complete({ ref, argument: { name: "id", value: "t" } }))).completion
+      const before = (yield* Effect.promise(() =>
+        h.client.complete({ ref, argument: { name: "id", value: "t" } })
+      )).completion
       assert.deepStrictEqual(before, { values: [], total: 0, hasMore: false })
       for (const title of ["a", "b", "c"]) yield* call(h, "tasks_add", { title })
-      const after = (yield* Effect.promise(() => h.client.complete({ ref, argument: { name: "id", value: "t" } }))).completion
+      const after = (yield* Effect.promise(() =>
+        h.client.complete({ ref, argument: { name: "id", value: "t" } })
+      )).completion
       assert.deepStrictEqual(after, { values: ["t1", "t2", "t3"], total: 3, hasMore: false })
-      const narrowed = (yield* Effect.promise(() => h.client.complete({ ref, argument: { name: "id", value: "t2" } }))).completion
+      const narrowed =
+        (yield* Effect.promise(() => h.client.complete({ ref, argument: { name: "id", value: "t2" } }))).completion
       assert.deepStrictEqual(narrowed.values, ["t2"])
     }))
 })

@@ -25,14 +25,22 @@ const lookup = Tools.make({
 describe("a tool whose input is a raw JSON Schema", () => {
   it.live("is advertised verbatim, $schema, $defs and additionalProperties included", () =>
     Effect.gen(function*() {
-      const c = yield* connect({ core: { surface: Empty, expose: {} }, client: Effect.succeed({ clients: {} }), tools: { lookup } })
+      const c = yield* connect({
+        core: { surface: Empty, expose: {} },
+        client: Effect.succeed({ clients: {} }),
+        tools: { lookup }
+      })
       const [tool] = (yield* Effect.promise(() => c.client.listTools())).tools
       assert.deepStrictEqual(JSON.parse(JSON.stringify(tool?.inputSchema)), JSON.parse(JSON.stringify(address)))
     }))
 
   it.live("checks each call against it, naming the wrong field, and passes a good call through", () =>
     Effect.gen(function*() {
-      const c = yield* connect({ core: { surface: Empty, expose: {} }, client: Effect.succeed({ clients: {} }), tools: { lookup } })
+      const c = yield* connect({
+        core: { surface: Empty, expose: {} },
+        client: Effect.succeed({ clients: {} }),
+        tools: { lookup }
+      })
       const good = yield* call(c, "lookup", { name: "Ada", address: { city: "London" } })
       assert.deepStrictEqual(good.structuredContent, { name: "Ada", address: { city: "London" } })
       const nested = yield* call(c, "lookup", { name: "Ada", address: { city: 7 } })
@@ -70,12 +78,18 @@ describe("a tool whose input is a raw JSON Schema", () => {
         mutates: false,
         handler: (input) => Effect.succeed({ received: input })
       })
-      const c = yield* connect({ core: { surface: Empty, expose: {} }, client: Effect.succeed({ clients: {} }), tools: { proxied } })
+      const c = yield* connect({
+        core: { surface: Empty, expose: {} },
+        client: Effect.succeed({ clients: {} }),
+        tools: { proxied }
+      })
       const [tool] = (yield* Effect.promise(() => c.client.listTools())).tools
       assert.deepStrictEqual(JSON.parse(JSON.stringify(tool?.inputSchema)), JSON.parse(JSON.stringify(address)))
       const wrong = yield* call(c, "proxied", { name: 7 })
       assert.deepStrictEqual(wrong.structuredContent, { received: { name: 7 } })
-      const broken = SchemaBridge.compileJson({ type: "object", properties: { id: { type: "strng" } } }, { checkedBy: "handler" })
+      const broken = SchemaBridge.compileJson({ type: "object", properties: { id: { type: "strng" } } }, {
+        checkedBy: "handler"
+      })
       assert.isTrue(Result.isFailure(broken))
     }))
 

@@ -2,7 +2,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Ref } from "effect"
 import type { Bundle } from "effect-surface"
 import * as Face from "../../src/mcp/Face.ts"
-import { Board, boardExpose, makeClients, Stopwatch, stopwatchExpose, stopwatchSibling } from "../../examples/board/app.ts"
+import {
+  Board,
+  boardExpose,
+  makeClients,
+  Stopwatch,
+  stopwatchExpose,
+  stopwatchSibling
+} from "../../examples/board/app.ts"
 import { call, connectTo, textOf } from "./harness.ts"
 
 const withStopwatch = { stopwatch: stopwatchSibling }
@@ -18,7 +25,10 @@ const setup = Effect.gen(function*() {
     client: Effect.gen(function*() {
       yield* Ref.update(dials, (n) => n + 1)
       const standing = yield* Ref.get(roster)
-      return { core: clients.core, clients: Object.fromEntries(Object.entries(clients.clients).filter(([key]) => standing.includes(key))) }
+      return {
+        core: clients.core,
+        clients: Object.fromEntries(Object.entries(clients.clients).filter(([key]) => standing.includes(key)))
+      }
     }),
     coalesce: "1 millis"
   })
@@ -89,7 +99,9 @@ describe("reroster", () => {
         assert.notInclude(textOf(result), "unknown")
         assert.include(textOf(result), name)
       }
-      const unknown = yield* Effect.flip(Effect.tryPromise(() => c.client.callTool({ name: "never_served", arguments: {} })))
+      const unknown = yield* Effect.flip(
+        Effect.tryPromise(() => c.client.callTool({ name: "never_served", arguments: {} }))
+      )
       assert.include(String(unknown.cause), "unknown tool")
     }))
 
@@ -101,7 +113,9 @@ describe("reroster", () => {
       yield* move({})
       // The ended subscription gets one last update, so its host re-reads and learns it is retired.
       assert.strictEqual(yield* Queue.take(c.updated), "surface://cells/stopwatch/laps")
-      const retired = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/stopwatch/laps" })))
+      const retired = yield* Effect.flip(
+        Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/stopwatch/laps" }))
+      )
       assert.include(String(retired.cause), "left")
       yield* call(c, "board_focus", { value: "after the move" })
       assert.strictEqual(yield* Queue.take(c.updated), "surface://cells/focus")
@@ -126,7 +140,9 @@ describe("reroster", () => {
       assert.notInclude(yield* toolNames(c), "stopwatch_watch_lap")
       // The retired subscription ends with one last update, so its host re-reads and learns why.
       assert.strictEqual(yield* Queue.take(c.updated), "surface://cells/stopwatch/laps")
-      const retired = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/stopwatch/laps" })))
+      const retired = yield* Effect.flip(
+        Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/stopwatch/laps" }))
+      )
       assert.include(String(retired.cause), "left")
     }))
 })

@@ -66,7 +66,10 @@ describe("resolution", () => {
         events: {},
         procedures: {}
       }
-      const c = yield* connect({ core: { surface: Dated, expose }, client: Effect.succeed({ core: client, clients: {} }) })
+      const c = yield* connect({
+        core: { surface: Dated, expose },
+        client: Effect.succeed({ core: client, clients: {} })
+      })
       const resolved = yield* c.face.roster.current
       const template = resolved.templateByCollection.get("things")
       assert.isDefined(template)
@@ -75,6 +78,10 @@ describe("resolution", () => {
       assert.strictEqual(uri, `surface://collections/things/${encodeURIComponent(id)}`)
       assert.notMatch(uri.slice("surface://".length), /[ ?#{}]/)
       const read = yield* Effect.promise(() => c.client.readResource({ uri }))
-      assert.deepStrictEqual(read.contents, [{ uri, mimeType: "application/json", text: JSON.stringify({ at: "1970-01-01T00:00:00.000Z" }) }])
+      assert.deepStrictEqual(read.contents, [{
+        uri,
+        mimeType: "application/json",
+        text: JSON.stringify({ at: "1970-01-01T00:00:00.000Z" })
+      }])
     }))
 })

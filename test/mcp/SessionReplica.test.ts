@@ -16,10 +16,17 @@ const faceOver = (gauge: GaugeSource.Gauge) =>
     core: { surface: GaugeSource.Gauge, expose: { cells: { level: true, stuck: true } } },
     client: Effect.succeed({ core: gauge.client, clients: {} }),
     coalesce: "1 millis",
-    tools: { speak: Tools.make({ description: "Logs at debug and at info.", mutates: false, handler: () => Effect.andThen(Effect.logDebug("quiet"), Effect.logInfo("loud")) }) }
+    tools: {
+      speak: Tools.make({
+        description: "Logs at debug and at info.",
+        mutates: false,
+        handler: () => Effect.andThen(Effect.logDebug("quiet"), Effect.logInfo("loud"))
+      })
+    }
   })
 
-const nothingWithin = <A>(queue: Queue.Queue<A>) => Effect.andThen(Effect.sleep("150 millis"), Effect.map(Queue.clear(queue), (all) => all.length))
+const nothingWithin = <A>(queue: Queue.Queue<A>) =>
+  Effect.andThen(Effect.sleep("150 millis"), Effect.map(Queue.clear(queue), (all) => all.length))
 
 describe("a session continued elsewhere", () => {
   it.live("a session that does not lead announces no move until it leads; one that stops leading ends every subscription it followed", () =>
@@ -73,14 +80,22 @@ describe("a session continued elsewhere", () => {
       }
       const replica = yield* connectTo(face, { leads: false, registry })
       yield* Effect.promise(() => replica.client.subscribeResource({ uri: GaugeSource.level }))
-      const refused = yield* Effect.flip(Effect.tryPromise(() => replica.client.subscribeResource({ uri: "surface://cells/stuck" })))
+      const refused = yield* Effect.flip(
+        Effect.tryPromise(() => replica.client.subscribeResource({ uri: "surface://cells/stuck" }))
+      )
       assert.include(String(refused.cause), "kept elsewhere: full")
       // An unknown URI is refused here, before the registry is asked.
-      const unknown = yield* Effect.flip(Effect.tryPromise(() => replica.client.subscribeResource({ uri: "surface://cells/nothing" })))
+      const unknown = yield* Effect.flip(
+        Effect.tryPromise(() => replica.client.subscribeResource({ uri: "surface://cells/nothing" }))
+      )
       assert.include(String(unknown.cause), "surface://cells/nothing")
       yield* Effect.promise(() => replica.client.unsubscribeResource({ uri: GaugeSource.level }))
       yield* Effect.promise(() => replica.client.setLoggingLevel("error"))
-      assert.deepStrictEqual(yield* Queue.clear(asked), [`subscribe ${GaugeSource.level}`, `unsubscribe ${GaugeSource.level}`, "level error"])
+      assert.deepStrictEqual(yield* Queue.clear(asked), [
+        `subscribe ${GaugeSource.level}`,
+        `unsubscribe ${GaugeSource.level}`,
+        "level error"
+      ])
       // The registry only recorded them: nothing is followed here.
       assert.deepStrictEqual(yield* replica.session.subscriptions, [])
       const lines = yield* Queue.unbounded<string>()

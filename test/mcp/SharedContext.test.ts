@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Schedule } from "effect"
+import { Effect, Schedule } from "effect"
 import * as Face from "../../src/mcp/Face.ts"
 import { Board, boardExpose, makeClients } from "../../examples/board/app.ts"
 import { call, drain, host } from "./hostHarness.ts"

@@ -52,7 +52,9 @@ describe("resource subscriptions", () => {
       const { client } = yield* GaugeSource.makeGauge()
       const c = yield* serve(client, "1 millis")
       const started = Date.now()
-      const failed = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://collections/slow/k1" })))
+      const failed = yield* Effect.flip(
+        Effect.tryPromise(() => c.client.readResource({ uri: "surface://collections/slow/k1" }))
+      )
       assert.isBelow(Date.now() - started, 5_000)
       assert.include(String(failed.cause), "surface://collections/slow/k1")
       assert.include(String(failed.cause), "did not answer within")
@@ -68,17 +70,22 @@ const serveGauge = (gauge: GaugeSource.Gauge, options: Partial<Face.Options> = {
     ...options
   })
 
-const subscribe = (c: { readonly client: { subscribeResource: (p: { uri: string }) => Promise<unknown> } }, uri: string) =>
-  Effect.promise(() => c.client.subscribeResource({ uri }))
+const subscribe = (
+  c: { readonly client: { subscribeResource: (p: { uri: string }) => Promise<unknown> } },
+  uri: string
+) => Effect.promise(() => c.client.subscribeResource({ uri }))
 
 /** The next update, or a failure naming what was awaited. */
 const nextUpdate = (updated: Queue.Queue<string>, what: string) =>
-  Queue.take(updated).pipe(Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.die(`no update: ${what}`) }))
+  Queue.take(updated).pipe(
+    Effect.timeoutOrElse({ duration: "2 seconds", orElse: () => Effect.die(`no update: ${what}`) })
+  )
 
 /** Every log line at warning or above, as "<level> <message>". */
 const capturing = (lines: Array<string>) =>
   Logger.layer([Logger.make((options) => {
-    if (options.logLevel === "Warn" || options.logLevel === "Error") lines.push(`${options.logLevel} ${String(options.message)}`)
+    if (options.logLevel === "Warn" || options.logLevel === "Error")
+      lines.push(`${options.logLevel} ${String(options.message)}`)
   })])
 
 describe("a subscription's life", () => {
@@ -89,7 +96,11 @@ describe("a subscription's life", () => {
       yield* subscribe(c, GaugeSource.level)
       // Far more drops than the budget of 2 retries: each open delivered its first frame first.
       for (let drop = 1; drop <= 8; drop++) {
-        assert.strictEqual(yield* GaugeSource.eventually(Ref.get(gauge.opens), (n) => n === drop), drop, `open #${drop}`)
+        assert.strictEqual(
+          yield* GaugeSource.eventually(Ref.get(gauge.opens), (n) => n === drop),
+          drop,
+          `open #${drop}`
+        )
         yield* Effect.sleep("20 millis")
         yield* gauge.drop
       }
@@ -113,7 +124,12 @@ describe("a subscription's life", () => {
         assert.strictEqual(yield* Ref.get(gauge.opens), 3)
         assert.deepStrictEqual(yield* GaugeSource.eventually(c.session.subscriptions, (uris) => uris.length === 0), [])
       }).pipe(Effect.provide(capturing(logged)))
-      assert.isTrue(logged.some((line) => line.startsWith("Warn") && line.includes(GaugeSource.level) && line.includes("the gauge is down")), logged.join("\n"))
+      assert.isTrue(
+        logged.some((line) =>
+          line.startsWith("Warn") && line.includes(GaugeSource.level) && line.includes("the gauge is down")
+        ),
+        logged.join("\n")
+      )
     }))
 
   it.live("a subscription whose source completes ends with a last update", () =>
@@ -143,7 +159,9 @@ describe("a subscription's life", () => {
     Effect.gen(function*() {
       const gauge = yield* GaugeSource.makeGauge()
       const c = yield* serveGauge(gauge)
-      yield* Effect.forEach([1, 2, 3, 4, 5, 6, 7, 8], () => subscribe(c, GaugeSource.level), { concurrency: "unbounded" })
+      yield* Effect.forEach([1, 2, 3, 4, 5, 6, 7, 8], () => subscribe(c, GaugeSource.level), {
+        concurrency: "unbounded"
+      })
       yield* Effect.sleep("50 millis")
       assert.strictEqual(yield* Ref.get(gauge.opens), 1)
       assert.strictEqual(yield* Ref.get(gauge.live), 1)
@@ -154,7 +172,9 @@ describe("a subscription's life", () => {
     Effect.gen(function*() {
       const gauge = yield* GaugeSource.makeGauge()
       const c = yield* serveGauge(gauge, { readDeadline: "200 millis" })
-      const failed = yield* Effect.flip(Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/stuck" }))).pipe(
+      const failed = yield* Effect.flip(
+        Effect.tryPromise(() => c.client.readResource({ uri: "surface://cells/stuck" }))
+      ).pipe(
         Effect.timeoutOrElse({ duration: "5 seconds", orElse: () => Effect.die("the read was never answered") })
       )
       assert.include(String(failed.cause), "surface://cells/stuck")

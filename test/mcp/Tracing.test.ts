@@ -26,7 +26,12 @@ describe("tracing", () => {
       }).pipe(
         Effect.scoped,
         Effect.provide(OtelTracer.layer.pipe(
-          Layer.provide(Layer.succeed(OtelTracer.OtelTracerProvider, new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })))
+          Layer.provide(
+            Layer.succeed(
+              OtelTracer.OtelTracerProvider,
+              new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
+            )
+          )
         ))
       )
       const spans = exporter.getFinishedSpans()
@@ -39,11 +44,19 @@ describe("tracing", () => {
       const dial = named("ConnectionPool.dial")
       assert.strictEqual(engine.attributes["tool"], "stopwatch_watch_lap")
       assert.isUndefined(engine.parentSpanContext, "the call is the root of its trace")
-      assert.strictEqual(dial.parentSpanContext?.spanId, engine.spanContext().spanId, "the dial is a child of the call that needed it")
+      assert.strictEqual(
+        dial.parentSpanContext?.spanId,
+        engine.spanContext().spanId,
+        "the dial is a child of the call that needed it"
+      )
       assert.strictEqual(dial.spanContext().traceId, engine.spanContext().traceId)
       const read = named("McpSession.resources/read")
       const engineRead = named("Engine.read")
       assert.strictEqual(read.attributes["mcp.uri"], "surface://cells/stopwatch/laps")
-      assert.strictEqual(engineRead.parentSpanContext?.spanId, read.spanContext().spanId, "Engine.read is a child of the request")
+      assert.strictEqual(
+        engineRead.parentSpanContext?.spanId,
+        read.spanContext().spanId,
+        "Engine.read is a child of the request"
+      )
     }))
 })

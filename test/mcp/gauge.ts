@@ -63,7 +63,15 @@ export const makeGauge = (initial = 0): Effect.Effect<Gauge> =>
       events: {},
       procedures: {}
     }
-    return { client, level: value, live, opens, drop: Queue.offer(control, "drop"), end: Queue.offer(control, "end"), down }
+    return {
+      client,
+      level: value,
+      live,
+      opens,
+      drop: Queue.offer(control, "drop"),
+      end: Queue.offer(control, "end"),
+      down
+    }
   })
 
 /** Wait (bounded, on the real clock) until `read` satisfies `done`; answer its last value either way. */

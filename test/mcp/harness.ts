@@ -23,16 +23,25 @@ export interface Connected {
 }
 
 /** Connect one more SDK client to an existing face. */
-export const connectTo = (face: Face.Face, options?: Session.ConnectOptions): Effect.Effect<Connected, never, Scope.Scope> =>
+export const connectTo = (
+  face: Face.Face,
+  options?: Session.ConnectOptions
+): Effect.Effect<Connected, never, Scope.Scope> =>
   Effect.gen(function*() {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     const session = yield* Session.connect(face, serverSide, options)
     const client = new Client({ name: "test-host", version: "1.0.0" }, { capabilities: {} })
     const updated = yield* Queue.unbounded<string>()
     const listChanged = yield* Queue.unbounded<"tools" | "resources">()
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { Queue.offerUnsafe(updated, n.params.uri) })
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => { Queue.offerUnsafe(listChanged, "tools") })
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => { Queue.offerUnsafe(listChanged, "resources") })
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      Queue.offerUnsafe(updated, n.params.uri)
+    })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      Queue.offerUnsafe(listChanged, "tools")
+    })
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      Queue.offerUnsafe(listChanged, "resources")
+    })
     yield* Effect.acquireRelease(
       Effect.promise(() => client.connect(clientSide)),
       () => Effect.promise(() => client.close())
@@ -53,5 +62,6 @@ export const call = (c: Connected, name: string, args: Record<string, unknown> =
 export const textOf = (result: { readonly content?: unknown }): string => {
   const content = Array.isArray(result.content) ? result.content : []
   const first: unknown = content[0]
-  return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string" ? first.text : ""
+  return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string" ? first.text
+    : ""
 }

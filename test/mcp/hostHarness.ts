@@ -2,8 +2,8 @@
 // and which request each server message was related to.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import {
+  type JSONRPCMessage,
   type CallToolResult,
   type ClientCapabilities,
   type LoggingMessageNotification,
@@ -46,11 +46,21 @@ export const host = (
     const messages = yield* Queue.unbounded<LoggingMessageNotification["params"]>()
     const listChanged = yield* Queue.unbounded<"tools" | "resources" | "prompts">()
     const updated = yield* Queue.unbounded<string>()
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { Queue.offerUnsafe(messages, n.params) })
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => { Queue.offerUnsafe(listChanged, "tools") })
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => { Queue.offerUnsafe(listChanged, "resources") })
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => { Queue.offerUnsafe(listChanged, "prompts") })
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { Queue.offerUnsafe(updated, n.params.uri) })
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      Queue.offerUnsafe(messages, n.params)
+    })
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      Queue.offerUnsafe(listChanged, "tools")
+    })
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      Queue.offerUnsafe(listChanged, "resources")
+    })
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      Queue.offerUnsafe(listChanged, "prompts")
+    })
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      Queue.offerUnsafe(updated, n.params.uri)
+    })
     yield* Effect.acquireRelease(
       Effect.promise(() => client.connect(clientSide)),
       () => Effect.promise(() => client.close())

@@ -11,7 +11,14 @@ export const headers = (session?: string) => ({
 })
 
 export const post = (url: string, body: unknown, session?: string, signal?: AbortSignal) =>
-  Effect.promise(() => fetch(url, { method: "POST", headers: headers(session), body: JSON.stringify(body), ...(signal === undefined ? {} : { signal }) }))
+  Effect.promise(() =>
+    fetch(url, {
+      method: "POST",
+      headers: headers(session),
+      body: JSON.stringify(body),
+      ...(signal === undefined ? {} : { signal })
+    })
+  )
 
 export const text = (response: Response) => Effect.promise(() => response.text())
 
@@ -53,23 +60,29 @@ export interface SseEvent {
 
 /** The events of an SSE body (comments and priming events without data skipped). */
 export const events = (response: Response): Stream.Stream<SseEvent> =>
-  Stream.fromReadableStream({ evaluate: () => response.body ?? new ReadableStream<Uint8Array>(), onError: (e) => e }).pipe(
-    Stream.orDie,
-    Stream.decodeText,
-    Stream.splitLines,
-    Stream.mapAccum(() => ({ id: undefined as string | undefined, data: [] as Array<string> }), (event, line) => {
-      if (line === "") return [{ id: undefined, data: [] }, event.data.length === 0 ? [] : [{ id: event.id, data: event.data.join("\n") }]]
-      if (line.startsWith("id:")) return [{ ...event, id: line.slice(3).trim() }, []]
-      if (line.startsWith("data:")) return [{ ...event, data: [...event.data, line.slice(5).trim()] }, []]
-      return [event, []]
-    }),
-    Stream.filter((event) => event.data !== "")
-  )
+  Stream.fromReadableStream({ evaluate: () => response.body ?? new ReadableStream<Uint8Array>(), onError: (e) => e })
+    .pipe(
+      Stream.orDie,
+      Stream.decodeText,
+      Stream.splitLines,
+      Stream.mapAccum(() => ({ id: undefined as string | undefined, data: [] as Array<string> }), (event, line) => {
+        if (line === "")
+          return [
+            { id: undefined, data: [] },
+            event.data.length === 0 ? [] : [{ id: event.id, data: event.data.join("\n") }]
+          ]
+        if (line.startsWith("id:")) return [{ ...event, id: line.slice(3).trim() }, []]
+        if (line.startsWith("data:")) return [{ ...event, data: [...event.data, line.slice(5).trim()] }, []]
+        return [event, []]
+      }),
+      Stream.filter((event) => event.data !== "")
+    )
 
 /** The JSON-RPC error code of a JSON body, if it is an error. */
 export const errorCode = (body: string): number | undefined => {
   const parsed: unknown = JSON.parse(body)
-  return typeof parsed === "object" && parsed !== null && "error" in parsed && typeof parsed.error === "object" && parsed.error !== null &&
+  return typeof parsed === "object" && parsed !== null && "error" in parsed && typeof parsed.error === "object" &&
+      parsed.error !== null &&
       "code" in parsed.error && typeof parsed.error.code === "number"
     ? parsed.error.code
     : undefined

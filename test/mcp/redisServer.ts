@@ -25,7 +25,8 @@ const freePort = Effect.callback<number>((resume) => {
   })
 })
 
-const missing = "redis-server is not installed: `apt-get update && apt-get install -y redis-server` (.ci/run installs it)"
+const missing =
+  "redis-server is not installed: `apt-get update && apt-get install -y redis-server` (.ci/run installs it)"
 
 const stopChild = (child: ChildProcess.ChildProcess) =>
   Effect.callback<void>((resume) => {
@@ -55,7 +56,10 @@ export const start: Effect.Effect<RedisServer, never, Scope.Scope> = Effect.gen(
         if (output.includes("Ready to accept connections")) Deferred.doneUnsafe(ready, Exit.void)
       })
       child.once("error", () => Deferred.doneUnsafe(ready, Exit.fail(missing)))
-      child.once("exit", (code) => Deferred.doneUnsafe(ready, Exit.fail(`redis-server exited (${code}) before it was ready:\n${output}`)))
+      child.once(
+        "exit",
+        (code) => Deferred.doneUnsafe(ready, Exit.fail(`redis-server exited (${code}) before it was ready:\n${output}`))
+      )
       return child
     }),
     (child) => stopChild(child)

@@ -29,10 +29,12 @@ const listed: ReadonlyArray<Listed> = await Effect.runPromise(Effect.scoped(Effe
   const c = yield* connect(yield* serverOptions)
   const { tools } = yield* Effect.promise(() => c.client.listTools())
   return tools.map((tool): Listed => {
-    const properties = Object.entries(tool.inputSchema.properties ?? {}).map(([key, schema]): readonly [string, string | undefined] => {
-      const type = typeof schema === "object" && schema !== null && "type" in schema ? schema.type : undefined
-      return [key, typeof type === "string" ? type : undefined]
-    })
+    const properties = Object.entries(tool.inputSchema.properties ?? {}).map(
+      ([key, schema]): readonly [string, string | undefined] => {
+        const type = typeof schema === "object" && schema !== null && "type" in schema ? schema.type : undefined
+        return [key, typeof type === "string" ? type : undefined]
+      }
+    )
     return { name: tool.name, inputSchema: tool.inputSchema, properties, required: tool.inputSchema.required ?? [] }
   })
 })))
@@ -49,12 +51,18 @@ class Host extends Context.Service<Host, { readonly client: Client }>()("test/re
 }
 
 /** How one call ended: a tool result, or the JSON-RPC error the client was answered with. */
-type Answer = { readonly _tag: "Result"; readonly result: CallToolResult } | { readonly _tag: "RpcError"; readonly code: number; readonly message: string }
+type Answer = { readonly _tag: "Result"; readonly result: CallToolResult } | {
+  readonly _tag: "RpcError"
+  readonly code: number
+  readonly message: string
+}
 
 const callRaw = (client: Client, name: string, args: unknown): Effect.Effect<Answer> =>
   Effect.tryPromise(() =>
     // The SDK types `arguments` as an object; the point here is to send what a careless host might.
-    client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { timeout: 10_000 }) as Promise<CallToolResult>
+    client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, { timeout: 10_000 }) as Promise<
+      CallToolResult
+    >
   ).pipe(
     Effect.result,
     Effect.map((r): Answer => {
@@ -67,7 +75,8 @@ const callRaw = (client: Client, name: string, args: unknown): Effect.Effect<Ans
   )
 
 const jsonType = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "array" : typeof value === "number" && Number.isInteger(value) ? "integer" : typeof value
+  value === null ? "null"
+    : Array.isArray(value) ? "array" : typeof value === "number" && Number.isInteger(value) ? "integer" : typeof value
 
 /** Whether a JSON value has the JSON Schema `type` declared for it (an integer is also a number). */
 const hasType = (value: unknown, type: string | undefined): boolean => {
@@ -79,8 +88,14 @@ const hasType = (value: unknown, type: string | undefined): boolean => {
 // What the tool input's own schema accepts: its advertised JSON Schema, imported back into an Effect
 // Schema (additional properties become `Schema.Json` members, so samples carry extra keys too).
 const validInput = (tool: Listed): Arbitrary.Arbitrary<{ readonly [key: string]: unknown }> => {
-  const document: JsonSchema.Document<"draft-2020-12"> = { dialect: "draft-2020-12", schema: tool.inputSchema as JsonSchema.JsonSchema, definitions: {} }
-  return Arbitrary.schema(Schema.toType(SchemaRepresentation.fromJsonSchemaDocument(document))) as Arbitrary.Arbitrary<{ readonly [key: string]: unknown }>
+  const document: JsonSchema.Document<"draft-2020-12"> = {
+    dialect: "draft-2020-12",
+    schema: tool.inputSchema as JsonSchema.JsonSchema,
+    definitions: {}
+  }
+  return Arbitrary.schema(Schema.toType(SchemaRepresentation.fromJsonSchemaDocument(document))) as Arbitrary.Arbitrary<
+    { readonly [key: string]: unknown }
+  >
 }
 
 const anyJson: Arbitrary.Arbitrary<Schema.Json> = Arbitrary.schema(Schema.Json)
@@ -94,7 +109,12 @@ interface Broken {
 }
 
 const broken = (tool: Listed): Arbitrary.Arbitrary<Broken> =>
-  Arbitrary.all([validInput(tool), Arbitrary.schema(Schema.Literals(["drop", "retype"])), Arbitrary.schema(Schema.Literals([0, 1, 2, 3])), anyJson]).pipe(
+  Arbitrary.all([
+    validInput(tool),
+    Arbitrary.schema(Schema.Literals(["drop", "retype"])),
+    Arbitrary.schema(Schema.Literals([0, 1, 2, 3])),
+    anyJson
+  ]).pipe(
     Arbitrary.filter(([, how, , replacement]) => {
       // A replacement of the declared type would not break anything: only other types are drawn.
       if (how !== "retype" || tool.properties.length === 0) return true
@@ -124,7 +144,9 @@ const everyToolBroken = Arbitrary.all(listed.map(broken))
 const junkObjects = Arbitrary.schema(Schema.Record(Schema.String, Schema.Json))
 
 /** JSON that is not an object: what `arguments` must never be, sent anyway. */
-const notObjects = anyJson.pipe(Arbitrary.filter((json) => typeof json !== "object" || json === null || Array.isArray(json)))
+const notObjects = anyJson.pipe(
+  Arbitrary.filter((json) => typeof json !== "object" || json === null || Array.isArray(json))
+)
 
 const runs = sized(60, 600)
 const propertyOptions = { timeout: sized(30_000, 300_000), arbitrary: { runs, size: 12 } }
@@ -139,7 +161,8 @@ const assertToolAnswer = (tool: string, args: unknown, answer: Answer, culprit: 
   if (result.isError === true) {
     const text = textOf(result)
     assert.isAbove(text.trim().length, "effect-surface: ".length, `${tool}(${shown}) failed without saying why`)
-    if (culprit !== undefined) assert.include(text, JSON.stringify(culprit), `${tool}(${shown}): the refusal does not name ${culprit}`)
+    if (culprit !== undefined)
+      assert.include(text, JSON.stringify(culprit), `${tool}(${shown}): the refusal does not name ${culprit}`)
   } else {
     assert.isUndefined(culprit, `${tool}(${shown}) succeeded although its ${culprit} was wrong`)
   }
@@ -148,7 +171,16 @@ const assertToolAnswer = (tool: string, args: unknown, answer: Answer, culprit: 
 layer(Host.layer, { excludeTestServices: true })("bad input to every listed tool", (it) => {
   it.effect("the example lists every tool the bad-input properties call", () =>
     Effect.sync(() => {
-      assert.includeMembers(listed.map((t) => t.name), ["tasks_add", "tasks_complete", "tasks_open", "board_focus", "board_progress", "tasks_require", "stopwatch_watch_lap", "stopwatch_wait"])
+      assert.includeMembers(listed.map((t) => t.name), [
+        "tasks_add",
+        "tasks_complete",
+        "tasks_open",
+        "board_focus",
+        "board_progress",
+        "tasks_require",
+        "stopwatch_watch_lap",
+        "stopwatch_wait"
+      ])
     }))
 
   it.effect.prop(
@@ -157,7 +189,8 @@ layer(Host.layer, { excludeTestServices: true })("bad input to every listed tool
     ({ cases }) =>
       Effect.gen(function*() {
         const { client } = yield* Host
-        for (const { args, culprit, tool } of cases) assertToolAnswer(tool.name, args, yield* callRaw(client, tool.name, args), culprit)
+        for (const { args, culprit, tool } of cases)
+          assertToolAnswer(tool.name, args, yield* callRaw(client, tool.name, args), culprit)
         yield* Effect.promise(() => client.ping())
       }),
     propertyOptions
@@ -196,10 +229,17 @@ layer(Host.layer, { excludeTestServices: true })("bad input to every listed tool
         for (const tool of listed) {
           const answer = yield* callRaw(client, tool.name, args)
           if (answer._tag === "RpcError") {
-            assert.strictEqual(answer.code, -32602, `${tool.name}(${JSON.stringify(args)}) was answered ${answer.code}: ${answer.message.slice(0, 200)}`)
+            assert.strictEqual(
+              answer.code,
+              -32602,
+              `${tool.name}(${JSON.stringify(args)}) was answered ${answer.code}: ${answer.message.slice(0, 200)}`
+            )
             assert.include(answer.message, "arguments")
           } else {
-            assert.isTrue(answer.result.isError, `${tool.name}(${JSON.stringify(args)}) succeeded with non-object arguments`)
+            assert.isTrue(
+              answer.result.isError,
+              `${tool.name}(${JSON.stringify(args)}) succeeded with non-object arguments`
+            )
           }
         }
         yield* Effect.promise(() => client.ping())

@@ -46,7 +46,8 @@ const holdingFace = Effect.gen(function*() {
 
 /** Requests the SDK server still holds as in flight (a private table of the SDK's Protocol). */
 const inFlightOf = (server: Server): number =>
-  (server as unknown as { readonly _requestHandlerAbortControllers: Map<unknown, unknown> })._requestHandlerAbortControllers.size
+  (server as unknown as { readonly _requestHandlerAbortControllers: Map<unknown, unknown> })
+    ._requestHandlerAbortControllers.size
 
 /** Responses the SDK client still awaits (likewise private). */
 const awaitedBy = (client: Client): number =>
@@ -70,10 +71,16 @@ const storm = (
       const calls = yield* Effect.forEach(controllers, (controller) =>
         Effect.forkChild(callTool(client, "hold", {}, { signal: controller.signal, timeout: 60_000 })))
       // Every handler of the wave has started: the cancellations land mid-flight.
-      assert.strictEqual(yield* eventually(Ref.get(running), (n) => n === size, 500), size, "the wave never fully started")
+      assert.strictEqual(
+        yield* eventually(Ref.get(running), (n) =>
+          n === size, 500),
+        size,
+        "the wave never fully started"
+      )
       // Aborted in a spread: some at once, the rest over a few milliseconds.
       for (const [i, controller] of controllers.entries()) {
-        if (i % 5 === 4) yield* Effect.sleep("1 millis")
+        if (i % 5 === 4)
+          yield* Effect.sleep("1 millis")
         controller.abort()
       }
       for (const call of calls) {
@@ -81,69 +88,99 @@ const storm = (
         if (Result.isSuccess(outcome)) answered++
         else rejected++
       }
-      assert.strictEqual(yield* eventually(Ref.get(running), (n) => n === 0, 500), 0, `handlers still running after wave ${done / wave}`)
+      assert.strictEqual(
+        yield* eventually(Ref.get(running), (n) => n === 0, 500),
+        0,
+        `handlers still running after wave ${done / wave}`
+      )
       yield* checkAfterWave
     }
     return { answered, rejected }
   })
 
 describe("cancellation storms", () => {
-  it.live(`${total} calls cancelled mid-flight over an in-memory session leave no handler fiber, no SDK request and no extra subscription behind`, () =>
-    Effect.gen(function*() {
-      const { face, running, started } = yield* holdingFace
-      const scope = yield* Scope.make()
-      const c = yield* connectTo(face).pipe(Scope.provide(scope))
-      yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/focus" }))
-      yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/stopwatch/laps" }))
-      assert.strictEqual(yield* face.watching, 2)
-
-      const { answered, rejected } = yield* storm(c.client, running, Effect.gen(function*() {
-        assert.strictEqual(yield* eventually(Effect.sync(() => inFlightOf(c.session.server)), (n) => n === 0, 300), 0, "the SDK server still holds requests")
-        assert.strictEqual(awaitedBy(c.client), 0)
+  it.live(
+    `${total} calls cancelled mid-flight over an in-memory session leave no handler fiber, no SDK request and no extra subscription behind`,
+    () =>
+      Effect.gen(function*() {
+        const { face, running, started } = yield* holdingFace
+        const scope = yield* Scope.make()
+        const c = yield* connectTo(face).pipe(Scope.provide(scope))
+        yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/focus" }))
+        yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/stopwatch/laps" }))
         assert.strictEqual(yield* face.watching, 2)
-      }))
-      assert.strictEqual(yield* Ref.get(started), total)
-      assert.strictEqual(answered, 0, "a cancelled call was answered")
-      assert.strictEqual(rejected, total)
 
-      // The session serves on, and once it ends nothing of it is followed any more.
-      const after = yield* callTool(c.client, "tasks_add", { title: "after the storm" })
-      assert.isTrue(Result.isSuccess(after) && after.success.isError === undefined)
-      yield* Scope.close(scope, Exit.void)
-      assert.strictEqual(yield* eventually(face.watching, (n) => n === 0), 0)
-      assert.strictEqual(yield* Ref.get(running), 0)
-    }).pipe(Effect.provide(quiet)), { timeout: sized(30_000, 120_000) })
+        const { answered, rejected } = yield* storm(
+          c.client,
+          running,
+          Effect.gen(function*() {
+            assert.strictEqual(
+              yield* eventually(Effect.sync(() => inFlightOf(c.session.server)), (n) => n === 0, 300),
+              0,
+              "the SDK server still holds requests"
+            )
+            assert.strictEqual(awaitedBy(c.client), 0)
+            assert.strictEqual(yield* face.watching, 2)
+          })
+        )
+        assert.strictEqual(yield* Ref.get(started), total)
+        assert.strictEqual(answered, 0, "a cancelled call was answered")
+        assert.strictEqual(rejected, total)
 
-  it.live(`${total} calls cancelled mid-flight over Streamable HTTP leave no handler fiber or subscription behind, and the server then shuts down without waiting on them`, () =>
-    Effect.gen(function*() {
-      const { face, running, started } = yield* holdingFace
-      const serving = yield* Scope.make()
-      const served = yield* McpHttp.serveFace(face, { port: 0, drainTimeout: "5 seconds" }).pipe(Scope.provide(serving))
-      const clientScope = yield* Scope.make()
-      const c = yield* connectHttp(served.url, "storm").pipe(Scope.provide(clientScope))
-      yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/focus" }))
-      assert.strictEqual(yield* face.watching, 1)
+        // The session serves on, and once it ends nothing of it is followed any more.
+        const after = yield* callTool(c.client, "tasks_add", { title: "after the storm" })
+        assert.isTrue(Result.isSuccess(after) && after.success.isError === undefined)
+        yield* Scope.close(scope, Exit.void)
+        assert.strictEqual(yield* eventually(face.watching, (n) => n === 0), 0)
+        assert.strictEqual(yield* Ref.get(running), 0)
+      }).pipe(Effect.provide(quiet)),
+    { timeout: sized(30_000, 120_000) }
+  )
 
-      const { answered, rejected } = yield* storm(c.client, running, Effect.gen(function*() {
-        assert.strictEqual(awaitedBy(c.client), 0)
+  it.live(
+    `${total} calls cancelled mid-flight over Streamable HTTP leave no handler fiber or subscription behind, and the server then shuts down without waiting on them`,
+    () =>
+      Effect.gen(function*() {
+        const { face, running, started } = yield* holdingFace
+        const serving = yield* Scope.make()
+        const served = yield* McpHttp.serveFace(face, { port: 0, drainTimeout: "5 seconds" }).pipe(
+          Scope.provide(serving)
+        )
+        const clientScope = yield* Scope.make()
+        const c = yield* connectHttp(served.url, "storm").pipe(Scope.provide(clientScope))
+        yield* Effect.promise(() => c.client.subscribeResource({ uri: "surface://cells/focus" }))
         assert.strictEqual(yield* face.watching, 1)
-      }))
-      assert.strictEqual(yield* Ref.get(started), total)
-      assert.strictEqual(answered, 0, "a cancelled call was answered")
-      assert.strictEqual(rejected, total)
-      const after = yield* callTool(c.client, "tasks_add", { title: "after the storm" })
-      assert.isTrue(Result.isSuccess(after) && after.success.isError === undefined)
-      assert.deepStrictEqual(yield* served.sessions, [c.sessionId])
 
-      // Shutdown waits (up to drainTimeout) for requests it believes are still awaited: none are.
-      const began = Date.now()
-      yield* Scope.close(serving, Exit.void)
-      const shutdownMillis = Date.now() - began
-      assert.isBelow(shutdownMillis, 2_000, `shutdown took ${shutdownMillis} ms: cancelled requests were still awaited`)
-      assert.strictEqual(yield* eventually(face.watching, (n) => n === 0), 0)
-      assert.strictEqual(yield* Ref.get(running), 0)
-      yield* Scope.close(clientScope, Exit.void)
-    }).pipe(Effect.provide(quiet)), { timeout: sized(30_000, 180_000) })
+        const { answered, rejected } = yield* storm(
+          c.client,
+          running,
+          Effect.gen(function*() {
+            assert.strictEqual(awaitedBy(c.client), 0)
+            assert.strictEqual(yield* face.watching, 1)
+          })
+        )
+        assert.strictEqual(yield* Ref.get(started), total)
+        assert.strictEqual(answered, 0, "a cancelled call was answered")
+        assert.strictEqual(rejected, total)
+        const after = yield* callTool(c.client, "tasks_add", { title: "after the storm" })
+        assert.isTrue(Result.isSuccess(after) && after.success.isError === undefined)
+        assert.deepStrictEqual(yield* served.sessions, [c.sessionId])
+
+        // Shutdown waits (up to drainTimeout) for requests it believes are still awaited: none are.
+        const began = Date.now()
+        yield* Scope.close(serving, Exit.void)
+        const shutdownMillis = Date.now() - began
+        assert.isBelow(
+          shutdownMillis,
+          2_000,
+          `shutdown took ${shutdownMillis} ms: cancelled requests were still awaited`
+        )
+        assert.strictEqual(yield* eventually(face.watching, (n) => n === 0), 0)
+        assert.strictEqual(yield* Ref.get(running), 0)
+        yield* Scope.close(clientScope, Exit.void)
+      }).pipe(Effect.provide(quiet)),
+    { timeout: sized(30_000, 180_000) }
+  )
 
   // DEFECT (see the report): over Streamable HTTP a request and its cancellation travel as two POSTs
   // and may be processed in either order (with the SDK client, 200 calls aborted ~50 ms after sending
@@ -152,31 +189,66 @@ describe("cancellation storms", () => {
   // (and any connection lease it holds) kept until the session ends, though the host gave up on it
   // and the server was told. Http.ts already reads every cancellation (for its drain accounting); it
   // could remember the ids it saw cancelled. The order is made deterministic here.
-  it.live("a call whose cancellation reached the server before the call itself is not left running, and does not hold up shutdown", () =>
-    Effect.gen(function*() {
-      const { face, running, started } = yield* holdingFace
-      const serving = yield* Scope.make()
-      const served = yield* McpHttp.serveFace(face, { port: 0, drainTimeout: "5 seconds" }).pipe(Scope.provide(serving))
-      const post = (body: unknown, session?: string, signal?: AbortSignal) =>
-        Effect.promise(() => fetch(served.url, { method: "POST", headers: postHeaders(session), body: JSON.stringify(body), ...(signal === undefined ? {} : { signal }) }))
-      const init = yield* post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } } })
-      const session = init.headers.get("mcp-session-id") ?? ""
-      yield* Effect.promise(() => init.text())
-      yield* Effect.flatMap(post({ jsonrpc: "2.0", method: "notifications/initialized" }, session), (r) => Effect.promise(() => r.text()))
+  it.live(
+    "a call whose cancellation reached the server before the call itself is not left running, and does not hold up shutdown",
+    () =>
+      Effect.gen(function*() {
+        const { face, running, started } = yield* holdingFace
+        const serving = yield* Scope.make()
+        const served = yield* McpHttp.serveFace(face, { port: 0, drainTimeout: "5 seconds" }).pipe(
+          Scope.provide(serving)
+        )
+        const post = (body: unknown, session?: string, signal?: AbortSignal) =>
+          Effect.promise(() =>
+            fetch(served.url, {
+              method: "POST",
+              headers: postHeaders(session),
+              body: JSON.stringify(body),
+              ...(signal === undefined ? {} : { signal })
+            })
+          )
+        const init = yield* post({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
+        })
+        const session = init.headers.get("mcp-session-id") ?? ""
+        yield* Effect.promise(() => init.text())
+        yield* Effect.flatMap(
+          post({ jsonrpc: "2.0", method: "notifications/initialized" }, session),
+          (r) => Effect.promise(() => r.text())
+        )
 
-      const cancelled = yield* post({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "early", reason: "the user pressed Esc" } }, session)
-      assert.strictEqual(cancelled.status, 202)
-      const reading = new AbortController()
-      const call = yield* post({ jsonrpc: "2.0", id: "early", method: "tools/call", params: { name: "hold", arguments: {} } }, session, reading.signal)
-      assert.strictEqual(call.status, 200)
-      yield* Effect.sleep("300 millis")
-      reading.abort()
+        const cancelled = yield* post({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: "early", reason: "the user pressed Esc" }
+        }, session)
+        assert.strictEqual(cancelled.status, 202)
+        const reading = new AbortController()
+        const call = yield* post(
+          { jsonrpc: "2.0", id: "early", method: "tools/call", params: { name: "hold", arguments: {} } },
+          session,
+          reading.signal
+        )
+        assert.strictEqual(call.status, 200)
+        yield* Effect.sleep("300 millis")
+        reading.abort()
 
-      const stillRunning = yield* eventually(Ref.get(running), (n) => n === 0, 100)
-      const began = Date.now()
-      yield* Scope.close(serving, Exit.void)
-      const shutdownMillis = Date.now() - began
-      assert.strictEqual(stillRunning, 0, `the cancelled call was started ${yield* Ref.get(started)} time(s) and was still running a second later (shutdown then took ${shutdownMillis} ms)`)
-      assert.isBelow(shutdownMillis, 2_000, `shutdown waited ${shutdownMillis} ms on the cancelled call`)
-    }).pipe(Effect.provide(quiet)), { timeout: 30_000 })
+        const stillRunning = yield* eventually(Ref.get(running), (n) => n === 0, 100)
+        const began = Date.now()
+        yield* Scope.close(serving, Exit.void)
+        const shutdownMillis = Date.now() - began
+        assert.strictEqual(
+          stillRunning,
+          0,
+          `the cancelled call was started ${yield* Ref.get(
+            started
+          )} time(s) and was still running a second later (shutdown then took ${shutdownMillis} ms)`
+        )
+        assert.isBelow(shutdownMillis, 2_000, `shutdown waited ${shutdownMillis} ms on the cancelled call`)
+      }).pipe(Effect.provide(quiet)),
+    { timeout: 30_000 }
+  )
 })

@@ -78,7 +78,9 @@ type Outcome =
   | { readonly _tag: "RpcError"; readonly tool: string; readonly message: string }
 
 const callOnce = (c: Connected, tool: string, args: Record<string, unknown>) =>
-  Effect.tryPromise(() => c.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 20_000 }) as Promise<CallToolResult>).pipe(
+  Effect.tryPromise(() =>
+    c.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 20_000 }) as Promise<CallToolResult>
+  ).pipe(
     Effect.result,
     Effect.map((r): Outcome => {
       if (Result.isFailure(r)) {
@@ -90,12 +92,14 @@ const callOnce = (c: Connected, tool: string, args: Record<string, unknown>) =>
   )
 
 const journalCount = (journal: string, name: string) =>
-  (Fs.existsSync(journal) ? Fs.readFileSync(journal, "utf8") : "").split("\n").filter((l) => l === `invoked ${name}`).length
+  (Fs.existsSync(journal) ? Fs.readFileSync(journal, "utf8") : "").split("\n").filter((l) => l === `invoked ${name}`)
+    .length
 
 /** A failure cut in flight: the call reached the daemon, and whether it acted is not known. */
 const isUnknownOutcome = (text: string) => text.includes("outcome is unknown")
 /** The brief's rule for every failure: it says the server is still running and what a retry does. */
-const saysWhatRetryDoes = (text: string) => text.includes("still running") && (text.includes("re-dials") || text.includes("safe to retry"))
+const saysWhatRetryDoes = (text: string) =>
+  text.includes("still running") && (text.includes("re-dials") || text.includes("safe to retry"))
 /** A dial that found no daemon listening (the daemon was down): nothing was sent. */
 const isDialFailed = (text: string) => text.includes("could not open a connection") && text.includes("Nothing was sent")
 
@@ -131,12 +135,17 @@ describe("a bridged daemon killed under steady load", () => {
                   continue
                 }
                 // Mostly slow calls, so a kill usually lands on one in flight; some instant ones.
-                const [tool, args] = (i + index) % 4 === 3 ? ["daemon_pid", {}] as const : ["daemon_slow", { ms: 15 + ((i * 7 + index) % 30) }] as const
+                const [tool, args] = (i + index) % 4 === 3 ? ["daemon_pid", {}] as const
+                  : ["daemon_slow", { ms: 15 + ((i * 7 + index) % 30) }] as const
                 yield* Ref.update(inFlight, (n) => n + 1)
-                outcomes.push(yield* callOnce(bridge.c, tool, args).pipe(Effect.ensuring(Ref.update(inFlight, (n) => n - 1))))
+                outcomes.push(
+                  yield* callOnce(bridge.c, tool, args).pipe(Effect.ensuring(Ref.update(inFlight, (n) => n - 1)))
+                )
               }
             })
-          const load = yield* Effect.forkChild(Effect.all(Array.from({ length: callers }, (_, i) => caller(i)), { concurrency: "unbounded" }))
+          const load = yield* Effect.forkChild(
+            Effect.all(Array.from({ length: callers }, (_, i) => caller(i)), { concurrency: "unbounded" })
+          )
 
           let midCall = 0
           let betweenCalls = 0
@@ -167,9 +176,14 @@ describe("a bridged daemon killed under steady load", () => {
           yield* Fiber.join(load)
 
           // The face serves on, on the last daemon.
-          const last = yield* Effect.promise(() => bridge.c.client.callTool({ name: "daemon_pid", arguments: {} }) as Promise<CallToolResult>)
+          const last = yield* Effect.promise(() =>
+            bridge.c.client.callTool({ name: "daemon_pid", arguments: {} }) as Promise<CallToolResult>
+          )
           assert.isUndefined(last.isError, textOf(last))
-          assert.strictEqual((last.structuredContent as { readonly value?: unknown } | undefined)?.value, current.daemon.pid)
+          assert.strictEqual(
+            (last.structuredContent as { readonly value?: unknown } | undefined)?.value,
+            current.daemon.pid
+          )
           const liveAtEnd = yield* Ref.get(bridge.live)
           const peak = yield* Ref.get(bridge.peak)
           const dials = yield* Ref.get(bridge.dials)
@@ -180,7 +194,8 @@ describe("a bridged daemon killed under steady load", () => {
         }).pipe(Effect.scoped)
 
         const { outcomes } = measured
-        const count = (tool: string, p: (o: Outcome) => boolean) => outcomes.filter((o) => o.tool === tool && p(o)).length
+        const count = (tool: string, p: (o: Outcome) => boolean) =>
+          outcomes.filter((o) => o.tool === tool && p(o)).length
         assert.strictEqual(measured.midCall + measured.betweenCalls, restarts)
         assert.isAtLeast(outcomes.length, restarts * 10, "the load was not steady")
 
@@ -196,7 +211,11 @@ describe("a bridged daemon killed under steady load", () => {
           // The final daemon_pid call above, outside the recorded load.
           const invoked = journalCount(journal, procedure) - (procedure === "daemon.pid" ? 1 : 0)
           assert.isAtLeast(invoked, ok, `${procedure}: ${ok} calls succeeded but only ${invoked} ran`)
-          assert.isAtMost(invoked, ok + unknown, `${procedure} ran ${invoked} times for ${ok} successes and ${unknown} cut in flight: a call was replayed`)
+          assert.isAtMost(
+            invoked,
+            ok + unknown,
+            `${procedure} ran ${invoked} times for ${ok} successes and ${unknown} cut in flight: a call was replayed`
+          )
           assert.isAtMost(invoked, issued)
         }
         // The mid-call kills really did cut calls in flight.
@@ -220,10 +239,22 @@ describe("a bridged daemon killed under steady load", () => {
 
         // This process holds no more sockets or children than before (bounded wait for closes to land).
         if (socketsBefore !== undefined) {
-          assert.strictEqual(yield* eventually(Effect.sync(socketFds), (n) => n === socketsBefore, 300), socketsBefore, "socket descriptors leaked")
+          assert.strictEqual(
+            yield* eventually(Effect.sync(socketFds), (n) => n === socketsBefore, 300),
+            socketsBefore,
+            "socket descriptors leaked"
+          )
         }
-        assert.strictEqual(yield* eventually(Effect.sync(socketHandles), (n) => n <= handlesBefore, 300), handlesBefore, "socket handles leaked")
-        assert.strictEqual(yield* eventually(Effect.sync(childProcesses), (n) => n === childrenBefore, 300), childrenBefore, "child processes leaked")
+        assert.strictEqual(
+          yield* eventually(Effect.sync(socketHandles), (n) => n <= handlesBefore, 300),
+          handlesBefore,
+          "socket handles leaked"
+        )
+        assert.strictEqual(
+          yield* eventually(Effect.sync(childProcesses), (n) => n === childrenBefore, 300),
+          childrenBefore,
+          "child processes leaked"
+        )
         for (const pid of measured.pids) assert.isFalse(alive(pid), `daemon ${pid} outlived the test`)
       }).pipe(Effect.provide(WireDaemon.layer)),
     { timeout: sized(45_000, 180_000) }
@@ -232,19 +263,23 @@ describe("a bridged daemon killed under steady load", () => {
   // DEFECT (see the report): a call made while the daemon is down fails with DialFailed, whose text
   // says the dial failed and that "the next request dials again", but — unlike ConnectionLost — not
   // that the MCP server is still running, so an agent may take the whole server for dead.
-  it.live("a call made while the daemon is down says the MCP server is still running and what a retry will do", () =>
-    Effect.gen(function*() {
-      const dir = yield* tempDir
-      const path = Path.join(dir, "s.sock")
-      const first = yield* daemonAt(path, Path.join(dir, "journal"))
-      const bridge = yield* countedBridge(path)
-      const before = yield* callOnce(bridge.c, "daemon_pid", {})
-      assert.strictEqual(before._tag, "Ok")
-      yield* first.stop
-      const down = yield* callOnce(bridge.c, "daemon_pid", {})
-      assert.strictEqual(down._tag, "Refused")
-      if (down._tag === "Refused") assert.isTrue(saysWhatRetryDoes(down.text), down.text)
-    }).pipe(Effect.provide(WireDaemon.layer)), { timeout: 30_000 })
+  it.live(
+    "a call made while the daemon is down says the MCP server is still running and what a retry will do",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const path = Path.join(dir, "s.sock")
+        const first = yield* daemonAt(path, Path.join(dir, "journal"))
+        const bridge = yield* countedBridge(path)
+        const before = yield* callOnce(bridge.c, "daemon_pid", {})
+        assert.strictEqual(before._tag, "Ok")
+        yield* first.stop
+        const down = yield* callOnce(bridge.c, "daemon_pid", {})
+        assert.strictEqual(down._tag, "Refused")
+        if (down._tag === "Refused") assert.isTrue(saysWhatRetryDoes(down.text), down.text)
+      }).pipe(Effect.provide(WireDaemon.layer)),
+    { timeout: 30_000 }
+  )
 })
 
 const alive = (pid: number) => {

@@ -33,7 +33,8 @@ const laps = "surface://cells/stopwatch/laps"
 
 /** The calls a session makes, in turn: a mutation of the other subscribed cell, a read, a refusal. */
 const workload = (i: number): readonly [string, Record<string, unknown>] =>
-  i % 3 === 0 ? ["stopwatch_watch_lap", {}] : i % 3 === 1 ? ["tasks_open", {}] : ["tasks_require", { id: `missing-${i}` }]
+  i % 3 === 0 ? ["stopwatch_watch_lap", {}]
+    : i % 3 === 1 ? ["tasks_open", {}] : ["tasks_require", { id: `missing-${i}` }]
 
 const readFocus = (c: HttpClient) =>
   Effect.promise(() => c.client.readResource({ uri: focus })).pipe(
@@ -54,14 +55,22 @@ describe("Streamable HTTP under load", () => {
         const driver = yield* connectHttp(served.url, "driver")
         const setFocus = (value: string) =>
           Effect.flatMap(callTool(driver.client, "board_focus", { value }), (r) =>
-            Effect.sync(() => assert.isTrue(Result.isSuccess(r) && r.success.isError === undefined, `board_focus: ${JSON.stringify(r)}`)))
+            Effect.sync(() =>
+              assert.isTrue(Result.isSuccess(r) && r.success.isError === undefined, `board_focus: ${JSON.stringify(r)}`)
+            ))
 
         /** One round: N sessions subscribe, take `calls` calls each while the cell changes `k` times, re-read, and close. */
         const round = (label: string, calls: number, k: number) =>
           Effect.scoped(Effect.gen(function*() {
-            const clients = yield* Effect.all(Array.from({ length: sessions }, (_, i) => connectHttp(served.url, `${label}-${i}`)), { concurrency: 8 })
+            const clients = yield* Effect.all(
+              Array.from({ length: sessions }, (_, i) =>
+                connectHttp(served.url, `${label}-${i}`)),
+              { concurrency: 8 }
+            )
             for (const c of clients) {
-              yield* Effect.promise(() => c.client.subscribeResource({ uri: focus }))
+              yield* Effect.promise(() =>
+                c.client.subscribeResource({ uri: focus })
+              )
               yield* Effect.promise(() => c.client.subscribeResource({ uri: laps }))
             }
             const watching = yield* served.face.watching
@@ -80,14 +89,19 @@ describe("Streamable HTTP under load", () => {
             const protocolErrors: Array<string> = []
             const unexpected: Array<string> = []
             const load = yield* Effect.forEach(clients, (c) =>
-              Effect.forEach(Array.from({ length: calls }, (_, i) => i), (i) => {
-                const [tool, args] = workload(i)
-                return Effect.map(callTool(c.client, tool, args), (r) => {
-                  if (Result.isFailure(r)) protocolErrors.push(`${tool}: ${String(r.failure)}`)
-                  // tasks_require refuses (isError) by design; the others must succeed.
-                  else if ((r.success.isError === true) !== (tool === "tasks_require")) unexpected.push(`${tool}: ${JSON.stringify(r.success).slice(0, 200)}`)
-                })
-              }, { concurrency: inFlight, discard: true }), { concurrency: "unbounded", discard: true }).pipe(Effect.forkChild)
+              Effect.forEach(
+                Array.from({ length: calls }, (_, i) => i),
+                (i) => {
+                  const [tool, args] = workload(i)
+                  return Effect.map(callTool(c.client, tool, args), (r) => {
+                    if (Result.isFailure(r)) protocolErrors.push(`${tool}: ${String(r.failure)}`)
+                    // tasks_require refuses (isError) by design; the others must succeed.
+                    else if ((r.success.isError === true) !== (tool === "tasks_require"))
+                      unexpected.push(`${tool}: ${JSON.stringify(r.success).slice(0, 200)}`)
+                  })
+                },
+                { concurrency: inFlight, discard: true }
+              ), { concurrency: "unbounded", discard: true }).pipe(Effect.forkChild)
             for (let change = 1; change <= k; change++) {
               yield* setFocus(`${label} change ${change}`)
               yield* Effect.sleep(gap)
@@ -104,7 +118,17 @@ describe("Streamable HTTP under load", () => {
             const heapOpen = yield* settledHeap
 
             for (const c of clients) yield* c.close
-            return { watching, deaf, protocolErrors, unexpected, heard, finals, lapsHeard, heapOpen, final: `${label} change ${k}` }
+            return {
+              watching,
+              deaf,
+              protocolErrors,
+              unexpected,
+              heard,
+              finals,
+              lapsHeard,
+              heapOpen,
+              final: `${label} change ${k}`
+            }
           }))
 
         /** Every session of a round has ended, and with it every subscription. */
@@ -122,12 +146,19 @@ describe("Streamable HTTP under load", () => {
         const outcome = yield* round("load", callsPerSession, changes)
         assert.strictEqual(outcome.watching, sessions * 2)
         assert.deepStrictEqual(outcome.deaf, [], "sessions that never heard an update")
-        assert.deepStrictEqual(outcome.protocolErrors.slice(0, 5), [], `${outcome.protocolErrors.length} protocol errors`)
+        assert.deepStrictEqual(
+          outcome.protocolErrors.slice(0, 5),
+          [],
+          `${outcome.protocolErrors.length} protocol errors`
+        )
         assert.deepStrictEqual(outcome.unexpected.slice(0, 5), [])
-        for (const [i, n] of outcome.heard.entries()) assert.isAtLeast(n, changes, `session ${i} heard ${n} of ${changes} spaced changes`)
-        for (const value of outcome.finals) assert.strictEqual(value, outcome.final)
+        for (const [i, n] of outcome.heard.entries())
+          assert.isAtLeast(n, changes, `session ${i} heard ${n} of ${changes} spaced changes`)
+        for (const value of outcome.finals)
+          assert.strictEqual(value, outcome.final)
         // The busy cell was announced to every session too (coalesced: far fewer times than it changed).
-        for (const n of outcome.lapsHeard) assert.isAbove(n, 0)
+        for (const n of outcome.lapsHeard)
+          assert.isAbove(n, 0)
 
         // Everything of the sessions is gone: the table, the subscriptions, and the heap they used.
         yield* settledAfterRound

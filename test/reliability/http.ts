@@ -46,7 +46,11 @@ export const callTool = (
 ): Effect.Effect<Result.Result<CallToolResult, unknown>> =>
   Effect.tryPromise({
     // The SDK's return type also admits a pre-2025 `toolResult` shape this server never sends.
-    try: () => client.callTool({ name, arguments: args }, undefined, { timeout: options.timeout ?? 30_000, ...(options.signal === undefined ? {} : { signal: options.signal }) }) as Promise<CallToolResult>,
+    try: () =>
+      client.callTool({ name, arguments: args }, undefined, {
+        timeout: options.timeout ?? 30_000,
+        ...(options.signal === undefined ? {} : { signal: options.signal })
+      }) as Promise<CallToolResult>,
     catch: (error) => error
   }).pipe(Effect.result)
 

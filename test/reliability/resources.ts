@@ -75,8 +75,12 @@ export const settledHeap: Effect.Effect<number> = Effect.gen(function*() {
 })
 
 /** Wait (bounded, on the real clock) until `read` satisfies `done`; answer its last value either way. */
-export const eventually = <A>(read: Effect.Effect<A>, done: (a: A) => boolean, times = 300, every: Duration.Input = "10 millis"): Effect.Effect<A> =>
-  Effect.repeat(read, { until: done, schedule: Schedule.spaced(every), times })
+export const eventually = <A>(
+  read: Effect.Effect<A>,
+  done: (a: A) => boolean,
+  times = 300,
+  every: Duration.Input = "10 millis"
+): Effect.Effect<A> => Effect.repeat(read, { until: done, schedule: Schedule.spaced(every), times })
 
 // A console whose every method does nothing: the example's board_focus prints through Effect's Console.
 const silentConsole = new Proxy({}, { get: () => () => undefined }) as Console.Console

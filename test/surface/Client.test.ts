@@ -193,10 +193,20 @@ describe("Client.directDispatch", () => {
     // @ts-expect-error LinkError belongs to every call's channel
     const withoutLink: Equals<Effect.Error<ReturnType<Procedures["complete"]>>, NotFound | Conflict> = true
     // @ts-expect-error a read's NoSnapshot is not a procedure error
-    const widened: Equals<Effect.Error<ReturnType<Procedures["complete"]>>, NotFound | Conflict | LinkError | Client.NoSnapshot> = true
+    const widened: Equals<
+      Effect.Error<ReturnType<Procedures["complete"]>>,
+      NotFound | Conflict | LinkError | Client.NoSnapshot
+    > = true
     // @ts-expect-error "add" declares Conflict only
     const undeclared: Equals<Effect.Error<ReturnType<Procedures["add"]>>, NotFound | Conflict | LinkError> = true
-    assert.deepStrictEqual([complete, add, count, withoutLink, widened, undeclared], [true, true, true, true, true, true])
+    assert.deepStrictEqual([complete, add, count, withoutLink, widened, undeclared], [
+      true,
+      true,
+      true,
+      true,
+      true,
+      true
+    ])
   })
 
   it("a read's error channel is exactly LinkError or NoSnapshot, and a subscription's is LinkError", () => {

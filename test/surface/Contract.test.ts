@@ -99,7 +99,9 @@ describe("Expose", () => {
 
   it.effect("only true or { mutates?: boolean } exposes a procedure; false and absence deny", () =>
     Effect.gen(function*() {
-      const fromConfig: unknown = JSON.parse(`{"procedures":{"todo.add":false,"todo.count":{},"todo.complete":{"mutates":false}}}`)
+      const fromConfig: unknown = JSON.parse(
+        `{"procedures":{"todo.add":false,"todo.count":{},"todo.complete":{"mutates":false}}}`
+      )
       const checked = yield* Expose.check(Todos, fromConfig, "mcp")
       assert.deepStrictEqual(
         checked.procedures.map((p) => [`${p.ns}.${p.verb}`, p.mutates]),
@@ -113,13 +115,29 @@ describe("Expose", () => {
     Effect.gen(function*() {
       const refusal = (map: unknown) => Effect.flip(Expose.check(Todos, map, "mcp"))
       const cases: ReadonlyArray<readonly [unknown, Partial<Expose.InvalidExposeEntry>, string]> = [
-        [{ procedures: { "todo.add": null } }, { group: "procedures", key: "todo.add" }, `procedure "todo.add": null is not an entry`],
-        [{ procedures: { "todo.add": { mutates: "no" } } }, { group: "procedures", key: "todo.add" }, `"mutates" is "no": it must be true or false`],
-        [{ procedures: { "todo.add": { mutate: false } } }, { group: "procedures", key: "todo.add" }, `unknown field "mutate"`],
+        [
+          { procedures: { "todo.add": null } },
+          { group: "procedures", key: "todo.add" },
+          `procedure "todo.add": null is not an entry`
+        ],
+        [
+          { procedures: { "todo.add": { mutates: "no" } } },
+          { group: "procedures", key: "todo.add" },
+          `"mutates" is "no": it must be true or false`
+        ],
+        [
+          { procedures: { "todo.add": { mutate: false } } },
+          { group: "procedures", key: "todo.add" },
+          `unknown field "mutate"`
+        ],
         [{ procedures: { "todo.add": "yes" } }, { group: "procedures", key: "todo.add" }, `"yes" is not an entry`],
         [{ procedures: { "todo.add": [] } }, { group: "procedures", key: "todo.add" }, `an array is not an entry`],
         [{ cells: { filter: 1 } }, { group: "cells", key: "filter" }, `cell "filter": 1 is not an entry`],
-        [{ collections: { todos: { mutates: false } } }, { group: "collections", key: "todos" }, `an object is not an entry`],
+        [
+          { collections: { todos: { mutates: false } } },
+          { group: "collections", key: "todos" },
+          `an object is not an entry`
+        ],
         [{ cells: null }, { key: "cells" }, `invalid group "cells": it is null`],
         [{ procedure: { "todo.add": true } }, { key: "procedure" }, `invalid group "procedure"`],
         [null, { key: "" }, `the expose map for mcp is invalid: it is null`],
@@ -145,7 +163,9 @@ describe("Expose", () => {
 
   it.effect("checked procedures come back in spec order, whatever order the map was written in", () =>
     Effect.gen(function*() {
-      const checked = yield* Expose.check(Todos, { procedures: { "todo.wait": true, "todo.count": true, "todo.add": true } }, "mcp")
+      const checked = yield* Expose.check(Todos, {
+        procedures: { "todo.wait": true, "todo.count": true, "todo.add": true }
+      }, "mcp")
       assert.deepStrictEqual(checked.procedures.map((p) => p.verb), ["add", "count", "wait"])
     }))
 

@@ -10,11 +10,28 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
-const surfaceModules = ["Client", "Expose", "Implementation", "Log", "Project", "Store", "Surface", "Wire", "WireProtocol"].map((name) => `src/surface/${name}.ts`)
+const surfaceModules = [
+  "Client",
+  "Expose",
+  "Implementation",
+  "Log",
+  "Project",
+  "Store",
+  "Surface",
+  "Wire",
+  "WireProtocol"
+].map((name) => `src/surface/${name}.ts`)
 const sourcesIn = (dir: string) =>
   Fs.readdirSync(Path.join(root, dir)).filter((file) => file.endsWith(".ts")).sort().map((file) => `${dir}/${file}`)
 // A module index only re-exports; its exports are documented where they are declared.
-const indices = new Set(["src/mcp/index.ts", "src/mcp/stdio.ts", "src/acp/index.ts", "src/client/index.ts", "src/serve/index.ts", "src/cli/index.ts"])
+const indices = new Set([
+  "src/mcp/index.ts",
+  "src/mcp/stdio.ts",
+  "src/acp/index.ts",
+  "src/client/index.ts",
+  "src/serve/index.ts",
+  "src/cli/index.ts"
+])
 // A module whose examples are fragments that cannot compile on their own; none today.
 const fragments = new Set<string>()
 const coreModules = sourcesIn("src/core")
@@ -27,9 +44,8 @@ const faceModules = [...mcpModules, ...clientModules, ...acpModules, ...serveMod
 /** Every module whose exports must each carry an example. */
 const publicModules = [...surfaceModules, ...coreModules, ...faceModules, "src/tools.ts"]
 /** Every module whose examples are compiled. */
-const modules = [...surfaceModules, ...coreModules, ...faceModules, "src/tools.ts", "src/surface/internal/members.ts"].filter((module) =>
-  !fragments.has(module)
-)
+const modules = [...surfaceModules, ...coreModules, ...faceModules, "src/tools.ts", "src/surface/internal/members.ts"]
+  .filter((module) => !fragments.has(module))
 
 interface Doc {
   readonly text: string
@@ -39,25 +55,34 @@ interface Doc {
 /** Each doc comment directly followed by an export, with what it exports. */
 const docsOf = (source: string): ReadonlyArray<Doc> =>
   Array.from(
-    source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*export\s+(?:declare\s+)?(?:const|class|interface|type|function|\{)\s*(\w+)/g),
+    source.matchAll(
+      /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*export\s+(?:declare\s+)?(?:const|class|interface|type|function|\{)\s*(\w+)/g
+    ),
     (m) => ({ text: m[1] ?? "", exported: m[2] ?? "" })
   )
 
 /** Every doc comment, exported or not (a class's static members carry examples too), with the name it documents. */
 const allDocsOf = (source: string): ReadonlyArray<Doc> =>
   Array.from(
-    source.matchAll(/\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*(?:export\s+)?(?:declare\s+)?(?:static\s+)?(?:readonly\s+)?(?:const|class|interface|type|function|\{)?\s*(\w*)/g),
+    source.matchAll(
+      /\/\*\*((?:(?!\*\/)[\s\S])*)\*\/\s*(?:export\s+)?(?:declare\s+)?(?:static\s+)?(?:readonly\s+)?(?:const|class|interface|type|function|\{)?\s*(\w*)/g
+    ),
     (m) => ({ text: m[1] ?? "", exported: m[2] === undefined || m[2] === "" ? "doc" : m[2] })
   )
 
 /** Every `export …` declaration of a module, by name. */
 const exportsOf = (source: string): ReadonlyArray<string> =>
-  Array.from(source.matchAll(/^export\s+(?:declare\s+)?(?:const|class|interface|type|function|\{)\s*(\w+)/gm), (m) => m[1] ?? "")
+  Array.from(
+    source.matchAll(/^export\s+(?:declare\s+)?(?:const|class|interface|type|function|\{)\s*(\w+)/gm),
+    (m) => m[1] ?? ""
+  )
 
 /** The code of each ```ts block in a doc comment, without the comment's leading stars. */
 const examplesOf = (doc: string): ReadonlyArray<string> =>
-  Array.from(doc.matchAll(/```ts\n([\s\S]*?)\n\s*\*\s*```/g), (m) =>
-    (m[1] ?? "").split("\n").map((line) => line.replace(/^\s*\* ?/, "")).join("\n"))
+  Array.from(
+    doc.matchAll(/```ts\n([\s\S]*?)\n\s*\*\s*```/g),
+    (m) => (m[1] ?? "").split("\n").map((line) => line.replace(/^\s*\* ?/, "")).join("\n")
+  )
 
 describe("doc examples", () => {
   it("every export of a public module has a doc comment with an example", () => {

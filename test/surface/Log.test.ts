@@ -8,7 +8,11 @@ describe("Log", () => {
       for (const capacity of [Number.NaN, 2.5, 0, -1, Number.POSITIVE_INFINITY]) {
         const exit = yield* Effect.exit(Log.make<string>({ capacity }))
         assert.isTrue(Exit.isFailure(exit) && Cause.hasDies(exit.cause), `capacity ${capacity} was accepted`)
-        if (Exit.isFailure(exit)) assert.include(String(Cause.squash(exit.cause)), `capacity must be a whole number of at least 1, got ${capacity}`)
+        if (Exit.isFailure(exit))
+          assert.include(
+            String(Cause.squash(exit.cause)),
+            `capacity must be a whole number of at least 1, got ${capacity}`
+          )
       }
     }))
 

@@ -1,5 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Deferred, Effect, Exit, Fiber, Option, Ref, Schedule, Schema, Scope, Stream, SubscriptionRef } from "effect"
+import {
+  Clock,
+  Deferred,
+  Effect,
+  Exit,
+  Fiber,
+  Option,
+  Ref,
+  Schedule,
+  Schema,
+  Scope,
+  Stream,
+  SubscriptionRef
+} from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
@@ -98,7 +111,7 @@ describe("Wire in process", () => {
       const { fiber } = yield* collect(client.events.saved.subscribe, 1)
       // The served side subscribes when the request lands; pulse until one arrives.
       const pulse = Effect.gen(function*() {
-        for (let i = 0; ; i++) {
+        for (let i = 0;; i++) {
           yield* client.procedures.todo.add({ id: `after-${i}`, title: "y" })
           yield* Effect.sleep("20 millis")
         }
@@ -212,7 +225,10 @@ describe("Wire link lifecycle", () => {
       assert.strictEqual(yield* kept.client.procedures.todo.count(), 0)
 
       yield* disposed.dispose
-      assert.deepInclude(yield* Effect.flip(disposed.client.procedures.todo.count()), { _tag: "LinkError", phase: "closed" })
+      assert.deepInclude(yield* Effect.flip(disposed.client.procedures.todo.count()), {
+        _tag: "LinkError",
+        phase: "closed"
+      })
 
       yield* Scope.close(server, Exit.void)
       yield* Deferred.await(keptClosed).pipe(Effect.timeout("5 seconds"))
@@ -220,7 +236,10 @@ describe("Wire link lifecycle", () => {
       assert.strictEqual(keptAnnouncements, 1)
       assert.strictEqual(disposedAnnouncements, 0)
       assert.isFalse(Fs.existsSync(path), "the socket file is removed when serving stops")
-      assert.deepInclude(yield* Effect.flip(kept.client.procedures.todo.count()), { _tag: "LinkError", phase: "closed" })
+      assert.deepInclude(yield* Effect.flip(kept.client.procedures.todo.count()), {
+        _tag: "LinkError",
+        phase: "closed"
+      })
       // A listener that arrives after the drop hears it at once: the pool's born-dead check.
       let late = 0
       kept.onClose?.(() => late++)
@@ -266,7 +285,10 @@ describe("Wire across processes", () => {
       assert.deepInclude(dropped, { _tag: "LinkError", phase: "call" })
       yield* Effect.sleep("100 millis")
       assert.strictEqual(announcements, 1)
-      assert.deepInclude(yield* Effect.flip(owned.client.procedures.daemon.pid()), { _tag: "LinkError", phase: "closed" })
+      assert.deepInclude(yield* Effect.flip(owned.client.procedures.daemon.pid()), {
+        _tag: "LinkError",
+        phase: "closed"
+      })
       assert.deepInclude(yield* Effect.flip(Stream.runHead(owned.client.cells.filter.subscribe)), {
         _tag: "LinkError",
         phase: "closed"

@@ -17,7 +17,11 @@ export const Todos = Surface.make({
   events: { saved: Surface.event(Schema.Struct({ id: Schema.String })) },
   procedures: {
     todo: {
-      add: { input: Schema.Struct({ id: Schema.String, title: Schema.String }), error: Conflict, description: "Add a todo" },
+      add: {
+        input: Schema.Struct({ id: Schema.String, title: Schema.String }),
+        error: Conflict,
+        description: "Add a todo"
+      },
       complete: { input: Schema.String, output: Todo, error: Schema.Union([NotFound, Conflict]) },
       count: { output: Schema.Int, mutates: false },
       wait: { output: Schema.String }

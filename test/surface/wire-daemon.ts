@@ -146,10 +146,17 @@ export const spawn = (
         Stream.filter((line): line is string => line !== undefined),
         Stream.runHead,
         Effect.flatMap((line) =>
-          line._tag === "Some" ? Effect.succeed(line.value) : Effect.fail(new DaemonFailed({ reason: "the line watch ended" }))),
+          line._tag === "Some" ? Effect.succeed(line.value)
+            : Effect.fail(new DaemonFailed({ reason: "the line watch ended" }))
+        ),
         Effect.timeoutOrElse({
           duration: within,
-          orElse: () => Effect.fail(new DaemonFailed({ reason: `no matching line within ${Duration.format(Duration.fromInputUnsafe(within))}` }))
+          orElse: () =>
+            Effect.fail(
+              new DaemonFailed({
+                reason: `no matching line within ${Duration.format(Duration.fromInputUnsafe(within))}`
+              })
+            )
         })
       )
     // A daemon that dies while starting fails the spawn at once rather than at the timeout.

@@ -55,7 +55,6 @@ export interface Link {
   readonly reconciled: Effect.Effect<void>
 }
 
-
 /**
  * How a call on a link can fail before an answer is read.
  */
@@ -82,7 +81,10 @@ export interface Env {
 
 type Open = (bearer: () => string | undefined) => Effect.Effect<Transports.Opened, never, Scope.Scope>
 
-const allowedHostsFor = (config: Config.StreamableHttp | Config.Sse, options: Config.Options<any>): Effect.Effect<ReadonlyArray<string>, string> => {
+const allowedHostsFor = (
+  config: Config.StreamableHttp | Config.Sse,
+  options: Config.Options<any>
+): Effect.Effect<ReadonlyArray<string>, string> => {
   const given = options.allowedHosts
   if (given === undefined) return Effect.succeed([new URL(config.url).host])
   if (typeof given !== "function") return Effect.succeed(given)
@@ -93,7 +95,10 @@ const allowedHostsFor = (config: Config.StreamableHttp | Config.Sse, options: Co
 }
 
 // How this entry's transport is opened, or the diagnostic saying why it is not.
-const opener = (wired: Config.Wired<Config.Remote>, options: Config.Options<any>): Effect.Effect<Open, Diagnostic.Diagnostic> => {
+const opener = (
+  wired: Config.Wired<Config.Remote>,
+  options: Config.Options<any>
+): Effect.Effect<Open, Diagnostic.Diagnostic> => {
   const config = wired.config
   switch (config.type) {
     case "stdio": {
@@ -106,7 +111,10 @@ const opener = (wired: Config.Wired<Config.Remote>, options: Config.Options<any>
     case "streamable-http":
     case "sse":
       return Effect.flatMap(
-        Effect.mapError(allowedHostsFor(config, options), (reason) => Diagnostic.serverUnavailable(config.name, reason)),
+        Effect.mapError(
+          allowedHostsFor(config, options),
+          (reason) => Diagnostic.serverUnavailable(config.name, reason)
+        ),
         (allowed): Effect.Effect<Open, Diagnostic.Diagnostic> => {
           const url = new URL(config.url)
           if (!Hosts.allows(allowed, url)) return Effect.fail(Diagnostic.hostNotAllowed(config.name, url.host))
@@ -119,7 +127,9 @@ const opener = (wired: Config.Wired<Config.Remote>, options: Config.Options<any>
 }
 
 const unavailable = (name: string, server: string) =>
-(error: ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed): ServerUnavailable | ToolsetClosed => {
+(
+  error: ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
+): ServerUnavailable | ToolsetClosed => {
   switch (error._tag) {
     case "PoolClosed":
       return new ToolsetClosed({ name })
@@ -130,12 +140,15 @@ const unavailable = (name: string, server: string) =>
   }
 }
 
-const remoteFailure = (name: string, server: string) => (error: Remote.Rejected | Hosts.Refused): McpProtocolError | HostNotAllowed | ServerUnavailable => {
-  if (error._tag === "McpRejected") return new McpProtocolError({ name, server, code: error.code, reason: error.reason })
-  return error.reason === "host"
-    ? new HostNotAllowed({ server, host: error.host })
-    : new ServerUnavailable({ name, server, retrySafe: false, reason: error.message })
-}
+const remoteFailure =
+  (name: string, server: string) =>
+  (error: Remote.Rejected | Hosts.Refused): McpProtocolError | HostNotAllowed | ServerUnavailable => {
+    if (error._tag === "McpRejected")
+      return new McpProtocolError({ name, server, code: error.code, reason: error.reason })
+    return error.reason === "host"
+      ? new HostNotAllowed({ server, host: error.host })
+      : new ServerUnavailable({ name, server, retrySafe: false, reason: error.message })
+  }
 
 type Pool = ConnectionPool.Pool<Remote.Remote>
 
@@ -144,15 +157,16 @@ type Pool = ConnectionPool.Pool<Remote.Remote>
 const credential = (config: Config.Server, options: Config.Options<any>) => {
   const bearer = MutableRef.make<string | undefined>(undefined)
   const auth = options.auth
-  const resolve: Effect.Effect<void, AuthFailed> | undefined = auth === undefined || !(config.type === "streamable-http" || config.type === "sse")
-    ? undefined
-    : Effect.suspend(() => {
-      const answer = auth(config.name, { session: options.session })
-      return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
-    }).pipe(
-      Effect.flatMap((given) => Effect.sync(() => MutableRef.set(bearer, given.token))),
-      Effect.catchCause((cause) => Effect.fail(new AuthFailed({ server: config.name, reason: messageOf(cause) })))
-    )
+  const resolve: Effect.Effect<void, AuthFailed> | undefined =
+    auth === undefined || !(config.type === "streamable-http" || config.type === "sse")
+      ? undefined
+      : Effect.suspend(() => {
+        const answer = auth(config.name, { session: options.session })
+        return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
+      }).pipe(
+        Effect.flatMap((given) => Effect.sync(() => MutableRef.set(bearer, given.token))),
+        Effect.catchCause((cause) => Effect.fail(new AuthFailed({ server: config.name, reason: messageOf(cause) })))
+      )
   return { bearer: () => MutableRef.get(bearer), resolve }
 }
 
@@ -161,17 +175,25 @@ const credential = (config: Config.Server, options: Config.Options<any>) => {
 // attempt has ended.
 interface Listing {
   readonly entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>
-  readonly published: MutableRef.MutableRef<{ readonly listed: ReadonlySet<string>; readonly callable: ReadonlySet<string> } | undefined>
+  readonly published: MutableRef.MutableRef<
+    { readonly listed: ReadonlySet<string>; readonly callable: ReadonlySet<string> } | undefined
+  >
   readonly settled: Deferred.Deferred<void>
 }
 
 // The baseline this listing is checked against: none without a store; a store that cannot be read
 // fails the listing, so a changed tool is never taken in unchecked.
-const baselineFor = (wired: Config.Wired<Config.Remote>, env: Env): Effect.Effect<Drift.Baseline | undefined, string> => {
+const baselineFor = (
+  wired: Config.Wired<Config.Remote>,
+  env: Env
+): Effect.Effect<Drift.Baseline | undefined, string> => {
   const store = env.options.storage
   return store === undefined
     ? Effect.succeed(undefined)
-    : Effect.tapError(Stored.baselineOf(store, wired, env.emit), (reason) => env.emit(Store.storeUnavailable(wired.config.name, reason)))
+    : Effect.tapError(
+      Stored.baselineOf(store, wired, env.emit),
+      (reason) => env.emit(Store.storeUnavailable(wired.config.name, reason))
+    )
 }
 
 // The server's listing, checked for drift, run through the catalogue into `entries` and recorded;
@@ -219,14 +241,22 @@ const refresher = (server: string, changed: Queue.Queue<void>, pass: Effect.Effe
   Effect.gen(function*() {
     yield* Queue.take(changed)
     yield* Queue.clear(changed)
-    yield* Effect.catch(pass, (reason) => Effect.logWarning(`MCP server "${server}": the tool list could not be refreshed: ${reason}`))
+    yield* Effect.catch(
+      pass,
+      (reason) => Effect.logWarning(`MCP server "${server}": the tool list could not be refreshed: ${reason}`)
+    )
   })
 
 /**
  * Say what a refreshed listing moved (a `tools-changed` diagnostic, when anything did) and
  * republish the map: the last step of every refresh, remote or local.
  */
-export const announce = (server: string, before: ReadonlyArray<Catalog.Entry>, after: ReadonlyArray<Catalog.Entry>, env: Env) =>
+export const announce = (
+  server: string,
+  before: ReadonlyArray<Catalog.Entry>,
+  after: ReadonlyArray<Catalog.Entry>,
+  env: Env
+) =>
   Effect.suspend(() => {
     const now = new Set(after.map((e) => e.tool.name))
     const was = new Set(before.map((e) => e.tool.name))
@@ -243,27 +273,39 @@ const published = (listing: Listing, server: string, call: Link["call"]): Link["
   const check: Link["call"] = (name, tool, args, timeoutMs) => {
     const now = MutableRef.get(listing.published)
     if (now === undefined || now.callable.has(tool)) return call(name, tool, args, timeoutMs)
-    return Effect.fail(now.listed.has(tool) ? new ToolQuarantined({ name, server, tool }) : new ToolWithdrawn({ name, server, tool }))
+    return Effect.fail(
+      now.listed.has(tool) ? new ToolQuarantined({ name, server, tool }) : new ToolWithdrawn({ name, server, tool })
+    )
   }
   let settled = false
   return (name, tool, args, timeoutMs) =>
     settled
       ? check(name, tool, args, timeoutMs)
-      : Effect.andThen(Deferred.await(listing.settled), Effect.suspend(() => {
-        settled = true
-        return check(name, tool, args, timeoutMs)
-      }))
+      : Effect.andThen(
+        Deferred.await(listing.settled),
+        Effect.suspend(() => {
+          settled = true
+          return check(name, tool, args, timeoutMs)
+        })
+      )
 }
 
-type Attempted = Remote.Rejected | Hosts.Refused | Remote.TimedOut | ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
+type Attempted =
+  | Remote.Rejected
+  | Hosts.Refused
+  | Remote.TimedOut
+  | ConnectionPool.ConnectionLost
+  | ConnectionPool.DialFailed
+  | ConnectionPool.PoolClosed
 
 const classified = (name: string, server: string) => (e: Attempted): CallFailure =>
   e._tag === "McpTimedOut" ? new ToolTimeout({ name, server, timeoutMs: e.timeoutMs })
-  : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, server)(e)
-  : unavailable(name, server)(e)
+    : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, server)(e)
+    : unavailable(name, server)(e)
 
 // One request with its deadline (the connection's to keep), inside a lease on the server's connection.
-const attempt = (pool: Pool) => (tool: string, args: unknown, timeoutMs: number) => pool.use((remote) => remote.call(tool, args, timeoutMs))
+const attempt = (pool: Pool) => (tool: string, args: unknown, timeoutMs: number) =>
+  pool.use((remote) => remote.call(tool, args, timeoutMs))
 
 const caller = (pool: Pool, server: string): Link["call"] => {
   const once = attempt(pool)
@@ -284,7 +326,11 @@ const caller = (pool: Pool, server: string): Link["call"] => {
  * out (with its diagnostic emitted). A server that cannot be listed now is kept, with no tools. A
  * seeded link starts from the stored catalogue and lists in the background, dialling nothing first.
  */
-export const make = (wired: Config.Wired<Config.Remote>, env: Env, seed?: Stored.Seed): Effect.Effect<Link | undefined, never, Scope.Scope> =>
+export const make = (
+  wired: Config.Wired<Config.Remote>,
+  env: Env,
+  seed?: Stored.Seed
+): Effect.Effect<Link | undefined, never, Scope.Scope> =>
   Effect.gen(function*() {
     const config = wired.config
     const open = yield* Effect.result(opener(wired, env.options))
@@ -344,6 +390,7 @@ export const make = (wired: Config.Wired<Config.Remote>, env: Env, seed?: Stored
       entries: Ref.get(listing.entries),
       dials: pool.dials,
       reconciled: Deferred.await(reconciled),
-      call: resolve === undefined ? call : (name, tool, args, timeoutMs) => Effect.andThen(resolve, call(name, tool, args, timeoutMs))
+      call: resolve === undefined ? call : (name, tool, args, timeoutMs) =>
+        Effect.andThen(resolve, call(name, tool, args, timeoutMs))
     } satisfies Link
   })

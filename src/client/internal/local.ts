@@ -22,7 +22,9 @@ import { ToolTimeout, UnknownTool } from "../Errors.ts"
 import * as Link from "./link.ts"
 
 // The bundle's core as given, or built in the toolset's scope (released when it closes).
-const coreOf = (wired: Config.Wired<Config.Local>): Effect.Effect<Context.Context<Config.LocalCore>, string, Scope.Scope> => {
+const coreOf = (
+  wired: Config.Wired<Config.Local>
+): Effect.Effect<Context.Context<Config.LocalCore>, string, Scope.Scope> => {
   const core = wired.config.core
   if (Context.isContext(core)) return Effect.succeed(core)
   return Layer.build(core).pipe(
@@ -36,26 +38,34 @@ const coreOf = (wired: Config.Wired<Config.Local>): Effect.Effect<Context.Contex
 
 // One call through the engine, with the request's deadline; a name the roster no longer serves
 // (retired between the map's refresh and the call) is as unknown to the toolset as any other.
-const caller = (engine: Engine.Engine["Service"], server: string, context: Context.Context<Caller.Services>): Link.Link["call"] =>
-(name, tool, args, timeoutMs) =>
-  engine.call(tool, args).pipe(
-    Effect.provideContext(context),
-    Effect.catchTags({ UnknownTool: () => Effect.fail(new UnknownTool({ name })), Retired: () => Effect.fail(new UnknownTool({ name })) }),
-    Effect.timeoutOrElse({
-      duration: Duration.millis(timeoutMs),
-      orElse: () => Effect.fail(new ToolTimeout({ name, server, timeoutMs }))
-    })
-  )
+const caller =
+  (engine: Engine.Engine["Service"], server: string, context: Context.Context<Caller.Services>): Link.Link["call"] =>
+  (name, tool, args, timeoutMs) =>
+    engine.call(tool, args).pipe(
+      Effect.provideContext(context),
+      Effect.catchTags({
+        UnknownTool: () => Effect.fail(new UnknownTool({ name })),
+        Retired: () => Effect.fail(new UnknownTool({ name }))
+      }),
+      Effect.timeoutOrElse({
+        duration: Duration.millis(timeoutMs),
+        orElse: () => Effect.fail(new ToolTimeout({ name, server, timeoutMs }))
+      })
+    )
 
 /**
  * List a local entry's tools off its roster and follow its moves. Answers `undefined` for an entry
  * whose core could not be built (with its diagnostic emitted), so the other servers load.
  */
-export const make = (wired: Config.Wired<Config.Local>, env: Link.Env): Effect.Effect<Link.Link | undefined, never, Scope.Scope> =>
+export const make = (
+  wired: Config.Wired<Config.Local>,
+  env: Link.Env
+): Effect.Effect<Link.Link | undefined, never, Scope.Scope> =>
   Effect.gen(function*() {
     const server = wired.config.name
     const built = yield* Effect.result(coreOf(wired))
-    if (built._tag === "Failure") return yield* Effect.as(env.emit(Diagnostic.serverUnavailable(server, built.failure)), undefined)
+    if (built._tag === "Failure")
+      return yield* Effect.as(env.emit(Diagnostic.serverUnavailable(server, built.failure)), undefined)
     const engine = Context.get(built.success, Engine.Engine)
     const roster = Context.get(built.success, Roster.Roster)
     const list = (resolved: Bundle.Resolved) => {

@@ -12,7 +12,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SseError } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { ErrorCode, ListRootsRequestSchema, McpError, ResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
+import {
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  ResultSchema,
+  ToolListChangedNotificationSchema
+} from "@modelcontextprotocol/sdk/types.js"
 import { Data, Effect, Predicate, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import { messageOf } from "../../core/ToolFailure.ts"
@@ -81,14 +87,19 @@ const neverConnected = (error: unknown): boolean => {
 
 const stripPrefix = (error: McpError): string => error.message.replace(/^MCP error -?\d+: /, "")
 
+// The SDK's codes for a request its connection did not answer.
+const linkClosed: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout])
+
 /**
  * What a rejected SDK promise means. Classified by type and code, never by message: the SDK's own
  * error classes are from this package's one copy of the SDK.
  */
 export const classify = (error: unknown): Failure => {
+  // The fetch guard's own refusal, come back through the SDK's promise as the value it raised.
+  // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment
   if (Predicate.isTagged(error, "McpHostRefused")) return error as Hosts.Refused
   if (error instanceof McpError) {
-    return error.code === ErrorCode.ConnectionClosed || error.code === ErrorCode.RequestTimeout
+    return linkClosed.has(error.code)
       ? new LinkError({ phase: "call", reason: "the connection closed before the answer came" })
       : new Rejected({ code: error.code, reason: stripPrefix(error) })
   }
@@ -99,7 +110,8 @@ export const classify = (error: unknown): Failure => {
   if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === "number") {
     return new Rejected({ code: error.code, reason: error.message })
   }
-  if (neverConnected(error)) return new LinkError({ phase: "dial", reason: `the server could not be reached (${messageOf(error)})` })
+  if (neverConnected(error))
+    return new LinkError({ phase: "dial", reason: `the server could not be reached (${messageOf(error)})` })
   return new LinkError({ phase: "call", reason: messageOf(error) })
 }
 
@@ -122,7 +134,10 @@ const call = (client: Client, deadlines: Deadlines.Deadlines, params: Record<str
       expired = true
       controller.abort(DEADLINE_PASSED)
     })
-    client.request({ method: "tools/call", params }, ResultSchema, { signal: controller.signal, timeout: NO_SDK_TIMEOUT }).then(
+    client.request({ method: "tools/call", params }, ResultSchema, {
+      signal: controller.signal,
+      timeout: NO_SDK_TIMEOUT
+    }).then(
       (answer) => {
         disarm()
         resume(Effect.succeed(answer))
@@ -147,35 +162,45 @@ const listAll = (client: Client): Effect.Effect<ReadonlyArray<unknown>, Failure>
     let cursor: string | undefined
     for (let page = 0; page < MAX_PAGES; page++) {
       const answer = decodePage(yield* request(client, "tools/list", cursor === undefined ? {} : { cursor }))
-      if (Result.isFailure(answer)) return yield* new Rejected({ code: -32603, reason: "tools/list answered something that is not a tool list" })
+      if (Result.isFailure(answer))
+        return yield* new Rejected({ code: -32603, reason: "tools/list answered something that is not a tool list" })
       tools.push(...answer.success.tools)
       cursor = answer.success.nextCursor
-      if (cursor === undefined) return tools
+      if (cursor === undefined)
+        return tools
     }
     return tools // a server paging for ever: what the first pages held
   })
 
 const close = (client: Client, transport: Transport): Effect.Effect<void> =>
-  Effect.andThen(Transports.endSession(transport, "2 seconds"), Effect.promise(() => client.close().catch(() => undefined)))
+  Effect.andThen(
+    Transports.endSession(transport, "2 seconds"),
+    Effect.promise(() => client.close().catch(() => undefined))
+  )
 
 /**
  * Open a session over `transport` in the current scope: the scope's end closes it (deleting an HTTP
  * session first), on every way out, a failed or interrupted handshake included.
  */
-export const connect = (transport: Transport, options: Options): Effect.Effect<Owned.Owned<Remote>, Failure, Scope.Scope> =>
+export const connect = (
+  transport: Transport,
+  options: Options
+): Effect.Effect<Owned.Owned<Remote>, Failure, Scope.Scope> =>
   Effect.gen(function*() {
     const client = new Client(
       { name: options.clientInfo.name, version: options.clientInfo.version },
       { capabilities: options.roots === undefined ? {} : { roots: { listChanged: false } } }
     )
     const roots = options.roots
-    if (roots !== undefined) client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((r) => ({ ...r })) }))
+    if (roots !== undefined)
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((r) => ({ ...r })) }))
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged())
     const listeners = new Set<() => void>()
     let closed = false
     client.onclose = () => {
       closed = true
-      for (const listener of listeners) listener()
+      for (const listener of listeners)
+        listener()
     }
     // Registered before the handshake, so a handshake that fails or is interrupted still closes it.
     yield* Effect.addFinalizer(() => close(client, transport))
@@ -186,7 +211,10 @@ export const connect = (transport: Transport, options: Options): Effect.Effect<O
     })
     const remote: Remote = {
       list: Effect.suspend(() => closed ? Effect.fail(gone) : listAll(client)),
-      call: (tool, args, timeoutMs) => Effect.suspend(() => closed ? Effect.fail(gone) : call(client, deadlines, { name: tool, arguments: args }, timeoutMs))
+      call: (tool, args, timeoutMs) =>
+        Effect.suspend(() =>
+          closed ? Effect.fail(gone) : call(client, deadlines, { name: tool, arguments: args }, timeoutMs)
+        )
     }
     return {
       client: remote,

@@ -23,13 +23,17 @@ export interface Seed {
 
 /** The endpoint a row records for a server: its transport type, and its URL when it has one. */
 export const endpointOf = (config: Config.Remote): { readonly type: Store.ServerType; readonly url?: string } =>
-  config.type === "streamable-http" || config.type === "sse" ? { type: config.type, url: Store.storedUrl(config.url) } : { type: config.type }
+  config.type === "streamable-http" || config.type === "sse" ? { type: config.type, url: Store.storedUrl(config.url) }
+    : { type: config.type }
 
 const describeEndpoint = (endpoint: { readonly type: string; readonly url?: string | undefined }) =>
   endpoint.url === undefined ? endpoint.type : `${endpoint.type} ${endpoint.url}`
 
 /** Why `row` is not this server's, or `undefined` when its endpoint is the configured one. */
-export const mismatch = (row: Store.Row, config: Config.Remote): { readonly stored: string; readonly configured: string } | undefined => {
+export const mismatch = (
+  row: Store.Row,
+  config: Config.Remote
+): { readonly stored: string; readonly configured: string } | undefined => {
   const endpoint = endpointOf(config)
   return row.type === endpoint.type && row.url === endpoint.url
     ? undefined
@@ -37,7 +41,11 @@ export const mismatch = (row: Store.Row, config: Config.Remote): { readonly stor
 }
 
 /** The row a listing is recorded as. */
-export const rowOf = (wired: Config.Wired<Config.Remote>, listed: ReadonlyArray<Drift.Listed>, fingerprints: Drift.Baseline): Store.Row => ({
+export const rowOf = (
+  wired: Config.Wired<Config.Remote>,
+  listed: ReadonlyArray<Drift.Listed>,
+  fingerprints: Drift.Baseline
+): Store.Row => ({
   id: wired.key,
   name: wired.config.name,
   ...endpointOf(wired.config),
@@ -60,7 +68,9 @@ export const baselineOf = (
     const moved = mismatch(row, wired.config)
     if (moved === undefined) return row.toolFingerprints
     yield* store.remove(wired.key)
-    yield* emit(Store.storedRowReplaced(wired.config.name, `stored as ${moved.stored}, configured as ${moved.configured}`))
+    yield* emit(
+      Store.storedRowReplaced(wired.config.name, `stored as ${moved.stored}, configured as ${moved.configured}`)
+    )
     return undefined
   }).pipe(Effect.mapError((error) => error.message))
 

@@ -21,11 +21,21 @@ const MAX_NODES = 1_000
 export const NEVER_ACCEPTED = "no value is accepted here"
 
 // Keywords that only describe: safe to fold into a sibling schema without changing what it accepts.
-const ANNOTATIONS = new Set(["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"])
+const ANNOTATIONS = new Set([
+  "title",
+  "description",
+  "default",
+  "examples",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "$comment"
+])
 
 type Node = { [key: string]: Json.Json }
 
-const isNode = (json: Json.Json | undefined): json is Node => typeof json === "object" && json !== null && !Array.isArray(json)
+const isNode = (json: Json.Json | undefined): json is Node =>
+  typeof json === "object" && json !== null && !Array.isArray(json)
 
 export const emptyObject = (): Node => ({ type: "object", properties: {} })
 
@@ -52,7 +62,15 @@ const forAdvertising = (root: SchemaAST.AST): SchemaAST.AST => {
     if (!SchemaAST.isOptional(out) || !SchemaAST.isUnion(out) || !out.types.some(isUndefinedLike)) return out
     const kept = out.types.filter((t) => !isUndefinedLike(t))
     if (kept.length === 0) return out
-    return new SchemaAST.Union(kept, out.options, out.annotations, out.checks, out.encoding, out.context, out.encodingChecks)
+    return new SchemaAST.Union(
+      kept,
+      out.options,
+      out.annotations,
+      out.checks,
+      out.encoding,
+      out.context,
+      out.encodingChecks
+    )
   }
   const go = (ast: SchemaAST.AST): SchemaAST.AST => {
     const seen = memo.get(ast)
@@ -60,25 +78,58 @@ const forAdvertising = (root: SchemaAST.AST): SchemaAST.AST => {
     let out: SchemaAST.AST = ast
     switch (ast._tag) {
       case "Number":
-        out = new SchemaAST.Number(ast.annotations, [...(ast.checks ?? []), Schema.isFinite()], ast.encoding, ast.context)
+        out = new SchemaAST.Number(
+          ast.annotations,
+          [...(ast.checks ?? []), Schema.isFinite()],
+          ast.encoding,
+          ast.context
+        )
         break
       case "Objects":
         out = new SchemaAST.Objects(
           ast.propertySignatures.map((ps) => new SchemaAST.PropertySignature(ps.name, optionalMember(ps.type))),
           ast.indexSignatures.map((is) => new SchemaAST.IndexSignature(is.parameter, go(is.type))),
-          ast.annotations, ast.checks, ast.encoding, ast.context, ast.encodingChecks
+          ast.annotations,
+          ast.checks,
+          ast.encoding,
+          ast.context,
+          ast.encodingChecks
         )
         break
       case "Arrays":
-        out = new SchemaAST.Arrays(ast.isMutable, ast.elements.map(optionalMember), ast.rest.map(go),
-          ast.annotations, ast.checks, ast.encoding, ast.context, ast.encodingChecks)
+        out = new SchemaAST.Arrays(
+          ast.isMutable,
+          ast.elements.map(optionalMember),
+          ast.rest.map(go),
+          ast.annotations,
+          ast.checks,
+          ast.encoding,
+          ast.context,
+          ast.encodingChecks
+        )
         break
       case "Union":
-        out = new SchemaAST.Union(ast.types.map(go), ast.options, ast.annotations, ast.checks, ast.encoding, ast.context, ast.encodingChecks)
+        out = new SchemaAST.Union(
+          ast.types.map(go),
+          ast.options,
+          ast.annotations,
+          ast.checks,
+          ast.encoding,
+          ast.context,
+          ast.encodingChecks
+        )
         break
       case "Declaration":
-        out = new SchemaAST.Declaration(ast.typeParameters.map(go), ast.run, ast.annotations, ast.checks, ast.encoding, ast.context,
-          ast.encodingChecks, ast.encodingRun)
+        out = new SchemaAST.Declaration(
+          ast.typeParameters.map(go),
+          ast.run,
+          ast.annotations,
+          ast.checks,
+          ast.encoding,
+          ast.context,
+          ast.encodingChecks,
+          ast.encodingRun
+        )
         break
       case "Suspend": {
         const thunk = ast.thunk
@@ -103,12 +154,14 @@ const SCHEMA_SLOTS = ["items", "additionalProperties", "not", "contains", "prope
 
 const sameJson = (a: Json.Json, b: Json.Json): boolean => JSON.stringify(a) === JSON.stringify(b)
 
-const isNumeric = (json: Json.Json): boolean => isNode(json) && (json["type"] === "number" || json["type"] === "integer")
+const isNumeric = (json: Json.Json): boolean =>
+  isNode(json) && (json["type"] === "number" || json["type"] === "integer")
 
 const annotationsOnly = (node: Node): boolean => Object.keys(node).every((k) => ANNOTATIONS.has(k))
 
 // `Schema.Never` comes out as `not: {}`: "matches nothing".
-const isNever = (json: Json.Json): boolean => isNode(json) && isNode(json["not"]) && Object.keys(json["not"]).length === 0
+const isNever = (json: Json.Json): boolean =>
+  isNode(json) && isNode(json["not"]) && Object.keys(json["not"]).length === 0
 
 /** `base` and `extra` both apply; merge them when they share no validating keyword. */
 const conjoin = (base: Node, extra: Node): Node => {
@@ -117,7 +170,8 @@ const conjoin = (base: Node, extra: Node): Node => {
   return clash ? { allOf: [base, extra] } : { ...base, ...extra }
 }
 
-const withoutKey = (node: Node, key: string): Node => Object.fromEntries(Object.entries(node).filter(([k]) => k !== key))
+const withoutKey = (node: Node, key: string): Node =>
+  Object.fromEntries(Object.entries(node).filter(([k]) => k !== key))
 
 // Effect only emits local references into its own definitions table.
 const refName = (ref: string): string => ref.replace(/^#\/\$defs\//, "").replaceAll("~1", "/").replaceAll("~0", "~")
@@ -126,7 +180,7 @@ const refName = (ref: string): string => ref.replace(/^#\/\$defs\//, "").replace
 const recursiveDefinitions = (definitions: Node): ReadonlySet<string> => {
   const refsOf = new Map<string, Set<string>>()
   const collect = (json: Json.Json, into: Set<string>): void => {
-    if (Array.isArray(json)) for (const item of json) collect(item, into)
+    if (Array.isArray(json)) { for (const item of json) collect(item, into) }
     else if (isNode(json)) {
       for (const [key, value] of Object.entries(json)) {
         if (key === "$ref" && typeof value === "string") into.add(refName(value))
@@ -190,7 +244,9 @@ const makeFixer = (definitions: Node, recursive: ReadonlySet<string>, limit: num
         node[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fix(v, entered)]))
       } else if (SCHEMA_LISTS.includes(key) && Array.isArray(value)) {
         // An arm that accepts nothing adds nothing to a union.
-        const arms = (key === "anyOf" || key === "oneOf") && value.some((v) => !isNever(v)) ? value.filter((v) => !isNever(v)) : value
+        const arms = (key === "anyOf" || key === "oneOf") && value.some((v) => !isNever(v)) ? value.filter((v) =>
+          !isNever(v)
+        ) : value
         node[key] = arms.map((v) => fix(v, entered))
       } else if (SCHEMA_SLOTS.includes(key)) {
         // Open objects are the default; hosts such as Gemini reject the keyword outright, and a
@@ -219,7 +275,9 @@ const makeFixer = (definitions: Node, recursive: ReadonlySet<string>, limit: num
     // A key's annotations arrive as `allOf: [{ description }]`; fold them where the host reads them.
     const allOf = node["allOf"]
     if (Array.isArray(allOf)) {
-      const folded = allOf.filter((part) => !(isNode(part) && annotationsOnly(part) && Object.keys(part).every((k) => !(k in node))))
+      const folded = allOf.filter((part) =>
+        !(isNode(part) && annotationsOnly(part) && Object.keys(part).every((k) => !(k in node)))
+      )
       for (const part of allOf) if (!folded.includes(part) && isNode(part)) node = { ...node, ...part }
       node = folded.length === 0 ? withoutKey(node, "allOf") : { ...node, allOf: folded }
     }
@@ -262,17 +320,29 @@ export const advertise = (schema: Schema.Constraint | undefined): Advertised => 
   if (schema === undefined) return { jsonSchema: emptyObject(), wrapped: false, noInput: true }
   const encoded = SchemaAST.toEncoded(schema.ast)
   const resolved = SchemaAST.isSuspend(encoded) ? encoded.thunk() : encoded
-  if (isUndefinedLike(resolved)) return { jsonSchema: { ...emptyObject(), ...topAnnotations(schema.ast) }, wrapped: false, noInput: true }
+  if (isUndefinedLike(resolved))
+    return { jsonSchema: { ...emptyObject(), ...topAnnotations(schema.ast) }, wrapped: false, noInput: true }
   const document = Schema.toJsonSchemaDocument(Schema.make<Schema.Top>(forAdvertising(encoded)))
   // The converter's output is plain data; one JSON round trip types it as such and drops `undefined`s.
   // It cannot fail on converter output; if it ever did, `{}` below advertises "any value", never a wrong shape.
-  const json = Result.getOrElse(Json.normalize({ schema: document.schema, definitions: document.definitions }), (): Json.Json => null)
+  const json = Result.getOrElse(
+    Json.normalize({ schema: document.schema, definitions: document.definitions }),
+    (): Json.Json => null
+  )
   const defs = isNode(json) && isNode(json["definitions"]) ? json["definitions"] : {}
   const body = fixDocument(isNode(json) ? json["schema"] ?? {} : {}, defs)
   if (isNode(body) && body["type"] === "object") {
     // A host such as OpenAI's reads `properties` on every object; a record has none of its own.
     const missing = Object.entries(topAnnotations(schema.ast)).filter(([key]) => !(key in body))
-    return { jsonSchema: { ...body, properties: body["properties"] ?? {}, ...Object.fromEntries(missing) }, wrapped: false, noInput: false }
+    return {
+      jsonSchema: { ...body, properties: body["properties"] ?? {}, ...Object.fromEntries(missing) },
+      wrapped: false,
+      noInput: false
+    }
   }
-  return { jsonSchema: { type: "object", properties: { value: body }, required: ["value"] }, wrapped: true, noInput: false }
+  return {
+    jsonSchema: { type: "object", properties: { value: body }, required: ["value"] },
+    wrapped: true,
+    noInput: false
+  }
 }

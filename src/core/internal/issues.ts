@@ -19,7 +19,8 @@ const effectWording = SchemaIssue.makeFormatterStandardSchemaV1()
 const reword = (message: string): string =>
   message === "Missing key"
     ? Words.MISSING
-    : message.replace(/^Expected (?:(string|number|boolean)|(object|array))\b/, (_, a?: string, an?: string) => `expected ${a === undefined ? `an ${an}` : `a ${a}`}`)
+    : message.replace(/^Expected (?:(string|number|boolean)|(object|array))\b/, (_, a?: string, an?: string) =>
+      `expected ${a === undefined ? `an ${an}` : `a ${a}`}`)
       .replace(/^Expected\b/, "expected")
       .replace(/^Invalid data\b/, "expected a valid value, got")
 
@@ -64,7 +65,8 @@ const describe = (ast: SchemaAST.AST, depth = 0): string | undefined => {
     case "Union": {
       // `Schema.Number`'s JSON form adds a string arm for NaN and the infinities; the advertised
       // schema leaves it out, and so does the wording.
-      const types = node.types.some((t) => resolve(t)._tag === "Number") ? node.types.filter((t) => !isNonFiniteArm(t)) : node.types
+      const types = node.types.some((t) => resolve(t)._tag === "Number") ? node.types.filter((t) => !isNonFiniteArm(t))
+        : node.types
       const parts = depth > 8 ? [undefined] : types.map((t) => describe(t, depth + 1))
       return parts.every((p) => p !== undefined) ? Words.orList([...new Set(parts)]) : undefined
     }
@@ -81,21 +83,28 @@ const discriminants = (members: ReadonlyArray<SchemaAST.AST>): Array<readonly [s
   if (first === undefined || objects.length !== members.length) return []
   return first.propertySignatures.flatMap((ps) => {
     if (typeof ps.name !== "string") return []
-    const wanted = objects.map((o) => o.propertySignatures.find((p) => p.name === ps.name)).map((p) => p === undefined ? undefined : literalsOf(p.type))
+    const wanted = objects.map((o) => o.propertySignatures.find((p) => p.name === ps.name)).map((p) =>
+      p === undefined ? undefined : literalsOf(p.type)
+    )
     return wanted.every((w) => w !== undefined) ? [[ps.name, wanted.flat()] as const] : []
   })
 }
 
 const fewest = (results: ReadonlyArray<Array<Issue>>): Array<Issue> | undefined =>
-  results.reduce<Array<Issue> | undefined>((best, r) => best === undefined || r.length < best.length ? r : best, undefined)
+  results.reduce<Array<Issue> | undefined>(
+    (best, r) => best === undefined || r.length < best.length ? r : best,
+    undefined
+  )
 
 // No member of the union took the value: say what picks one (a `_tag`), or what the union accepts.
 const noMemberFits = (issue: SchemaIssue.AnyOf, path: Path, tried: ReadonlyArray<Array<Issue>>): Array<Issue> => {
   const input = inputOf(issue)
-  const tags = typeof input === "object" && input !== null && !Array.isArray(input) ? discriminants(issue.ast.types) : []
+  const tags = typeof input === "object" && input !== null && !Array.isArray(input) ? discriminants(issue.ast.types)
+    : []
   for (const [field, wanted] of tags) {
     const value = Object.hasOwn(input as object, field) ? (input as Record<string, unknown>)[field] : undefined
-    if (!wanted.includes(value)) return [{ path: [...path, field], message: `expected ${Words.values(wanted)}, got ${preview(value)}` }]
+    if (!wanted.includes(value))
+      return [{ path: [...path, field], message: `expected ${Words.values(wanted)}, got ${preview(value)}` }]
   }
   // The tags picked a member, which failed on the value as a whole (a check on the struct).
   const picked = tags.length === 0 ? undefined : fewest(tried.filter((r) => r.length > 0))
@@ -107,16 +116,20 @@ const noMemberFits = (issue: SchemaIssue.AnyOf, path: Path, tried: ReadonlyArray
 
 const fallback = (issue: SchemaIssue.Issue, path: Path): Array<Issue> =>
   effectWording(issue).issues.map((i) => ({
-    path: [...path, ...(i.path ?? []).map((seg) => {
-      const key = typeof seg === "object" ? seg.key : seg
-      return typeof key === "symbol" ? String(key) : key
-    })],
+    path: [
+      ...path,
+      ...(i.path ?? []).map((seg) => {
+        const key = typeof seg === "object" ? seg.key : seg
+        return typeof key === "symbol" ? String(key) : key
+      })
+    ],
     message: reword(i.message)
   }))
 
 const filterMessage = (issue: SchemaIssue.Filter): string | undefined => {
   const inner = issue.issue
-  const authored = text(issue.filter.annotations?.message) ?? (inner._tag === "InvalidValue" ? text(inner.annotations?.message) : undefined)
+  const authored = text(issue.filter.annotations?.message) ??
+    (inner._tag === "InvalidValue" ? text(inner.annotations?.message) : undefined)
   if (authored !== undefined) return authored
   if (inner._tag !== "InvalidValue") return undefined
   const expected = text(issue.filter.annotations?.expected) ?? text(inner.annotations?.expected)
@@ -128,21 +141,25 @@ const filterMessage = (issue: SchemaIssue.Filter): string | undefined => {
     const bound = n(m[2])
     return Words.lengthIssue(value, m[1] === "at most" ? undefined : bound, m[1] === "at least" ? undefined : bound)
   }
-  if ((m = /^a value with a length between (\d+) and (\d+)$/.exec(expected)) !== null) return Words.lengthIssue(value, n(m[1]), n(m[2]))
+  if ((m = /^a value with a length between (\d+) and (\d+)$/.exec(expected)) !== null)
+    return Words.lengthIssue(value, n(m[1]), n(m[2]))
   if ((m = /^a value with (at least|at most) (\d+) entries$/.exec(expected)) !== null) {
     return Words.lengthIssue(value, m[1] === "at least" ? n(m[2]) : undefined, m[1] === "at most" ? n(m[2]) : undefined)
   }
-  if ((m = /^a value with between (\d+) and (\d+) entries$/.exec(expected)) !== null) return Words.lengthIssue(value, n(m[1]), n(m[2]))
+  if ((m = /^a value with between (\d+) and (\d+) entries$/.exec(expected)) !== null)
+    return Words.lengthIssue(value, n(m[1]), n(m[2]))
   if (typeof value === "number") {
     if ((m = /^a value (greater|less) than( or equal to)? (\S+)$/.exec(expected)) !== null) {
       const bound = m[3] ?? ""
-      const tag = m[1] === "greater" ? m[2] === undefined ? "GreaterThan" : "AtLeast" : m[2] === undefined ? "LessThan" : "AtMost"
+      const tag = m[1] === "greater" ? m[2] === undefined ? "GreaterThan" : "AtLeast"
+        : m[2] === undefined ? "LessThan" : "AtMost"
       return Words.numberIssue(value, { _tag: tag, bound })
     }
     if ((m = /^a value between (\S+) and (\S+)$/.exec(expected)) !== null) {
       return Words.numberIssue(value, { _tag: "Between", min: m[1] ?? "", max: m[2] ?? "" })
     }
-    if ((m = /^a value that is a multiple of (\S+)$/.exec(expected)) !== null) return Words.multipleIssue(value, m[1] ?? "")
+    if ((m = /^a value that is a multiple of (\S+)$/.exec(expected)) !== null)
+      return Words.multipleIssue(value, m[1] ?? "")
   }
   if ((m = /^a string matching the RegExp (.*)$/.exec(expected)) !== null) return Words.patternIssue(value, m[1] ?? "")
   return `expected ${expected}, got ${preview(value)}`
@@ -165,10 +182,15 @@ const walk = (issue: SchemaIssue.Issue, path: Path): Array<Issue> => {
       // A member that took the value's shape and failed only further down is the fix to make (the
       // closest, if several); otherwise no member fits, and the union as a whole says what would.
       const tried = issue.issues.map((inner) => walk(inner, path))
-      return fewest(tried.filter((r) => r.length > 0 && r.every((i) => i.path.length > path.length))) ?? noMemberFits(issue, path, tried)
+      return fewest(tried.filter((r) => r.length > 0 && r.every((i) => i.path.length > path.length))) ??
+        noMemberFits(issue, path, tried)
     }
     case "MissingKey":
-      return [{ path, message: text(issue.annotations?.messageMissingKey) ?? (typeof path.at(-1) === "number" ? "missing required item" : Words.MISSING) }]
+      return [{
+        path,
+        message: text(issue.annotations?.messageMissingKey) ??
+          (typeof path.at(-1) === "number" ? "missing required item" : Words.MISSING)
+      }]
     case "UnexpectedKey":
       if (text(issue.ast.annotations?.["messageUnexpectedKey"]) !== undefined) return fallback(issue, path)
       return [{ path, message: typeof path.at(-1) === "number" ? "unexpected item" : Words.UNEXPECTED }]
@@ -176,7 +198,8 @@ const walk = (issue: SchemaIssue.Issue, path: Path): Array<Issue> => {
       return [{ path, message: Words.oneOfIssue(issue.successes.length, inputOf(issue)) }]
     case "InvalidType": {
       const expected = text(issue.ast.annotations?.message) === undefined ? describe(issue.ast) : undefined
-      return expected === undefined ? fallback(issue, path) : [{ path, message: `expected ${expected}, got ${got(issue)}` }]
+      return expected === undefined ? fallback(issue, path)
+        : [{ path, message: `expected ${expected}, got ${got(issue)}` }]
     }
     default:
       return fallback(issue, path)

@@ -65,4 +65,3 @@ export const claimOf = (r: Bundle.Resource | Bundle.Template) => ({
   kind: "kind" in r ? r.kind : "collection" as const,
   key: r.key
 })
-

@@ -6,7 +6,19 @@
  *
  * @since 0.1.0
  */
-import { Cause, Deferred, type Duration, Effect, Exit, MutableRef, type Option, Queue, Ref, Scope, SynchronizedRef } from "effect"
+import {
+  Cause,
+  Deferred,
+  type Duration,
+  Effect,
+  Exit,
+  MutableRef,
+  type Option,
+  Queue,
+  Ref,
+  Scope,
+  SynchronizedRef
+} from "effect"
 import { isOwned, type Owned } from "../../surface/Owned.ts"
 import { messageOf } from "../ToolFailure.ts"
 import type { DialFailed, PoolClosed } from "./poolErrors.ts"
@@ -103,7 +115,11 @@ export const open = <C>(id: number, scope: Scope.Closeable, dialled: Owned<C> | 
  * Subscribes to the transport's close. The listener only completes `closed` and enqueues the
  * connection: no Effect is ever run from inside a transport's callback.
  */
-export const subscribe = <C>(conn: Conn<C>, dialled: Owned<C> | C, closes: Queue.Queue<Conn<C>>): Effect.Effect<void, Miss> => {
+export const subscribe = <C>(
+  conn: Conn<C>,
+  dialled: Owned<C> | C,
+  closes: Queue.Queue<Conn<C>>
+): Effect.Effect<void, Miss> => {
   const onClose = isOwned(dialled) ? dialled.onClose : undefined
   return onClose === undefined ? Effect.void : Effect.try({
     try: () =>
@@ -171,8 +187,10 @@ export interface Dialler<C> {
 export type Tally = Ref.Ref<{ readonly dials: number; readonly bornDead: number }>
 
 /** Whether the pool still waits on this dial (not retired meanwhile, not closed). */
-export const wanted = <C>(state: SynchronizedRef.SynchronizedRef<State<C>>, landed: Landing<C>): Effect.Effect<boolean> =>
-  Effect.map(SynchronizedRef.get(state), (s) => s._tag === "Dialling" && s.landed === landed)
+export const wanted = <C>(
+  state: SynchronizedRef.SynchronizedRef<State<C>>,
+  landed: Landing<C>
+): Effect.Effect<boolean> => Effect.map(SynchronizedRef.get(state), (s) => s._tag === "Dialling" && s.landed === landed)
 
 // Decided under the state lock, so a close announced after this check is seen by the drainer as a
 // drop of the installed connection, and one announced before it makes this one born dead.

@@ -39,7 +39,8 @@ const unslot = <C>(m: Machine<C>, conn: Conn<C>) =>
   SynchronizedRef.update(m.state, (s) => s._tag === "Ready" && s.conn === conn ? internal.idle : s)
 
 /** Drop a dead connection: out of the slot, disposed now. */
-export const kill = <C>(m: Machine<C>, conn: Conn<C>): Effect.Effect<void> => Effect.andThen(unslot(m, conn), internal.condemn(conn))
+export const kill = <C>(m: Machine<C>, conn: Conn<C>): Effect.Effect<void> =>
+  Effect.andThen(unslot(m, conn), internal.condemn(conn))
 
 const lost = <C>(m: Machine<C>, conn: Conn<C>, phase: LinkError["phase"], reason: string) =>
   Effect.andThen(
@@ -63,7 +64,10 @@ const finish = <C>(m: Machine<C>, landed: Landing<C>, tally: internal.Tally, exi
     if (miss._tag === "Stale") return yield* Deferred.succeed(landed, Option.none())
     const t = yield* Ref.get(tally)
     const reason = miss._tag === "Failed" ? miss.reason : "born dead"
-    return yield* Deferred.fail(landed, new DialFailed({ target: m.target, server: m.server, dials: t.dials, bornDead: t.bornDead, reason }))
+    return yield* Deferred.fail(
+      landed,
+      new DialFailed({ target: m.target, server: m.server, dials: t.dials, bornDead: t.bornDead, reason })
+    )
   })
 
 const runDial = <C>(m: Machine<C>, landed: Landing<C>) =>
@@ -107,10 +111,14 @@ const slotOf = <C>(m: Machine<C>): Effect.Effect<Conn<C>, Waiting> => {
 // not run yet), and a dial's waiters may wake after a drop: never hand out either corpse.
 const liveOf = <C>(m: Machine<C>): Effect.Effect<Conn<C>, Waiting> => {
   const slot = slotOf(m)
-  const live: Effect.Effect<Conn<C>, Waiting> = Effect.flatMap(slot, (conn) =>
-    Effect.suspend(() =>
-      Deferred.isDoneUnsafe(conn.closed) ? Effect.andThen(kill(m, conn), live) : internal.isRetired(conn) ? live : Effect.succeed(conn)
-    ))
+  const live: Effect.Effect<Conn<C>, Waiting> = Effect.flatMap(
+    slot,
+    (conn) =>
+      Effect.suspend(() =>
+        Deferred.isDoneUnsafe(conn.closed) ? Effect.andThen(kill(m, conn), live)
+          : internal.isRetired(conn) ? live : Effect.succeed(conn)
+      )
+  )
   return live
 }
 
@@ -122,11 +130,14 @@ const guard = <C, A, E, R>(
   conn: Conn<C>,
   call: Effect.Effect<A, E, R>
 ): Effect.Effect<A, Exclude<E, LinkError> | ConnectionLost, R> => {
-  const reframed = Effect.catch(call, (e): Effect.Effect<never, Exclude<E, LinkError> | ConnectionLost> =>
-    isLinkError(e)
-      ? lost(m, conn, e.phase, e.reason)
-      // a tag test cannot narrow a type parameter; this arm is exactly the non-LinkError errors
-      : Effect.fail(e as Exclude<E, LinkError>))
+  const reframed = Effect.catch(
+    call,
+    (e): Effect.Effect<never, Exclude<E, LinkError> | ConnectionLost> =>
+      isLinkError(e)
+        ? lost(m, conn, e.phase, e.reason)
+        // a tag test cannot narrow a type parameter; this arm is exactly the non-LinkError errors
+        : Effect.fail(e as Exclude<E, LinkError>)
+  )
   return conn.watchCalls
     ? Effect.raceFirst(
       reframed,
@@ -139,8 +150,12 @@ const guard = <C, A, E, R>(
 type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
 // One call on a connection whose lease it holds, the lease returned however the call ends.
-const leasedCall = <C, A, E, R>(m: Machine<C>, conn: Conn<C>, f: (client: C) => Effect.Effect<A, E, R>, restore: Restore) =>
-  Effect.onExit(restore(guard(m, conn, f(conn.client))), () => internal.leaveNow(conn))
+const leasedCall = <C, A, E, R>(
+  m: Machine<C>,
+  conn: Conn<C>,
+  f: (client: C) => Effect.Effect<A, E, R>,
+  restore: Restore
+) => Effect.onExit(restore(guard(m, conn, f(conn.client))), () => internal.leaveNow(conn))
 
 // The long way: wait (interruptibly) for a live connection, and lease it; one retired or dropped
 // before the lease is taken sends the request back to the slot.
@@ -164,7 +179,8 @@ export const use = <C, A, E, R>(
     // place, neither retired nor announced closed, and takes the lease. Anything else goes the long
     // way, through the slot.
     const now = SynchronizedRef.getUnsafe(m.state)
-    return now._tag === "Ready" && internal.enterNow(now.conn) ? leasedCall(m, now.conn, f, restore) : acquire(m, f, restore)
+    return now._tag === "Ready" && internal.enterNow(now.conn) ? leasedCall(m, now.conn, f, restore)
+      : acquire(m, f, restore)
   })
 
 /** Drop the current connection (disposed once its leased calls end) and any dial in flight. */
@@ -172,8 +188,9 @@ export const retire = <C>(m: Machine<C>): Effect.Effect<void> =>
   SynchronizedRef.modify(m.state, (s) =>
     s._tag === "Ready"
       ? [s.conn, internal.idle] as const
-      : [undefined, s._tag === "Dialling" ? internal.idle : s] as const
-  ).pipe(Effect.flatMap((conn) => conn === undefined ? Effect.void : internal.retire(conn)))
+      : [undefined, s._tag === "Dialling" ? internal.idle : s] as const).pipe(
+      Effect.flatMap((conn) => conn === undefined ? Effect.void : internal.retire(conn))
+    )
 
 /** Dispose every connection, interrupt any dial, and refuse every later request. */
 export const close = <C>(m: Machine<C>, inner: Scope.Closeable): Effect.Effect<void> =>

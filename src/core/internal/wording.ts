@@ -26,7 +26,11 @@ export const values = (options: ReadonlyArray<unknown>): string => {
 export const counted = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? "" : "s"}`
 
 /** What a length bound says: `at least 3 characters`, `between 1 and 2 items`, `exactly 1 field`. */
-export const lengthBound = (noun: "character" | "item" | "field", min: number | undefined, max: number | undefined): string =>
+export const lengthBound = (
+  noun: "character" | "item" | "field",
+  min: number | undefined,
+  max: number | undefined
+): string =>
   min !== undefined && max !== undefined
     ? min === max ? `exactly ${counted(min, noun)}` : `between ${min} and ${max} ${noun}s`
     : min !== undefined
@@ -61,11 +65,14 @@ const numberWords = (b: NumberBound): string => {
   }
 }
 
-export const numberIssue = (value: unknown, bound: NumberBound): string => `expected a number ${numberWords(bound)}, got ${preview(value)}`
+export const numberIssue = (value: unknown, bound: NumberBound): string =>
+  `expected a number ${numberWords(bound)}, got ${preview(value)}`
 
-export const multipleIssue = (value: unknown, step: string): string => `expected a number that is a multiple of ${step}, got ${preview(value)}`
+export const multipleIssue = (value: unknown, step: string): string =>
+  `expected a number that is a multiple of ${step}, got ${preview(value)}`
 
-export const patternIssue = (value: unknown, source: string): string => `expected a string matching /${source}/, got ${preview(value)}`
+export const patternIssue = (value: unknown, source: string): string =>
+  `expected a string matching /${source}/, got ${preview(value)}`
 
 export const MISSING = "missing required field"
 
@@ -77,7 +84,8 @@ export const oneOfIssue = (matched: number, value: unknown): string =>
 /** A thrown value as a short phrase; reading it must not throw in turn (a hostile getter could). */
 export const thrown = (cause: unknown): string => {
   try {
-    const text = cause instanceof Error ? `${cause.name}: ${cause.message}` : typeof cause === "string" ? cause : preview(cause)
+    const text = cause instanceof Error ? `${cause.name}: ${cause.message}`
+      : typeof cause === "string" ? cause : preview(cause)
     return text.length > 120 ? `${text.slice(0, 119)}…` : text
   } catch {
     return "an unreadable error"

@@ -50,11 +50,19 @@ export const count = (drain: Drain, change: (drain: Drain) => void): Effect.Effe
   })
 
 /** Wait (at most `within`) for the counts to reach a state; past it, log `late` and go on. */
-export const settled = (drain: Drain, done: (drain: Drain) => boolean, within: Duration.Duration, late: string): Effect.Effect<void> =>
+export const settled = (
+  drain: Drain,
+  done: (drain: Drain) => boolean,
+  within: Duration.Duration,
+  late: string
+): Effect.Effect<void> =>
   Effect.suspend(function recheck(): Effect.Effect<void> {
     return done(drain) ? Effect.void : Effect.andThen(Queue.take(drain.changed), recheck)
   }).pipe(
-    Effect.timeoutOrElse({ duration: within, orElse: () => Effect.logWarning(`MCP over HTTP after ${Duration.format(within)}: ${late}`) })
+    Effect.timeoutOrElse({
+      duration: within,
+      orElse: () => Effect.logWarning(`MCP over HTTP after ${Duration.format(within)}: ${late}`)
+    })
   )
 
 /**
@@ -74,7 +82,10 @@ export const openLedger = (drain: Drain, table: HttpSessions.Table): Effect.Effe
   Effect.flatMap(Effect.scope, (scope) =>
     Effect.uninterruptible(Effect.suspend(() => {
       const ledger: Ledger = { entry: undefined, asked: [], flying: false }
-      return Effect.as(Effect.andThen(count(drain, (d) => d.responses++), Scope.addFinalizer(scope, settle(drain, table, ledger))), ledger)
+      return Effect.as(
+        Effect.andThen(count(drain, (d) => d.responses++), Scope.addFinalizer(scope, settle(drain, table, ledger))),
+        ledger
+      )
     })))
 
 const settle = (drain: Drain, table: HttpSessions.Table, ledger: Ledger) =>
@@ -95,7 +106,12 @@ const settle = (drain: Drain, table: HttpSessions.Table, ledger: Ledger) =>
  * session the request has just opened is counted in use already (so a full table never evicts it
  * before its `initialize` is answered): the ledger only takes that count over.
  */
-export const useSession = (table: HttpSessions.Table, ledger: Ledger, entry: HttpSessions.Entry, opened: boolean): Effect.Effect<void> =>
+export const useSession = (
+  table: HttpSessions.Table,
+  ledger: Ledger,
+  entry: HttpSessions.Entry,
+  opened: boolean
+): Effect.Effect<void> =>
   Effect.uninterruptible(Effect.suspend(() => {
     ledger.entry = entry
     return opened ? Effect.void : table.touch(entry, 1)
@@ -104,7 +120,11 @@ export const useSession = (table: HttpSessions.Table, ledger: Ledger, entry: Htt
 /** Count `admit` as admitting while it runs. */
 export const admitting = <A, E, R>(drain: Drain, admit: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.andThen(count(drain, (d) => d.admitting++), Effect.onExit(restore(admit), () => count(drain, (d) => d.admitting--))))
+    Effect.andThen(
+      count(drain, (d) => d.admitting++),
+      Effect.onExit(restore(admit), () => count(drain, (d) => d.admitting--))
+    )
+  )
 
 const awaitKey = (session: string, id: unknown) => `${session} ${JSON.stringify(id)}`
 

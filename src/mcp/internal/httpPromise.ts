@@ -13,7 +13,10 @@ import type * as Face from "../Face.ts"
 import * as McpHttp from "../Http.ts"
 import { boot, moves } from "./promiseRuntime.ts"
 
-export const serve = async (faceOptions: Face.Options<unknown, Scope.Scope>, { transport: _, ...http }: McpHttp.HttpOptions & { readonly transport: "http" }) => {
+export const serve = async (
+  faceOptions: Face.Options<unknown, Scope.Scope>,
+  { transport: _, ...http }: McpHttp.HttpOptions & { readonly transport: "http" }
+) => {
   const runtime = ManagedRuntime.make(McpHttp.layer({ ...faceOptions, http }))
   const endpoint = await boot(runtime, Effect.service(McpHttp.Endpoint))
   let stopped = (): void => {}
@@ -22,5 +25,12 @@ export const serve = async (faceOptions: Face.Options<unknown, Scope.Scope>, { t
   })
   let stopping: Promise<void> | undefined
   const close = () => stopping ??= runtime.dispose().finally(stopped)
-  return { url: endpoint.url, host: endpoint.host, port: endpoint.port, ...moves(runtime, endpoint.face), close, closed }
+  return {
+    url: endpoint.url,
+    host: endpoint.host,
+    port: endpoint.port,
+    ...moves(runtime, endpoint.face),
+    close,
+    closed
+  }
 }

@@ -41,7 +41,8 @@ export interface Server {
   readonly urls: Map<string, string>
 }
 
-const refuse = (status: number, code: number, message: string) => Effect.fail(new HttpGuard.Refusal({ status, code, message }))
+const refuse = (status: number, code: number, message: string) =>
+  Effect.fail(new HttpGuard.Refusal({ status, code, message }))
 
 // The URL the transport is told a request came to, as `toURL` reads it off the request's `Host`
 // and path: the same few on every request, so remembered (bounded, a memo of a pure function).
@@ -49,18 +50,30 @@ const urlOf = (server: Server, request: HttpServerRequest.HttpServerRequest): st
   const key = `${request.headers.host ?? ""} ${request.url}`
   const known = server.urls.get(key)
   if (known !== undefined) return known
-  const href = Option.match(HttpServerRequest.toURL(request), { onNone: () => server.url, onSome: (parsed) => parsed.href })
+  const href = Option.match(HttpServerRequest.toURL(request), {
+    onNone: () => server.url,
+    onSome: (parsed) => parsed.href
+  })
   if (server.urls.size >= 64) server.urls.clear()
   server.urls.set(key, href)
   return href
 }
 
 // The body was read (and bounded) here, so the SDK is handed it parsed.
-const forward = (server: Server, entry: HttpSessions.Entry, request: HttpServerRequest.HttpServerRequest, body: Option.Option<unknown>) =>
+const forward = (
+  server: Server,
+  entry: HttpSessions.Entry,
+  request: HttpServerRequest.HttpServerRequest,
+  body: Option.Option<unknown>
+) =>
   Effect.tryPromise({
     try: () =>
       entry.transport.handleRequest(
-        Web.toWebRequest(request.method, urlOf(server, request), Web.headersFor(request.headers, Ref.getUnsafe(entry.version))),
+        Web.toWebRequest(
+          request.method,
+          urlOf(server, request),
+          Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
+        ),
         Option.isSome(body) ? { parsedBody: body.value } : undefined
       ),
     catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
@@ -82,7 +95,8 @@ const opened = (server: Server, body: unknown, ledger: HttpDrain.Ledger) =>
   Effect.gen(function*() {
     if (!Web.initializes(body)) return yield* refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
     const entry = yield* Effect.uninterruptibleMask((restore) =>
-      Effect.tap(restore(server.table.open), (entry) => HttpDrain.useSession(server.table, ledger, entry, true)))
+      Effect.tap(restore(server.table.open), (entry) => HttpDrain.useSession(server.table, ledger, entry, true))
+    )
     yield* Ref.set(entry.version, Web.initializeVersion(body))
     return entry
   })
@@ -90,7 +104,8 @@ const opened = (server: Server, body: unknown, ledger: HttpDrain.Ledger) =>
 // The session of a GET or DELETE: only ever one it names.
 const sessionFor = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger) => {
   const id = request.headers["mcp-session-id"]
-  return id === undefined ? refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required") : named(server, id, ledger)
+  return id === undefined ? refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
+    : named(server, id, ledger)
 }
 
 interface Admitted {
@@ -103,7 +118,12 @@ interface Admitted {
 }
 
 const busy = (max: number) =>
-  new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: ${max} requests are in flight; retry shortly`, retryAfter: 1 })
+  new HttpGuard.Refusal({
+    status: 503,
+    code: -32000,
+    message: `Service Unavailable: ${max} requests are in flight; retry shortly`,
+    retryAfter: 1
+  })
 
 // A POST is admitted (its session found before its body is read, the body read under the bound)
 // while counted as admitting; the requests it carries then await their answers until the
@@ -120,7 +140,14 @@ const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest,
       const known = id === undefined ? undefined : yield* named(server, id, ledger)
       const body = yield* HttpGuard.readJson(request, server.maxBodyBytes)
       const entry = known ?? (yield* opened(server, body, ledger))
-      const dropped = yield* HttpDrain.admitIds(server.drain, ledger, entry.id, Web.requestIds(body), Web.cancelledIds(body), server.maxInFlight)
+      const dropped = yield* HttpDrain.admitIds(
+        server.drain,
+        ledger,
+        entry.id,
+        Web.requestIds(body),
+        Web.cancelledIds(body),
+        server.maxInFlight
+      )
       if (dropped === undefined) {
         // An `initialize` refused opens no session.
         if (known === undefined) yield* server.table.end(entry.id)
@@ -131,12 +158,20 @@ const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest,
     })
   )
 
-const admit = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
+const admit = (
+  server: Server,
+  request: HttpServerRequest.HttpServerRequest,
+  ledger: HttpDrain.Ledger
+): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
   request.method === "POST"
     ? admitPost(server, request, ledger)
-    : Effect.map(sessionFor(server, request, ledger), (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] })).pipe(
+    : Effect.map(
+      sessionFor(server, request, ledger),
+      (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] })
+    ).pipe(
       Effect.tap((admitted) =>
-        request.method === "GET" && server.table.shared === undefined ? storeReachable(server, admitted.entry, request.headers["last-event-id"]) : Effect.void
+        request.method === "GET" && server.table.shared === undefined
+          ? storeReachable(server, admitted.entry, request.headers["last-event-id"]) : Effect.void
       )
     )
 
@@ -145,14 +180,30 @@ const admit = (server: Server, request: HttpServerRequest.HttpServerRequest, led
 const storeReachable = (server: Server, entry: HttpSessions.Entry, lastEventId: string | undefined) =>
   lastEventId === undefined || lastEventId === "" ? Effect.void : server.store.after(entry.id, lastEventId).pipe(
     Effect.asVoid,
-    Effect.catchTag("EventStoreError", (error) =>
-      Effect.fail(new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: cannot resume: ${error.message}`, retryAfter: 1 })))
+    Effect.catchTag(
+      "EventStoreError",
+      (error) =>
+        Effect.fail(
+          new HttpGuard.Refusal({
+            status: 503,
+            code: -32000,
+            message: `Service Unavailable: cannot resume: ${error.message}`,
+            retryAfter: 1
+          })
+        )
+    )
   )
 
 // Every request in the POST had been cancelled before it arrived: each is answered as such.
 const answerDropped = (entry: HttpSessions.Entry, dropped: ReadonlyArray<unknown>) => {
-  const answers = dropped.map((id) => ({ jsonrpc: "2.0", id, error: { code: -32800, message: "Request cancelled before it started" } }))
-  return HttpServerResponse.jsonUnsafe(answers.length === 1 ? answers[0] : answers, { headers: { "mcp-session-id": entry.id } })
+  const answers = dropped.map((id) => ({
+    jsonrpc: "2.0",
+    id,
+    error: { code: -32800, message: "Request cancelled before it started" }
+  }))
+  return HttpServerResponse.jsonUnsafe(answers.length === 1 ? answers[0] : answers, {
+    headers: { "mcp-session-id": entry.id }
+  })
 }
 
 // The transport's answer to an admitted request, and what it means for the session table.
@@ -169,7 +220,8 @@ const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, a
     const web = yield* answering.pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
     // An initialize the transport refused (a batch, a bad message) opened no session; a DELETE
     // the transport accepted has closed it: either way the entry goes now, not when its life ends.
-    if ((opening && entry.transport.sessionId === undefined) || (method === "DELETE" && web.ok)) yield* table.end(entry.id)
+    if ((opening && entry.transport.sessionId === undefined) || (method === "DELETE" && web.ok))
+      yield* table.end(entry.id)
     if (method === "DELETE" && web.ok && table.shared !== undefined) yield* table.shared.deleted(entry.id)
     if (opening && web.ok) {
       // Shared before its id is handed out, so the next request finds it at any instance.
@@ -184,19 +236,30 @@ const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, a
     // were all handed on will never be resumed, so its stored events go.
     const expected = Option.match(body, { onNone: () => 0, onSome: (sent) => Web.requestIds(sent).length })
     const delivered = (eventId: string) =>
-      server.runFork(Effect.catchTag(server.store.drop(entry.id, eventId), "EventStoreError", (error) => Effect.logDebug(`MCP answered stream kept: ${error.message}`)))
+      server.runFork(
+        Effect.catchTag(server.store.drop(entry.id, eventId), "EventStoreError", (error) =>
+          Effect.logDebug(`MCP answered stream kept: ${error.message}`))
+      )
     const answer = method === "POST" ? yield* HttpResponse.settle(web, expected, delivered) : web
-    return HttpEffect.scopeTransferToStream(yield* Web.toResponse(answer, method === "POST", method === "GET" ? unread(server, request, entry) : undefined))
+    return HttpEffect.scopeTransferToStream(
+      yield* Web.toResponse(answer, method === "POST", method === "GET" ? unread(server, request, entry) : undefined)
+    )
   })
 
 // A GET stream past its buffer is closed with its connection (the transport has stored every
 // event it held), and the client resumes with `Last-Event-ID`.
-const unread = (server: Server, request: HttpServerRequest.HttpServerRequest, entry: HttpSessions.Entry): Web.Unread => ({
+const unread = (
+  server: Server,
+  request: HttpServerRequest.HttpServerRequest,
+  entry: HttpSessions.Entry
+): Web.Unread => ({
   maxBytes: server.maxStreamBuffer,
   overflow: () => {
     NodeHttpServerRequest.toServerResponse(request).destroy()
     server.runFork(
-      Effect.logWarning(`MCP GET stream closed: its client left more than ${server.maxStreamBuffer} bytes unread`).pipe(Effect.annotateLogs("session", entry.id))
+      Effect.logWarning(`MCP GET stream closed: its client left more than ${server.maxStreamBuffer} bytes unread`).pipe(
+        Effect.annotateLogs("session", entry.id)
+      )
     )
   }
 })
@@ -229,11 +292,22 @@ const serve = (server: Server) =>
 /**
  * The endpoint's handler: every refusal answered as its JSON-RPC error with its HTTP status.
  */
-export const handler = (server: Server): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
+export const handler = (
+  server: Server
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
   serve(server).pipe(
     Effect.catchTags({
       Refusal: (refusal) => Effect.succeed(HttpGuard.respond(refusal)),
       Unavailable: (unavailable) =>
-        Effect.succeed(HttpGuard.respond(new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: ${unavailable.reason}`, retryAfter: 1 })))
+        Effect.succeed(
+          HttpGuard.respond(
+            new HttpGuard.Refusal({
+              status: 503,
+              code: -32000,
+              message: `Service Unavailable: ${unavailable.reason}`,
+              retryAfter: 1
+            })
+          )
+        )
     })
   )

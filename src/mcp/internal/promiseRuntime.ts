@@ -14,7 +14,10 @@ import type * as Prompts from "../Prompts.ts"
 
 // A boot that fails may already hold something (the console redirected, a transport started, a
 // port bound): released before the refusal is passed on.
-export const boot = <A, R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, services: Effect.Effect<A, never, R>): Promise<A> =>
+export const boot = <A, R>(
+  runtime: ManagedRuntime.ManagedRuntime<R, unknown>,
+  services: Effect.Effect<A, never, R>
+): Promise<A> =>
   runtime.runPromise(services).then(
     (booted) => booted,
     async (error: unknown) => {
@@ -26,7 +29,8 @@ export const boot = <A, R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, s
 // The face's moves, each run in the runtime.
 export const moves = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, face: Face.Face) => ({
   reroster: (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => runtime.runPromise(face.reroster(surfaces)),
-  setTools: (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) => runtime.runPromise(face.setTools(tools)),
+  setTools: (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) =>
+    runtime.runPromise(face.setTools(tools)),
   setPrompts: (prompts: Prompts.Table) => runtime.runPromise(face.setPrompts(prompts)),
   setResources: (resources: AppResources.Table) => runtime.runPromise(face.setResources(resources))
 })

@@ -21,15 +21,32 @@ const session = Schema.String
 /** A message between instances. */
 export const Message = Schema.Union([
   // Published by the event store to the holder of a stream: `message` is the event's JSON text.
-  Schema.Struct({ kind: Schema.Literal("event"), session, stream: Schema.String, id: Schema.String, message: Schema.String }),
+  Schema.Struct({
+    kind: Schema.Literal("event"),
+    session,
+    stream: Schema.String,
+    id: Schema.String,
+    message: Schema.String
+  }),
   // A client's answer to a request the receiving instance sent it.
   Schema.Struct({ kind: Schema.Literal("answer"), session, message: Schema.Unknown }),
   // A client's `notifications/cancelled`, for whichever instance serves the request it names.
   Schema.Struct({ kind: Schema.Literal("cancelled"), session, from: Schema.String, message: Schema.Unknown }),
   Schema.Struct({ kind: Schema.Literal("ended"), session, from: Schema.String }),
-  Schema.Struct({ kind: Schema.Literal("level"), session, from: Schema.String, level: Schema.Literals(Logging.levels) }),
+  Schema.Struct({
+    kind: Schema.Literal("level"),
+    session,
+    from: Schema.String,
+    level: Schema.Literals(Logging.levels)
+  }),
   // To a session's leader: follow this URI, and say `live` (with the token) once it is.
-  Schema.Struct({ kind: Schema.Literal("follow"), session, uri: Schema.String, reply: Schema.String, token: Schema.String }),
+  Schema.Struct({
+    kind: Schema.Literal("follow"),
+    session,
+    uri: Schema.String,
+    reply: Schema.String,
+    token: Schema.String
+  }),
   Schema.Struct({ kind: Schema.Literal("unfollow"), session, uri: Schema.String }),
   Schema.Struct({ kind: Schema.Literal("live"), token: Schema.String }),
   // To a stream's previous holder: another instance serves it now.
@@ -61,19 +78,25 @@ export const inboxOf = (prefix: string, instance: string): string => `${prefix}i
  * Listen on the shared channel and this instance's inbox for the scope's life, handing each
  * message to `handle` in the order it arrived; both are subscribed before this answers.
  */
-export const make = (config: Config, handle: (message: Message) => Effect.Effect<void>): Effect.Effect<Bus, never, Scope.Scope | Redis.Redis> =>
+export const make = (
+  config: Config,
+  handle: (message: Message) => Effect.Effect<void>
+): Effect.Effect<Bus, never, Scope.Scope | Redis.Redis> =>
   Effect.gen(function*() {
     const redis = yield* Redis.Redis
     const inbox = inboxOf(config.prefix, config.instance)
     const everyone = `${config.prefix}bus`
     yield* Effect.forEach([inbox, everyone], (channel) => listen(redis, channel, handle), { discard: true })
     const publish = (channel: string, message: Message) =>
-      RedisCall.bounded(redis.send("PUBLISH", channel, JSON.stringify(message)), config.timeout, (reason) => new Registry.Failed({ reason }))
+      RedisCall.bounded(redis.send("PUBLISH", channel, JSON.stringify(message)), config.timeout, (reason) =>
+        new Registry.Failed({ reason }))
         .pipe(Effect.asVoid)
     return {
       inbox,
-      send: (instance, message) => publish(inboxOf(config.prefix, instance), message),
-      broadcast: (message) => publish(everyone, message)
+      send: (instance, message) =>
+        publish(inboxOf(config.prefix, instance), message),
+      broadcast: (message) =>
+        publish(everyone, message)
     } satisfies Bus
   })
 
@@ -85,7 +108,9 @@ const listen = (redis: Redis.Redis["Service"], channel: string, handle: (message
       Effect.forever(Effect.flatMap(Queue.take(queue), (received) => dispatch(received.message, handle))).pipe(
         Effect.catch((error) => Effect.logWarning(`MCP bus ${channel} lost: ${String(error.cause)}`))
       )
-    const again = Effect.scoped(Effect.flatMap(redis.subscribe(channel), drain)).pipe(Effect.repeat(Schedule.spaced(Duration.seconds(1))))
+    const again = Effect.scoped(Effect.flatMap(redis.subscribe(channel), drain)).pipe(
+      Effect.repeat(Schedule.spaced(Duration.seconds(1)))
+    )
     const first = yield* redis.subscribe(channel)
     yield* drain(first).pipe(Effect.andThen(again), Effect.forkScoped)
   })

@@ -17,5 +17,8 @@ export const bounded = <A, E>(
 ): Effect.Effect<A, E> =>
   effect.pipe(
     Effect.mapError((error) => fail(`Redis failed: ${messageOf(error.cause)}`)),
-    Effect.timeoutOrElse({ duration: timeout, orElse: () => Effect.fail(fail(`Redis gave no answer within ${Duration.format(timeout)}`)) })
+    Effect.timeoutOrElse({
+      duration: timeout,
+      orElse: () => Effect.fail(fail(`Redis gave no answer within ${Duration.format(timeout)}`))
+    })
   )

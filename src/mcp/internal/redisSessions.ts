@@ -54,7 +54,12 @@ export class Failed extends Data.TaggedError("RegistryError")<{ readonly reason:
 /** The registry's operations for one instance. */
 export interface Registry {
   readonly instance: string
-  readonly register: (session: string, initialize: unknown, version: string, level: Logging.Level) => Effect.Effect<void, Failed>
+  readonly register: (
+    session: string,
+    initialize: unknown,
+    version: string,
+    level: Logging.Level
+  ) => Effect.Effect<void, Failed>
   /** The session, claimed when its leader has gone; none when it has ended or expired. */
   readonly find: (session: string) => Effect.Effect<Option.Option<Record>, Failed>
   /** Admit `uri` unless the session holds `max` others already; none when the session has gone. */
@@ -93,7 +98,14 @@ end
 `
 
 const register = Redis.script(
-  (keys: ReadonlyArray<string>, init: string, version: string, level: string, owner: string, ttl: number) => [...keys, init, version, level, owner, String(ttl)],
+  (
+    keys: ReadonlyArray<string>,
+    init: string,
+    version: string,
+    level: string,
+    owner: string,
+    ttl: number
+  ) => [...keys, init, version, level, owner, String(ttl)],
   {
     numberOfKeys: 2,
     lua: `
@@ -117,7 +129,13 @@ return { fields[1], fields[2], fields[3], leads, redis.call('SMEMBERS', KEYS[2])
 }).withReturnType<readonly [string, string, string, number, ReadonlyArray<string>] | null>()
 
 const subscribe = Redis.script(
-  (keys: ReadonlyArray<string>, uri: string, max: number, me: string, live: string) => [...keys, uri, String(max), me, live],
+  (
+    keys: ReadonlyArray<string>,
+    uri: string,
+    max: number,
+    me: string,
+    live: string
+  ) => [...keys, uri, String(max), me, live],
   {
     numberOfKeys: 2,
     lua: leaderGone + `
@@ -170,7 +188,15 @@ return 0
 // ARGV: me, the key prefix, the live-key prefix, this instance's live TTL, the session TTL, the
 // count of active sessions, then the active and the led sessions.
 const beat = Redis.script(
-  (me: string, prefix: string, live: string, liveTtl: number, ttl: number, active: ReadonlyArray<string>, led: ReadonlyArray<string>) => [
+  (
+    me: string,
+    prefix: string,
+    live: string,
+    liveTtl: number,
+    ttl: number,
+    active: ReadonlyArray<string>,
+    led: ReadonlyArray<string>
+  ) => [
     me,
     prefix,
     live,
@@ -212,16 +238,25 @@ return { gone_, lost, claimed }
   }
 ).withReturnType<readonly [ReadonlyArray<string>, ReadonlyArray<string>, ReadonlyArray<string>]>()
 
-const release = Redis.script((me: string, prefix: string, live: string, last: string, sessions: ReadonlyArray<string>) => [me, prefix, live, last, ...sessions], {
-  numberOfKeys: 0,
-  lua: `
+const release = Redis.script(
+  (
+    me: string,
+    prefix: string,
+    live: string,
+    last: string,
+    sessions: ReadonlyArray<string>
+  ) => [me, prefix, live, last, ...sessions],
+  {
+    numberOfKeys: 0,
+    lua: `
 for i = 5, #ARGV do
   local key = ARGV[2] .. '{' .. ARGV[i] .. '}'
   if redis.call('HGET', key, 'owner') == ARGV[1] then redis.call('HSET', key, 'owner', '') end
 end
 if ARGV[4] == '1' then redis.call('DEL', ARGV[3] .. ARGV[1]) end
 `
-})
+  }
+)
 
 const isLevel = (level: string): level is Logging.Level =>
   ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"].includes(level)
@@ -240,20 +275,30 @@ export const make = (config: Config): Effect.Effect<Registry, never, Redis.Redis
       RedisCall.bounded(effect, config.timeout, (reason) => new Failed({ reason }))
     return {
       instance: me,
-      register: (session, initialize, version, level) => run(redis.eval(register)(keys(session), JSON.stringify(initialize), version, level, me, ttl)),
+      register: (session, initialize, version, level) =>
+        run(redis.eval(register)(keys(session), JSON.stringify(initialize), version, level, me, ttl)),
       find: (session) =>
-        Effect.map(run(redis.eval(find)(keys(session), me, live)), (found) =>
-          Option.flatMap(Option.fromNullishOr(found), ([init, version, level, leads, subscriptions]) =>
-            Option.map(parseJson(init), (initialize): Record => ({
-              initialize,
-              version,
-              level: isLevel(level) ? level : "info",
-              subscriptions,
-              leads: leads === 1
-            })))),
+        Effect.map(
+          run(redis.eval(find)(keys(session), me, live)),
+          (found) =>
+            Option.flatMap(Option.fromNullishOr(found), ([init, version, level, leads, subscriptions]) =>
+              Option.map(parseJson(init), (initialize): Record => ({
+                initialize,
+                version,
+                level: isLevel(level) ? level : "info",
+                subscriptions,
+                leads: leads === 1
+              })))
+        ),
       subscribe: (session, uri, max) =>
-        Effect.map(run(redis.eval(subscribe)(keys(session), uri, max, me, live)), (found) =>
-          Option.map(Option.fromNullishOr(found), ([admitted, leader, claimed]) => ({ admitted: admitted === 1, leader, claimed: claimed === 1 }))),
+        Effect.map(
+          run(redis.eval(subscribe)(keys(session), uri, max, me, live)),
+          (found) =>
+            Option.map(
+              Option.fromNullishOr(found),
+              ([admitted, leader, claimed]) => ({ admitted: admitted === 1, leader, claimed: claimed === 1 })
+            )
+        ),
       unsubscribe: (session, uri) => Effect.map(run(redis.eval(unsubscribe)(keys(session), uri)), Option.fromNullishOr),
       setLevel: (session, level) => run(redis.eval(setLevel)(keys(session).slice(0, 1), level)),
       claim: (session) => Effect.map(run(redis.eval(claim)(keys(session).slice(0, 1), me, live)), (led) => led === 1),
@@ -261,7 +306,9 @@ export const make = (config: Config): Effect.Effect<Registry, never, Redis.Redis
       alive: (instance) => Effect.map(run(redis.send<number>("EXISTS", `${live}${instance}`)), (n) => n === 1),
       beat: (active, led) =>
         Effect.map(
-          run(redis.eval(beat)(me, sessions, live, 3 * Math.max(1, Duration.toMillis(config.heartbeat)), ttl, active, led)),
+          run(
+            redis.eval(beat)(me, sessions, live, 3 * Math.max(1, Duration.toMillis(config.heartbeat)), ttl, active, led)
+          ),
           ([gone, lost, claimed]) => ({ gone: [...new Set(gone)], lost, claimed })
         ),
       release: (led, last) => run(redis.eval(release)(me, sessions, live, last ? "1" : "0", led))

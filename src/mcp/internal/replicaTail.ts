@@ -13,7 +13,11 @@
  *
  * @since 0.1.0
  */
-import { type JSONRPCMessage, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
+import {
+  type JSONRPCMessage,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS
+} from "@modelcontextprotocol/sdk/types.js"
 import { Duration, Effect, Fiber, Option, Schedule } from "effect"
 import type * as EventStore from "../EventStore.ts"
 import type * as EventStoreRedis from "../EventStoreRedis.ts"
@@ -84,7 +88,8 @@ const refuse = (status: number, message: string) => new HttpGuard.Refusal({ stat
 const priming = {} as JSONRPCMessage
 
 const isAnswer = (message: unknown): boolean =>
-  typeof message === "object" && message !== null && !("method" in message) && "id" in message && ("result" in message || "error" in message)
+  typeof message === "object" && message !== null && !("method" in message) && "id" in message &&
+  ("result" in message || "error" in message)
 
 // Events published for a session while one of its streams is being held: kept until the tail is
 // registered, so nothing appended between the hold and the registration is missed.
@@ -114,7 +119,8 @@ export const make = (env: Env): Tails => {
     const seq = seqOf(id)
     if (tail.ended || seq <= tail.lastSeq) return
     tail.lastSeq = seq
-    const parsed: unknown = typeof message === "string" ? Option.getOrUndefined(Option.liftThrowable(JSON.parse)(message)) : message
+    const parsed: unknown = typeof message === "string"
+      ? Option.getOrUndefined(Option.liftThrowable(JSON.parse)(message)) : message
     // A priming event is a cursor, not a message.
     if (typeof parsed !== "object" || parsed === null || !("jsonrpc" in parsed)) return
     try {
@@ -155,25 +161,41 @@ type Write = (key: string, tail: Tail, id: string, message: string | EventStore.
 type End = (key: string, tail: Tail) => void
 
 const checkHeaders = (headers: Request["headers"]) => {
-  if (!(headers["accept"] ?? "").includes("text/event-stream")) return Option.some(refuse(406, "Not Acceptable: Client must accept text/event-stream"))
+  if (!(headers["accept"] ?? "").includes("text/event-stream"))
+    return Option.some(refuse(406, "Not Acceptable: Client must accept text/event-stream"))
   const version = headers["mcp-protocol-version"]
   if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    return Option.some(refuse(400, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`))
+    return Option.some(
+      refuse(
+        400,
+        `Bad Request: Unsupported protocol version: ${version} (supported versions: ${
+          SUPPORTED_PROTOCOL_VERSIONS.join(", ")
+        })`
+      )
+    )
   }
   return Option.none()
 }
 
 const unavailable = (error: { readonly message: string }) =>
-  new HttpGuard.Refusal({ status: 503, code: -32000, message: `Service Unavailable: cannot open the stream: ${error.message}`, retryAfter: 1 })
+  new HttpGuard.Refusal({
+    status: 503,
+    code: -32000,
+    message: `Service Unavailable: cannot open the stream: ${error.message}`,
+    retryAfter: 1
+  })
 
 // A standalone stream a live instance serves already is refused, as the SDK refuses a second GET.
 const checkStandalone = (env: Env, tails: Map<string, Tail>, session: string) =>
   Effect.gen(function*() {
-    if (tails.has(keyOf(session, standalone))) return yield* refuse(409, "Conflict: Only one SSE stream is allowed per session")
+    if (tails.has(keyOf(session, standalone)))
+      return yield* refuse(409, "Conflict: Only one SSE stream is allowed per session")
     const holder = yield* Effect.mapError(env.tailable.standaloneHolder(session), unavailable)
-    if (Option.isNone(holder) || holder.value === env.inbox) return
+    if (Option.isNone(holder) || holder.value === env.inbox)
+      return
     const instance = env.instanceOfInbox(holder.value)
-    if (instance === undefined) return
+    if (instance === undefined)
+      return
     const alive = yield* Effect.orElseSucceed(env.alive(instance), () => false)
     if (alive) return yield* refuse(409, "Conflict: Only one SSE stream is allowed per session")
   })
@@ -191,10 +213,12 @@ const open = (env: Env, tails: Map<string, Tail>, write: Write, end: End, reques
     const key = keyOf(session, held.stream)
     const previous = tails.get(key)
     if (previous !== undefined) end(key, previous)
-    const other = held.previous === undefined || held.previous === env.inbox ? undefined : env.instanceOfInbox(held.previous)
+    const other = held.previous === undefined || held.previous === env.inbox ? undefined
+      : env.instanceOfInbox(held.previous)
     if (other !== undefined) env.runFork(env.superseded(other, session, held.stream))
     const primed = lastEventId === undefined && (request.version ?? LATEST_PROTOCOL_VERSION) >= "2025-11-25"
-    const cursor = primed ? yield* Effect.option(env.tailable.store.append(session, standalone, priming)) : Option.none<string>()
+    const cursor = primed ? yield* Effect.option(env.tailable.store.append(session, standalone, priming))
+      : Option.none<string>()
     return respond(env, tails, write, end, { session, held, priming: cursor, waiting })
   })
 
@@ -203,7 +227,12 @@ const respond = (
   tails: Map<string, Tail>,
   write: Write,
   end: End,
-  opened: { readonly session: string; readonly held: EventStoreRedis.Held; readonly priming: Option.Option<string>; readonly waiting: Pending }
+  opened: {
+    readonly session: string
+    readonly held: EventStoreRedis.Held
+    readonly priming: Option.Option<string>
+    readonly waiting: Pending
+  }
 ): Response => {
   const { held, priming, session, waiting } = opened
   const key = keyOf(session, held.stream)
@@ -236,6 +265,11 @@ const respond = (
     }
   })
   return new Response(readable, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-cache, no-transform", connection: "keep-alive", "mcp-session-id": session }
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      connection: "keep-alive",
+      "mcp-session-id": session
+    }
   })
 }

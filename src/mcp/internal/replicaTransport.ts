@@ -33,13 +33,16 @@ type OnMessage = NonNullable<Transport["onmessage"]>
 
 const separator = "~"
 
-const isRequest = (message: JSONRPCMessage): message is JSONRPCMessage & { readonly id: string | number; readonly method: string } =>
+const isRequest = (
+  message: JSONRPCMessage
+): message is JSONRPCMessage & { readonly id: string | number; readonly method: string } =>
   "method" in message && "id" in message
 
 const isAnswer = (message: JSONRPCMessage): message is JSONRPCMessage & { readonly id: string | number } =>
   !("method" in message) && "id" in message
 
-const isCancellation = (message: JSONRPCMessage): boolean => "method" in message && message.method === "notifications/cancelled"
+const isCancellation = (message: JSONRPCMessage): boolean =>
+  "method" in message && message.method === "notifications/cancelled"
 
 /** The instance a routed id names, if it is one. */
 export const instanceOf = (id: unknown): string | undefined => {
@@ -53,12 +56,16 @@ export const make = (transport: Transport, instance: string, replica: string, ro
   const tag = `${instance}${separator}${replica}${separator}`
   let handler: OnMessage | undefined
   // Our own ids go back to the numbers the server gave them; anything else stays as it came.
-  const own = (id: unknown): number | undefined => typeof id === "string" && id.startsWith(tag) ? Number(id.slice(tag.length)) : undefined
+  const own = (id: unknown): number | undefined =>
+    typeof id === "string" && id.startsWith(tag) ? Number(id.slice(tag.length)) : undefined
   const tagged = (message: JSONRPCMessage): JSONRPCMessage => {
     if (isRequest(message)) return { ...message, id: `${tag}${message.id}` }
     // The server cancelling a request it sent names it by the number it gave it.
     if (isCancellation(message) && "params" in message && typeof message.params?.["requestId"] === "number") {
-      return { ...message, params: { ...message.params, requestId: `${tag}${message.params["requestId"]}` } } as JSONRPCMessage
+      return {
+        ...message,
+        params: { ...message.params, requestId: `${tag}${message.params["requestId"]}` }
+      } as JSONRPCMessage
     }
     return message
   }

@@ -33,14 +33,18 @@ export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>
  */
 export interface Pending {
   readonly extra: Extra
-  outbox: { readonly queue: Queue.Queue<ServerNotification, Cause.Done>; readonly sender: Fiber.Fiber<void> } | undefined
+  outbox:
+    | { readonly queue: Queue.Queue<ServerNotification, Cause.Done>; readonly sender: Fiber.Fiber<void> }
+    | undefined
   /** Set once the handler has ended: anything queued later is dropped, as it was too late to precede the result. */
   done: boolean
 }
 
 // The request the current fiber serves, read by the session's services when they are used, so a
 // request adds one entry to the context its handler runs in and builds nothing else up front.
-const CurrentRequest = Context.Reference<Pending | undefined>("effect-surface/McpSessions/CurrentRequest", { defaultValue: () => undefined })
+const CurrentRequest = Context.Reference<Pending | undefined>("effect-surface/McpSessions/CurrentRequest", {
+  defaultValue: () => undefined
+})
 
 const currentRequest: Effect.Effect<Pending | undefined> = Effect.service(CurrentRequest)
 
@@ -78,7 +82,12 @@ export const cancelled = (): Error => rpcError(-32800, "request cancelled")
 
 // Start `effect` in `services`; a fiber still running after its first turn is this session's, so
 // the session's end interrupts it (most answer within that turn and are never tracked).
-const fork = <A, E, R>(session: Session, services: Context.Context<R>, effect: Effect.Effect<A, E, R>, signal?: AbortSignal): Fiber.Fiber<A, E> => {
+const fork = <A, E, R>(
+  session: Session,
+  services: Context.Context<R>,
+  effect: Effect.Effect<A, E, R>,
+  signal?: AbortSignal
+): Fiber.Fiber<A, E> => {
   const fiber = Effect.runForkWith(services)(effect, signal === undefined ? undefined : { signal })
   if (fiber.pollUnsafe() === undefined) FiberSet.addUnsafe(session.handlers, fiber)
   return fiber
@@ -91,7 +100,8 @@ const answer = (session: Session) => <A>(exit: Exit.Exit<A, RpcError.Refusal>): 
   throw thrown(exit.cause)
 }
 
-const settled = <A, E>(fiber: Fiber.Fiber<A, E>): Promise<Exit.Exit<A, E>> => new Promise((resolve) => fiber.addObserver(resolve))
+const settled = <A, E>(fiber: Fiber.Fiber<A, E>): Promise<Exit.Exit<A, E>> =>
+  new Promise((resolve) => fiber.addObserver(resolve))
 
 /**
  * The one Promise boundary: the SDK calls in and the Effect runs in this session's scope. An answer
@@ -118,7 +128,8 @@ export const handleIn = <A, R>(
     const outbox = pending.outbox
     return outbox === undefined
       ? answered(exit)
-      : settled(fork(session, session.context, Effect.andThen(Queue.end(outbox.queue), Fiber.await(outbox.sender)))).then(() => answered(exit))
+      : settled(fork(session, session.context, Effect.andThen(Queue.end(outbox.queue), Fiber.await(outbox.sender))))
+        .then(() => answered(exit))
   })
 }
 
@@ -131,7 +142,8 @@ const notify = (session: Session, pending: Pending | undefined, notification: Se
   }
   const queue = Effect.runSync(Queue.unbounded<ServerNotification, Cause.Done>())
   Queue.offerUnsafe(queue, notification)
-  const send = (queued: ServerNotification) => Effect.ignore(Effect.tryPromise(() => pending.extra.sendNotification(queued)))
+  const send = (queued: ServerNotification) =>
+    Effect.ignore(Effect.tryPromise(() => pending.extra.sendNotification(queued)))
   pending.outbox = { queue, sender: fork(session, session.context, Stream.runForEach(Stream.fromQueue(queue), send)) }
 }
 
@@ -146,17 +158,27 @@ const channel = (server: Server, pending: Pending | undefined): Ask.Channel => {
   const options = (signal: AbortSignal, timeout: Duration.Duration | undefined) =>
     timeout === undefined ? { signal, ...related } : { signal, timeout: Duration.toMillis(timeout), ...related }
   return {
-    capabilities: { elicitation: declared?.elicitation?.form !== undefined, sampling: declared?.sampling !== undefined },
+    capabilities: {
+      elicitation: declared?.elicitation?.form !== undefined,
+      sampling: declared?.sampling !== undefined
+    },
     elicit: (params, timeout) =>
       Effect.tryPromise({
         try: (signal) =>
-          server.elicitInput({ mode: "form", message: params.message, requestedSchema: asRequestedSchema(params.requestedSchema) }, options(signal, timeout)),
+          server.elicitInput({
+            mode: "form",
+            message: params.message,
+            requestedSchema: asRequestedSchema(params.requestedSchema)
+          }, options(signal, timeout)),
         catch: (cause) => cause
       }),
     sample: (request, timeout) =>
       Effect.tryPromise({
         // The core's request is the SDK's params read as plain JSON; the SDK checked its answer's shape.
-        try: (signal) => server.createMessage(request as CreateMessageRequestParams, options(signal, timeout)) as Promise<Ask.SampleResult>,
+        try: (signal) =>
+          server.createMessage(request as CreateMessageRequestParams, options(signal, timeout)) as Promise<
+            Ask.SampleResult
+          >,
         catch: (cause) => cause
       })
   }
@@ -169,8 +191,10 @@ const requestServices = (server: Server): Context.Context<Caller.Services> =>
     get capabilities() {
       return channel(server, undefined).capabilities
     },
-    elicit: (message, schema, options) => Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).elicit(message, schema, options)),
-    sample: (request, options) => Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).sample(request, options))
+    elicit: (message, schema, options) =>
+      Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).elicit(message, schema, options)),
+    sample: (request, options) =>
+      Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).sample(request, options))
   }).pipe(
     Context.add(Caller.ResponseStream, {
       close: Effect.map(currentRequest, (pending) => {
@@ -192,7 +216,12 @@ const forwardingAt = (session: Session, at: Logging.Level): Context.Context<Call
   const message = (params: Logging.Message, fiber: Fiber.Fiber<unknown, unknown>) =>
     notify(session, fiber.getRef(CurrentRequest), { method: "notifications/message", params })
   const built = Context.makeUnsafe<Caller.Services>(
-    new Map(Context.merge(Logging.forwarding(session.context, at, message, session.serverName), requestServices(session.server)).mapUnsafe)
+    new Map(
+      Context.merge(
+        Logging.forwarding(session.context, at, message, session.serverName),
+        requestServices(session.server)
+      ).mapUnsafe
+    )
   )
   session.forwarding.set(at, built)
   return built
@@ -202,15 +231,27 @@ const forwardingAt = (session: Session, at: Logging.Level): Context.Context<Call
  * Serve one request on its path: its services wired to it, its log lines forwarded at the session's
  * level, progress on its token when the host asked, and every notification sent before its result.
  */
-export const serve = <A>(session: Session, extra: Extra, effect: Effect.Effect<A, RpcError.Refusal, Caller.Services>): A | Promise<A> => {
+export const serve = <A>(
+  session: Session,
+  extra: Extra,
+  effect: Effect.Effect<A, RpcError.Refusal, Caller.Services>
+): A | Promise<A> => {
   const pending: Pending = { extra, outbox: undefined, done: false }
   const token = extra._meta?.progressToken
   // A host that asked for progress gets it on its token, queued behind the log lines before it.
   const reporting = token === undefined ? effect : Effect.flatMap(
-    Progress.make(token, (params) => Effect.sync(() => notify(session, pending, { method: "notifications/progress", params }))),
+    Progress.make(
+      token,
+      (params) => Effect.sync(() => notify(session, pending, { method: "notifications/progress", params }))
+    ),
     (progress) => Effect.provideService(effect, Progress.Progress, progress)
   )
-  return handleIn(session, Context.add(forwardingAt(session, Ref.getUnsafe(session.level)), CurrentRequest, pending), reporting, pending)
+  return handleIn(
+    session,
+    Context.add(forwardingAt(session, Ref.getUnsafe(session.level)), CurrentRequest, pending),
+    reporting,
+    pending
+  )
 }
 
 /** Serve a request that needs none of the request services. */

@@ -19,7 +19,10 @@ export const openWait: Duration.Duration = Duration.seconds(1)
 
 /** The refusal of a subscribe past the cap: JSON-RPC -32000, saying what to do. */
 export const tooMany = (max: number): RpcError.ProtocolError =>
-  new RpcError.ProtocolError({ code: -32000, message: `Too many subscriptions: a session may hold at most ${max}; unsubscribe from one first` })
+  new RpcError.ProtocolError({
+    code: -32000,
+    message: `Too many subscriptions: a session may hold at most ${max}; unsubscribe from one first`
+  })
 
 /** One session's subscriptions and announcements. */
 export interface Follower {
@@ -32,14 +35,19 @@ export interface Follower {
 }
 
 /** A follower for `server`, in the session's scope; `max` caps the URIs followed at once. */
-export const make = (face: Face.Face, server: Server, max: number | undefined): Effect.Effect<Follower, never, Scope.Scope> =>
+export const make = (
+  face: Face.Face,
+  server: Server,
+  max: number | undefined
+): Effect.Effect<Follower, never, Scope.Scope> =>
   Effect.gen(function*() {
     const subscriptions = yield* FiberMap.make<string>()
     const announcing = yield* FiberHandle.make()
     const leading = yield* Ref.make(false)
     const open = yield* opener(face, server, subscriptions, max)
     return {
-      follow: (uri) => Effect.flatMap(open(uri), (opened) => Effect.asVoid(Effect.timeoutOption(Deferred.await(opened), openWait))),
+      follow: (uri) =>
+        Effect.flatMap(open(uri), (opened) => Effect.asVoid(Effect.timeoutOption(Deferred.await(opened), openWait))),
       unfollow: (uri) => FiberMap.remove(subscriptions, uri),
       uris: Effect.sync(() => Array.from(subscriptions, ([uri]) => uri)),
       lead: (lead) =>
@@ -48,7 +56,10 @@ export const make = (face: Face.Face, server: Server, max: number | undefined): 
             ? Effect.void
             : lead
             // What is current is read now, so a move made just after this is announced.
-            ? Effect.flatMap(announceMoves(face, server), (listen) => Effect.asVoid(FiberHandle.run(announcing, listen)))
+            ? Effect.flatMap(
+              announceMoves(face, server),
+              (listen) => Effect.asVoid(FiberHandle.run(announcing, listen))
+            )
             : Effect.andThen(FiberHandle.clear(announcing), FiberMap.clear(subscriptions)))
     } satisfies Follower
   })
@@ -59,7 +70,8 @@ export const make = (face: Face.Face, server: Server, max: number | undefined): 
 // concurrent subscribes cannot pass the cap together.
 const opener = (face: Face.Face, server: Server, subscriptions: FiberMap.FiberMap<string>, max: number | undefined) =>
   Effect.gen(function*() {
-    const notifyUpdated = (uri: string) => Effect.tryPromise(() => server.sendResourceUpdated({ uri })).pipe(Effect.ignore)
+    const notifyUpdated = (uri: string) =>
+      Effect.tryPromise(() => server.sendResourceUpdated({ uri })).pipe(Effect.ignore)
     const lock = yield* Semaphore.make(1)
     const opening = new Map<string, Deferred.Deferred<void>>()
     return (uri: string) =>
@@ -70,15 +82,21 @@ const opener = (face: Face.Face, server: Server, subscriptions: FiberMap.FiberMa
         if (max !== undefined && !held && (yield* FiberMap.size(subscriptions)) >= max) return yield* tooMany(max)
         const opened = yield* Deferred.make<void>()
         opening.set(uri, opened)
-        const settle = Effect.andThen(Deferred.succeed(opened, undefined), Effect.sync(() => {
-          if (opening.get(uri) === opened) opening.delete(uri)
-        }))
+        const settle = Effect.andThen(
+          Deferred.succeed(opened, undefined),
+          Effect.sync(() => {
+            if (opening.get(uri) === opened) opening.delete(uri)
+          })
+        )
         // The face follows moves and drops itself, and ends the subscription (with a last
         // "updated") when the URI can no longer be served.
         yield* FiberMap.run(
           subscriptions,
           uri,
-          face.watch(uri, notifyUpdated(uri), Deferred.succeed(opened, undefined)).pipe(Effect.ignore, Effect.ensuring(settle)),
+          face.watch(uri, notifyUpdated(uri), Deferred.succeed(opened, undefined)).pipe(
+            Effect.ignore,
+            Effect.ensuring(settle)
+          ),
           { onlyIfMissing: true }
         )
         return opened

@@ -59,7 +59,12 @@ export interface Node {
   readonly instance: string
   readonly store: EventStore.EventStore["Service"]
   readonly find: (id: string) => Effect.Effect<Option.Option<Registry.Record>, Registry.Failed>
-  readonly register: (id: string, initialize: unknown, version: string, level: Logging.Level) => Effect.Effect<void, Registry.Failed>
+  readonly register: (
+    id: string,
+    initialize: unknown,
+    version: string,
+    level: Logging.Level
+  ) => Effect.Effect<void, Registry.Failed>
   /** Serve a session here: opened here (`restored` undefined), or a replica of one opened elsewhere. */
   readonly connect: (
     face: Face.Face,
@@ -73,7 +78,11 @@ export interface Node {
   /** The host deleted the session: it ends everywhere. */
   readonly deleted: (id: string) => Effect.Effect<void>
   /** Answer a GET of a session served here. */
-  readonly openTail: (id: string, headers: Readonly<Record<string, string | undefined>>, version: string | undefined) => Effect.Effect<Response, HttpGuard.Refusal>
+  readonly openTail: (
+    id: string,
+    headers: Readonly<Record<string, string | undefined>>,
+    version: string | undefined
+  ) => Effect.Effect<Response, HttpGuard.Refusal>
   /** Stop leading anything and say this instance is gone (the server is stopping). */
   readonly leave: Effect.Effect<void>
 }
@@ -109,20 +118,30 @@ export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, S
   Effect.gen(function*() {
     const instance = Crypto.randomBytes(8).toString("hex")
     const registry = yield* Registry.make({ ...config, instance })
-    const tailable = yield* EventStoreRedis.makeTailable({ ...config.events, prefix: `${config.prefix}e:`, timeToLive: config.idleTimeout, timeout: config.timeout })
+    const tailable = yield* EventStoreRedis.makeTailable({
+      ...config.events,
+      prefix: `${config.prefix}e:`,
+      timeToLive: config.idleTimeout,
+      timeout: config.timeout
+    })
     const runFork = Effect.runForkWith(yield* Effect.context<never>())
     const fork = <A, E>(effect: Effect.Effect<A, E>) => {
       runFork(Effect.catchCause(effect, (cause) => Effect.logWarning("MCP shared session step failed", cause)))
     }
     // Filled once the bus is listening; its handler reads the state then.
     const holder: { state?: State } = {}
-    const bus = yield* Bus.make({ ...config, instance }, (message) => holder.state === undefined ? Effect.void : handle(holder.state, message))
+    const bus = yield* Bus.make(
+      { ...config, instance },
+      (message) => holder.state === undefined ? Effect.void : handle(holder.state, message)
+    )
     const tails = ReplicaTail.make({
       tailable,
       inbox: bus.inbox,
-      instanceOfInbox: (channel) => channel.startsWith(`${config.prefix}inbox:`) ? channel.slice(`${config.prefix}inbox:`.length) : undefined,
+      instanceOfInbox: (channel) =>
+        channel.startsWith(`${config.prefix}inbox:`) ? channel.slice(`${config.prefix}inbox:`.length) : undefined,
       alive: registry.alive,
-      superseded: (other, session, stream) => Effect.ignore(bus.send(other, { kind: "superseded", session, stream, holder: bus.inbox })),
+      superseded: (other, session, stream) =>
+        Effect.ignore(bus.send(other, { kind: "superseded", session, stream, holder: bus.inbox })),
       retryInterval: config.retryInterval,
       keepAlive: Duration.seconds(15),
       runFork
@@ -143,7 +162,10 @@ export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, S
     }
     holder.state = state
     // Alive before the first session is registered as led here.
-    yield* Effect.catch(registry.beat([], []), (error) => Effect.logWarning(`MCP instance not yet known to the others: ${error.message}`))
+    yield* Effect.catch(
+      registry.beat([], []),
+      (error) => Effect.logWarning(`MCP instance not yet known to the others: ${error.message}`)
+    )
     yield* beat(state).pipe(Effect.repeat(Schedule.spaced(config.heartbeat)), Effect.forkScoped)
     return {
       instance,
@@ -190,7 +212,8 @@ const connect = (
     const session = yield* Session.connect(face, routed, {
       leads,
       registry: registryFor(state, id),
-      ...(restored === undefined ? {} : { restore: { logLevel: restored.level, subscriptions: leads ? restored.subscriptions : [] } })
+      ...(restored === undefined ? {}
+        : { restore: { logLevel: restored.level, subscriptions: leads ? restored.subscriptions : [] } })
     })
     const replica: Replica = { session, routed, leads, registered: restored !== undefined }
     state.replicas.set(id, replica)
@@ -205,14 +228,21 @@ const connect = (
 
 // The replica initialised as the first one was, by its host's `initialize` (through the
 // transport's own door), its answer read to the end and its stored events dropped.
-const replayInitialize = (state: State, id: string, transport: WebStandardStreamableHTTPServerTransport, restored: Registry.Record) =>
+const replayInitialize = (
+  state: State,
+  id: string,
+  transport: WebStandardStreamableHTTPServerTransport,
+  restored: Registry.Record
+) =>
   Effect.gen(function*() {
     const request = Web.toWebRequest("POST", "http://replica/mcp", {
       accept: "application/json, text/event-stream",
       "content-type": "application/json"
     })
     const body = { jsonrpc: "2.0", id: `${state.instance}~restore`, method: "initialize", params: restored.initialize }
-    const text = yield* Effect.promise(() => transport.handleRequest(request, { parsedBody: body }).then((response) => response.text()))
+    const text = yield* Effect.promise(() =>
+      transport.handleRequest(request, { parsedBody: body }).then((response) => response.text())
+    )
     const first = HttpResponse.parseEvents(text).events.find((event) => event.id !== undefined)?.id
     if (first !== undefined) yield* Effect.ignore(state.tailable.store.drop(id, first))
   })
@@ -226,7 +256,9 @@ const announceTakeover = (session: Session.Session, subscriptions: ReadonlyArray
     yield* send(() => server.sendToolListChanged())
     yield* send(() => server.sendResourceListChanged())
     yield* send(() => server.sendPromptListChanged())
-    yield* Effect.logInfo("MCP session taken over: its leader had gone").pipe(Effect.annotateLogs("session", session.server.transport?.sessionId ?? ""))
+    yield* Effect.logInfo("MCP session taken over: its leader had gone").pipe(
+      Effect.annotateLogs("session", session.server.transport?.sessionId ?? "")
+    )
   })
 
 // Where a replica's host keeps its subscriptions and level: Redis, followed by the leader.
@@ -249,7 +281,8 @@ const registryFor = (state: State, id: string): Session.Registry => ({
       if (Option.isNone(leader)) return
       const replica = state.replicas.get(id)
       if (leader.value === state.instance && replica !== undefined) return yield* replica.session.unfollow(uri)
-      if (leader.value !== "") yield* Effect.ignore(state.bus.send(leader.value, { kind: "unfollow", session: id, uri }))
+      if (leader.value !== "")
+        yield* Effect.ignore(state.bus.send(leader.value, { kind: "unfollow", session: id, uri }))
     }),
   setLogLevel: (level: Logging.Level) =>
     Effect.andThen(
@@ -280,7 +313,10 @@ const takeOver = (state: State, id: string) =>
     const found = yield* Effect.orElseSucceed(state.registry.find(id), () => Option.none<Registry.Record>())
     const subscriptions = Option.match(found, { onNone: () => [], onSome: (record) => record.subscriptions })
     yield* replica.session.lead(true)
-    yield* Effect.forEach(subscriptions, (uri) => Effect.ignore(replica.session.follow(uri)), { discard: true, concurrency: "unbounded" })
+    yield* Effect.forEach(subscriptions, (uri) => Effect.ignore(replica.session.follow(uri)), {
+      discard: true,
+      concurrency: "unbounded"
+    })
     yield* announceTakeover(replica.session, subscriptions)
   })
 
@@ -299,14 +335,17 @@ const left = (state: State, id: string, replica: Replica) =>
   })
 
 // The sessions this instance leads, of those Redis has.
-const led = (state: State) => [...state.replicas].flatMap(([id, replica]) => replica.leads && replica.registered ? [id] : [])
+const led = (state: State) =>
+  [...state.replicas].flatMap(([id, replica]) => replica.leads && replica.registered ? [id] : [])
 
 const deleted = (state: State, id: string) =>
   Effect.all([
     state.registry.remove(id),
     state.bus.broadcast({ kind: "ended", session: id, from: state.instance }),
     state.tailable.store.forget(id)
-  ], { discard: true }).pipe(Effect.catch((error) => Effect.logWarning(`MCP session deleted here, not yet everywhere: ${error.message}`)))
+  ], { discard: true }).pipe(
+    Effect.catch((error) => Effect.logWarning(`MCP session deleted here, not yet everywhere: ${error.message}`))
+  )
 
 // Say this instance lives, keep what it served alive, and act on what the registry says.
 const beat = (state: State) =>
@@ -346,12 +385,15 @@ const handle = (state: State, message: Bus.Message): Effect.Effect<void> => {
       return message.from === state.instance ? Effect.void : state.hooks.end(message.session)
     case "level": {
       const replica = state.replicas.get(message.session)
-      return message.from === state.instance || replica === undefined ? Effect.void : replica.session.setLogLevel(message.level)
+      return message.from === state.instance || replica === undefined ? Effect.void
+        : replica.session.setLogLevel(message.level)
     }
     case "follow": {
       const replica = state.replicas.get(message.session)
       const following = replica?.leads === true ? Effect.ignore(replica.session.follow(message.uri)) : Effect.void
-      return Effect.sync(() => state.fork(Effect.andThen(following, state.bus.send(message.reply, { kind: "live", token: message.token }))))
+      return Effect.sync(() =>
+        state.fork(Effect.andThen(following, state.bus.send(message.reply, { kind: "live", token: message.token })))
+      )
     }
     case "unfollow": {
       const replica = state.replicas.get(message.session)

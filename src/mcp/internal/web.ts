@@ -56,9 +56,13 @@ const headersView = (record: Readonly<Record<string, string>>): Headers => {
 // event, a `retry` hint, closing the stream mid-call); the session's version is the one its
 // `initialize` negotiated, so a request labelled with an older one does not downgrade the session's
 // streams.
-export const headersFor = (headers: Readonly<Record<string, string>>, version: string | undefined): Readonly<Record<string, string>> => {
+export const headersFor = (
+  headers: Readonly<Record<string, string>>,
+  version: string | undefined
+): Readonly<Record<string, string>> => {
   const labelled = headers["mcp-protocol-version"]
-  return version !== undefined && labelled !== undefined && labelled < version ? { ...headers, "mcp-protocol-version": version } : headers
+  return version !== undefined && labelled !== undefined && labelled < version
+    ? { ...headers, "mcp-protocol-version": version } : headers
 }
 
 const sseOpening = new TextEncoder().encode(": stream open\n\n")
@@ -74,7 +78,10 @@ interface Gathered {
 
 // The body after what was gathered: the read already under way first, then the reader. Cancelling it
 // (the client went away) cancels the transport's stream, which is how the SDK learns of it.
-const remainder = (reader: ReadableStreamDefaultReader<Uint8Array>, pending: Promise<Read>): ReadableStream<Uint8Array> => {
+const remainder = (
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  pending: Promise<Read>
+): ReadableStream<Uint8Array> => {
   let next: Promise<Read> | undefined = pending
   return new ReadableStream<Uint8Array>({
     pull: async (controller) => {
@@ -125,7 +132,8 @@ const gather = (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Gather
     step()
   })
 
-const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array => chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
+  chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 
 /** How much a GET stream may hold unread, and what ends it past that. */
 export interface Unread {
@@ -141,16 +149,24 @@ export interface Unread {
  * bounded by `unread`. An SSE stream opens with a comment so the status and headers leave at once
  * (Node holds them until the first byte, and a GET stream may stay quiet for minutes).
  */
-export const toResponse = (web: Response, answersPost: boolean, unread?: Unread): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+export const toResponse = (
+  web: Response,
+  answersPost: boolean,
+  unread?: Unread
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const headers = Object.fromEntries(web.headers)
   const body = web.body
   if (body === null) return Effect.succeed(HttpServerResponse.empty({ status: web.status, headers }))
   const contentType = web.headers.get("content-type") ?? undefined
   const options = { status: web.status, headers, contentType }
   if (!answersPost) {
-    const stream = Stream.fromReadableStream({ evaluate: () => unread === undefined ? body : bounded(body, unread), onError: (cause) => cause })
+    const stream = Stream.fromReadableStream({
+      evaluate: () => unread === undefined ? body : bounded(body, unread),
+      onError: (cause) => cause
+    })
     return Effect.succeed(HttpServerResponse.stream(
-      contentType?.startsWith("text/event-stream") === true ? Stream.concat(Stream.succeed(sseOpening), stream) : stream,
+      contentType?.startsWith("text/event-stream") === true ? Stream.concat(Stream.succeed(sseOpening), stream)
+        : stream,
       options
     ))
   }
@@ -166,7 +182,10 @@ export const toResponse = (web: Response, answersPost: boolean, unread?: Unread)
     if (rest === undefined) return HttpServerResponse.uint8Array(concat(chunks), options)
     const first = contentType?.startsWith("text/event-stream") === true ? [sseOpening, ...chunks] : chunks
     const stream = Stream.fromReadableStream({ evaluate: () => rest, onError: (cause) => cause })
-    return HttpServerResponse.stream(first.length === 0 ? stream : Stream.concat(Stream.succeed(concat(first)), stream), options)
+    return HttpServerResponse.stream(
+      first.length === 0 ? stream : Stream.concat(Stream.succeed(concat(first)), stream),
+      options
+    )
   })
 }
 
@@ -230,7 +249,8 @@ export const initializeVersion = (body: unknown): string => {
   const message: unknown = Array.isArray(body) ? body[0] : body
   if (typeof message !== "object" || message === null || !("params" in message)) return LATEST_PROTOCOL_VERSION
   const params: unknown = message.params
-  const asked = typeof params === "object" && params !== null && "protocolVersion" in params ? params.protocolVersion : undefined
+  const asked = typeof params === "object" && params !== null && "protocolVersion" in params ? params.protocolVersion
+    : undefined
   return typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION
 }
 
@@ -255,7 +275,9 @@ export const requestIds = (body: unknown): ReadonlyArray<unknown> =>
 // The body without the requests of the given ids (a single message that goes leaves an empty batch).
 export const withoutRequests = (body: unknown, ids: ReadonlyArray<unknown>): unknown => {
   const kept = messagesOf(body).filter((message) =>
-    !(typeof message === "object" && message !== null && "method" in message && "id" in message && ids.includes(message.id)))
+    !(typeof message === "object" && message !== null && "method" in message && "id" in message &&
+      ids.includes(message.id))
+  )
   return Array.isArray(body) ? kept : kept.length === 0 ? [] : kept[0]
 }
 
@@ -264,9 +286,13 @@ export const isEmpty = (body: unknown): boolean => Array.isArray(body) && body.l
 
 export const cancelledIds = (body: unknown): ReadonlyArray<unknown> =>
   messagesOf(body).flatMap((message) => {
-    if (typeof message !== "object" || message === null || !("method" in message) || message.method !== "notifications/cancelled") return []
+    if (
+      typeof message !== "object" || message === null || !("method" in message) ||
+      message.method !== "notifications/cancelled"
+    ) return []
     const cancelled = CancelledNotificationSchema.safeParse(message)
     return cancelled.success && cancelled.data.params.requestId !== undefined ? [cancelled.data.params.requestId] : []
   })
 
-export const initializes = (body: unknown): boolean => Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body)
+export const initializes = (body: unknown): boolean =>
+  Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body)

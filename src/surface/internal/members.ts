@@ -60,10 +60,12 @@ export const mapMembers = <M, C>(
   declared: object,
   f: (member: M, key: string) => C
 ): { readonly [key: string]: C } =>
-  Object.fromEntries(Object.keys(declared).flatMap((key) => {
-    const member = members !== undefined && Object.hasOwn(members, key) ? members[key] : undefined
-    return member === undefined ? [] : [[key, f(member, key)]]
-  }))
+  Object.fromEntries(
+    Object.keys(declared).flatMap((key) => {
+      const member = members !== undefined && Object.hasOwn(members, key) ? members[key] : undefined
+      return member === undefined ? [] : [[key, f(member, key)]]
+    })
+  )
 
 /**
  * An item of a collection snapshot by key: present only when the map *has* the key, so an item whose
@@ -83,7 +85,9 @@ export const lookup = <K, V>(items: ReadonlyMap<K, V>, key: K): Option.Option<V>
 export type Group<K extends string, T> = keyof T extends never ? { readonly [P in K]?: T } : { readonly [P in K]: T }
 
 /** A run-time client's procedures: `{ ns: { verb: call } }` (what `Client.AnyClient` carries). */
-type Procedures = { readonly [ns: string]: { readonly [verb: string]: (input: never) => Effect.Effect<unknown, unknown> } }
+type Procedures = {
+  readonly [ns: string]: { readonly [verb: string]: (input: never) => Effect.Effect<unknown, unknown> }
+}
 
 /**
  * The per-member sources a client is assembled from, each group keyed as in the spec. Cells and

@@ -36,7 +36,11 @@ export const start = (options: Options): Effect.Effect<Instance, never, Scope.Sc
     let output = ""
     const child = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const child = ChildProcess.spawn(process.execPath, [...(options.nodeFlags ?? []), "--conditions=effect-surface-source", options.script], {
+        const child = ChildProcess.spawn(process.execPath, [
+          ...(options.nodeFlags ?? []),
+          "--conditions=effect-surface-source",
+          options.script
+        ], {
           cwd: root,
           env: { ...process.env, PORT: "0", NO_COLOR: "1", REDIS_URL: options.redisUrl, ...options.env },
           stdio: ["ignore", "pipe", "pipe"]
@@ -48,13 +52,23 @@ export const start = (options: Options): Effect.Effect<Instance, never, Scope.Sc
         }
         child.stdout.on("data", read)
         child.stderr.on("data", read)
-        child.once("exit", (code, signal) => Deferred.doneUnsafe(ready, Exit.fail(`${options.script} exited (${code ?? signal}) before it was ready:\n${output}`)))
+        child.once("exit", (code, signal) =>
+          Deferred.doneUnsafe(
+            ready,
+            Exit.fail(`${options.script} exited (${code ?? signal}) before it was ready:\n${output}`)
+          ))
         return child
       }),
       (child) => stop(child, "SIGTERM")
     )
     const url = yield* Deferred.await(ready).pipe(Effect.timeout("60 seconds"), Effect.orDie)
-    return { url, port: Number(new URL(url).port), pid: child.pid ?? 0, kill: stop(child, "SIGKILL"), output: () => output }
+    return {
+      url,
+      port: Number(new URL(url).port),
+      pid: child.pid ?? 0,
+      kill: stop(child, "SIGKILL"),
+      output: () => output
+    }
   })
 
 const stop = (child: ChildProcess.ChildProcess, signal: NodeJS.Signals) =>
@@ -73,13 +87,20 @@ export interface Pair {
  * `count` instances behind one proxy. The proxy is started first, so each instance is told the
  * address clients reach it by (its Host header is checked against it).
  */
-export const behindProxy = (options: Omit<Options, "env"> & { readonly env?: Readonly<Record<string, string>> }, count = 2): Effect.Effect<Pair, never, Scope.Scope> =>
+export const behindProxy = (
+  options: Omit<Options, "env"> & { readonly env?: Readonly<Record<string, string>> },
+  count = 2
+): Effect.Effect<Pair, never, Scope.Scope> =>
   Effect.gen(function*() {
     const backends: Array<string> = []
     const proxy = yield* Proxy.start(backends)
     const instances = yield* Effect.forEach(
       Array.from({ length: count }),
-      () => start({ ...options, env: { ...options.env, ALLOWED_HOSTS: `127.0.0.1:${proxy.port},localhost:${proxy.port}` } }),
+      () =>
+        start({
+          ...options,
+          env: { ...options.env, ALLOWED_HOSTS: `127.0.0.1:${proxy.port},localhost:${proxy.port}` }
+        }),
       { concurrency: "unbounded" }
     )
     backends.push(...instances.map((instance) => `http://127.0.0.1:${instance.port}`))

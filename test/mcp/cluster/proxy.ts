@@ -55,7 +55,11 @@ export const start = (backends: ReadonlyArray<string>, path = "/mcp"): Effect.Ef
           headers: { ...headersOf(request.headers), "content-length": String(body.length) }
         }, (answer) => {
           const session = request.headers["mcp-session-id"]
-          served.push({ method: request.method ?? "", session: typeof session === "string" ? session : undefined, backend })
+          served.push({
+            method: request.method ?? "",
+            session: typeof session === "string" ? session : undefined,
+            backend
+          })
           response.writeHead(answer.statusCode ?? 502, headersOf(answer.headers))
           response.flushHeaders()
           answer.pipe(response)
@@ -65,7 +69,8 @@ export const start = (backends: ReadonlyArray<string>, path = "/mcp"): Effect.Ef
         // the backend closed just as it was reused (the race Node's documentation says to retry).
         outgoing.once("error", (error: NodeJS.ErrnoException) => {
           const unsent = error.code === "ECONNREFUSED" || (outgoing.reusedSocket && error.code === "ECONNRESET")
-          if (unsent && tries < 2 * backends.length && !response.headersSent) return forward(request, response, body, tries + 1)
+          if (unsent && tries < 2 * backends.length && !response.headersSent)
+            return forward(request, response, body, tries + 1)
           if (!response.headersSent) response.writeHead(502).end()
           else response.destroy()
         })
