@@ -13,6 +13,7 @@ import { Context, Deferred, Effect, Fiber, Layer, Option, Queue, Schedule, Strea
 import { Tools } from "effect-surface"
 import { McpHttp, McpServer } from "effect-surface/mcp"
 import { type BoardClients, serverOptions } from "../../examples/board/app.ts"
+import { events, type SseEvent } from "./httpRaw.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options<never, never, BoardClients>> = {}) =>
   Effect.flatMap(
@@ -79,31 +80,6 @@ const rawSession = (url: string) =>
     assert.strictEqual(initialized.status, 202)
     return session
   })
-
-interface SseEvent {
-  readonly id: string | undefined
-  readonly data: string
-}
-
-/** The events of an SSE body (comments and priming events without data skipped). */
-const events = (response: Response): Stream.Stream<SseEvent> =>
-  Stream.fromReadableStream({ evaluate: () => response.body ?? new ReadableStream<Uint8Array>(), onError: (e) => e })
-    .pipe(
-      Stream.orDie,
-      Stream.decodeText,
-      Stream.splitLines,
-      Stream.mapAccum(() => ({ id: undefined as string | undefined, data: [] as Array<string> }), (event, line) => {
-        if (line === "")
-          return [
-            { id: undefined, data: [] },
-            event.data.length === 0 ? [] : [{ id: event.id, data: event.data.join("\n") }]
-          ]
-        if (line.startsWith("id:")) return [{ ...event, id: line.slice(3).trim() }, []]
-        if (line.startsWith("data:")) return [{ ...event, data: [...event.data, line.slice(5).trim()] }, []]
-        return [event, []]
-      }),
-      Stream.filter((event) => event.data !== "")
-    )
 
 const openGet = (url: string, session: string, lastEventId?: string) =>
   Effect.promise(() =>
