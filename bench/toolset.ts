@@ -1,7 +1,7 @@
 // The client toolset against the SDK `Client` doing the same thing by hand, in this same run:
 //   - `toolset.call` (the Effect API, and the Promise API's `execute`) against `client.callTool` on
 //     the same raw SDK server, in memory (the SDK's InMemoryTransport pair) and over stdio (a child
-//     running bench/servers/stdio.ts raw), sequential and with 64 calls in flight;
+//     running bench/servers/echo.ts), sequential and with 64 calls in flight;
 //   - time to a usable tool map for the three reference servers over stdio, against connecting
 //     three SDK clients and listing their tools by hand (in parallel, as the toolset does).
 // Both sides of every figure run in this process, interleaved.
@@ -46,7 +46,7 @@ const stdioServer = (): McpConfig.Stdio => ({
   name: "echo",
   type: "stdio",
   command: process.execPath,
-  args: ["--conditions=effect-surface-source", path.join(here, "servers", "stdio.ts"), "raw"]
+  args: ["--conditions=effect-surface-source", path.join(here, "servers", "echo.ts")]
 })
 
 const sameAnswer = async (sides: Record<string, Side>) => {
