@@ -20,6 +20,7 @@ import type * as Caller from "./Caller.ts"
 import * as ConnectionPool from "./ConnectionPool.ts"
 import { Retired, UnknownResource, UnknownTool, Unreadable } from "./EngineError.ts"
 import type { EngineError } from "./EngineError.ts"
+import type * as InputError from "./InputError.ts"
 import type * as ResolveError from "./ResolveError.ts"
 import * as Reads from "./Reads.ts"
 import * as Resolver from "./Resolver.ts"
@@ -132,10 +133,14 @@ interface Env {
 
 // Traced by hand rather than by `Effect.fn`: this is every tool call's path, and `Effect.fn` takes a
 // stack trace per call (see the bench); the span is the same, provided in one step (internal/span.ts).
+// (Every closure built per call is one more allocation per call: what needs nothing of the call's
+// own is built once, here.)
 const call =
   (env: Env) =>
   (name: string, args: unknown): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> =>
-    entrySpan("Engine.call", { kind: "server", attributes: { tool: name } })(
+    entrySpan(
+      "Engine.call",
+      { kind: "server", attributes: { tool: name } },
       Effect.flatMap(
         env.roster.lookupTool(name),
         (found): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> => {
@@ -147,7 +152,7 @@ const call =
             case "Served": {
               const tool = found.tool
               return Effect.matchEffect(tool.input.decode(args), {
-                onFailure: (error) => Effect.succeed(ToolResult.failure(error)),
+                onFailure: refusedInput,
                 onSuccess: (input) => invoke(env, tool, input)
               })
             }
@@ -155,6 +160,16 @@ const call =
         }
       )
     )
+
+const refusedInput = (error: InputError.InputError): Effect.Effect<ToolResult.ToolResult> =>
+  Effect.succeed(ToolResult.failure(error))
+
+// A procedure's call on its client, its answer in its declared wire form (a Date as its ISO string, …).
+const dispatch = (
+  client: Client.AnyClient,
+  target: Extract<Bundle.Tool["target"], { readonly _tag: "Procedure" }>,
+  input: unknown
+) => Effect.flatMap(Client.call(client, target.ns, target.verb, input), target.encode)
 
 // The client of a sibling (or the core), or the link fault of a factory that gave none.
 const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Client.AnyClient | undefined =>
@@ -169,11 +184,10 @@ const invoke = (
   switch (target._tag) {
     case "Procedure": {
       return ToolResult.frame(env.pool.use((clients) => {
-        // The answer travels in its declared wire form (a Date as its ISO string, …).
-        const dispatch = (client: Client.AnyClient) =>
-          Effect.flatMap(Client.call(client, target.ns, target.verb, input), target.encode)
         const client = clientIn(clients, tool.sibling)
-        return client === undefined ? Effect.flatMap(Reads.clientOf(clients, tool.sibling), dispatch) : dispatch(client)
+        return client === undefined
+          ? Effect.flatMap(Reads.clientOf(clients, tool.sibling), (found) => dispatch(found, target, input))
+          : dispatch(client, target, input)
       }))
     }
     case "SiblingTool":

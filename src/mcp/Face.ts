@@ -19,6 +19,7 @@ import type * as Caller from "../core/Caller.ts"
 import * as ConnectionPool from "../core/ConnectionPool.ts"
 import * as Engine from "../core/Engine.ts"
 import { UnknownResource, Unreadable } from "../core/EngineError.ts"
+import type { Retired } from "../core/EngineError.ts"
 import type * as Json from "../core/Json.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Roster from "../core/Roster.ts"
@@ -224,11 +225,9 @@ interface Env {
 
 // A retired tool is answered as a result, so the model reads why; anything else unknown is refused.
 const callTool = (env: Env) => (name: string, args: unknown) =>
-  Effect.catchTag(
-    env.engine.call(name, args),
-    "Retired",
-    (retired) => Effect.succeed(ToolResult.failure(retired.tombstone))
-  )
+  Effect.catchTag(env.engine.call(name, args), "Retired", retiredResult)
+
+const retiredResult = (retired: Retired) => Effect.succeed(ToolResult.failure(retired.tombstone))
 
 // Every URI outside `surface:` belongs to the app's handlers; nothing there is unknown-but-retired.
 const findApp = (env: Env, uri: string): Effect.Effect<AppResources.Found, UnknownResource> =>

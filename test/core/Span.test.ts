@@ -30,7 +30,7 @@ describe("entrySpan", () => {
       const options = { kind: "server", attributes: { tool: "tasks_add" } } as const
       const outer = (effect: typeof inside) => effect.pipe(Effect.withSpan("outer"))
       const viaWithSpan = yield* outer(Effect.withSpan(inside, "Engine.call", { ...options, captureStackTrace: false }))
-      const viaEntrySpan = yield* outer(entrySpan("Engine.call", options)(inside))
+      const viaEntrySpan = yield* outer(entrySpan("Engine.call", options, inside))
       assert.deepStrictEqual(seen(viaEntrySpan), seen(viaWithSpan))
       assert.deepStrictEqual(seen(viaEntrySpan), {
         name: "Engine.call",
@@ -48,12 +48,14 @@ describe("entrySpan", () => {
   it.effect("leaves the caller's context as it was, and ends the span with the call's exit when it fails", () =>
     Effect.gen(function*() {
       let taken: Tracer.Span | undefined
-      const exit = yield* Effect.exit(
-        entrySpan("Engine.call", {})(Effect.flatMap(Effect.currentSpan, (span) => {
+      const exit = yield* Effect.exit(entrySpan(
+        "Engine.call",
+        {},
+        Effect.flatMap(Effect.currentSpan, (span) => {
           taken = span
           return Effect.fail("refused")
-        }))
-      )
+        })
+      ))
       assert.isTrue(Exit.isFailure(exit))
       assert.strictEqual(taken?.status._tag, "Ended")
       assert.isTrue(taken?.status._tag === "Ended" && Exit.isFailure(taken.status.exit))

@@ -14,18 +14,20 @@ import { Context, Effect, References, Tracer } from "effect"
 const noStack = (): string | undefined => undefined
 
 /** Run `effect` under a new span named `name`, ended when it exits, as `Effect.withSpan` does with `captureStackTrace: false`. */
-export const entrySpan =
-  (name: string, options: Tracer.SpanOptionsNoTrace) =>
-  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.useSpan(name, options, (span) =>
-      Effect.updateContext(effect, (context: Context.Context<R>) => {
-        const parented = Context.add(context, Tracer.ParentSpan, span)
-        // A span of a disabled tracer is no frame, as under `withSpan`.
-        return span._tag === "Span"
-          ? Context.add(parented, References.CurrentStackFrame, {
-            name,
-            stack: noStack,
-            parent: Context.get(context, References.CurrentStackFrame)
-          })
-          : parented
-      }))
+export const entrySpan = <A, E, R>(
+  name: string,
+  options: Tracer.SpanOptionsNoTrace,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.useSpan(name, options, (span) =>
+    Effect.updateContext(effect, (context: Context.Context<R>) => {
+      const parented = Context.add(context, Tracer.ParentSpan, span)
+      // A span of a disabled tracer is no frame, as under `withSpan`.
+      return span._tag === "Span"
+        ? Context.add(parented, References.CurrentStackFrame, {
+          name,
+          stack: noStack,
+          parent: Context.get(context, References.CurrentStackFrame)
+        })
+        : parented
+    }))

@@ -94,7 +94,7 @@ const fork = <A, E, R>(
 }
 
 // A defect is logged outside the request path, so the host is not sent the stack it must not see.
-const answer = (session: Session) => <A>(exit: Exit.Exit<A, RpcError.Refusal>): A => {
+const answer = <A>(session: Session, exit: Exit.Exit<A, RpcError.Refusal>): A => {
   if (Exit.isSuccess(exit)) return exit.value
   if (Cause.hasDies(exit.cause)) Effect.runForkWith(session.context)(Effect.logError("MCP request failed", exit.cause))
   throw thrown(exit.cause)
@@ -116,20 +116,20 @@ export const handleIn = <A, R>(
   if (session.handlers.state._tag === "Closed") throw cancelled()
   const fiber = fork(session, services, effect, pending?.extra.signal)
   const exit = fiber.pollUnsafe()
-  const answered = answer(session)
-  if (pending === undefined) return exit === undefined ? settled(fiber).then(answered) : answered(exit)
+  if (pending === undefined)
+    return exit === undefined ? settled(fiber).then((exit) => answer(session, exit)) : answer(session, exit)
   if (exit !== undefined) {
     pending.done = true
-    if (pending.outbox === undefined) return answered(exit)
+    if (pending.outbox === undefined) return answer(session, exit)
   }
   // Every notification the handler queued leaves before its result.
   return settled(fiber).then((exit) => {
     pending.done = true
     const outbox = pending.outbox
     return outbox === undefined
-      ? answered(exit)
+      ? answer(session, exit)
       : settled(fork(session, session.context, Effect.andThen(Queue.end(outbox.queue), Fiber.await(outbox.sender))))
-        .then(() => answered(exit))
+        .then(() => answer(session, exit))
   })
 }
 
