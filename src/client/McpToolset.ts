@@ -16,6 +16,7 @@
 import { Context, Deferred, Effect, Layer, Ref, Semaphore, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import * as Approval from "../core/Approval.ts"
+import { entrySpan } from "../core/internal/span.ts"
 import * as AiToolkit from "./AiToolkit.ts"
 import * as CallResult from "./CallResult.ts"
 import * as Catalog from "./Catalog.ts"
@@ -417,16 +418,16 @@ const start = Effect.fnUntraced(function*<S>(
       )
   }
   const call = (name: string, args: unknown, callOptions?: CallOptions): Effect.Effect<CallResult.Result, CallError> =>
-    Effect.withSpan(
+    entrySpan(
+      "McpToolset.call",
+      { attributes: { "mcp.tool": name } },
       Effect.suspend((): Effect.Effect<CallResult.Result, CallError> => {
         const current = SubscriptionRef.getUnsafe(state)
         const found = current.located.get(name)
         if (found !== undefined) return invoke(name, found, args, callOptions?.timeoutMs)
         return current.describe?.name === name ? describeCall(current.describe, args)
           : Effect.fail(new UnknownTool({ name }))
-      }),
-      "McpToolset.call",
-      { attributes: { "mcp.tool": name }, captureStackTrace: false }
+      })
     )
 
   const toolset: Toolset = {

@@ -43,7 +43,7 @@ describe("entrySpan", () => {
       })
       const parent = Option.getOrUndefined(viaEntrySpan.span.parent)
       assert.isTrue(parent?._tag === "Span" && parent.name === "outer")
-    }))
+    }).pipe(Effect.withTracer(Tracer.nativeTracer)))
 
   it.effect("leaves the caller's context as it was, and ends the span with the call's exit when it fails", () =>
     Effect.gen(function*() {
@@ -61,5 +61,25 @@ describe("entrySpan", () => {
       assert.isTrue(taken?.status._tag === "Ended" && Exit.isFailure(taken.status.exit))
       assert.isUndefined(yield* References.CurrentStackFrame)
       assert.isTrue(Option.isNone(yield* Effect.option(Effect.currentSpan)))
+    }).pipe(Effect.withTracer(Tracer.nativeTracer)))
+
+  it.effect("takes no span where no tracer is installed, since Effect's built-in one hands its spans to no one", () =>
+    Effect.gen(function*() {
+      const outer = yield* entrySpan("Engine.call", { kind: "server" }, inside).pipe(Effect.withSpan("outer"))
+      assert.strictEqual(outer.span._tag === "Span" ? outer.span.name : undefined, "outer")
+      const installed = yield* entrySpan("Engine.call", { kind: "server" }, inside).pipe(
+        Effect.withSpan("outer"),
+        Effect.withTracer(Tracer.nativeTracer)
+      )
+      assert.strictEqual(installed.span._tag === "Span" ? installed.span.name : undefined, "Engine.call")
+    }))
+
+  it.effect("takes no span while tracing is disabled, even with a tracer installed", () =>
+    Effect.gen(function*() {
+      const taken = yield* Effect.option(entrySpan("Engine.call", {}, Effect.currentSpan)).pipe(
+        Effect.withTracer(Tracer.nativeTracer),
+        Effect.withTracerEnabled(false)
+      )
+      assert.isTrue(Option.isNone(taken))
     }))
 })
