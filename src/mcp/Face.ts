@@ -12,14 +12,14 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Layer, Ref, Stream, SubscriptionRef } from "effect"
+import { Cause, Duration, Effect, Layer, Ref, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as Caller from "../core/Caller.ts"
 import * as ConnectionPool from "../core/ConnectionPool.ts"
 import * as Engine from "../core/Engine.ts"
 import { UnknownResource, Unreadable } from "../core/EngineError.ts"
-import type { Retired } from "../core/EngineError.ts"
+import type { Retired, UnknownTool } from "../core/EngineError.ts"
 import type * as Json from "../core/Json.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Roster from "../core/Roster.ts"
@@ -224,10 +224,18 @@ interface Env {
 }
 
 // A retired tool is answered as a result, so the model reads why; anything else unknown is refused.
-const callTool = (env: Env) => (name: string, args: unknown) =>
-  Effect.catchTag(env.engine.call(name, args), "Retired", retiredResult)
+// (One handler of the cause, built once: `catchTag` builds its predicate and frames on every call.)
+const callTool = (env: Env) => (name: string, args: unknown) => Effect.catchCause(env.engine.call(name, args), retired)
 
-const retiredResult = (retired: Retired) => Effect.succeed(ToolResult.failure(retired.tombstone))
+const retired = (
+  cause: Cause.Cause<UnknownTool | Retired>
+): Effect.Effect<ToolResult.ToolResult, UnknownTool> => {
+  const failure = cause.reasons.find(Cause.isFailReason)
+  return failure?.error._tag === "Retired"
+    ? Effect.succeed(ToolResult.failure(failure.error.tombstone))
+    // Whatever else it holds (an UnknownTool, an interruption) passes through as it came.
+    : Effect.failCause(cause as Cause.Cause<UnknownTool>)
+}
 
 // Every URI outside `surface:` belongs to the app's handlers; nothing there is unknown-but-retired.
 const findApp = (env: Env, uri: string): Effect.Effect<AppResources.Found, UnknownResource> =>
