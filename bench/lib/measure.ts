@@ -109,5 +109,38 @@ export const concurrent = async (n: number, inFlight: number, op: () => Promise<
   return ((now() - start) * 1000) / n
 }
 
+/**
+ * Heap bytes allocated per operation over `n` runs of `op` (`inFlight` at a time), read as the
+ * growth of the used heap across a window no collection fell into: a figure the machine's load
+ * cannot move. Needs `--expose-gc` and a young generation large enough to hold the window
+ * (`--max-semi-space-size`); a window a collection fell into is taken again, smaller.
+ */
+export const allocatedPerOp = async (n: number, inFlight: number, op: () => Promise<unknown>): Promise<number> => {
+  const { PerformanceObserver } = await import("node:perf_hooks")
+  const v8 = await import("node:v8")
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc === undefined) throw new Error("allocatedPerOp needs node --expose-gc")
+  let collections = 0
+  const observer = new PerformanceObserver((list) => {
+    collections += list.getEntries().length
+  })
+  observer.observe({ entryTypes: ["gc"] })
+  try {
+    for (let size = n; size >= 16; size = Math.floor(size / 2)) {
+      gc()
+      await sleep(10) // the observer hears the forced collection before the window opens
+      const before = collections
+      const used = v8.getHeapStatistics().used_heap_size
+      await concurrent(size, inFlight, op)
+      const grown = v8.getHeapStatistics().used_heap_size - used
+      await sleep(10)
+      if (collections === before) return grown / size
+    }
+    throw new Error("every window was cut by a collection: raise --max-semi-space-size")
+  } finally {
+    observer.disconnect()
+  }
+}
+
 /** Resolve after `ms` milliseconds. */
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
