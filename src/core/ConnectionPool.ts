@@ -11,14 +11,13 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, Layer, Queue, Ref, Schedule, Scope, SynchronizedRef } from "effect"
+import { Context, type Duration, Effect, Layer, Queue, Ref, Schedule, Scope, SynchronizedRef } from "effect"
 import type * as Owned from "../surface/Owned.ts"
 import type { LinkError } from "../surface/LinkError.ts"
 import type * as Bundle from "./Bundle.ts"
 import * as internal from "./internal/pool.ts"
 import { ConnectionLost, DialFailed, PoolClosed } from "./internal/poolErrors.ts"
 import * as Slot from "./internal/poolSlot.ts"
-import { messageOf } from "./ToolFailure.ts"
 
 /**
  * No live connection could be opened: every dial failed (a typed failure, a defect, or a dial that
@@ -195,7 +194,7 @@ export const make = <C, E = never, R = never>(
       // fiber turns each announcement into a drop, so no Effect is run from inside a transport.
       closes: yield* Queue.unbounded<internal.Conn<C>>(),
       dialCount: yield* Ref.make(0),
-      dial: dialIn(options, context),
+      dial: internal.dialIn(options.dial, options.dialTimeout, context),
       settle: options.settle
     })
     const close = Slot.close(m, inner)
@@ -209,22 +208,6 @@ export const make = <C, E = never, R = never>(
       dials: Ref.get(m.dialCount)
     } satisfies Pool<C>
   })
-
-// The user's dial, run in the connection's scope and the pool's own context, its failure a Miss.
-const dialIn = <C, E, R>(options: Options<C, E, R>, context: Context.Context<Exclude<R, Scope.Scope>>) => {
-  const deadline = options.dialTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.dialTimeout)
-  return (scope: Scope.Scope): Effect.Effect<Owned.Owned<C> | C, internal.Miss> => {
-    const dial = options.dial.pipe(
-      Effect.provideService(Scope.Scope, scope),
-      Effect.updateContext((_: Context.Context<never>) => context),
-      Effect.mapError((e) => internal.failed(messageOf(e)))
-    )
-    return deadline === undefined ? dial : Effect.timeoutOrElse(dial, {
-      duration: deadline,
-      orElse: () => Effect.fail(internal.failed(`no answer within ${Duration.format(deadline)}`))
-    })
-  }
-}
 
 /**
  * The pool a face dispatches a bundle's calls and reads over, as a service: every face serving
