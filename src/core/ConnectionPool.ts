@@ -8,6 +8,9 @@
  * unknown). Each face would otherwise re-learn these rules on its own; here they are decided once.
  * The invariant it keeps is that only dials are ever repeated — a dial carries no caller intent, and
  * one starts only when a request needs a connection — and a request is never replayed.
+ * The slot is hand-built rather than on `RcRef` because, with every pool test green on both, the
+ * RcRef build cost 1.6–2.8× as much per `pool.use` (its `Scope` per call against a lease counter;
+ * `pool.use.*.vs_rcref` in `npm run bench`, `BENCH_ONLY=pool`, peer in `bench/lib/rcPool.ts`).
  *
  * @since 0.1.0
  */
