@@ -2,7 +2,7 @@
 // (`{ bench, ours, peer, ratio, unit }`, the unit saying which way the ratio is taken), progress on
 // stderr. Each peer is measured in the same run on this machine, interleaved with ours.
 //   BENCH_QUICK=1              a smoke run of every figure (seconds, not a measurement)
-//   BENCH_ONLY=regex           families to run: inmemory, startup, stdio, http, scale, fanout, acp, toolset, stores, redis
+//   BENCH_ONLY=regex           families to run: inmemory, pool, startup, stdio, http, scale, fanout, acp, toolset, stores, redis
 //   BENCH_EFFORT=x             multiply every sample and iteration count (not sizes) by x
 //   BENCH_HTTP_SESSIONS=50     concurrent sessions for HTTP throughput
 //   BENCH_IDLE_SESSIONS=500    sessions opened for the idle-memory figure (100 when quick)
@@ -19,6 +19,7 @@ const families: ReadonlyArray<
   { readonly name: string; readonly load: () => Promise<{ readonly run: () => Promise<void> }> }
 > = [
   { name: "inmemory", load: () => import("./inmemory.ts") },
+  { name: "pool", load: () => import("./pool.ts") },
   { name: "startup", load: () => import("./startup.ts") },
   { name: "stdio", load: () => import("./stdio.ts") },
   { name: "http", load: () => import("./http.ts") },

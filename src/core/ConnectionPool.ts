@@ -8,17 +8,19 @@
  * unknown). Each face would otherwise re-learn these rules on its own; here they are decided once.
  * The invariant it keeps is that only dials are ever repeated — a dial carries no caller intent, and
  * one starts only when a request needs a connection — and a request is never replayed.
+ * The slot is hand-built rather than on `RcRef` because, with every pool test green on both, the
+ * RcRef build cost 1.6–2.8× as much per `pool.use` (its `Scope` per call against a lease counter;
+ * `pool.use.*.vs_rcref` in `npm run bench`, `BENCH_ONLY=pool`, peer in `bench/lib/rcPool.ts`).
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, Layer, Queue, Ref, Schedule, Scope, SynchronizedRef } from "effect"
+import { Context, type Duration, Effect, Layer, Queue, Ref, Schedule, Scope, SynchronizedRef } from "effect"
 import type * as Owned from "../surface/Owned.ts"
 import type { LinkError } from "../surface/LinkError.ts"
 import type * as Bundle from "./Bundle.ts"
 import * as internal from "./internal/pool.ts"
 import { ConnectionLost, DialFailed, PoolClosed } from "./internal/poolErrors.ts"
 import * as Slot from "./internal/poolSlot.ts"
-import { messageOf } from "./ToolFailure.ts"
 
 /**
  * No live connection could be opened: every dial failed (a typed failure, a defect, or a dial that
@@ -195,7 +197,7 @@ export const make = <C, E = never, R = never>(
       // fiber turns each announcement into a drop, so no Effect is run from inside a transport.
       closes: yield* Queue.unbounded<internal.Conn<C>>(),
       dialCount: yield* Ref.make(0),
-      dial: dialIn(options, context),
+      dial: internal.dialIn(options.dial, options.dialTimeout, context),
       settle: options.settle
     })
     const close = Slot.close(m, inner)
@@ -209,22 +211,6 @@ export const make = <C, E = never, R = never>(
       dials: Ref.get(m.dialCount)
     } satisfies Pool<C>
   })
-
-// The user's dial, run in the connection's scope and the pool's own context, its failure a Miss.
-const dialIn = <C, E, R>(options: Options<C, E, R>, context: Context.Context<Exclude<R, Scope.Scope>>) => {
-  const deadline = options.dialTimeout === undefined ? undefined : Duration.fromInputUnsafe(options.dialTimeout)
-  return (scope: Scope.Scope): Effect.Effect<Owned.Owned<C> | C, internal.Miss> => {
-    const dial = options.dial.pipe(
-      Effect.provideService(Scope.Scope, scope),
-      Effect.updateContext((_: Context.Context<never>) => context),
-      Effect.mapError((e) => internal.failed(messageOf(e)))
-    )
-    return deadline === undefined ? dial : Effect.timeoutOrElse(dial, {
-      duration: deadline,
-      orElse: () => Effect.fail(internal.failed(`no answer within ${Duration.format(deadline)}`))
-    })
-  }
-}
 
 /**
  * The pool a face dispatches a bundle's calls and reads over, as a service: every face serving

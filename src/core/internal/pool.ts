@@ -8,8 +8,9 @@
  */
 import {
   Cause,
+  type Context,
   Deferred,
-  type Duration,
+  Duration,
   Effect,
   Exit,
   MutableRef,
@@ -237,3 +238,23 @@ export const attempt = <C>(env: Dialler<C>, landed: Landing<C>, tally: Tally): E
       )
     })
   )
+
+/** The user's dial, run in the connection's scope and the pool's own context, its failure a Miss. */
+export const dialIn = <C, E, R>(
+  dial: Effect.Effect<Owned<C> | C, E, R>,
+  dialTimeout: Duration.Input | undefined,
+  context: Context.Context<Exclude<R, Scope.Scope>>
+): (scope: Scope.Scope) => Effect.Effect<Owned<C> | C, Miss> => {
+  const deadline = dialTimeout === undefined ? undefined : Duration.fromInputUnsafe(dialTimeout)
+  return (scope) => {
+    const dialled = dial.pipe(
+      Effect.provideService(Scope.Scope, scope),
+      Effect.updateContext((_: Context.Context<never>) => context),
+      Effect.mapError((e) => failed(messageOf(e)))
+    )
+    return deadline === undefined ? dialled : Effect.timeoutOrElse(dialled, {
+      duration: deadline,
+      orElse: () => Effect.fail(failed(`no answer within ${Duration.format(deadline)}`))
+    })
+  }
+}
