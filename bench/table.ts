@@ -1,0 +1,151 @@
+// The README's performance table, from the JSON lines of one `npm run bench`: every row is read off
+// that run, so the table is regenerated rather than edited by hand.
+//   npm run -s bench > bench.jsonl && npm run -s bench:table < bench.jsonl
+import { text } from "node:stream/consumers"
+
+interface Figure {
+  readonly bench: string
+  readonly ours: number
+  readonly peer: number
+  readonly ratio: number
+}
+
+interface Row {
+  readonly label: string
+  /** The figure against the raw SDK (or the row's own peer). */
+  readonly bench: string
+  /** The same figure against effect/ai, where the run has one. */
+  readonly ai?: string
+  readonly unit: "ms" | "µs" | "KiB" | "calls/s" | "B"
+}
+
+const rows: ReadonlyArray<Row> = [
+  {
+    label: "spawn → first answered `tools/call`, stdio",
+    bench: "stdio.spawn_to_first_call.vs_raw_sdk",
+    ai: "stdio.spawn_to_first_call.vs_effect_ai",
+    unit: "ms"
+  },
+  {
+    label: "the same, in the server's CPU time",
+    bench: "stdio.spawn_to_first_call.cpu.vs_raw_sdk",
+    ai: "stdio.spawn_to_first_call.cpu.vs_effect_ai",
+    unit: "ms"
+  },
+  {
+    label: "the same, against the Effect floor (the raw server under `NodeRuntime`)",
+    bench: "stdio.spawn_to_first_call.vs_effect_floor",
+    unit: "ms"
+  },
+  {
+    label: "`tools/call`, stdio, cold, sequential",
+    bench: "tools_call.stdio.cold.sequential.vs_raw_sdk",
+    ai: "tools_call.stdio.cold.sequential.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "`tools/call`, stdio, cold, 64 in flight",
+    bench: "tools_call.stdio.cold.inflight64.vs_raw_sdk",
+    ai: "tools_call.stdio.cold.inflight64.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "`tools/call`, stdio, warm, sequential",
+    bench: "tools_call.stdio.sequential.vs_raw_sdk",
+    ai: "tools_call.stdio.sequential.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "`tools/call`, stdio, warm, 64 in flight",
+    bench: "tools_call.stdio.inflight64.vs_raw_sdk",
+    ai: "tools_call.stdio.inflight64.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "`tools/call`, in memory, sequential",
+    bench: "tools_call.inmemory.sequential.vs_raw_sdk",
+    ai: "tools_call.inmemory.sequential.vs_effect_ai(in_process_json_frames)",
+    unit: "µs"
+  },
+  {
+    label: "`tools/call`, in memory, 64 in flight",
+    bench: "tools_call.inmemory.inflight64.vs_raw_sdk",
+    ai: "tools_call.inmemory.inflight64.vs_effect_ai(in_process_json_frames)",
+    unit: "µs"
+  },
+  {
+    label: "heap allocated per in-memory `tools/call` (client and server)",
+    bench: "tools_call.inmemory.heap_allocated.inflight64.vs_raw_sdk",
+    unit: "B"
+  },
+  {
+    label: "HTTP server CPU per call, 50 sessions",
+    bench: "http.tools_call.server_cpu.sessions50.vs_raw_sdk",
+    ai: "http.tools_call.server_cpu.sessions50.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "HTTP throughput, 50 sessions",
+    bench: "http.tools_call.throughput.sessions50.vs_raw_sdk",
+    ai: "http.tools_call.throughput.sessions50.vs_effect_ai",
+    unit: "calls/s"
+  },
+  {
+    label: "memory per idle HTTP session (heap)",
+    bench: "http.idle_session_memory.heap.sessions500.vs_raw_sdk",
+    ai: "http.idle_session_memory.heap.sessions500.vs_effect_ai",
+    unit: "KiB"
+  },
+  {
+    label: "`tools/list`, 10,000 tools",
+    bench: "scale.tools_list.n10000.vs_raw_sdk_prebuilt_array",
+    unit: "ms"
+  },
+  {
+    label: "cell update → `resources/updated` at 100 sessions, in memory",
+    bench: "fanout.resources_updated.inmemory.sessions100.vs_raw_sdk_loop",
+    unit: "ms"
+  },
+  {
+    label: "the same over Streamable HTTP",
+    bench: "fanout.resources_updated.http.sessions100.vs_raw_sdk_loop",
+    unit: "ms"
+  }
+]
+
+const shown = (value: number, unit: Row["unit"]): string => {
+  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
+  const scaled = unit === "B" ? value / 1024 : value
+  return unit === "B" ? `${scaled.toFixed(1)} KiB` : `${scaled.toFixed(digits)} ${unit}`
+}
+
+const ratio = (r: number): string => (r >= 10 ? r.toFixed(1) : r.toFixed(2))
+
+const main = async () => {
+  const figures = new Map<string, Figure>()
+  for (const line of (await text(process.stdin)).split("\n")) {
+    if (!line.startsWith("{")) continue
+    const figure = JSON.parse(line) as Figure
+    figures.set(figure.bench, figure)
+  }
+  // The idle-memory figure is named by its session count, which the run chose.
+  const named = (name: string) =>
+    figures.get(name) ??
+      [...figures.values()].find((f) => f.bench.replace(/sessions\d+/, "") === name.replace(/sessions\d+/, ""))
+  process.stdout.write("| figure | ours | peer | ratio | vs effect/ai |\n|---|---|---|---|---|\n")
+  for (const row of rows) {
+    const figure = named(row.bench)
+    if (figure === undefined) {
+      process.stderr.write(`not in this run: ${row.bench}\n`)
+      continue
+    }
+    const ai = row.ai === undefined ? undefined : named(row.ai)
+    process.stdout.write(
+      `| ${row.label} | ${shown(figure.ours, row.unit)} | ${shown(figure.peer, row.unit)} | ${ratio(figure.ratio)} | ${
+        ai === undefined ? "—" : ratio(ai.ratio)
+      } |\n`
+    )
+  }
+}
+
+void main()
