@@ -28,6 +28,7 @@ import * as ToolResult from "../core/ToolResult.ts"
 import * as Watch from "../core/Watch.ts"
 import * as AppResources from "./AppResources.ts"
 import * as Completion from "./Completion.ts"
+import * as Broadcast from "./internal/broadcast.ts"
 import type * as Logging from "./Logging.ts"
 import * as Prompts from "./Prompts.ts"
 import * as RpcError from "./RpcError.ts"
@@ -205,8 +206,17 @@ export interface Face {
     onChange: Effect.Effect<void>,
     onOpen?: Effect.Effect<void>
   ) => Effect.Effect<void, RpcError.Refusal>
-  /** How many subscriptions, across every session, are being followed now. */
+  /**
+   * How many URIs are being followed now: one watch per URI, however many sessions subscribed to
+   * it (and any `watch` run directly).
+   */
   readonly watching: Effect.Effect<number>
+  /**
+   * What every session hears unprompted, followed once for them all: the list moves, announced to
+   * each session registered as leading, and one follow per subscribed URI, fanned out to each
+   * session holding it. A session registers with it; it runs no listener fiber of its own.
+   */
+  readonly broadcaster: Broadcast.Broadcaster
 }
 
 const defaultServerInfo = { name: "effect-surface", version: "0.1.0" }
@@ -333,7 +343,7 @@ const instructionsOf = (instructions: Settings["instructions"]): Face["instructi
     : { _tag: "Dynamic", read: Effect.map(instructions, nonEmpty) }
 }
 
-const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveError, Requires> =>
+const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveError, Requires | Scope.Scope> =>
   Effect.gen(function*() {
     const env: Env = {
       engine: yield* Engine.Engine,
@@ -346,6 +356,16 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
       watchers: yield* Ref.make(0)
     }
     const { apps, engine, prompts, roster } = env
+    const lists = {
+      prompts: { current: SubscriptionRef.get(prompts), changes: SubscriptionRef.changes(prompts) },
+      appResources: { current: SubscriptionRef.get(apps), changes: SubscriptionRef.changes(apps) }
+    }
+    const broadcaster = yield* Broadcast.make({
+      roster,
+      apps: lists.appResources,
+      prompts: lists.prompts,
+      watch: watch(env)
+    })
     return {
       roster,
       engine,
@@ -356,8 +376,7 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
       setPrompts: (table) => SubscriptionRef.set(prompts, table),
       setResources: (table) =>
         Effect.flatMap(AppResources.compile(table), (compiled) => SubscriptionRef.set(apps, compiled)),
-      prompts: { current: SubscriptionRef.get(prompts), changes: SubscriptionRef.changes(prompts) },
-      appResources: { current: SubscriptionRef.get(apps), changes: SubscriptionRef.changes(apps) },
+      ...lists,
       logLevel: settings.logLevel ?? "info",
       callTool: callTool(env),
       listResources: Effect.zipWith(roster.current, SubscriptionRef.get(apps), (resolved, compiled) => [
@@ -368,16 +387,18 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
         ...resolved.advertisedResourceTemplates,
         ...compiled.advertisedTemplates
       ]),
-      listPrompts: Effect.map(SubscriptionRef.get(prompts), (table) =>
-        Object.entries(table).map(([name, prompt]) => Prompts.advertise(name, prompt))),
+      listPrompts: Effect.map(
+        SubscriptionRef.get(prompts),
+        (table) => Object.entries(table).map(([name, prompt]) => Prompts.advertise(name, prompt))
+      ),
       getPrompt: (name, args) =>
-        Effect.flatMap(promptNamed(env, name), (prompt) =>
-          Prompts.get(name, prompt, args, env.pool.use)),
+        Effect.flatMap(promptNamed(env, name), (prompt) => Prompts.get(name, prompt, args, env.pool.use)),
       complete: complete(env),
       checkUri: checkUri(env),
       readResource: readResource(env),
       watch: watch(env),
-      watching: Effect.zipWith(engine.watching, Ref.get(env.watchers), (a, b) => a + b)
+      watching: Effect.zipWith(engine.watching, Ref.get(env.watchers), (a, b) => a + b),
+      broadcaster
     } satisfies Face
   })
 

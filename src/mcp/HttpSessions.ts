@@ -17,21 +17,7 @@
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import {
-  Cause,
-  Clock,
-  Context,
-  Data,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  Fiber,
-  FiberMap,
-  Option,
-  Ref,
-  Schedule
-} from "effect"
+import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref } from "effect"
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
@@ -191,6 +177,7 @@ export const make = (
       node,
       restoring: new Map()
     }
+    yield* Effect.forkScoped(sweep(state))
     return {
       lookup: lookup(state),
       open: open(state),
@@ -240,25 +227,34 @@ const touch = (entry: Entry, delta: 1 | -1): Effect.Effect<void> =>
 
 // How long until the session has been idle for the whole timeout; zero once it has. A session
 // with an open response is looked at again a full timeout later.
-const remaining = (entry: Entry, idleMillis: number, leads: () => boolean) =>
+const remaining = (entry: Entry, idleMillis: number, now: number, leads: (id: string) => boolean) =>
   Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
     // A shared session's leader serves its host's subscriptions while the session lives anywhere.
-    if ((yield* Ref.get(entry.open)) > 0 || leads()) return idleMillis
+    if ((yield* Ref.get(entry.open)) > 0 || leads(entry.id)) return idleMillis
     return Math.max(0, (yield* Ref.get(entry.lastSeen)) + idleMillis - now)
   })
 
-const expiry = (entry: Entry, idleTimeout: Duration.Duration, leads: () => boolean) =>
-  Effect.repeat(remaining(entry, Duration.toMillis(idleTimeout), leads), {
-    schedule: Schedule.forever.pipe(
-      Schedule.modifyDelay(({ input }: { readonly input: number }) => Effect.succeed(Duration.millis(input)))
-    ),
-    until: (left) => left === 0
-  }).pipe(
-    Effect.andThen(
-      Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))
-    )
-  )
+// One sweep over the table for every session, not a timer per session: it ends each session idle
+// for the whole timeout, then sleeps until the soonest of the rest could be. A session opened or
+// seen later is due no sooner than that (now plus the whole timeout), so no wake is missed.
+const sweep = (state: State): Effect.Effect<never> => {
+  const idleMillis = Duration.toMillis(state.config.idleTimeout)
+  const leads = (id: string) => state.node?.leads(id) === true
+  const once = Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    let soonest = idleMillis
+    for (const entry of (yield* Ref.get(state.entries)).values()) {
+      const left = yield* remaining(entry, idleMillis, now, leads)
+      if (left > 0) soonest = Math.min(soonest, left)
+      else {
+        yield* Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))
+        yield* FiberMap.remove(state.lives, entry.id)
+      }
+    }
+    yield* Effect.sleep(Duration.millis(soonest))
+  })
+  return Effect.forever(once)
+}
 
 const newEntry = (state: State, id: string, open: number, version: string | undefined) =>
   Effect.gen(function*() {
@@ -302,10 +298,8 @@ const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>, re
       : yield* node.connect(state.face, entry.id, entry.transport, restored)
     yield* Deferred.succeed(connected, undefined)
     yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")
-    yield* Effect.raceFirst(
-      session.closed,
-      expiry(entry, state.config.idleTimeout, () => node?.leads(entry.id) === true)
-    )
+    // Ended by its transport closing, or by the table (`DELETE`, eviction, the sweep of idle ones).
+    yield* session.closed
   }).pipe(
     Effect.scoped,
     Effect.ensuring(

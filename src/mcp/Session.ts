@@ -5,9 +5,11 @@
  * is used for exactly that; what a request's handler may ask of its host runs on its request path
  * (`internal/requestPath.ts`). Everything a request does runs as an Effect in a fiber this session's
  * own scope owns, and that scope lives exactly as long as the transport: a host that disconnects
- * ends the session's handlers, subscriptions (and the connection leases they hold) and roster
- * listeners at once, not when the server stops — under Streamable HTTP, where every MCP session is
- * one of these, nothing of a departed host is left behind. A host's `notifications/cancelled`
+ * ends the session's handlers and its subscriptions at once (a URI no other session holds stops
+ * being followed, and its connection lease goes with it), and leaves the face's broadcaster, not
+ * when the server stops — under Streamable HTTP, where every MCP session is one of these, nothing
+ * of a departed host is left behind. What the host hears unprompted (list moves, updates) is
+ * followed once per face, not per session (`internal/broadcast.ts`). A host's `notifications/cancelled`
  * interrupts the one handler it names. A handler's request path is this session's too: its Effect
  * log lines at or above the session's level, its progress, and its questions to the client travel
  * as notifications and requests related to that request (so over Streamable HTTP they ride the
@@ -408,7 +410,7 @@ const open = (face: Face.Face, transport: Transport, end: () => void, options: C
     answerHost(face, session, follower, options.registry)
     if (options.leads ?? true) {
       yield* follower.lead(true)
-      // Restored without waiting for each to go live: the host asked for them long ago.
+      // Restored side by side, each waiting at most `openWait` to go live.
       yield* Effect.forEach(options.restore?.subscriptions ?? [], (uri) => Effect.ignore(follower.follow(uri)), {
         discard: true,
         concurrency: "unbounded"

@@ -63,10 +63,9 @@ const eventuallyNow = <A>(read: Effect.Effect<A>, done: (a: A) => boolean) => {
   return Effect.repeat(step, { until: done, times: 1000 })
 }
 
-/** The board's face with its subscriptions and slow-tool handlers counted while they run. */
+/** The board's face with its slow-tool handlers counted while they run (its follows it counts itself). */
 const countedFace = Effect.gen(function*() {
   const options = yield* serverOptions
-  const watching = yield* Ref.make(0)
   const running = yield* Ref.make(0)
   const slow = Tools.make({
     description: "Run until interrupted.",
@@ -79,16 +78,7 @@ const countedFace = Effect.gen(function*() {
       )
   })
   const face = yield* McpFace.make({ ...options, coalesce: "1 millis", tools: { ...options.tools, slow } })
-  const counted: McpFace.Face = {
-    ...face,
-    watch: (uri, onChange) =>
-      Effect.acquireUseRelease(
-        Ref.update(watching, (n) => n + 1),
-        () => face.watch(uri, onChange),
-        () => Ref.update(watching, (n) => n - 1)
-      )
-  }
-  return { face: counted, watching, running }
+  return { face, watching: face.watching, running }
 })
 
 describe("MCP over Streamable HTTP: how sessions end", () => {
@@ -146,13 +136,13 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
         Effect.flatMap(text),
         Effect.forkChild
       )
-      assert.strictEqual(yield* eventually(Ref.get(counted.watching), (n) => n === 2), 2)
+      assert.strictEqual(yield* eventually(counted.watching, (n) => n === 2), 2)
       assert.strictEqual(yield* eventually(Ref.get(counted.running), (n) => n === 1), 1)
 
       const deleted = yield* Effect.promise(() => fetch(served.url, { method: "DELETE", headers: headers(session) }))
       assert.strictEqual(deleted.status, 200)
       assert.deepStrictEqual(yield* served.sessions, [])
-      assert.strictEqual(yield* eventually(Ref.get(counted.watching), (n) => n === 0), 0)
+      assert.strictEqual(yield* eventually(counted.watching, (n) => n === 0), 0)
       assert.strictEqual(yield* eventually(Ref.get(counted.running), (n) => n === 0), 0)
       yield* Fiber.join(stream).pipe(Effect.timeout("5 seconds"))
       yield* Fiber.join(call).pipe(Effect.timeout("5 seconds"))
@@ -174,7 +164,8 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
       const client = new Client({ name: "sdk", version: "1.0.0" })
       yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(served.url))))
       assert.strictEqual((yield* served.sessions).length, 3)
-      assert.strictEqual(yield* eventually(Ref.get(counted.watching), (n) => n === 2), 2)
+      // Both sessions hold the one URI: one follow, shared.
+      assert.strictEqual(yield* eventually(counted.watching, (n) => n === 1), 1)
 
       const first = sessions[0] ?? ""
       const inflight = yield* send(served.url, {
@@ -192,7 +183,7 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
       yield* Fiber.join(closing).pipe(Effect.timeout("5 seconds"))
       for (const stream of streams) yield* Fiber.join(stream).pipe(Effect.timeout("5 seconds"))
       assert.deepStrictEqual(yield* served.sessions, [])
-      assert.strictEqual(yield* Ref.get(counted.watching), 0)
+      assert.strictEqual(yield* counted.watching, 0)
       const refused = yield* Effect.exit(
         Effect.tryPromise(() => fetch(served.url, { method: "POST", headers: headers(first), body: "{}" }))
       )

@@ -1,18 +1,19 @@
 /**
- * What a session does for its host unprompted: it follows the URIs the host subscribed to (one
- * subscription per URI, live before `resources/subscribe` is answered) and announces the face's
- * roster moves. A session serving a host alone does both from its start; a session that is one of
- * several replicas of one host's session (Streamable HTTP across instances) does them only while it
- * leads, so the host hears each change once.
+ * What a session does for its host unprompted: it follows the URIs the host subscribed to (live
+ * before `resources/subscribe` is answered) and announces the face's roster moves. A session
+ * serving a host alone does both from its start; a session that is one of several replicas of one
+ * host's session (Streamable HTTP across instances) does them only while it leads, so the host
+ * hears each change once. The following itself is the face's broadcaster's (`broadcast.ts`): the
+ * session only registers with it, so it runs no fiber of its own for either.
  *
  * @since 0.1.0
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { Deferred, Duration, Effect, FiberHandle, FiberMap, Ref, Semaphore, Stream } from "effect"
+import { Deferred, Duration, Effect } from "effect"
 import type { Scope } from "effect"
-import * as Roster from "../../core/Roster.ts"
 import type * as Face from "../Face.ts"
 import * as RpcError from "../RpcError.ts"
+import type * as Broadcast from "./broadcast.ts"
 
 /** The longest a subscribe waits for its subscription to go live before answering anyway. */
 export const openWait: Duration.Duration = Duration.seconds(1)
@@ -34,6 +35,24 @@ export interface Follower {
   readonly lead: (leading: boolean) => Effect.Effect<void>
 }
 
+// Sent and forgotten: a host that is slow or gone must not hold the broadcaster up.
+const ignore = () => {}
+const fire = (sent: Promise<void>) => {
+  sent.then(undefined, ignore)
+}
+
+// The session's side, touched synchronously only (by its requests and the broadcaster, one at a
+// time), so its fields are plain mutable ones.
+interface State {
+  readonly broadcaster: Broadcast.Broadcaster
+  readonly member: Broadcast.Member
+  readonly max: number | undefined
+  /** The URIs held, each counted against the cap from its subscribe until its end. */
+  readonly held: Set<string>
+  leading: boolean
+  closed: boolean
+}
+
 /** A follower for `server`, in the session's scope; `max` caps the URIs followed at once. */
 export const make = (
   face: Face.Face,
@@ -41,96 +60,69 @@ export const make = (
   max: number | undefined
 ): Effect.Effect<Follower, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const subscriptions = yield* FiberMap.make<string>()
-    const announcing = yield* FiberHandle.make()
-    const leading = yield* Ref.make(false)
-    const open = yield* opener(face, server, subscriptions, max)
+    const held = new Set<string>()
+    const member: Broadcast.Member = {
+      listChanged: (list) =>
+        fire(
+          list === "tools"
+            ? server.sendToolListChanged()
+            : list === "resources"
+            ? server.sendResourceListChanged()
+            : server.sendPromptListChanged()
+        ),
+      updated: (uri) => fire(server.sendResourceUpdated({ uri })),
+      dropped: (uri) => {
+        held.delete(uri)
+      }
+    }
+    const state: State = { broadcaster: face.broadcaster, member, max, held, leading: false, closed: false }
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        state.closed = true
+        return Effect.andThen(state.broadcaster.leave(member), release(state))
+      })
+    )
     return {
       follow: (uri) =>
-        Effect.flatMap(open(uri), (opened) => Effect.asVoid(Effect.timeoutOption(Deferred.await(opened), openWait))),
-      unfollow: (uri) => FiberMap.remove(subscriptions, uri),
-      uris: Effect.sync(() => Array.from(subscriptions, ([uri]) => uri)),
+        Effect.flatMap(admit(state, uri), (live) =>
+          live === undefined ? Effect.void : Effect.asVoid(Effect.timeoutOption(Deferred.await(live), openWait))),
+      unfollow: (uri) =>
+        Effect.suspend(() => {
+          held.delete(uri)
+          return state.broadcaster.unsubscribe(uri, member)
+        }),
+      uris: Effect.sync(() =>
+        Array.from(held)
+      ),
       lead: (lead) =>
-        Effect.flatMap(Ref.getAndSet(leading, lead), (was) =>
-          was === lead
-            ? Effect.void
-            : lead
-            // What is current is read now, so a move made just after this is announced.
-            ? Effect.flatMap(
-              announceMoves(face, server),
-              (listen) => Effect.asVoid(FiberHandle.run(announcing, listen))
-            )
-            : Effect.andThen(FiberHandle.clear(announcing), FiberMap.clear(subscriptions)))
+        Effect.suspend(() => {
+          if (lead === state.leading) return Effect.void
+          state.leading = lead
+          return lead ? state.broadcaster.join(member) : Effect.andThen(state.broadcaster.leave(member), release(state))
+        })
     } satisfies Follower
   })
 
-// A URI's subscription and the moment it went live, taken under one lock: concurrent subscribes to
-// a URI share one subscription instead of restarting each other, and a URI counts against the cap
-// from the moment it takes the lock until it is unsubscribed or its subscription ends, so
-// concurrent subscribes cannot pass the cap together.
-const opener = (face: Face.Face, server: Server, subscriptions: FiberMap.FiberMap<string>, max: number | undefined) =>
-  Effect.gen(function*() {
-    const notifyUpdated = (uri: string) =>
-      Effect.tryPromise(() => server.sendResourceUpdated({ uri })).pipe(Effect.ignore)
-    const lock = yield* Semaphore.make(1)
-    const opening = new Map<string, Deferred.Deferred<void>>()
-    return (uri: string) =>
-      lock.withPermits(1)(Effect.gen(function*() {
-        const standing = opening.get(uri)
-        const held = yield* FiberMap.has(subscriptions, uri)
-        if (standing !== undefined && held) return standing
-        if (max !== undefined && !held && (yield* FiberMap.size(subscriptions)) >= max) return yield* tooMany(max)
-        const opened = yield* Deferred.make<void>()
-        opening.set(uri, opened)
-        const settle = Effect.andThen(
-          Deferred.succeed(opened, undefined),
-          Effect.sync(() => {
-            if (opening.get(uri) === opened) opening.delete(uri)
-          })
-        )
-        // The face follows moves and drops itself, and ends the subscription (with a last
-        // "updated") when the URI can no longer be served.
-        yield* FiberMap.run(
-          subscriptions,
-          uri,
-          face.watch(uri, notifyUpdated(uri), Deferred.succeed(opened, undefined)).pipe(
-            Effect.ignore,
-            Effect.ensuring(settle)
-          ),
-          { onlyIfMissing: true }
-        )
-        return opened
-      }))
+// A URI counts against the cap from its subscribe on, checked and taken in one step, so concurrent
+// subscribes cannot pass the cap together; one held already is accepted again.
+const admit = (
+  state: State,
+  uri: string
+): Effect.Effect<Deferred.Deferred<void> | undefined, RpcError.ProtocolError> =>
+  Effect.suspend(() => {
+    if (state.closed) return Effect.succeed(undefined)
+    const { held, max } = state
+    if (max !== undefined && !held.has(uri) && held.size >= max) return Effect.fail(tooMany(max))
+    held.add(uri)
+    return state.broadcaster.subscribe(uri, state.member)
   })
 
-// Each listener compares with the value current when it was made, not by dropping the first frame:
-// a move that lands before the listener subscribes is then still announced.
-const announceMoves = (face: Face.Face, server: Server): Effect.Effect<Effect.Effect<void>> =>
-  Effect.gen(function*() {
-    const announce = (send: () => Promise<void>) => Effect.tryPromise(send).pipe(Effect.ignore)
-    const initial = yield* face.roster.current
-    const previous = yield* Ref.make(initial)
-    const initialApps = yield* face.appResources.current
-    const initialPrompts = yield* face.prompts.current
-    const roster = face.roster.changes.pipe(
-      Stream.filter((resolved) => resolved !== initial),
-      Stream.runForEach((resolved) =>
-        Effect.gen(function*() {
-          const before = yield* Ref.getAndSet(previous, resolved)
-          yield* announce(() => server.sendToolListChanged())
-          // A move of the root tools alone leaves every resource where it was.
-          if (Roster.sameMembers(before, resolved)) return
-          yield* announce(() => server.sendResourceListChanged())
-        })
-      )
-    )
-    const apps = face.appResources.changes.pipe(
-      Stream.filter((compiled) => compiled !== initialApps),
-      Stream.runForEach(() => announce(() => server.sendResourceListChanged()))
-    )
-    const prompts = face.prompts.changes.pipe(
-      Stream.filter((table) => table !== initialPrompts),
-      Stream.runForEach(() => announce(() => server.sendPromptListChanged()))
-    )
-    return Effect.all([roster, apps, prompts], { concurrency: "unbounded", discard: true })
+const release = (state: State): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const uris = Array.from(state.held)
+    state.held.clear()
+    return Effect.forEach(uris, (uri) => state.broadcaster.unsubscribe(uri, state.member), {
+      concurrency: "unbounded",
+      discard: true
+    })
   })
