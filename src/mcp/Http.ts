@@ -13,7 +13,6 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Duration, Effect, Layer, Option, Scope } from "effect"
-import * as HttpRouter from "effect/http/HttpRouter"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
@@ -203,24 +202,21 @@ export const serveFace = (
     const store = table.shared?.store ?? local
     const drain = yield* HttpDrain.make
     const url = urlFor(host, port, path)
-    const router = yield* HttpRouter.make
-    yield* router.add(
-      "*",
-      path,
-      HttpRequest.handler({
-        table,
-        store,
-        runFork: Effect.runForkWith(yield* Effect.context<never>()),
-        drain,
-        allow,
-        maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
-        maxInFlight: options.maxRequestsInFlight ?? 1024,
-        maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
-        url,
-        urls: new Map()
-      })
-    )
-    yield* server.serve(router.asHttpEffect())
+    // One endpoint: the path is matched here rather than by a router, which would copy the
+    // request's context three times over to tell it what this check does.
+    const endpoint = HttpRequest.handler({
+      table,
+      store,
+      runFork: Effect.runForkWith(yield* Effect.context<never>()),
+      drain,
+      allow,
+      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+      maxInFlight: options.maxRequestsInFlight ?? 1024,
+      maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
+      url,
+      urls: new Map()
+    })
+    yield* server.serve(HttpRequest.onPath(path, endpoint))
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
     yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout))

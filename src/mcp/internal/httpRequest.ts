@@ -354,3 +354,21 @@ export const handler = (
         )
     })
   )
+
+const notFound = HttpServerResponse.empty({ status: 404 })
+
+/**
+ * Serve `endpoint` at `path` (its query aside) and answer 404 elsewhere, as a router with the one
+ * route would. The endpoint runs interruptible, so a client that goes away stops its request.
+ */
+export const onPath = <E, R>(
+  path: string,
+  endpoint: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
+  const served = Effect.interruptible(endpoint)
+  const query = `${path}?`
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const { url } = request
+    return url === path || url.startsWith(query) ? served : Effect.succeed(notFound)
+  })
+}
