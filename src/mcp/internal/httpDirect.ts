@@ -38,11 +38,13 @@ export interface Direct extends Transport {
   /**
    * Deliver a POST's body to the SDK server directly when it is one plain request the SDK's
    * transport would accept as it stands; `undefined` otherwise (the SDK's transport takes it).
-   * `request` builds what the SDK's transport reads, should the request be handed to it.
+   * `url` is the request's, as the SDK's transport would read it; `request` builds what that
+   * transport reads, should the request be handed to it.
    */
   readonly post: (
     body: unknown,
     headers: Readonly<Record<string, string>>,
+    url: string,
     request: () => Request
   ) => Effect.Effect<Outcome> | undefined
 }
@@ -135,14 +137,9 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
     return entry.handedOver
   }
 
-  const extraFor = (entry: Waiting, headers: Readonly<Record<string, string>>, url: () => URL): MessageExtraInfo => {
+  const extraFor = (entry: Waiting, headers: Readonly<Record<string, string>>, url: string): MessageExtraInfo => {
     const version = headers["mcp-protocol-version"] ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
-    const requestInfo = {
-      headers,
-      get url() {
-        return url()
-      }
-    }
+    const requestInfo = { headers, url: new URL(url) }
     // Offered where the SDK's transport offers them: a stream its client can resume.
     if (version < "2025-11-25") return { requestInfo }
     return {
@@ -154,7 +151,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
     }
   }
 
-  const post: Direct["post"] = (body, headers, request) => {
+  const post: Direct["post"] = (body, headers, url, request) => {
     const message = plainRequest(body)
     if (message === undefined || closed || sdk.sessionId === undefined || !acceptable(headers)) return undefined
     if (waiting.has(message.id) || direct.onmessage === undefined) return undefined
@@ -169,7 +166,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
         abandoned: false
       }
       waiting.set(message.id, entry)
-      onmessage(message, extraFor(entry, headers, () => new URL(request().url)))
+      onmessage(message, extraFor(entry, headers, url))
       return Effect.sync(() => {
         entry.abandoned = true
         entry.resume = undefined

@@ -272,11 +272,8 @@ const direct = (
   const { body, dropped, entry, opening } = admitted
   if (entry.direct === undefined || opening || dropped.length > 0 || Option.isNone(body)) return undefined
   const headers = Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
-  const taken = entry.direct.post(
-    body.value,
-    headers,
-    () => Web.toWebRequest(request.method, urlOf(server, request), headers)
-  )
+  const url = urlOf(server, request)
+  const taken = entry.direct.post(body.value, headers, url, () => Web.toWebRequest(request.method, url, headers))
   if (taken === undefined) return undefined
   return Effect.flatMap(taken, (outcome) =>
     outcome._tag === "Answer"
