@@ -56,6 +56,8 @@ interface Waiting {
   resume: ((outcome: Outcome) => void) | undefined
   /** Set once the request is the SDK transport's: settled when that transport has taken it. */
   handedOver: Promise<void> | undefined
+  /** While the SDK's transport takes it: its delivery of the message is not the server's to see twice. */
+  handing: boolean
   /** The client went away: a stream handed over later is cancelled, not read. */
   abandoned: boolean
 }
@@ -109,8 +111,6 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
   // The SDK server's view of it: what it sends is passed on with the options it gave.
   const inner: Transport = sdk
   const waiting = new Map<RequestId, Waiting>()
-  // Requests being handed to the SDK's transport, whose delivery of them the server must not see twice.
-  const handing = new Set<RequestId>()
   let closed = false
 
   const settle = (entry: Waiting, outcome: Outcome) => {
@@ -121,7 +121,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
 
   const handOver = (entry: Waiting): Promise<void> => {
     if (entry.handedOver !== undefined) return entry.handedOver
-    handing.add(entry.id)
+    entry.handing = true
     entry.handedOver = sdk.handleRequest(entry.request(), { parsedBody: entry.message }).then(
       (response) => {
         if (entry.abandoned) void response.body?.cancel().catch(() => undefined)
@@ -132,7 +132,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
         direct.onerror?.(error instanceof Error ? error : new Error(String(error)))
       }
     ).finally(() => {
-      handing.delete(entry.id)
+      entry.handing = false
     })
     return entry.handedOver
   }
@@ -163,6 +163,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
         request,
         resume: (outcome) => resume(Effect.succeed(outcome)),
         handedOver: undefined,
+        handing: false,
         abandoned: false
       }
       waiting.set(message.id, entry)
@@ -201,7 +202,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
   }
 
   sdk.onmessage = (message, extra) => {
-    if (isRequest(message) && handing.has(message.id)) return
+    if (isRequest(message) && waiting.get(message.id)?.handing === true) return
     direct.onmessage?.(message, extra)
   }
   sdk.onerror = (error) => direct.onerror?.(error)
