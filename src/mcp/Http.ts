@@ -4,7 +4,8 @@
  * Hosts that connect over the network (and every host that wants more than one client on one
  * server) speak Streamable HTTP: a POST per message, an optional GET stream for what the server
  * says unprompted, a `Mcp-Session-Id` per session, `Last-Event-ID` to resume. The SDK's web-standard
- * transport owns that protocol; this module owns what is around it — binding, the session table
+ * transport owns that protocol, but for the plain call answered as one JSON body, which goes beside
+ * it (`internal/httpDirect`); this module owns what is around it — binding, the session table
  * (`HttpSessions`), refusals before a session is reached (`HttpGuard`), resumable events
  * (`EventStore`), and a shutdown that lets in-flight calls answer before every session is closed
  * (`internal/httpDrain`). The path one request takes is `internal/httpRequest`.

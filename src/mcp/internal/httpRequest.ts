@@ -3,8 +3,9 @@
  *
  * The order is the point: refused while shutting down, then by `Host`/`Origin`, then by method; a
  * POST's body read under its bound and its session found (or opened by its `initialize`) while it
- * is counted as admitting; the requests it carries recorded as awaiting answers; then the SDK's
- * transport answers, and a POST's answer is settled as JSON or as its SSE stream. Kept apart from
+ * is counted as admitting; the requests it carries recorded as awaiting answers; then a lone plain
+ * call takes the direct road to its JSON answer, and anything else is answered by the SDK's
+ * transport, a POST's answer settled as JSON or as its SSE stream. Kept apart from
  * `Http` so the path a request takes reads top to bottom over the server's explicit state.
  *
  * @since 0.1.0
