@@ -138,6 +138,28 @@ describe("MCP over Streamable HTTP: the direct road for plain calls", () => {
       assert.include(body, "The session ended before the request was answered")
     }))
 
+  it.live("a client gone before its plain call is answered leaves nothing waiting: the late answer goes nowhere and the session serves on", () =>
+    Effect.gen(function*() {
+      const { gate, served, session, started } = yield* serve
+      const controller = new AbortController()
+      const gone = yield* Effect.promise(() =>
+        fetch(served.url, {
+          method: "POST",
+          headers: headers(session),
+          body: JSON.stringify(call(9, "waits")),
+          signal: controller.signal
+        }).then(() => "answered", () => "aborted")
+      ).pipe(Effect.forkChild)
+      yield* Deferred.await(started)
+      controller.abort()
+      assert.strictEqual(yield* Fiber.join(gone), "aborted")
+      yield* Deferred.succeed(gate, undefined)
+      const again = yield* Effect.flatMap(post(served.url, call(10, "plain"), session), text)
+      assert.deepInclude(JSON.parse(again), { jsonrpc: "2.0", id: 10 })
+      assert.include(again, "plain answer")
+      assert.deepStrictEqual(yield* served.sessions, [session])
+    }))
+
   it.live("what the road does not take — a request with _meta, a batch — is answered by the SDK's transport as before", () =>
     Effect.gen(function*() {
       const { postStreams, served, session } = yield* serve
