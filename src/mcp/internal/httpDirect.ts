@@ -69,8 +69,8 @@ const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
 
 /**
  * The request a body is when the SDK's own schema accepts it as it stands, told without running
- * it: anything less plain (a `_meta`, a key of its own, an `initialize`) is left to the SDK's
- * transport to judge.
+ * it: anything less plain (a `_meta`, a key of its own, an `initialize`, params the schema would
+ * copy differently) is left to the SDK's transport to judge.
  */
 export const plainRequest = (body: unknown): (JSONRPCMessage & { readonly id: RequestId }) | undefined => {
   if (!isRecord(body) || body.jsonrpc !== "2.0" || typeof body.method !== "string" || body.method === "initialize") {
@@ -78,7 +78,10 @@ export const plainRequest = (body: unknown): (JSONRPCMessage & { readonly id: Re
   }
   const { id, params } = body
   if (typeof id !== "string" && !Number.isSafeInteger(id)) return undefined
-  if (params !== undefined && (!isRecord(params) || "_meta" in params)) return undefined
+  // The SDK's schema copies params, and a copy loses an own `__proto__` that JSON.parse made.
+  if (params !== undefined && (!isRecord(params) || "_meta" in params || Object.hasOwn(params, "__proto__"))) {
+    return undefined
+  }
   for (const key in body) if (!plainKeys.has(key)) return undefined
   return body as unknown as JSONRPCMessage & { readonly id: RequestId }
 }
