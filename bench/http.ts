@@ -2,8 +2,9 @@
 // Each server runs alone in a child process (one core; the SDK clients driving it run here, on
 // the other): ours (McpHttp.serve) against the raw SDK (node:http + StreamableHTTPServerTransport,
 // one SDK Server per session) and effect/ai (McpServer.layerHttp, 2025-11-25). Ours and the raw
-// SDK answer POSTs as SSE and hold each client's GET stream. The clients here can cap a fast
-// server's rate, so the server's own CPU per call is reported beside it.
+// SDK hold each client's GET stream; the raw SDK answers every POST as SSE, ours answers a call
+// that produced only its answer as one JSON body (as the protocol lets a server). The clients here
+// can cap a fast server's rate, so the server's own CPU per call is reported beside it.
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { type Child, spawnServer } from "./lib/child.ts"

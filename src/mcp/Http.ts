@@ -4,7 +4,8 @@
  * Hosts that connect over the network (and every host that wants more than one client on one
  * server) speak Streamable HTTP: a POST per message, an optional GET stream for what the server
  * says unprompted, a `Mcp-Session-Id` per session, `Last-Event-ID` to resume. The SDK's web-standard
- * transport owns that protocol; this module owns what is around it — binding, the session table
+ * transport owns that protocol, but for the plain call answered as one JSON body, which goes beside
+ * it (`internal/httpDirect`); this module owns what is around it — binding, the session table
  * (`HttpSessions`), refusals before a session is reached (`HttpGuard`), resumable events
  * (`EventStore`), and a shutdown that lets in-flight calls answer before every session is closed
  * (`internal/httpDrain`). The path one request takes is `internal/httpRequest`.
@@ -13,7 +14,6 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Duration, Effect, Layer, Option, Scope } from "effect"
-import * as HttpRouter from "effect/http/HttpRouter"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
@@ -203,24 +203,21 @@ export const serveFace = (
     const store = table.shared?.store ?? local
     const drain = yield* HttpDrain.make
     const url = urlFor(host, port, path)
-    const router = yield* HttpRouter.make
-    yield* router.add(
-      "*",
-      path,
-      HttpRequest.handler({
-        table,
-        store,
-        runFork: Effect.runForkWith(yield* Effect.context<never>()),
-        drain,
-        allow,
-        maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
-        maxInFlight: options.maxRequestsInFlight ?? 1024,
-        maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
-        url,
-        urls: new Map()
-      })
-    )
-    yield* server.serve(router.asHttpEffect())
+    // One endpoint: the path is matched here rather than by a router, which would copy the
+    // request's context three times over to tell it what this check does.
+    const endpoint = HttpRequest.handler({
+      table,
+      store,
+      runFork: Effect.runForkWith(yield* Effect.context<never>()),
+      drain,
+      allow,
+      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+      maxInFlight: options.maxRequestsInFlight ?? 1024,
+      maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
+      url,
+      urls: new Map()
+    })
+    yield* server.serve(HttpRequest.onPath(path, endpoint))
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
     yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout))

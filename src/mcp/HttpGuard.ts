@@ -304,7 +304,8 @@ export const checkHeaders = (
  * @since 0.1.0
  */
 export const isJson = (contentType: string | undefined): boolean =>
-  contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json"
+  contentType === "application/json" ||
+  (contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json")
 
 /**
  * Read a request body as JSON, at most `maxBytes` of it. A declared length over the bound is
@@ -330,7 +331,7 @@ export const readJson = (
   if (Number.isFinite(declared)) {
     if (declared > maxBytes) return Effect.fail(tooLarge(maxBytes))
     // Node's parser holds a body to its declared length, so one within the bound is read whole.
-    return Effect.flatMap(Effect.mapError(request.arrayBuffer, unreadable), (bytes) => parse(decoder.decode(bytes)))
+    return Effect.flatMap(Effect.mapError(request.arrayBuffer, unreadable), (bytes) => parse(utf8(bytes)))
   }
   return request.stream.pipe(
     Stream.mapError(unreadable),
@@ -343,7 +344,7 @@ export const readJson = (
         return Effect.succeed({ size, chunks: read.chunks })
       }
     ),
-    Effect.flatMap(({ chunks }) => parse(decoder.decode(Buffer.concat(chunks))))
+    Effect.flatMap(({ chunks }) => parse(utf8(Buffer.concat(chunks))))
   )
 }
 
@@ -353,7 +354,14 @@ const tooLarge = (maxBytes: number) =>
 
 const unreadable = () => new Refusal({ status: 400, code: -32700, message: "Parse error: the body could not be read" })
 
-const decoder = new TextDecoder()
+// Read in place (a Buffer over the same bytes) as a TextDecoder reads it, a leading byte-order mark
+// dropped and bad sequences made U+FFFD, for JSON.parse to judge; the decoder costs more per body.
+const utf8 = (bytes: ArrayBuffer | Uint8Array): string => {
+  const text =
+    (bytes instanceof Uint8Array ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) : Buffer.from(bytes))
+      .toString("utf8")
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
+}
 
 const parse = (text: string): Effect.Effect<unknown, Refusal> =>
   Effect.try({

@@ -4,10 +4,11 @@
  * Streamable HTTP lets a server answer a POST either way. A stream is needed only when the request
  * produces something before its answer — a log line, progress, a question to the client — or when
  * its handler hands the client a resumable stream to poll; a plain call is better answered as one
- * JSON body (one write, nothing for the client to parse as events). The SDK's transport picks one
- * mode for a whole session, so this module reads the stream it produced and settles each response
- * on the first event that decides it: the answers themselves, with nothing before them, become JSON;
- * anything else is replayed, unchanged, as the SSE stream it was.
+ * JSON body (one write, nothing for the client to parse as events). A lone plain request is answered
+ * so before any stream exists (`internal/httpDirect`); for every other POST the SDK's transport
+ * picks one mode for a whole session, so this module reads the stream it produced and settles each
+ * response on the first event that decides it: the answers themselves, with nothing before them,
+ * become JSON; anything else is replayed, unchanged, as the SSE stream it was.
  *
  * @since 0.1.0
  */

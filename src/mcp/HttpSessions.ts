@@ -17,10 +17,12 @@
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref } from "effect"
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "./Face.ts"
+import * as HttpDirect from "./internal/httpDirect.ts"
 import type * as Shared from "./internal/shared.ts"
 import type * as Registry from "./internal/redisSessions.ts"
 import * as Session from "./Session.ts"
@@ -42,6 +44,11 @@ import * as Session from "./Session.ts"
 export interface Entry {
   readonly id: string
   readonly transport: WebStandardStreamableHTTPServerTransport
+  /**
+   * What the session's SDK server is connected to when the session is served here alone: the
+   * transport with a direct road for plain calls (`internal/httpDirect`). Shared sessions have none.
+   */
+  readonly direct: HttpDirect.Direct | undefined
   /** Responses begun and not yet finished, GET streams included: a session with one is in use. */
   readonly open: Ref.Ref<number>
   /** When a response last began or ended (clock millis). */
@@ -265,13 +272,16 @@ const newEntry = (state: State, id: string, open: number, version: string | unde
       eventStore: EventStore.forSession(state.store, id, runner(state)),
       ...(state.config.retryInterval === undefined ? {} : { retryInterval: state.config.retryInterval })
     })
+    const direct = state.node === undefined ? HttpDirect.make(transport) : undefined
+    const connected: Transport = direct ?? transport
     // Chained, not replaced, by the SDK server when it connects.
-    transport.onerror = (error) => {
+    connected.onerror = (error) => {
       state.fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
     }
     return {
       id,
       transport,
+      direct,
       open: yield* Ref.make(open),
       lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
       version: yield* Ref.make(version)
@@ -294,7 +304,11 @@ const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>, re
     const max = state.config.maxSubscriptions
     const { node } = state
     const session = node === undefined
-      ? yield* Session.connect(state.face, entry.transport, max === undefined ? {} : { maxSubscriptions: max })
+      ? yield* Session.connect(
+        state.face,
+        entry.direct ?? entry.transport,
+        max === undefined ? {} : { maxSubscriptions: max }
+      )
       : yield* node.connect(state.face, entry.id, entry.transport, restored)
     yield* Deferred.succeed(connected, undefined)
     yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")

@@ -199,6 +199,25 @@ describe("MCP over Streamable HTTP: sessions", () => {
       assert.strictEqual(get.status, 404)
     }))
 
+  it.live("the endpoint is served at its path with or without a query; any other path is 404 and opens no session", () =>
+    Effect.gen(function*() {
+      const served = yield* serveBoard({ path: "/rpc" })
+      const init = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
+      }
+      for (const elsewhere of ["/", "/rpcx", "/rpc/more", "/mcp"]) {
+        const refused = yield* post(new URL(elsewhere, served.url).href, init)
+        assert.strictEqual(refused.status, 404, elsewhere)
+      }
+      assert.deepStrictEqual(yield* served.sessions, [])
+      const queried = yield* post(`${served.url}?client=raw`, init)
+      assert.strictEqual(queried.status, 200)
+      assert.deepStrictEqual(yield* served.sessions, [queried.headers.get("mcp-session-id") ?? ""])
+    }))
+
   it.live("a client reconnecting to the GET stream with Last-Event-ID receives the events it missed", () =>
     Effect.gen(function*() {
       const served = yield* serveBoard()

@@ -1,7 +1,8 @@
 // What the Streamable HTTP face refuses before a session sees a request: foreign Host and Origin
 // headers (DNS rebinding), oversized bodies, malformed JSON. Raw HTTP, since `fetch` may not set Host.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Option, Result, Schema } from "effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Http from "node:http"
 import { McpHttp } from "effect-surface/mcp"
 import * as HttpGuard from "../../src/mcp/HttpGuard.ts"
@@ -164,4 +165,57 @@ describe("rebinding protection on other loopback binds", () => {
     assert.isTrue(Option.isNone(HttpGuard.checkHeaders(allow, { host: "localhost:4000" })))
     assert.isTrue(Option.isSome(HttpGuard.checkHeaders(allow, { host: "evil.example:4000" })))
   })
+})
+
+// Bytes near a JSON body: the text of any JSON value, maybe after a byte-order mark, maybe with
+// arbitrary bytes (broken UTF-8 included) in its place or after it.
+const body = Schema.Struct({
+  bom: Schema.Boolean,
+  value: Schema.Json,
+  noise: Schema.Uint8Array,
+  shape: Schema.Literals(["json", "json then noise", "noise"])
+})
+
+const bytesOf = ({ bom, noise, shape, value }: typeof body.Type): Uint8Array => {
+  const text = new TextEncoder().encode(JSON.stringify(value))
+  const parts = [bom ? [0xef, 0xbb, 0xbf] : [], shape === "noise" ? [] : [...text], shape === "json" ? [] : [...noise]]
+  return new Uint8Array(parts.flat())
+}
+
+// What the body says as the web platform reads it: TextDecoder's UTF-8, then JSON.parse.
+const reference = (bytes: Uint8Array): Result.Result<unknown, string> => {
+  try {
+    return Result.succeed(JSON.parse(new TextDecoder().decode(bytes)))
+  } catch {
+    return Result.fail("Parse error: Invalid JSON")
+  }
+}
+
+const requestOf = (bytes: Uint8Array, declared: boolean) =>
+  HttpServerRequest.fromWeb(
+    new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: declared ? { "content-length": String(bytes.byteLength) } : {},
+      body: bytes
+    })
+  )
+
+describe("reading a body as JSON", () => {
+  it.effect.prop(
+    "any bytes read as the web platform reads them: the same value, or a -32700 parse error, whether the length is declared or streamed",
+    { sent: body },
+    ({ sent }) =>
+      Effect.gen(function*() {
+        const bytes = bytesOf(sent)
+        const expected = reference(bytes)
+        for (const declared of [true, false]) {
+          const read = yield* Effect.result(HttpGuard.readJson(requestOf(bytes, declared), 1024 * 1024))
+          if (Result.isSuccess(expected)) {
+            assert.isTrue(Result.isSuccess(read), `declared ${declared}`)
+            assert.deepStrictEqual(Result.getOrUndefined(read), expected.success, `declared ${declared}`)
+          } else assert.isTrue(Result.isFailure(read) && read.failure.code === -32700, `declared ${declared}`)
+        }
+      }),
+    { arbitrary: { runs: 300 } }
+  )
 })

@@ -3,8 +3,9 @@
  *
  * The order is the point: refused while shutting down, then by `Host`/`Origin`, then by method; a
  * POST's body read under its bound and its session found (or opened by its `initialize`) while it
- * is counted as admitting; the requests it carries recorded as awaiting answers; then the SDK's
- * transport answers, and a POST's answer is settled as JSON or as its SSE stream. Kept apart from
+ * is counted as admitting; the requests it carries recorded as awaiting answers; then a lone plain
+ * call takes the direct road to its JSON answer, and anything else is answered by the SDK's
+ * transport, a POST's answer settled as JSON or as its SSE stream. Kept apart from
  * `Http` so the path a request takes reads top to bottom over the server's explicit state.
  *
  * @since 0.1.0
@@ -230,21 +231,61 @@ const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, a
       )
       yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
     }
-    // The request scope (and with it what was counted) closes when the body has been written: at
-    // once for a body written whole, when its stream ends for one streamed. A POST whose requests
-    // produced nothing but their answers is answered as one JSON body; a POST stream whose answers
-    // were all handed on will never be resumed, so its stored events go.
+    return yield* written(server, request, entry, web, body)
+  })
+
+// The request scope (and with it what was counted) closes when the body has been written: at once
+// for a body written whole, when its stream ends for one streamed. A POST whose requests produced
+// nothing but their answers is answered as one JSON body; a POST stream whose answers were all
+// handed on will never be resumed, so its stored events go.
+const written = (
+  server: Server,
+  request: HttpServerRequest.HttpServerRequest,
+  entry: HttpSessions.Entry,
+  web: Response,
+  body: Option.Option<unknown>
+) =>
+  Effect.gen(function*() {
+    const { method } = request
     const expected = Option.match(body, { onNone: () => 0, onSome: (sent) => Web.requestIds(sent).length })
     const delivered = (eventId: string) =>
       server.runFork(
-        Effect.catchTag(server.store.drop(entry.id, eventId), "EventStoreError", (error) =>
-          Effect.logDebug(`MCP answered stream kept: ${error.message}`))
+        Effect.catchTag(
+          server.store.drop(entry.id, eventId),
+          "EventStoreError",
+          (error) => Effect.logDebug(`MCP answered stream kept: ${error.message}`)
+        )
       )
     const answer = method === "POST" ? yield* HttpResponse.settle(web, expected, delivered) : web
     return HttpEffect.scopeTransferToStream(
       yield* Web.toResponse(answer, method === "POST", method === "GET" ? unread(server, request, entry) : undefined)
     )
   })
+
+// A plain call to a session served here alone takes the direct road (`httpDirect`): its answer is
+// the JSON body, with nothing stored; one that produced something else first is answered with the
+// SDK's stream, as every other POST is. Anything else is not taken (`undefined`).
+const direct = (
+  server: Server,
+  request: HttpServerRequest.HttpServerRequest,
+  admitted: Admitted
+): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
+  const { body, dropped, entry, opening } = admitted
+  if (entry.direct === undefined || opening || dropped.length > 0 || Option.isNone(body)) return undefined
+  const headers = Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
+  const url = urlOf(server, request)
+  const taken = entry.direct.post(body.value, headers, url, () => Web.toWebRequest(request.method, url, headers))
+  if (taken === undefined) return undefined
+  return Effect.flatMap(taken, (outcome) =>
+    outcome._tag === "Answer"
+      ? Effect.succeed(
+        HttpServerResponse.text(outcome.json, {
+          contentType: "application/json",
+          headers: { "mcp-session-id": entry.id }
+        })
+      )
+      : written(server, request, entry, outcome.response, body))
+}
 
 // A GET stream past its buffer is closed with its connection (the transport has stored every
 // event it held), and the client resumes with `Last-Event-ID`.
@@ -286,7 +327,7 @@ const serve = (server: Server) =>
     if (admitted.dropped.length > 0 && Option.isSome(admitted.body) && Web.isEmpty(admitted.body.value)) {
       return answerDropped(admitted.entry, admitted.dropped)
     }
-    return yield* respond(server, request, admitted)
+    return yield* (direct(server, request, admitted) ?? respond(server, request, admitted))
   })
 
 /**
@@ -311,3 +352,21 @@ export const handler = (
         )
     })
   )
+
+const notFound = HttpServerResponse.empty({ status: 404 })
+
+/**
+ * Serve `endpoint` at `path` (its query aside) and answer 404 elsewhere, as a router with the one
+ * route would. The endpoint runs interruptible, so a client that goes away stops its request.
+ */
+export const onPath = <E, R>(
+  path: string,
+  endpoint: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
+  const served = Effect.interruptible(endpoint)
+  const query = `${path}?`
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const { url } = request
+    return url === path || url.startsWith(query) ? served : Effect.succeed(notFound)
+  })
+}
