@@ -14,6 +14,7 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Duration, Effect, Layer, Option, Scope } from "effect"
+import * as HttpRouter from "effect/http/HttpRouter"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
@@ -203,8 +204,8 @@ export const serveFace = (
     const store = table.shared?.store ?? local
     const drain = yield* HttpDrain.make
     const url = urlFor(host, port, path)
-    // One endpoint: the path is matched here rather than by a router, which would copy the
-    // request's context three times over to tell it what this check does.
+    // One endpoint: its exact path is matched at once; every other URL goes through a router with
+    // the one route, so the forms a router matches (a trailing slash, …) are served as they were.
     const endpoint = HttpRequest.handler({
       table,
       store,
@@ -217,7 +218,9 @@ export const serveFace = (
       url,
       urls: new Map()
     })
-    yield* server.serve(HttpRequest.onPath(path, endpoint))
+    const router = yield* HttpRouter.make
+    yield* router.add("*", path, endpoint)
+    yield* server.serve(HttpRequest.onPath(path, endpoint, router.asHttpEffect()))
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
     yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout))

@@ -199,7 +199,7 @@ describe("MCP over Streamable HTTP: sessions", () => {
       assert.strictEqual(get.status, 404)
     }))
 
-  it.live("the endpoint is served at its path with or without a query; any other path is 404 and opens no session", () =>
+  it.live("the endpoint is served at its path with or without a query and in the forms a router matches (a trailing slash, another case); any other path is 404 and opens no session", () =>
     Effect.gen(function*() {
       const served = yield* serveBoard({ path: "/rpc" })
       const init = {
@@ -216,6 +216,10 @@ describe("MCP over Streamable HTTP: sessions", () => {
       const queried = yield* post(`${served.url}?client=raw`, init)
       assert.strictEqual(queried.status, 200)
       assert.deepStrictEqual(yield* served.sessions, [queried.headers.get("mcp-session-id") ?? ""])
+      for (const alike of ["/rpc/", "/rpc/?client=raw", "/RPC", "//rpc"]) {
+        const answered = yield* post(`${new URL(served.url).origin}${alike}`, init)
+        assert.strictEqual(answered.status, 200, alike)
+      }
     }))
 
   it.live("a client reconnecting to the GET stream with Last-Event-ID receives the events it missed", () =>

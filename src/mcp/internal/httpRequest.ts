@@ -353,20 +353,23 @@ export const handler = (
     })
   )
 
-const notFound = HttpServerResponse.empty({ status: 404 })
-
 /**
- * Serve `endpoint` at `path` (its query aside) and answer 404 elsewhere, as a router with the one
- * route would. The endpoint runs interruptible, so a client that goes away stops its request.
+ * Serve `endpoint` at `path` (its query aside) and hand any other URL to `otherwise` — the router
+ * with the one route, which answers the forms it also matches (`/mcp/`, `//mcp`, `/MCP`, …) and 404
+ * elsewhere. The usual request is matched here, sparing the router's three copies of its context.
+ * The endpoint runs interruptible, so a client that goes away stops its request.
  */
-export const onPath = <E, R>(
+export const onPath = <E, R, E2, R2>(
   path: string,
-  endpoint: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> => {
+  endpoint: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  otherwise: Effect.Effect<HttpServerResponse.HttpServerResponse, E2, R2>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E | E2, R | R2 | HttpServerRequest.HttpServerRequest> => {
   const served = Effect.interruptible(endpoint)
   const query = `${path}?`
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const { url } = request
-    return url === path || url.startsWith(query) ? served : Effect.succeed(notFound)
+    return url === path || url.startsWith(query)
+      ? served as Effect.Effect<HttpServerResponse.HttpServerResponse, E | E2, R | R2>
+      : otherwise
   })
 }
