@@ -11,6 +11,7 @@
  *
  * @since 0.1.0
  */
+import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js"
 import { Data, Effect, Option, Stream } from "effect"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -292,7 +293,8 @@ export const checkHeaders = (
 }
 
 /**
- * Whether a `Content-Type` names JSON (its media type, parameters ignored).
+ * Whether a `Content-Type` names JSON (its media type, parameters ignored), judged as the SDK's
+ * transport judges it, so no request passes here that the transport would refuse with 415.
  *
  * @example
  * ```ts
@@ -303,9 +305,7 @@ export const checkHeaders = (
  *
  * @since 0.1.0
  */
-export const isJson = (contentType: string | undefined): boolean =>
-  contentType === "application/json" ||
-  (contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json")
+export const isJson = (contentType: string | undefined): boolean => isJsonContentType(contentType)
 
 /**
  * Read a request body as JSON, at most `maxBytes` of it. A declared length over the bound is

@@ -26,7 +26,13 @@ const observedStore = () => {
   return { store: observed, issued }
 }
 
-const tools = (gate: Deferred.Deferred<void>, started: Deferred.Deferred<void>) => ({
+const tools = (gate: Deferred.Deferred<void>, started: Deferred.Deferred<void>, runs: { count: number }) => ({
+  counted: Tools.make({
+    description: "Count a run, log a line, answer.",
+    mutates: true,
+    handler: () =>
+      Effect.sync(() => ++runs.count).pipe(Effect.andThen(Effect.logInfo("counted")), Effect.as("counted answer"))
+  }),
   plain: Tools.make({ description: "Answer at once.", mutates: false, handler: () => Effect.succeed("plain answer") }),
   logs: Tools.make({
     description: "Log a line, then answer.",
@@ -55,15 +61,16 @@ const serve = Effect.gen(function*() {
   const { issued, store } = observedStore()
   const gate = yield* Deferred.make<void>()
   const started = yield* Deferred.make<void>()
+  const runs = { count: 0 }
   const options = yield* serverOptions
   const served = yield* McpHttp.serve({
     ...options,
-    tools: { ...options.tools, ...tools(gate, started) },
+    tools: { ...options.tools, ...tools(gate, started, runs) },
     http: { port: 0 }
   }).pipe(Effect.provideService(McpEventStore.EventStore, store))
   const session = yield* rawSession(served.url)
   const postStreams = () => issued.filter((event) => event.session === session && event.stream !== "_GET_stream")
-  return { served, session, gate, started, postStreams }
+  return { served, session, gate, started, postStreams, runs }
 })
 
 const call = (id: number, name: string) => ({
@@ -158,6 +165,39 @@ describe("MCP over Streamable HTTP: the direct road for plain calls", () => {
       assert.deepInclude(JSON.parse(again), { jsonrpc: "2.0", id: 10 })
       assert.include(again, "plain answer")
       assert.deepStrictEqual(yield* served.sessions, [session])
+    }))
+
+  it.live("a Content-Type the SDK's transport refuses (415) is refused before any tool runs, whichever road the call would take", () =>
+    Effect.gen(function*() {
+      const { runs, served, session } = yield* serve
+      for (const contentType of ["application/json; charset=utf-8, text/plain", "application/json;,x"]) {
+        const refused = yield* Effect.promise(() =>
+          fetch(served.url, {
+            method: "POST",
+            headers: { ...headers(session), "content-type": contentType },
+            body: JSON.stringify(call(4, "counted"))
+          })
+        )
+        yield* text(refused)
+        assert.strictEqual(refused.status, 415, contentType)
+      }
+      assert.strictEqual(runs.count, 0)
+    }))
+
+  it.live("a request id reused while its first request is in flight is refused with -32600, and neither call is answered with the other's result", () =>
+    Effect.gen(function*() {
+      const { gate, runs, served, session, started } = yield* serve
+      const first = yield* post(served.url, call(20, "waits"), session).pipe(Effect.flatMap(text), Effect.forkChild)
+      yield* Deferred.await(started)
+      const reused = { ...call(20, "counted"), params: { name: "counted", arguments: {}, _meta: {} } }
+      const second = yield* Effect.flatMap(post(served.url, reused, session), text).pipe(Effect.timeout("5 seconds"))
+      assert.include(second, "-32600")
+      assert.notInclude(second, "let through")
+      yield* Deferred.succeed(gate, undefined)
+      const answered = yield* Fiber.join(first)
+      assert.include(answered, "let through")
+      assert.notInclude(answered, "counted")
+      assert.strictEqual(runs.count, 0)
     }))
 
   it.live("what the road does not take — a request with _meta, a batch — is answered by the SDK's transport as before", () =>

@@ -107,6 +107,15 @@ const closedAnswer = (id: RequestId): string =>
     error: { code: ErrorCode.ConnectionClosed, message: "The session ended before the request was answered" }
   })
 
+const idInUse = (id: RequestId): JSONRPCMessage => ({
+  jsonrpc: "2.0",
+  id,
+  error: {
+    code: ErrorCode.InvalidRequest,
+    message: `Request id ${JSON.stringify(id)} is in use by a request still in flight`
+  }
+})
+
 /**
  * `sdk` with the direct road: connect the SDK server to the result, never to `sdk` itself.
  */
@@ -114,6 +123,9 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
   // The SDK server's view of it: what it sends is passed on with the options it gave.
   const inner: Transport = sdk
   const waiting = new Map<RequestId, Waiting>()
+  // Requests the SDK's transport took, until answered: their answers are its to route, whatever
+  // the road holds under the same id.
+  const viaSdk = new Set<RequestId>()
   let closed = false
 
   const settle = (entry: Waiting, outcome: Outcome) => {
@@ -157,7 +169,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
   const post: Direct["post"] = (body, headers, url, request) => {
     const message = plainRequest(body)
     if (message === undefined || closed || sdk.sessionId === undefined || !acceptable(headers)) return undefined
-    if (waiting.has(message.id) || direct.onmessage === undefined) return undefined
+    if (waiting.has(message.id) || viaSdk.has(message.id) || direct.onmessage === undefined) return undefined
     const onmessage = direct.onmessage
     return Effect.callback<Outcome>((resume) => {
       const entry: Waiting = {
@@ -181,6 +193,10 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
 
   const send = (message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> => {
     const id = isAnswer(message) ? message.id : options?.relatedRequestId
+    if (id !== undefined && viaSdk.has(id)) {
+      if (isAnswer(message)) viaSdk.delete(id)
+      return inner.send(message, options)
+    }
     const entry = id === undefined ? undefined : waiting.get(id)
     if (entry === undefined) return inner.send(message, options)
     if (entry.handedOver === undefined && isAnswer(message)) {
@@ -205,7 +221,16 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
   }
 
   sdk.onmessage = (message, extra) => {
-    if (isRequest(message) && waiting.get(message.id)?.handing === true) return
+    if (isRequest(message)) {
+      const held = waiting.get(message.id)
+      if (held?.handing === true) return
+      // A client must not reuse an id in flight; answered so, rather than with the other's answer.
+      if (held !== undefined) {
+        void inner.send(idInUse(message.id)).catch(() => undefined)
+        return
+      }
+      viaSdk.add(message.id)
+    }
     direct.onmessage?.(message, extra)
   }
   sdk.onerror = (error) => direct.onerror?.(error)
@@ -216,6 +241,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
       if (entry.handedOver === undefined) settle(entry, { _tag: "Answer", json: closedAnswer(entry.id) })
     }
     waiting.clear()
+    viaSdk.clear()
     direct.onclose?.()
   }
   return direct
