@@ -20,6 +20,8 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -252,9 +254,18 @@ interface Initializing {
   readonly _oninitialize: (request: InitializeRequest) => Promise<InitializeResult>
 }
 
+// The SDK checks an elicitation's answer with a validator of its own, an Ajv instance (about
+// 17 KiB) it would build with every session; most sessions never elicit, so it is built on the
+// first elicitation of the session that makes one.
+const lazyValidator = (): jsonSchemaValidator => {
+  let built: AjvJsonSchemaValidator | undefined
+  return { getValidator: (schema) => (built ??= new AjvJsonSchemaValidator()).getValidator(schema) }
+}
+
 const makeServer = (face: Face.Face): Server => {
   const instructions = face.instructions
   return new Server(face.serverInfo, {
+    jsonSchemaValidator: lazyValidator(),
     // Advertised from the first initialize even when nothing is exposed: a host that never heard
     // the lists can change has no reason to re-read them after a roster move.
     capabilities: {

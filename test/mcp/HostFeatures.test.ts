@@ -346,6 +346,21 @@ describe("elicitation", () => {
       })
     }))
 
+  it.live("an accepted answer the requested form does not allow is refused by the SDK's own check, in every session", () =>
+    Effect.gen(function*() {
+      for (let session = 0; session < 2; session++) {
+        const { answers, h } = yield* elicitingHost
+        answers.push({
+          action: "accept",
+          content: { name: 5, age: 25, score: 88, status: "inactive", verified: false }
+        })
+        const refused = yield* call(h, "ask_person", { message: "Who?" })
+        assert.isTrue(refused.isError)
+        assert.include(textOf(refused), "does not match requested schema")
+        assert.include(textOf(refused), "name")
+      }
+    }))
+
   it.live("a client without the capability is sent nothing and the call fails saying so; a schema no form can ask is refused by field", () =>
     Effect.gen(function*() {
       const h = yield* host(yield* makeFace())

@@ -160,13 +160,14 @@ export const toResponse = (
   const contentType = web.headers.get("content-type") ?? undefined
   const options = { status: web.status, headers, contentType }
   if (!answersPost) {
+    const sse = contentType?.startsWith("text/event-stream") === true
+    // A GET stream's opening is its bounded stream's first chunk: one stream per open GET, not two.
     const stream = Stream.fromReadableStream({
-      evaluate: () => unread === undefined ? body : bounded(body, unread),
+      evaluate: () => unread === undefined ? body : bounded(body, unread, sse ? sseOpening : undefined),
       onError: (cause) => cause
     })
     return Effect.succeed(HttpServerResponse.stream(
-      contentType?.startsWith("text/event-stream") === true ? Stream.concat(Stream.succeed(sseOpening), stream)
-        : stream,
+      sse && unread === undefined ? Stream.concat(Stream.succeed(sseOpening), stream) : stream,
       options
     ))
   }
@@ -194,7 +195,11 @@ export const toResponse = (
 // not reading, and the stream is ended (every event it held is in the event store) for the client
 // to resume with `Last-Event-ID`. What the transport had written before the stream was handed
 // over — a resume's replay, bounded by the event store — is held beyond the bound.
-const bounded = (source: ReadableStream<Uint8Array>, unread: Unread): ReadableStream<Uint8Array> => {
+const bounded = (
+  source: ReadableStream<Uint8Array>,
+  unread: Unread,
+  opening: Uint8Array | undefined
+): ReadableStream<Uint8Array> => {
   const reader = source.getReader()
   let ended = false
   // Nothing counts against the bound until the first turn has ended.
@@ -211,6 +216,7 @@ const bounded = (source: ReadableStream<Uint8Array>, unread: Unread): ReadableSt
   }
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      if (opening !== undefined) controller.enqueue(opening)
       const held = () => unread.maxBytes - (controller.desiredSize ?? 0)
       const turn = setImmediate(() => {
         allowance = unread.maxBytes + held()
