@@ -184,6 +184,27 @@ describe("MCP over Streamable HTTP: the direct road for plain calls", () => {
       assert.strictEqual(runs.count, 0)
     }))
 
+  it.live("a request labelled with a protocol version the SDK does not support is 400 before any tool runs; a supported older one is served", () =>
+    Effect.gen(function*() {
+      const { runs, served, session } = yield* serve
+      const labelled = (version: string, id: number) =>
+        Effect.promise(() =>
+          fetch(served.url, {
+            method: "POST",
+            headers: { ...headers(session), "mcp-protocol-version": version },
+            body: JSON.stringify(call(id, "counted"))
+          })
+        )
+      for (const [i, version] of ["1900-01-01", "2024-13-99"].entries()) {
+        const refused = yield* labelled(version, 30 + i)
+        yield* text(refused)
+        assert.strictEqual(refused.status, 400, version)
+      }
+      assert.strictEqual(runs.count, 0)
+      const older = yield* labelled("2025-06-18", 40)
+      assert.include(yield* text(older), "counted answer")
+    }))
+
   it.live("a request id reused while its first request is in flight is refused with -32600, and neither call is answered with the other's result", () =>
     Effect.gen(function*() {
       const { gate, runs, served, session, started } = yield* serve

@@ -55,14 +55,16 @@ const headersView = (record: Readonly<Record<string, string>>): Headers => {
 // The SDK decides from `MCP-Protocol-Version` whether a response stream may be resumed (a priming
 // event, a `retry` hint, closing the stream mid-call); the session's version is the one its
 // `initialize` negotiated, so a request labelled with an older one does not downgrade the session's
-// streams.
+// streams. A version the SDK does not support is left as labelled, for its transport to refuse (400).
 export const headersFor = (
   headers: Readonly<Record<string, string>>,
   version: string | undefined
 ): Readonly<Record<string, string>> => {
   const labelled = headers["mcp-protocol-version"]
-  return version !== undefined && labelled !== undefined && labelled < version
-    ? { ...headers, "mcp-protocol-version": version } : headers
+  return version !== undefined && labelled !== undefined && labelled < version &&
+      SUPPORTED_PROTOCOL_VERSIONS.includes(labelled)
+    ? { ...headers, "mcp-protocol-version": version }
+    : headers
 }
 
 const sseOpening = new TextEncoder().encode(": stream open\n\n")
