@@ -9,11 +9,11 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Deferred, Effect, Fiber, Layer, Option, Queue, Schedule, Stream } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import { Tools } from "effect-surface"
 import { McpHttp, McpServer } from "effect-surface/mcp"
 import { type BoardClients, serverOptions } from "../../examples/board/app.ts"
-import { events, type SseEvent } from "./httpRaw.ts"
+import { events, openGet, post, rawSession, resumeGet, type SseEvent } from "./httpRaw.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}, extra: Partial<McpHttp.Options<never, never, BoardClients>> = {}) =>
   Effect.flatMap(
@@ -51,47 +51,8 @@ const call = (client: Client, name: string, args: Record<string, unknown> = {}, 
     >
   )
 
-const headers = (session?: string) => ({
-  "content-type": "application/json",
-  accept: "application/json, text/event-stream",
-  "mcp-protocol-version": "2025-11-25",
-  ...(session === undefined ? {} : { "mcp-session-id": session })
-})
-
-const post = (url: string, body: unknown, session?: string) =>
-  Effect.promise(() => fetch(url, { method: "POST", headers: headers(session), body: JSON.stringify(body) }))
-
 const json = (response: Response) =>
   Effect.promise(() => response.json() as Promise<{ readonly error?: { readonly code: number } }>)
-
-/** Open a session with raw requests: `initialize`, then `notifications/initialized`. */
-const rawSession = (url: string) =>
-  Effect.gen(function*() {
-    const init = yield* post(url, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1.0.0" } }
-    })
-    assert.strictEqual(init.status, 200)
-    const session = init.headers.get("mcp-session-id") ?? ""
-    yield* Effect.promise(() => init.text())
-    const initialized = yield* post(url, { jsonrpc: "2.0", method: "notifications/initialized" }, session)
-    assert.strictEqual(initialized.status, 202)
-    return session
-  })
-
-const openGet = (url: string, session: string, lastEventId?: string) =>
-  Effect.promise(() =>
-    fetch(url, {
-      headers: {
-        accept: "text/event-stream",
-        "mcp-session-id": session,
-        "mcp-protocol-version": "2025-11-25",
-        ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
-      }
-    })
-  )
 
 const isUpdate = (event: SseEvent) => event.data.includes("notifications/resources/updated")
 
@@ -286,13 +247,7 @@ describe("MCP over Streamable HTTP: sessions", () => {
       const foreign = yield* openGet(served.url, stranger, ownersId)
       assert.strictEqual(foreign.status, 400)
       // The owner resumes once the server has seen its first stream go (until then it is 409).
-      const own = yield* openGet(served.url, owner, ownersId).pipe(
-        Effect.repeat({
-          until: (response) => response.status !== 409,
-          schedule: Schedule.spaced("20 millis"),
-          times: 100
-        })
-      )
+      const own = yield* resumeGet(served.url, owner, ownersId)
       assert.strictEqual(own.status, 200)
       yield* Effect.promise(() => own.body?.cancel() ?? Promise.resolve())
     }))

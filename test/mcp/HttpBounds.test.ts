@@ -10,7 +10,7 @@ import * as Net from "node:net"
 import { Tools } from "effect-surface"
 import { McpEventStore, McpHttp, McpHttpGuard } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
-import { errorCode, events, headers, initialize, openGet, post, rawSession, text } from "./httpRaw.ts"
+import { errorCode, events, headers, initialize, openGet, post, rawSession, resumeGet, text } from "./httpRaw.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}) =>
   Effect.flatMap(
@@ -106,13 +106,7 @@ describe("MCP over Streamable HTTP: bounds", () => {
       const lastEventId = head[0]?.id ?? ""
       controller.abort()
       // Refused (409) until the server has seen the stream go.
-      const resumed = yield* openGet(served.url, session, lastEventId).pipe(
-        Effect.repeat({
-          until: (response) => response.status !== 409,
-          schedule: Schedule.spaced("20 millis"),
-          times: 100
-        })
-      )
+      const resumed = yield* resumeGet(served.url, session, lastEventId)
       assert.strictEqual(resumed.status, 200)
       yield* Deferred.succeed(gate, undefined)
       const answer = yield* events(resumed).pipe(

@@ -4,12 +4,12 @@
 // own schema would accept as it stands.
 import { assert, describe, it } from "@effect/vitest"
 import { JSONRPCRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Deferred, Effect, Fiber, Option, Schedule, Schema, Stream } from "effect"
+import { Deferred, Effect, Fiber, Option, Schema, Stream } from "effect"
 import { Caller, Tools } from "effect-surface"
 import { McpEventStore, McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import * as HttpDirect from "../../src/mcp/internal/httpDirect.ts"
-import { errorCode, events, headers, openGet, post, rawSession, text } from "./httpRaw.ts"
+import { errorCode, events, headers, post, rawSession, resumeGet, text } from "./httpRaw.ts"
 
 /** A store that remembers every event id it issued, by session and stream. */
 const observedStore = () => {
@@ -116,13 +116,7 @@ describe("MCP over Streamable HTTP: the direct road for plain calls", () => {
       const lastEventId = /^id: ?(.+)$/m.exec(body)?.[1] ?? ""
       assert.notStrictEqual(lastEventId, "")
       yield* Deferred.await(started)
-      const resumed = yield* openGet(served.url, session, lastEventId).pipe(
-        Effect.repeat({
-          until: (response) => response.status !== 409,
-          schedule: Schedule.spaced("20 millis"),
-          times: 100
-        })
-      )
+      const resumed = yield* resumeGet(served.url, session, lastEventId)
       assert.strictEqual(resumed.status, 200)
       yield* Deferred.succeed(gate, undefined)
       const answer = yield* events(resumed).pipe(

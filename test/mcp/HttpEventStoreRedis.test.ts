@@ -4,11 +4,11 @@
 import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Effect, Fiber, Layer, Option, Queue, Schedule, Stream } from "effect"
+import { Context, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { McpEventStore, McpEventStoreRedis, McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
-import { events, openGet, post, rawSession, text } from "./httpRaw.ts"
+import { events, openGet, post, rawSession, resumeGet, text } from "./httpRaw.ts"
 import * as RedisServer from "./redisServer.ts"
 
 const note = (n: number): JSONRPCMessage => ({
@@ -157,13 +157,7 @@ layer(RedisServer.layer, { timeout: 30_000, excludeTestServices: true })(
           ""
         // Missed while away (one move: moves made together may be announced as one), then resumed.
         yield* served.face.setPrompts({})
-        const resumed = yield* openGet(served.url, session, lastEventId).pipe(
-          Effect.repeat({
-            until: (response) => response.status !== 409,
-            schedule: Schedule.spaced("20 millis"),
-            times: 100
-          })
-        )
+        const resumed = yield* resumeGet(served.url, session, lastEventId)
         assert.strictEqual(resumed.status, 200)
         const replayed = yield* events(resumed).pipe(Stream.runHead, Effect.timeout("5 seconds"))
         const missed = Option.getOrUndefined(replayed)

@@ -1,7 +1,7 @@
 // Raw Streamable HTTP for tests that check the exchange itself: requests with exactly the headers
 // given, sessions opened by hand, SSE bodies read as events.
 import { assert } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Effect, Schedule, Stream } from "effect"
 
 export const headers = (session?: string) => ({
   "content-type": "application/json",
@@ -50,6 +50,19 @@ export const openGet = (url: string, session: string, lastEventId?: string) =>
         "mcp-protocol-version": "2025-11-25",
         ...(lastEventId === undefined ? {} : { "last-event-id": lastEventId })
       }
+    })
+  )
+
+/**
+ * Resume the GET stream from `lastEventId`, once the server has seen the stream it replaces go
+ * (until then it answers 409).
+ */
+export const resumeGet = (url: string, session: string, lastEventId?: string) =>
+  openGet(url, session, lastEventId).pipe(
+    Effect.repeat({
+      until: (response) => response.status !== 409,
+      schedule: Schedule.spaced("20 millis"),
+      times: 100
     })
   )
 
