@@ -113,11 +113,10 @@ const rows: ReadonlyArray<Row> = [
   }
 ]
 
-const shown = (value: number, unit: Row["unit"]): string => {
-  const digits = value >= 100 ? 0 : value >= 10 ? 1 : 2
-  const scaled = unit === "B" ? value / 1024 : value
-  return unit === "B" ? `${scaled.toFixed(1)} KiB` : `${scaled.toFixed(digits)} ${unit}`
-}
+const shown = (value: number, unit: Row["unit"]): string =>
+  unit === "B"
+    ? `${(value / 1024).toFixed(1)} KiB`
+    : `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${unit}`
 
 const ratio = (r: number): string => (r >= 10 ? r.toFixed(1) : r.toFixed(2))
 

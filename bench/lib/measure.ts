@@ -1,12 +1,14 @@
 // Timing, sampling and reporting for the benchmarks: one place that says how a figure is measured
 // (warm-up, interleaved samples of ours and the peer, the median) and how it is printed (one JSON
 // line on stdout per figure, nothing else on stdout).
+import { PerformanceObserver } from "node:perf_hooks"
+import * as v8 from "node:v8"
 
 /** Sizes and switches, from the environment. */
 export const config = {
   /** `BENCH_QUICK=1`: every figure, few samples — a smoke run, not a measurement. */
   quick: process.env.BENCH_QUICK === "1" || process.env.BENCH_QUICK === "true",
-  /** `BENCH_ONLY=regex`: run only the families whose name matches (inmemory, startup, stdio, http, scale, fanout, acp, toolset, stores, redis). */
+  /** `BENCH_ONLY=regex`: run only the families whose name matches (inmemory, pool, startup, stdio, http, scale, fanout, acp, toolset, stores, redis). */
   only: process.env.BENCH_ONLY === undefined || process.env.BENCH_ONLY === "" ? undefined
     : new RegExp(process.env.BENCH_ONLY),
   /** `BENCH_EFFORT=0.5`: multiply every sample and iteration count (not sizes) by this factor. */
@@ -116,8 +118,6 @@ export const concurrent = async (n: number, inFlight: number, op: () => Promise<
  * (`--max-semi-space-size`); a window a collection fell into is taken again, smaller.
  */
 export const allocatedPerOp = async (n: number, inFlight: number, op: () => Promise<unknown>): Promise<number> => {
-  const { PerformanceObserver } = await import("node:perf_hooks")
-  const v8 = await import("node:v8")
   const gc = (globalThis as { gc?: () => void }).gc
   if (gc === undefined) throw new Error("allocatedPerOp needs node --expose-gc")
   let collections = 0
