@@ -1,6 +1,9 @@
 // `npm run conformance`: serve the everything server on a free port and run the official MCP
-// conformance suite against it. Exits with the suite's status, so CI fails on any failure that
-// `examples/conformance-server/expected-failures.yaml` does not list (each with its reason).
+// conformance suite against it, once for each revision it serves (`--requirements 2026-07-28`, the
+// stateless revision, and `--requirements 2025-11-25`, sessions): exactly the scenarios each
+// revision requires, frozen at its release. Exits non-zero when either run fails a scored
+// scenario (and on any failure `examples/conformance-server/expected-failures.yaml` does not list,
+// each with its reason, when that file exists).
 // `npm run conformance:redis` (`--redis`): the same suite through a round-robin proxy with no
 // session affinity, in front of two instances of the server (child processes) sharing their
 // sessions in a Redis started for the run (persistence off) and stopped after it.
@@ -50,27 +53,44 @@ const shared: Effect.Effect<Target, never, Scope.Scope> = Effect.gen(function*()
   return { url: proxy.url, spread }
 })
 
+/** The revisions served, newest first: each is one run of the suite. */
+const revisions = ["2026-07-28", "2025-11-25"] as const
+
+// One run of the suite against `url`: its exit code.
+const run = (url: string, revision: string) =>
+  Effect.gen(function*() {
+    yield* Console.log(`conformance: --requirements ${revision}`)
+    const args = [
+      suite,
+      "server",
+      "--url",
+      url,
+      "--requirements",
+      revision,
+      ...(existsSync(expected) ? ["--expected-failures", expected] : [])
+    ]
+    const child = yield* ChildProcess.make(process.execPath, args, {
+      cwd: root,
+      stdout: "pipe",
+      stderr: "inherit",
+      extendEnv: true
+    })
+    yield* child.stdout.pipe(
+      Stream.decodeText,
+      Stream.runForEach((text) => Effect.sync(() => process.stdout.write(text)))
+    )
+    return Number(yield* child.exitCode)
+  }).pipe(Effect.scoped)
+
 const main = Effect.gen(function*() {
   const { spread, url } = yield* (process.argv.includes("--redis") ? shared : single)
-  const args = [
-    suite,
-    "server",
-    "--url",
-    url,
-    "--suite",
-    "all",
-    ...(existsSync(expected) ? ["--expected-failures", expected] : [])
-  ]
-  const run = yield* ChildProcess.make(process.execPath, args, {
-    cwd: root,
-    stdout: "pipe",
-    stderr: "inherit",
-    extendEnv: true
-  })
-  yield* run.stdout.pipe(Stream.decodeText, Stream.runForEach((text) => Effect.sync(() => process.stdout.write(text))))
-  const code = yield* run.exitCode
+  const codes = yield* Effect.forEach(revisions, (revision) => run(url, revision))
   yield* spread
-  return Number(code)
+  yield* Effect.forEach(
+    revisions,
+    (revision, i) => Console.log(`conformance: ${revision}: ${codes[i] === 0 ? "passed" : `failed (exit ${codes[i]})`}`)
+  )
+  return codes.find((code) => code !== 0) ?? 0
 }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
 
 NodeRuntime.runMain(Effect.flatMap(main, (code) => Effect.sync(() => process.exit(code))))

@@ -5,10 +5,11 @@
 // adds the names it is reached by.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
-import { Config, Console, Effect, Layer, Option, PubSub, Schedule, Schema, Stream } from "effect"
+import { Config, Console, Deferred, Effect, Layer, Option, PubSub, Schedule, Schema, Stream } from "effect"
 import { Ask, Caller, Progress, Surface, Tools } from "effect-surface"
+import type { Bundle } from "effect-surface"
 import { McpCompletion, McpHttp, McpHttpRedis, McpPrompts } from "effect-surface/mcp"
-import type { McpAppResources } from "effect-surface/mcp"
+import type { McpAppResources, McpFace } from "effect-surface/mcp"
 
 // A 1×1 PNG and a silent WAV: the smallest real files of their kinds.
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -88,11 +89,29 @@ const tools = {
   }),
   json_schema_2020_12_tool: Tools.make({
     description: "Tool with JSON Schema 2020-12 features",
+    // Advertised as written: $defs with an $anchor, composition and conditional keywords (SEP-2106).
     input: Tools.jsonSchema({
       $schema: "https://json-schema.org/draft/2020-12/schema",
       type: "object",
-      $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
-      properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+      $defs: {
+        address: {
+          $anchor: "addressDef",
+          type: "object",
+          properties: { street: { type: "string" }, city: { type: "string" } }
+        }
+      },
+      properties: {
+        name: { type: "string" },
+        address: { $ref: "#/$defs/address" },
+        contactMethod: { type: "string", enum: ["phone", "email"] },
+        phone: { type: "string" },
+        email: { type: "string" }
+      },
+      allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+      if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+      // oxlint-disable-next-line unicorn/no-thenable -- JSON Schema's conditional keyword, never awaited
+      then: { required: ["phone"] },
+      else: { required: ["email"] },
       additionalProperties: false
     }),
     mutates: false,
@@ -170,6 +189,162 @@ const tools = {
   })
 }
 
+// MCP 2026-07-28's input-required round trips, asked through the core's `Ask` as any handler asks:
+// the key names each question in `inputRequests`, as the suite expects it.
+const name = Schema.Struct({ name: Schema.String })
+const accepted = <A>(answer: { readonly _tag: string; readonly content?: A }) =>
+  answer._tag === "Accept" ? answer.content : undefined
+
+const askingTools = {
+  test_input_required_result_elicitation: Tools.make({
+    description: "Asks for the user's name (an input-required round trip).",
+    mutates: false,
+    handler: () =>
+      Effect.map(
+        Ask.elicit("What is your name?", name, { key: "user_name" }),
+        (answer) => `Hello, ${accepted(answer)?.name ?? "stranger"}!`
+      ),
+    render: say
+  }),
+  test_input_required_result_sampling: Tools.make({
+    description: "Asks the client's model a question (an input-required round trip).",
+    mutates: false,
+    handler: () =>
+      Effect.map(
+        Ask.sample({
+          messages: [{ role: "user", content: { type: "text", text: "What is the capital of France?" } }],
+          maxTokens: 100
+        }, { key: "sample_request" }),
+        (reply) => `Sampling result: ${reply.content.type === "text" ? reply.content.text : "no text"}`
+      ),
+    render: say
+  }),
+  test_input_required_result_list_roots: Tools.make({
+    description: "Asks for the client's roots (an input-required round trip).",
+    mutates: false,
+    handler: () => Effect.map(Ask.roots({ key: "roots_request" }), (roots) => `Found ${roots.length} root(s)`),
+    render: say
+  }),
+  test_input_required_result_request_state: Tools.make({
+    description: "Asks for a confirmation, continued by the request state it sends.",
+    mutates: false,
+    handler: () =>
+      Effect.map(
+        Ask.elicit("Please confirm", Schema.Struct({ ok: Schema.Boolean }), { key: "confirm" }),
+        (answer) => accepted(answer)?.ok === true ? "state-ok: requestState validated" : "not confirmed"
+      ),
+    render: say
+  }),
+  test_input_required_result_multiple_inputs: Tools.make({
+    description: "Asks three questions at once: a form, a model and the roots.",
+    mutates: false,
+    handler: () =>
+      Effect.map(
+        Effect.all([
+          Ask.elicit("What is your name?", name, { key: "user_name" }),
+          Ask.sample({
+            messages: [{ role: "user", content: { type: "text", text: "Generate a greeting" } }],
+            maxTokens: 50
+          }, { key: "greeting" }),
+          Ask.roots({ key: "client_roots" })
+        ], { concurrency: "unbounded" }),
+        ([who, greeting, roots]) =>
+          `Name: ${accepted(who)?.name ?? "?"}; Greeting: ${
+            greeting.content.type === "text" ? greeting.content.text : "?"
+          }; Roots: ${roots.length}`
+      ),
+    render: say
+  }),
+  test_input_required_result_multi_round: Tools.make({
+    description: "Asks two questions, one round after the other.",
+    mutates: false,
+    handler: () =>
+      Effect.gen(function*() {
+        const who = accepted(yield* Ask.elicit("Step 1: What is your name?", name, { key: "step1" }))
+        const colour = accepted(
+          yield* Ask.elicit("Step 2: What is your favorite color?", Schema.Struct({ color: Schema.String }), {
+            key: "step2"
+          })
+        )
+        return `Multi-round complete for ${who?.name ?? "?"} who likes ${colour?.color ?? "?"}`
+      }),
+    render: say
+  }),
+  test_input_required_result_tampered_state: Tools.make({
+    description: "Asks for a confirmation; a retry whose request state was altered is refused.",
+    mutates: false,
+    handler: () =>
+      Effect.map(
+        Ask.elicit("Please confirm", Schema.Struct({ ok: Schema.Boolean }), { key: "confirm" }),
+        () => "integrity-ok: state verified"
+      ),
+    render: say
+  }),
+  test_input_required_result_capabilities: Tools.make({
+    description: "Asks only what the client declared it can answer.",
+    mutates: false,
+    handler: () =>
+      Effect.gen(function*() {
+        const { capabilities } = yield* Ask.Ask
+        const asked = yield* Effect.all([
+          capabilities.elicitation
+            ? Effect.as(
+              Ask.elicit("Elicitation input", Schema.Struct({ value: Schema.String }), { key: "elicit_input" }),
+              "elicit_input"
+            )
+            : Effect.succeed(undefined),
+          capabilities.sampling
+            ? Effect.as(
+              Ask.sample({
+                messages: [{ role: "user", content: { type: "text", text: "Sample request" } }],
+                maxTokens: 50
+              }, {
+                key: "sample_input"
+              }),
+              "sample_input"
+            )
+            : Effect.succeed(undefined)
+        ], { concurrency: "unbounded" })
+        const received = asked.filter((key) => key !== undefined)
+        return received.length === 0 ? "No supported capabilities declared"
+          : `capabilities-ok: received ${received.join(",")}`
+      }),
+    render: say
+  }),
+  test_missing_capability: Tools.make({
+    description: "Needs the client's model: a client that declared no sampling is told it is missing.",
+    mutates: false,
+    handler: () =>
+      Effect.as(
+        Ask.sample({ messages: [{ role: "user", content: { type: "text", text: "Say anything" } }], maxTokens: 10 }),
+        "Success"
+      ),
+    render: say
+  }),
+  test_streaming_elicitation: Tools.make({
+    description: "Answers at once: nothing but notices and its answer travel on its stream.",
+    mutates: false,
+    handler: () => Effect.succeed("Streaming complete"),
+    render: say
+  }),
+  test_logging_tool: Tools.make({
+    description: "Logs a line: sent to the client only at the log level its request asked for.",
+    mutates: false,
+    handler: () => Effect.as(Effect.logInfo("test_logging_tool ran"), "Logging complete"),
+    render: say
+  }),
+  test_custom_header: Tools.make({
+    description: "Echoes a value the client mirrors into the Mcp-Param-Value header.",
+    input: Tools.jsonSchema({
+      type: "object",
+      properties: { value: { type: "string", "x-mcp-header": "Value" } },
+      required: ["value"]
+    }),
+    mutates: false,
+    handler: (input) => Effect.succeed(input)
+  })
+}
+
 const prompts = {
   test_simple_prompt: McpPrompts.make({
     description: "A prompt with no arguments.",
@@ -201,6 +376,16 @@ const prompts = {
         McpPrompts.user({ type: "image", data: png, mimeType: "image/png" }),
         McpPrompts.user("Please analyze the image above.")
       ])
+  }),
+  test_input_required_result_prompt: McpPrompts.make({
+    description: "A prompt that asks the user for its context (an input-required round trip).",
+    handler: () =>
+      Effect.map(
+        Ask.elicit("What context should the prompt use?", Schema.Struct({ context: Schema.String }), {
+          key: "user_context"
+        }),
+        (answer) => [McpPrompts.user(`Prompt with context: ${accepted(answer)?.context ?? "none"}`)]
+      )
   })
 }
 
@@ -246,23 +431,47 @@ const Empty = Surface.make({})
 /** Serve the everything server; the dynamic tool, prompt and resource appear after start. */
 export const serve = (port: number, http: Omit<McpHttp.HttpOptions, "port"> = {}) =>
   Effect.gen(function*() {
+    // The suite's hooks for list changes move the lists to what they are (a move all the same).
+    const face = yield* Deferred.make<McpFace.Face>()
+    const triggers = {
+      test_trigger_tool_change: Tools.make({
+        description: "Moves the tool list, so listeners hear tools/list_changed.",
+        mutates: false,
+        handler: (): Effect.Effect<void> =>
+          Effect.flatMap(Deferred.await(face), (served) => Effect.orDie(served.setTools({ ...moved.tools }))),
+        render: () => say("tools moved")
+      }),
+      test_trigger_prompt_change: Tools.make({
+        description: "Moves the prompt list, so listeners hear prompts/list_changed.",
+        mutates: false,
+        handler: () =>
+          Effect.flatMap(Deferred.await(face), (served) =>
+            Effect.flatMap(served.prompts.current, (table) => served.setPrompts({ ...table }))),
+        render: () =>
+          say("prompts moved")
+      })
+    }
+    const everyTool = { ...tools, ...askingTools, ...triggers }
+    const moved: { tools: Bundle.RootTools } = { tools: everyTool }
     const ticks = yield* PubSub.unbounded<void>()
     yield* PubSub.publish(ticks, undefined).pipe(Effect.repeat(Schedule.spaced("3 seconds")), Effect.forkScoped)
     const resources = resourcesOf(Stream.fromPubSub(ticks))
     const served = yield* McpHttp.serve({
       core: { surface: Empty, expose: {} },
       client: Effect.succeed({ clients: {} }),
-      tools,
+      tools: everyTool,
       prompts,
       resources,
       serverInfo: { name: "effect-surface-conformance", version: "0.1.0" },
       // A client told to poll waits this long before resuming its stream.
       http: { port, retryInterval: "500 millis", ...http }
     })
-    yield* served.face.setTools({
-      ...tools,
+    yield* Deferred.succeed(face, served.face)
+    moved.tools = {
+      ...everyTool,
       test_dynamic_tool: fixed("Appears after the server starts.", [Tools.text("dynamic")])
-    })
+    }
+    yield* served.face.setTools(moved.tools)
     yield* served.face.setPrompts({
       ...prompts,
       test_dynamic_prompt: McpPrompts.make({

@@ -32,7 +32,7 @@ import type * as ToolResult from "./ToolResult.ts"
  * @since 0.1.0
  */
 export class ClientLacksCapability extends Schema.TaggedError<ClientLacksCapability>()("ClientLacksCapability", {
-  capability: Schema.Literals(["elicitation", "sampling"]),
+  capability: Schema.Literals(["elicitation", "sampling", "roots"]),
   method: Schema.String
 }) {
   override get message(): string {
@@ -78,19 +78,39 @@ export class ClientRequestFailed extends Schema.TaggedError<ClientRequestFailed>
 export type AskError = ClientLacksCapability | ClientRequestFailed | Elicitation.UnsupportedElicitationSchema
 
 /**
- * How long to wait for the answer; the face's default when absent. A person filling a form may need
- * longer than a model does.
+ * How long to wait for the answer (the face's default when absent: a person filling a form may need
+ * longer than a model does), and the question's name. Where a question travels inside the call's
+ * result (MCP 2026-07-28's `input_required`), the name is its key there, and an answer the client
+ * sent ahead under that key answers it at once; by default the `n`th question of a call is named
+ * `elicit-n`, `sample-n` or `roots-n`.
  *
  * @example
  * ```ts
  * import type { Ask } from "effect-surface"
- * const options: Ask.AskOptions = { timeout: "10 minutes" }
+ * const options: Ask.AskOptions = { timeout: "10 minutes", key: "confirm" }
  * ```
  *
  * @since 0.1.0
  */
 export interface AskOptions {
   readonly timeout?: Duration.Input
+  readonly key?: string
+}
+
+/**
+ * A root the caller works in: a `file://` URI and, optionally, a name to show for it.
+ *
+ * @example
+ * ```ts
+ * import type { Ask } from "effect-surface"
+ * const root: Ask.Root = { uri: "file:///home/ada/project", name: "project" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Root {
+  readonly uri: string
+  readonly name?: string | undefined
 }
 
 /**
@@ -164,7 +184,7 @@ export interface SampleResult {
  * @since 0.1.0
  */
 export class Ask extends Context.Service<Ask, {
-  readonly capabilities: { readonly elicitation: boolean; readonly sampling: boolean }
+  readonly capabilities: Capabilities
   readonly elicit: <S extends Schema.Top>(
     message: string,
     schema: S,
@@ -174,7 +194,27 @@ export class Ask extends Context.Service<Ask, {
     request: SampleRequest,
     options?: AskOptions
   ) => Effect.Effect<SampleResult, ClientLacksCapability | ClientRequestFailed>
+  readonly roots: (
+    options?: AskOptions
+  ) => Effect.Effect<ReadonlyArray<Root>, ClientLacksCapability | ClientRequestFailed>
 }>()("effect-surface/Ask") {}
+
+/**
+ * What the caller declared it can be asked.
+ *
+ * @example
+ * ```ts
+ * import type { Ask } from "effect-surface"
+ * const declared: Ask.Capabilities = { elicitation: true, sampling: false, roots: true }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Capabilities {
+  readonly elicitation: boolean
+  readonly sampling: boolean
+  readonly roots: boolean
+}
 
 /**
  * Ask the current request's person to fill in `schema` (see `Elicitation.requestedSchema` for what a
@@ -222,6 +262,24 @@ export const sample = (
   Ask.use((caller) => caller.sample(request, options))
 
 /**
+ * Ask the current request's caller for the roots it works in (its `roots/list`).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Ask } from "effect-surface"
+ *
+ * const workspace = Effect.map(Ask.roots(), (roots) => roots.map((root) => root.uri))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const roots = (
+  options?: AskOptions
+): Effect.Effect<ReadonlyArray<Root>, ClientLacksCapability | ClientRequestFailed, Ask> =>
+  Ask.use((caller) => caller.roots(options))
+
+/**
  * An elicitation's raw reply, before its content is decoded.
  *
  * @example
@@ -238,7 +296,7 @@ export interface ElicitReply {
 }
 
 /**
- * What a face offers to ask through: the caller's declared capabilities and the two raw requests,
+ * What a face offers to ask through: the caller's declared capabilities and the three raw requests,
  * each an Effect (interrupting it abandons the request) that fails with whatever its transport says.
  *
  * @example
@@ -247,31 +305,49 @@ export interface ElicitReply {
  * import type { Ask } from "effect-surface"
  *
  * const channel: Ask.Channel = {
- *   capabilities: { elicitation: true, sampling: false },
+ *   capabilities: { elicitation: true, sampling: false, roots: false },
  *   elicit: () => Effect.succeed({ action: "decline" }),
- *   sample: () => Effect.fail("no model")
+ *   sample: () => Effect.fail("no model"),
+ *   roots: () => Effect.fail("no roots")
  * }
  * ```
  *
  * @since 0.1.0
  */
 export interface Channel {
-  readonly capabilities: { readonly elicitation: boolean; readonly sampling: boolean }
+  readonly capabilities: Capabilities
   readonly elicit: (
     params: { readonly message: string; readonly requestedSchema: Elicitation.RequestedSchema },
-    timeout: Duration.Duration | undefined
+    asked: Asked
   ) => Effect.Effect<ElicitReply, unknown>
-  readonly sample: (
-    request: SampleRequest,
-    timeout: Duration.Duration | undefined
-  ) => Effect.Effect<SampleResult, unknown>
+  readonly sample: (request: SampleRequest, asked: Asked) => Effect.Effect<SampleResult, unknown>
+  readonly roots: (asked: Asked) => Effect.Effect<ReadonlyArray<Root>, unknown>
+}
+
+/**
+ * How one question was asked: its wait, and the name the handler gave it (see `AskOptions`).
+ *
+ * @example
+ * ```ts
+ * import type { Ask } from "effect-surface"
+ * const asked: Ask.Asked = { timeout: undefined, key: "confirm" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Asked {
+  readonly timeout: Duration.Duration | undefined
+  readonly key: string | undefined
 }
 
 const ELICIT = "elicitation/create"
 const SAMPLE = "sampling/createMessage"
+const ROOTS = "roots/list"
 
-const timeoutOf = (options: AskOptions | undefined) =>
-  options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout)
+const askedOf = (options: AskOptions | undefined): Asked => ({
+  timeout: options?.timeout === undefined ? undefined : Duration.fromInputUnsafe(options.timeout),
+  key: options?.key
+})
 
 // A transport's rejection keeps its own words: the one place the caller's reason survives.
 const failed = (method: string) => (cause: unknown) => new ClientRequestFailed({ method, reason: messageOf(cause) })
@@ -321,15 +397,19 @@ export const make = (channel: Channel): Ask["Service"] => ({
         return yield* new ClientLacksCapability({ capability: "elicitation", method: ELICIT })
       const requestedSchema = yield* Effect.fromResult(Elicitation.requestedSchema(schema))
       const reply = yield* Effect.mapError(
-        channel.elicit({ message, requestedSchema }, timeoutOf(options)),
+        channel.elicit({ message, requestedSchema }, askedOf(options)),
         failed(ELICIT)
       )
       return yield* decodeReply(schema, reply)
     }),
   sample: (request, options) =>
     channel.capabilities.sampling
-      ? Effect.mapError(channel.sample(request, timeoutOf(options)), failed(SAMPLE))
-      : Effect.fail(new ClientLacksCapability({ capability: "sampling", method: SAMPLE }))
+      ? Effect.mapError(channel.sample(request, askedOf(options)), failed(SAMPLE))
+      : Effect.fail(new ClientLacksCapability({ capability: "sampling", method: SAMPLE })),
+  roots: (options) =>
+    channel.capabilities.roots
+      ? Effect.mapError(channel.roots(askedOf(options)), failed(ROOTS))
+      : Effect.fail(new ClientLacksCapability({ capability: "roots", method: ROOTS }))
 })
 
 /**
@@ -348,7 +428,8 @@ export const make = (channel: Channel): Ask["Service"] => ({
  * @since 0.1.0
  */
 export const none: Ask["Service"] = make({
-  capabilities: { elicitation: false, sampling: false },
+  capabilities: { elicitation: false, sampling: false, roots: false },
   elicit: () => Effect.fail("no one to ask"),
-  sample: () => Effect.fail("no one to ask")
+  sample: () => Effect.fail("no one to ask"),
+  roots: () => Effect.fail("no one to ask")
 })

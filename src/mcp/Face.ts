@@ -29,6 +29,8 @@ import * as Watch from "../core/Watch.ts"
 import * as AppResources from "./AppResources.ts"
 import * as Completion from "./Completion.ts"
 import * as Broadcast from "./internal/broadcast.ts"
+import type * as Caching from "./modern/Caching.ts"
+import * as RequestState from "./modern/RequestState.ts"
 import type * as Logging from "./Logging.ts"
 import * as Prompts from "./Prompts.ts"
 import * as RpcError from "./RpcError.ts"
@@ -58,6 +60,14 @@ export interface Settings {
   readonly resources?: AppResources.Table
   /** The level a session's handlers log to its host at until the host sends `logging/setLevel`. Default `info`. */
   readonly logLevel?: Logging.Level
+  /**
+   * How a 2026-07-28 call that asked its client is continued: the key that signs its `requestState`
+   * (the same on every instance that may receive the retry; one made for this process when absent)
+   * and how long a parked call waits for it (default 10 minutes).
+   */
+  readonly requestState?: RequestState.Options
+  /** The caching hints of 2026-07-28 lists: the longest a list is called fresh (default 5 minutes). */
+  readonly caching?: Caching.Options
 }
 
 /**
@@ -174,6 +184,9 @@ export interface Face {
   }
   /** The level a session logs at until its host sets one. */
   readonly logLevel: Logging.Level
+  /** Signs and checks the `requestState` of 2026-07-28 round trips. */
+  readonly requestState: RequestState.Codec
+  readonly caching: Caching.Options
   /** A tool call; a retired tool answers as an `isError` result naming why. */
   readonly callTool: (
     name: string,
@@ -378,6 +391,8 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
         Effect.flatMap(AppResources.compile(table), (compiled) => SubscriptionRef.set(apps, compiled)),
       ...lists,
       logLevel: settings.logLevel ?? "info",
+      requestState: RequestState.make(settings.requestState),
+      caching: settings.caching ?? {},
       callTool: callTool(env),
       listResources: Effect.zipWith(roster.current, SubscriptionRef.get(apps), (resolved, compiled) => [
         ...resolved.advertisedResources,

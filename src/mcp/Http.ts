@@ -13,8 +13,9 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Duration, Effect, Layer, Option, Scope } from "effect"
+import { Context, Deferred, Duration, Effect, Layer, Option, Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
+import * as Redis from "effect/persistence/Redis"
 import type { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
@@ -26,6 +27,9 @@ import * as HttpRedis from "./HttpRedis.ts"
 import * as HttpSessions from "./HttpSessions.ts"
 import * as HttpDrain from "./internal/httpDrain.ts"
 import * as HttpRequest from "./internal/httpRequest.ts"
+import * as ModernCluster from "./modern/internal/cluster.ts"
+import type * as ModernHttp from "./modern/internal/http.ts"
+import * as Requests from "./modern/Requests.ts"
 import { McpServer } from "./McpServer.ts"
 
 /**
@@ -89,6 +93,8 @@ export interface HttpOptions {
   readonly allowedOrigins?: ReadonlyArray<string>
   /** The SSE `retry` hint sent with each priming event, for clients that poll. */
   readonly retryInterval?: Duration.Input
+  /** How long a quiet `subscriptions/listen` stream waits before a keep-alive comment. Default 15 seconds. */
+  readonly keepAlive?: Duration.Input
 }
 
 /**
@@ -204,6 +210,16 @@ export const serveFace = (
     const store = table.shared?.store ?? local
     const drain = yield* HttpDrain.make
     const url = urlFor(host, port, path)
+    const closing = yield* Deferred.make<void>()
+    const modern: ModernHttp.Endpoint = {
+      modern: yield* modernOf(face, yield* Effect.serviceOption(HttpRedis.SharedSessions)),
+      drain,
+      closing,
+      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+      maxInFlight: options.maxRequestsInFlight ?? 1024,
+      keepAlive: Duration.toMillis(Duration.fromInputUnsafe(options.keepAlive ?? "15 seconds")),
+      sequence: 0
+    }
     // One endpoint: its exact path is matched at once; every other URL goes through a router with
     // the one route, so the forms a router matches (a trailing slash, …) are served as they were.
     const endpoint = HttpRequest.handler({
@@ -216,18 +232,42 @@ export const serveFace = (
       maxInFlight: options.maxRequestsInFlight ?? 1024,
       maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
       url,
-      urls: new Map()
+      urls: new Map(),
+      modern
     })
     const router = yield* HttpRouter.make
     yield* router.add("*", path, endpoint)
     yield* server.serve(HttpRequest.onPath(path, endpoint, router.asHttpEffect()))
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
-    yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout))
+    yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout, closing))
     yield* Effect.logInfo(`MCP over HTTP at ${url}`)
     const endSession = (id: string) =>
       Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
     return { url, host, port, path, face, sessions: table.ids, endSession } satisfies Served
+  })
+
+// The stateless revision's request path; with instances on Redis, joined to the others so a call
+// parked on one is continued from any, and a list moved through one is heard by every listener.
+const modernOf = (face: Face.Face, shared: Option.Option<HttpRedis.SharedSessions["Service"]>) =>
+  Option.match(shared, {
+    onNone: () => Requests.make(face),
+    onSome: ({ options, redis }) =>
+      Effect.gen(function*() {
+        const cluster = yield* ModernCluster.make({
+          prefix: options.prefix ?? "effect-surface:mcp:",
+          heartbeat: Duration.fromInputUnsafe(options.heartbeat ?? "2 seconds"),
+          timeout: Duration.fromInputUnsafe(options.timeout ?? "5 seconds")
+        }).pipe(Effect.provideService(Redis.Redis, redis))
+        yield* cluster.announce(face.broadcaster)
+        const modern = yield* Requests.make(face, {
+          elsewhere: cluster.elsewhere,
+          instance: cluster.instance,
+          relay: cluster.relay
+        })
+        cluster.serve(modern.calls)
+        return modern
+      })
   })
 
 const allowFor = (options: HttpOptions, host: string, port: number) =>
@@ -278,12 +318,15 @@ const shutdown = (
   node: NodeHttp.Server,
   drain: HttpDrain.Drain,
   table: HttpSessions.Table,
-  drainTimeout: Duration.Duration
+  drainTimeout: Duration.Duration,
+  closing: Deferred.Deferred<void>
 ) =>
   Effect.gen(function*() {
     yield* HttpDrain.count(drain, (d) => {
       d.closing = true
     })
+    // Listen streams end with their response; calls in flight answer below.
+    yield* Deferred.succeed(closing, undefined)
     yield* Effect.sync(() => node.listening && node.close())
     yield* HttpDrain.settled(
       drain,

@@ -16,9 +16,9 @@ import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import * as ProtocolStdout from "../core/internal/protocolStdout.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
+import * as Connection from "./Connection.ts"
 import * as Face from "./Face.ts"
 import { boundLines } from "./internal/stdioLines.ts"
-import * as Session from "./Session.ts"
 
 /**
  * The served bundle: its shared face, and `connect` to serve it on one more transport.
@@ -42,7 +42,8 @@ import * as Session from "./Session.ts"
 export class McpServer extends Context.Service<
   McpServer,
   Face.Face & {
-    readonly connect: (transport: Transport) => Effect.Effect<Session.Session, never, Scope.Scope>
+    /** Serve one more connection, in the revision its client opens with (see `McpConnection`). */
+    readonly connect: (transport: Transport) => Effect.Effect<Connection.Connection, never, Scope.Scope>
   }
 >()("effect-surface/McpServer") {
   /**
@@ -73,7 +74,7 @@ export class McpServer extends Context.Service<
     Layer.effect(
       McpServer,
       Effect.map(faceOf(options), (face) =>
-        McpServer.of({ ...face, connect: (transport) => Session.connect(face, transport) }))
+        McpServer.of({ ...face, connect: (transport) => Connection.connect(face, transport) }))
     )
 
   /**
@@ -105,7 +106,7 @@ export class McpServer extends Context.Service<
       transport: Transport
     ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
   } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>, transport: Transport) =>
-    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, Session.connect(face, transport))))
+    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, Connection.connect(face, transport))))
 
   /**
    * The face served over this process's stdin and stdout: the one stdio path both doors take.
@@ -145,20 +146,20 @@ const faceOf = <E, R, C extends Bundle.Clients>(
 ): Effect.Effect<Face.Face, ResolveError.ResolveError, Scope.Scope | Face.Requires | Exclude<R, Scope.Scope>> =>
   Face.isBundled(options) ? Face.make(options) : Face.make(options)
 
-const served = (face: Face.Face, connecting: Effect.Effect<Session.Session, never, Scope.Scope>) =>
+const served = (face: Face.Face, connecting: Effect.Effect<Connection.Connection, never, Scope.Scope>) =>
   Effect.map(
     connecting,
-    (session) =>
-      Context.make(McpServer, McpServer.of({ ...face, connect: (t) => Session.connect(face, t) })).pipe(
-        Context.add(McpSession, session)
+    (connection) =>
+      Context.make(McpServer, McpServer.of({ ...face, connect: (t) => Connection.connect(face, t) })).pipe(
+        Context.add(McpSession, connection)
       )
   )
 
 const maxStdioLine = 8 * 1024 * 1024
 
 // The SDK's stdio transport does not notice its input ending, so a host that closes our stdin would
-// leave the session (and the process) running: the end of stdin closes the server, which ends it.
-const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Scope.Scope> =>
+// leave the connection (and the process) running: the end of stdin closes the transport, which ends it.
+const connectStdio = (face: Face.Face): Effect.Effect<Connection.Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     // The drop is reported from a stream callback: run the log line in this session's context.
     const logDropped = Effect.runForkWith(yield* Effect.context<never>())
@@ -166,17 +167,19 @@ const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Sc
     const input = boundLines(process.stdin, maxStdioLine, (bytes) => {
       logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
     })
-    const session = yield* Session.connect(face, new StdioServerTransport(input, process.stdout))
+    const transport = new StdioServerTransport(input, process.stdout)
+    const connection = yield* Connection.connect(face, transport)
     yield* stdinEnded.pipe(
-      Effect.andThen(Effect.promise(() => session.server.close())),
-      Effect.raceFirst(session.closed),
+      Effect.andThen(Effect.promise(() => transport.close())),
+      Effect.raceFirst(connection.closed),
       Effect.forkScoped
     )
-    return session
+    return connection
   })
 
 /**
- * The session a `layerTransport` or `layerStdio` connected.
+ * The connection a `layerTransport` or `layerStdio` serves: a 2025 session or a 2026 client's
+ * stateless requests, whichever its client opened with.
  *
  * @example
  * ```ts
@@ -187,7 +190,7 @@ const connectStdio = (face: Face.Face): Effect.Effect<Session.Session, never, Sc
  *
  * @since 0.1.0
  */
-export class McpSession extends Context.Service<McpSession, Session.Session>()("effect-surface/McpSession") {}
+export class McpSession extends Context.Service<McpSession, Connection.Connection>()("effect-surface/McpSession") {}
 
 /**
  * Serve a bundle over this process's stdin and stdout until the host disconnects (or closes stdin).

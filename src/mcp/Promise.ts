@@ -19,7 +19,6 @@ import type * as Http from "./Http.ts"
 import { boot, moves } from "./internal/promiseRuntime.ts"
 import { McpServer, McpSession } from "./McpServer.ts"
 import type * as Prompts from "./Prompts.ts"
-import type * as Session from "./Session.ts"
 
 /**
  * A connection the Promise API's client factory may return when it owns a transport: `dispose`
@@ -90,7 +89,6 @@ export interface ServeOptions extends Omit<Face.Options, "client" | "instruction
  * @since 0.1.0
  */
 export interface Served {
-  readonly server: Session.Session["server"]
   /** Replace the sibling map whole; rejects (leaving the old roster serving) when refused. */
   readonly reroster: (surfaces: Bundle.Siblings) => Promise<void>
   /** Replace the root tools whole; rejects (leaving the old tools serving) on a clash. */
@@ -123,7 +121,6 @@ export interface HttpTransport extends Http.HttpOptions {
 
 /**
  * What the Promise API's HTTP door answers: where it listens, the run-time moves, and the end.
- * Each session has its own SDK server, so there is no one `server` to hand back.
  *
  * @example
  * ```ts
@@ -136,7 +133,7 @@ export interface HttpTransport extends Http.HttpOptions {
  *
  * @since 0.1.0
  */
-export interface HttpServed extends Omit<Served, "server" | "closed"> {
+export interface HttpServed extends Omit<Served, "closed"> {
   /** The endpoint's URL, e.g. `http://127.0.0.1:3000/mcp`. */
   readonly url: string
   readonly host: string
@@ -214,7 +211,7 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
   const [session, server] = await boot(runtime, Effect.all([Effect.service(McpSession), Effect.service(McpServer)]))
   // Disposed from outside the runtime: a fiber of the runtime cannot dispose it.
   const closed = runtime.runPromise(session.closed).then(() => runtime.dispose(), () => runtime.dispose())
-  return { server: session.server, ...moves(runtime, server), close: () => runtime.dispose(), closed }
+  return { ...moves(runtime, server), close: () => runtime.dispose(), closed }
 }) as {
   (options: ServeOptions & { readonly transport: HttpTransport }): Promise<HttpServed>
   (options: ServeOptions): Promise<Served>

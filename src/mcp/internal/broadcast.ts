@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Effect, Fiber, FiberSet, Stream } from "effect"
+import { Clock, Deferred, Effect, Fiber, FiberSet, Stream } from "effect"
 import type { Scope } from "effect"
 import * as Roster from "../../core/Roster.ts"
 import type * as AppResources from "../AppResources.ts"
@@ -45,6 +45,8 @@ export interface Broadcaster {
   readonly listeners: Effect.Effect<number>
   /** How many URIs are followed now (one follow each, whatever the sessions holding it). */
   readonly followed: Effect.Effect<number>
+  /** When `list` last moved (epoch milliseconds on the face's clock): when the face began, if never. */
+  readonly movedAt: (list: List) => number
 }
 
 /** What the broadcaster follows: the face's lists and how it follows one URI. */
@@ -76,6 +78,8 @@ interface Followed {
 
 interface State {
   readonly sources: Sources
+  readonly moved: Record<List, number>
+  readonly now: () => number
   readonly members: Set<Member>
   readonly follows: Map<string, Followed>
   readonly run: (effect: Effect.Effect<void>) => Fiber.Fiber<void>
@@ -90,7 +94,11 @@ export const make = (sources: Sources): Effect.Effect<Broadcaster, never, Scope.
     // Follows run in the face's own context, not that of the request that opened one: a follow
     // outlives its first subscriber and must not carry that request's span or annotations.
     const run = yield* FiberSet.runtime(yield* FiberSet.make<void>())<never>()
-    const state: State = { sources, members: new Set(), follows: new Map(), run }
+    const clock = yield* Clock.Clock
+    const now = () => clock.currentTimeMillisUnsafe()
+    const began = now()
+    const moved = { tools: began, resources: began, prompts: began }
+    const state: State = { sources, moved, now, members: new Set(), follows: new Map(), run }
     yield* Effect.forkScoped(yield* announceMoves(state))
     return {
       join: (member) =>
@@ -104,7 +112,8 @@ export const make = (sources: Sources): Effect.Effect<Broadcaster, never, Scope.
       subscribe: (uri, member) => Effect.sync(() => subscribe(state, uri, member)),
       unsubscribe: (uri, member) => Effect.suspend(() => unsubscribe(state, uri, member)),
       listeners: Effect.sync(() => state.members.size),
-      followed: Effect.sync(() => state.follows.size)
+      followed: Effect.sync(() => state.follows.size),
+      movedAt: (list) => state.moved[list]
     } satisfies Broadcaster
   })
 
@@ -166,6 +175,7 @@ const announceMoves = (state: State): Effect.Effect<Effect.Effect<void>> =>
     const { apps, prompts, roster } = state.sources
     const announce = (list: List) =>
       Effect.sync(() => {
+        state.moved[list] = state.now()
         for (const member of state.members) member.listChanged(list)
       })
     const initial = yield* roster.current
@@ -179,6 +189,8 @@ const announceMoves = (state: State): Effect.Effect<Effect.Effect<void>> =>
           // A move of the root tools alone leaves every resource where it was.
           const resourcesMoved = !Roster.sameMembers(previous, resolved)
           previous = resolved
+          state.moved.tools = state.now()
+          if (resourcesMoved) state.moved.resources = state.moved.tools
           for (const member of state.members) {
             member.listChanged("tools")
             if (resourcesMoved) member.listChanged("resources")

@@ -20,6 +20,8 @@ import type * as EventStore from "../EventStore.ts"
 import * as HttpGuard from "../HttpGuard.ts"
 import * as HttpResponse from "../HttpResponse.ts"
 import type * as HttpSessions from "../HttpSessions.ts"
+import * as ModernHttp from "../modern/internal/http.ts"
+import * as Wire from "../modern/Wire.ts"
 import * as HttpDrain from "./httpDrain.ts"
 import * as Web from "./web.ts"
 
@@ -40,6 +42,8 @@ export interface Server {
   readonly url: string
   /** A memo of the URL each `Host` and path names; see `urlOf`. */
   readonly urls: Map<string, string>
+  /** Where a request of the stateless revision goes. */
+  readonly modern: ModernHttp.Endpoint
 }
 
 const refuse = (status: number, code: number, message: string) =>
@@ -130,7 +134,12 @@ const busy = (max: number) =>
 // while counted as admitting; the requests it carries then await their answers until the
 // response is written, or until the client cancels them — the SDK answers nothing to a cancelled
 // request. The in-flight cap is looked at once the body says whether the POST carries requests.
-const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger) =>
+const admitPost = (
+  server: Server,
+  request: HttpServerRequest.HttpServerRequest,
+  ledger: HttpDrain.Ledger,
+  read: Option.Option<unknown>
+) =>
   HttpDrain.admitting(
     server.drain,
     Effect.gen(function*() {
@@ -139,7 +148,7 @@ const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest,
       }
       const id = request.headers["mcp-session-id"]
       const known = id === undefined ? undefined : yield* named(server, id, ledger)
-      const body = yield* HttpGuard.readJson(request, server.maxBodyBytes)
+      const body = Option.isSome(read) ? read.value : yield* HttpGuard.readJson(request, server.maxBodyBytes)
       const entry = known ?? (yield* opened(server, body, ledger))
       const dropped = yield* HttpDrain.admitIds(
         server.drain,
@@ -162,10 +171,11 @@ const admitPost = (server: Server, request: HttpServerRequest.HttpServerRequest,
 const admit = (
   server: Server,
   request: HttpServerRequest.HttpServerRequest,
-  ledger: HttpDrain.Ledger
+  ledger: HttpDrain.Ledger,
+  read: Option.Option<unknown>
 ): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
   request.method === "POST"
-    ? admitPost(server, request, ledger)
+    ? admitPost(server, request, ledger, read)
     : Effect.map(
       sessionFor(server, request, ledger),
       (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] })
@@ -305,6 +315,38 @@ const unread = (
   }
 })
 
+// Which revision a request speaks, from what it says before its body: a 2026 version label, or
+// (without one) a session, belong to one era each; a GET or DELETE without a session has nothing of
+// the older era to open; any other POST is read first (see `isModernBody`).
+const eraOf = (request: HttpServerRequest.HttpServerRequest): "modern" | "legacy" | "undecided" => {
+  const labelled = request.headers["mcp-protocol-version"]?.trim()
+  if (labelled !== undefined && labelled !== "" && Wire.isModern(labelled)) return "modern"
+  if (request.headers["mcp-session-id"] !== undefined) return "legacy"
+  if (request.method !== "POST") return "modern"
+  return labelled !== undefined && legacyVersions.has(labelled) ? "legacy" : "undecided"
+}
+
+const legacyVersions = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+
+// A body carrying the 2026 envelope's version speaks 2026 (the envelope is checked there); an
+// `initialize`, or anything else, is the older era's.
+const isModernBody = (body: unknown): boolean => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false
+  const params = (body as { readonly params?: unknown }).params
+  if (typeof params !== "object" || params === null) return false
+  const meta = (params as { readonly _meta?: unknown })._meta
+  return typeof meta === "object" && meta !== null && Wire.meta.protocolVersion in meta
+}
+
+// A body read before its era is known: refused as the endpoint refuses any (415, 413, -32700).
+const readBody = (server: Server, request: HttpServerRequest.HttpServerRequest) =>
+  HttpDrain.admitting(
+    server.drain,
+    HttpGuard.isJson(request.headers["content-type"])
+      ? HttpGuard.readJson(request, server.maxBodyBytes)
+      : refuse(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
+  )
+
 const methodNotAllowed = HttpServerResponse.setHeader(
   HttpGuard.respond(new HttpGuard.Refusal({ status: 405, code: -32000, message: "Method not allowed." })),
   "allow",
@@ -323,7 +365,15 @@ const serve = (server: Server) =>
     }
     const method = request.method
     if (method !== "GET" && method !== "POST" && method !== "DELETE") return methodNotAllowed
-    const admitted = yield* admit(server, request, ledger)
+    const era = eraOf(request)
+    if (era === "modern" && method !== "POST") return ModernHttp.methodNotAllowed()
+    // A POST that names no session and no revision says which it is in its body.
+    const read = era === "undecided" ? Option.some(yield* readBody(server, request)) : Option.none()
+    if (era === "modern" || (Option.isSome(read) && isModernBody(read.value))) {
+      const body = Option.isSome(read) ? read.value : yield* readBody(server, request)
+      return yield* ModernHttp.post(server.modern, request, ledger, body)
+    }
+    const admitted = yield* admit(server, request, ledger, read)
     if (admitted.dropped.length > 0 && Option.isSome(admitted.body) && Web.isEmpty(admitted.body.value)) {
       return answerDropped(admitted.entry, admitted.dropped)
     }

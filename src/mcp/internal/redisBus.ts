@@ -86,7 +86,8 @@ export const make = (
     const redis = yield* Redis.Redis
     const inbox = inboxOf(config.prefix, config.instance)
     const everyone = `${config.prefix}bus`
-    yield* Effect.forEach([inbox, everyone], (channel) => listen(redis, channel, handle), { discard: true })
+    const onText = (text: string) => dispatch(text, handle)
+    yield* Effect.forEach([inbox, everyone], (channel) => subscribeText(redis, channel, onText), { discard: true })
     const publish = (channel: string, message: Message) =>
       RedisCall.bounded(redis.send("PUBLISH", channel, JSON.stringify(message)), config.timeout, (reason) =>
         new Registry.Failed({ reason }))
@@ -100,12 +101,19 @@ export const make = (
     } satisfies Bus
   })
 
-// Subscribed now; should the subscription fail for good, it is opened again each second until it
-// holds (messages published while it was down are lost, as while the client reconnects by itself).
-const listen = (redis: Redis.Redis["Service"], channel: string, handle: (message: Message) => Effect.Effect<void>) =>
+/**
+ * Hand each message published on `channel` to `onText`, in order, for the scope's life: subscribed
+ * before this answers. Should the subscription fail for good, it is opened again each second until
+ * it holds (messages published while it was down are lost, as while the client reconnects by itself).
+ */
+export const subscribeText = (
+  redis: Redis.Redis["Service"],
+  channel: string,
+  onText: (text: string) => Effect.Effect<void>
+): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const drain = (queue: Queue.Dequeue<Redis.RedisMessage, Redis.RedisError>) =>
-      Effect.forever(Effect.flatMap(Queue.take(queue), (received) => dispatch(received.message, handle))).pipe(
+      Effect.forever(Effect.flatMap(Queue.take(queue), (received) => onText(received.message))).pipe(
         Effect.catch((error) => Effect.logWarning(`MCP bus ${channel} lost: ${String(error.cause)}`))
       )
     const again = Effect.scoped(Effect.flatMap(redis.subscribe(channel), drain)).pipe(

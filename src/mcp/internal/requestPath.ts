@@ -160,9 +160,10 @@ const channel = (server: Server, pending: Pending | undefined): Ask.Channel => {
   return {
     capabilities: {
       elicitation: declared?.elicitation?.form !== undefined,
-      sampling: declared?.sampling !== undefined
+      sampling: declared?.sampling !== undefined,
+      roots: declared?.roots !== undefined
     },
-    elicit: (params, timeout) =>
+    elicit: (params, { timeout }) =>
       Effect.tryPromise({
         try: (signal) =>
           server.elicitInput({
@@ -172,13 +173,18 @@ const channel = (server: Server, pending: Pending | undefined): Ask.Channel => {
           }, options(signal, timeout)),
         catch: (cause) => cause
       }),
-    sample: (request, timeout) =>
+    sample: (request, { timeout }) =>
       Effect.tryPromise({
         // The core's request is the SDK's params read as plain JSON; the SDK checked its answer's shape.
         try: (signal) =>
           server.createMessage(request as CreateMessageRequestParams, options(signal, timeout)) as Promise<
             Ask.SampleResult
           >,
+        catch: (cause) => cause
+      }),
+    roots: ({ timeout }) =>
+      Effect.tryPromise({
+        try: (signal) => server.listRoots(undefined, options(signal, timeout)).then((listed) => listed.roots),
         catch: (cause) => cause
       })
   }
@@ -194,7 +200,8 @@ const requestServices = (server: Server): Context.Context<Caller.Services> =>
     elicit: (message, schema, options) =>
       Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).elicit(message, schema, options)),
     sample: (request, options) =>
-      Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).sample(request, options))
+      Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).sample(request, options)),
+    roots: (options) => Effect.flatMap(currentRequest, (pending) => Ask.make(channel(server, pending)).roots(options))
   }).pipe(
     Context.add(Caller.ResponseStream, {
       close: Effect.map(currentRequest, (pending) => {

@@ -1,0 +1,162 @@
+/**
+ * One connection over a message channel (stdio, an SDK transport), served in whichever revision its
+ * client opens with.
+ *
+ * A stdio command is written once into a host's configuration and started by hosts of every age,
+ * so it must answer both eras: a client that opens with `initialize` gets a 2025-11-25 session (the
+ * SDK's `Server`, `McpSessions`), and one that opens with `server/discover` or any request carrying
+ * the 2026-07-28 envelope gets the stateless request path. The first message decides, for the life
+ * of the connection, as the revision's stdio binding says; nothing in the face, its surfaces or its
+ * tools differs between the two.
+ *
+ * @since 0.1.0
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { Deferred, Effect, Exit, Option, Scope } from "effect"
+import type * as Face from "./Face.ts"
+import * as Requests from "./modern/Requests.ts"
+import * as ModernTransport from "./modern/internal/transport.ts"
+import * as Wire from "./modern/Wire.ts"
+import * as Session from "./Session.ts"
+
+/**
+ * The revision a connection speaks: `legacy` (2025-11-25 and before: `initialize`, a session) or
+ * `modern` (2026-07-28: stateless requests).
+ *
+ * @example
+ * ```ts
+ * import type { McpConnection } from "effect-surface/mcp"
+ * const era: McpConnection.Era = "modern"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Era = "legacy" | "modern"
+
+/**
+ * A served connection.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { McpConnection } from "effect-surface/mcp"
+ *
+ * declare const connection: McpConnection.Connection
+ * const report = Effect.gen(function*() {
+ *   const era = yield* connection.era // waits for the client's first message
+ *   yield* connection.closed
+ *   return era
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Connection {
+  /** Completes once the connection has ended (either side closed it, or its scope closed) and all it owned with it. */
+  readonly closed: Effect.Effect<void>
+  /** The revision the client opened with; waits for its first message. */
+  readonly era: Effect.Effect<Era>
+  /** The 2025 session, when the client opened with `initialize`; none for a 2026 client (waits as `era` does). */
+  readonly session: Effect.Effect<Option.Option<Session.Session>>
+}
+
+/**
+ * Whether a client's first message opens the stateless revision: `server/discover`, or any message
+ * carrying the 2026 envelope's protocol version.
+ *
+ * @example
+ * ```ts
+ * import { McpConnection } from "effect-surface/mcp"
+ * McpConnection.opensModern({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }) // false
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const opensModern = (message: unknown): boolean => {
+  if (typeof message !== "object" || message === null) return false
+  const { method, params } = message as { readonly method?: unknown; readonly params?: unknown }
+  if (method === "server/discover") return true
+  if (typeof params !== "object" || params === null) return false
+  const meta = (params as { readonly _meta?: unknown })._meta
+  return typeof meta === "object" && meta !== null && Wire.meta.protocolVersion in meta
+}
+
+// The transport, started already, handed to the SDK with the message it first read: starting it
+// again is a no-op, and that message is delivered first.
+const replaying = (inner: Transport, first: JSONRPCMessage): Transport => {
+  const outer: Transport = {
+    start: async () => {
+      queueMicrotask(() => outer.onmessage?.(first))
+    },
+    send: (message, options) => inner.send(message, options),
+    close: () => inner.close(),
+    setProtocolVersion: (version) => inner.setProtocolVersion?.(version)
+  }
+  inner.onmessage = (message, extra) => outer.onmessage?.(message, extra)
+  inner.onclose = () => outer.onclose?.()
+  inner.onerror = (error) => outer.onerror?.(error)
+  return outer
+}
+
+/**
+ * Serve `face` on `transport` until either side closes it or the scope closes, in the revision the
+ * client's first message opens. A 2025 session takes `options` as `McpSessions.connect` does.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+ * import { McpConnection, McpFace } from "effect-surface/mcp"
+ *
+ * declare const options: McpFace.Options
+ * const program = Effect.gen(function*() {
+ *   const face = yield* McpFace.make(options)
+ *   const connection = yield* McpConnection.connect(face, new StdioServerTransport())
+ *   yield* connection.closed
+ * }).pipe(Effect.scoped)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const connect = (
+  face: Face.Face,
+  transport: Transport,
+  options: Session.ConnectOptions = {}
+): Effect.Effect<Connection, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.fork(yield* Effect.scope)
+    const closed = yield* Deferred.make<void>()
+    const opened = yield* Deferred.make<Option.Option<Session.Session>>()
+    yield* Scope.addFinalizer(scope, Deferred.succeed(closed, undefined))
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
+    const end = () => {
+      runFork(Scope.close(scope, Exit.void))
+    }
+    const serve = (first: JSONRPCMessage) =>
+      opensModern(first)
+        ? Effect.gen(function*() {
+          const modern = yield* Requests.make(face)
+          const ended = yield* ModernTransport.serve(modern, transport, first)
+          yield* Deferred.succeed(opened, Option.none())
+          yield* Deferred.await(ended).pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
+        })
+        : Effect.gen(function*() {
+          const session = yield* Session.connect(face, replaying(transport, first), options)
+          yield* Deferred.succeed(opened, Option.some(session))
+          yield* session.closed.pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
+        })
+    transport.onmessage = (first) => {
+      transport.onmessage = undefined
+      runFork(serve(first).pipe(Scope.provide(scope)))
+    }
+    transport.onclose = end
+    yield* Scope.addFinalizer(scope, Effect.promise(() => transport.close().catch(() => undefined)))
+    yield* Effect.promise(() => transport.start())
+    const session = Deferred.await(opened)
+    return {
+      closed: Deferred.await(closed),
+      session,
+      era: Effect.map(session, (legacy): Era => Option.isSome(legacy) ? "legacy" : "modern")
+    }
+  })

@@ -1,0 +1,509 @@
+/**
+ * Calls that asked their client something, parked between the rounds of a 2026-07-28 round trip.
+ *
+ * In this revision a server never sends the client a request: a handler that needs a person's
+ * answer, a model's completion or the client's roots ends its request with `input_required`, and
+ * the client re-sends the request with the answers. A handler here is written once, against the
+ * core's `Ask`, and runs as one fiber for the whole call: when it asks, the request is answered
+ * `input_required` and the fiber stays parked at the question (owned by the face, not by the
+ * request); the retry carries a signed state naming the call, delivers the answers, and the same
+ * fiber goes on. So what the handler did before it asked happens once, however many rounds it takes.
+ * Questions asked side by side in one round travel together; an answer the client sent ahead is
+ * taken without asking; a call no retry continues ends after the state's lifetime, through its
+ * finalizers; a retry whose stream drops cancels the call. Everything that crosses — a round's
+ * outcome, its notifications — is JSON, so another instance can drive a call parked here.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberSet, Option, Result } from "effect"
+import type { Scope } from "effect"
+import * as Crypto from "node:crypto"
+import * as Ask from "../../core/Ask.ts"
+import * as Caller from "../../core/Caller.ts"
+import type * as Json from "../../core/Json.ts"
+import * as Progress from "../../core/Progress.ts"
+import { messageOf } from "../../core/ToolFailure.ts"
+import * as Logging from "../Logging.ts"
+import * as RpcError from "../RpcError.ts"
+import * as Answers from "./Answers.ts"
+import type * as RequestState from "./RequestState.ts"
+import * as Wire from "./Wire.ts"
+
+/** A notification bound for the client of the request driving a call now. */
+export type Notify = (notification: Json.JsonObject) => void
+
+/**
+ * The request driving a call in one round: where its notifications go and what it declared.
+ */
+export interface Round {
+  readonly notify: Notify
+  readonly envelope: Wire.Envelope
+}
+
+/**
+ * How a round ended: the call's result (framed as its method frames it), its error, or the
+ * questions it is waiting on and the state that continues it.
+ */
+export type Outcome =
+  | { readonly _tag: "Complete"; readonly result: Json.JsonObject }
+  | { readonly _tag: "Error"; readonly error: RpcError.Rpc; readonly status?: number }
+  | {
+    readonly _tag: "InputRequired"
+    readonly inputRequests: { readonly [key: string]: Answers.InputRequest }
+    readonly requestState: string
+  }
+  /** The parked call cannot be continued from here, for `reason` (it has ended, or its instance is out of reach). */
+  | { readonly _tag: "Lost"; readonly reason: string }
+
+/**
+ * What a call runs: its handler, its result framed for its method.
+ */
+export type Job = Effect.Effect<Json.JsonObject, RpcError.Refusal, Caller.Services>
+
+interface Question {
+  readonly request: Answers.InputRequest
+  readonly answered: Deferred.Deferred<unknown>
+}
+
+interface Call {
+  /** Named, and entered in the table, when it first parks: most calls never do. */
+  id: string | undefined
+  readonly target: string
+  /** The number of `input_required` answers issued so far: a state answers the last one. */
+  round: number
+  /** The request driving the call now; none while it is parked. */
+  current: Round | undefined
+  /** The last round's envelope: what the client declared when it last spoke. */
+  envelope: Wire.Envelope
+  /** Questions asked so far (for default keys). */
+  asked: number
+  /** Answers the client sent ahead of being asked, taken by the question of that key. */
+  readonly supplied: Map<string, unknown>
+  /** Every answer taken so far, carried in the state so the call can be run again elsewhere if harmless. */
+  readonly answered: Record<string, unknown>
+  /** Questions asked and not yet answered. */
+  readonly pending: Map<string, Question>
+  /** Wakes the driver: set while a request drives the call. */
+  wake: (() => void) | undefined
+  /** How the handler ended, once it has (kept for a retry when no request was driving it). */
+  ended: Exit.Exit<Json.JsonObject, RpcError.Refusal> | undefined
+  fiber: Fiber.Fiber<Json.JsonObject, RpcError.Refusal> | undefined
+  /** Ends the parked call when no retry comes. */
+  expiry: Fiber.Fiber<void> | undefined
+  /** A capability the handler asked for that the client never declared. */
+  lacking: "elicitation" | "sampling" | "roots" | undefined
+}
+
+/**
+ * Another instance's parked call, continued from here: what the cluster layer provides.
+ */
+export interface Elsewhere {
+  readonly continue: (
+    payload: RequestState.Payload,
+    inputResponses: { readonly [key: string]: unknown },
+    round: Round
+  ) => Effect.Effect<Outcome>
+}
+
+/**
+ * A face's parked calls.
+ */
+export interface Calls {
+  /** This instance's name in the states it signs. */
+  readonly instance: string
+  readonly codec: RequestState.Codec
+  /** Run a fresh call in `round`, with answers the client sent ahead. */
+  readonly start: (
+    job: Job,
+    target: string,
+    supplied: { readonly [key: string]: unknown },
+    round: Round
+  ) => Effect.Effect<Outcome>
+  /** Continue the parked call a verified state names, here or on the instance it names. */
+  readonly resume: (
+    payload: RequestState.Payload,
+    inputResponses: { readonly [key: string]: unknown },
+    round: Round
+  ) => Effect.Effect<Outcome>
+  /** Continue a call parked here (what `Elsewhere` asks of the instance that holds it). */
+  readonly resumeHere: (
+    payload: RequestState.Payload,
+    inputResponses: { readonly [key: string]: unknown },
+    round: Round
+  ) => Effect.Effect<Outcome>
+  /** How many calls are parked or running here. */
+  readonly size: Effect.Effect<number>
+}
+
+interface Table {
+  readonly instance: string
+  readonly codec: RequestState.Codec
+  readonly calls: Map<string, Call>
+  readonly fibers: FiberSet.FiberSet<unknown, unknown>
+  readonly context: Context.Context<never>
+  readonly elsewhere: Elsewhere | undefined
+}
+
+const refusal = (message: string): Outcome => ({
+  _tag: "Error",
+  error: { code: Wire.codes.invalidParams, message }
+})
+
+// A call that ended in failure after asking for what its client never declared failed for want of
+// it: the revision has an error for exactly that (-32021, HTTP 400), naming the capability.
+const outcomeOf = (call: Call, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>): Outcome => {
+  const failed = Exit.isFailure(exit) || exit.value["isError"] === true
+  if (failed && call.lacking !== undefined) {
+    return {
+      _tag: "Error",
+      status: 400,
+      error: {
+        code: Wire.codes.missingCapability,
+        message: `Missing required client capability: the call needs the client's "${call.lacking}" capability`,
+        data: { requiredCapabilities: { [call.lacking]: {} } }
+      }
+    }
+  }
+  if (Exit.isSuccess(exit)) return { _tag: "Complete", result: exit.value }
+  const failure = Cause.findErrorOption(exit.cause)
+  if (Option.isSome(failure)) return { _tag: "Error", error: RpcError.toRpcError(failure.value) }
+  return Cause.hasInterrupts(exit.cause) && !Cause.hasDies(exit.cause)
+    ? { _tag: "Error", error: { code: Wire.codes.internalError, message: "the call was cancelled" } }
+    : { _tag: "Error", error: { code: Wire.codes.internalError, message: messageOf(exit.cause) } }
+}
+
+// --- asking -------------------------------------------------------------------------------------
+
+// The handler's question: an answer sent ahead is taken if it has the right shape; otherwise the
+// question waits, and the driver is woken to say the call needs input.
+const question = <A>(
+  call: Call,
+  key: string,
+  request: Answers.InputRequest,
+  decode: (answer: unknown) => Result.Result<A, string>
+): Effect.Effect<A, string> =>
+  Effect.suspend(() => {
+    if (call.supplied.has(key)) {
+      const given = call.supplied.get(key)
+      call.supplied.delete(key)
+      const decoded = decode(given)
+      if (Result.isSuccess(decoded)) {
+        call.answered[key] = given
+        return Effect.succeed(decoded.success)
+      }
+    }
+    const answered = Deferred.makeUnsafe<unknown>()
+    call.pending.set(key, { request, answered })
+    call.wake?.()
+    return Effect.flatMap(Deferred.await(answered), (answer) => {
+      call.answered[key] = answer
+      return Effect.fromResult(decode(answer))
+    }).pipe(
+      Effect.onInterrupt(() => Effect.sync(() => call.pending.delete(key)))
+    )
+  })
+
+const keyOf = (call: Call, kind: string, asked: Ask.Asked) => asked.key ?? `${kind}-${++call.asked}`
+
+const channel = (call: Call): Ask.Channel => ({
+  get capabilities() {
+    return (call.current?.envelope ?? call.envelope).capabilities
+  },
+  elicit: (params, asked) =>
+    question(
+      call,
+      keyOf(call, "elicit", asked),
+      Answers.elicitation(params.message, params.requestedSchema),
+      Answers.decodeElicit
+    ),
+  sample: (request, asked) =>
+    question(call, keyOf(call, "sample", asked), Answers.sampling(request), Answers.decodeSample),
+  roots: (asked) => question(call, keyOf(call, "roots", asked), Answers.roots, Answers.decodeRoots)
+})
+
+// Asking for what the client never declared fails as it does in any era; the call remembers it.
+const noting = (call: Call, asking: Ask.Ask["Service"]): Ask.Ask["Service"] => {
+  const note = (error: Ask.AskError) =>
+    Effect.sync(() => {
+      if (error._tag === "ClientLacksCapability") call.lacking = error.capability
+    })
+  return {
+    get capabilities() {
+      return asking.capabilities
+    },
+    elicit: (message, schema, options) => Effect.tapError(asking.elicit(message, schema, options), note),
+    sample: (request, options) => Effect.tapError(asking.sample(request, options), note),
+    roots: (options) => Effect.tapError(asking.roots(options), note)
+  }
+}
+
+// Progress and log lines go to whichever request drives the call now, on its token and at its level.
+const services = (table: Table, call: Call): Context.Context<Caller.Services> => {
+  const send = (notification: Json.JsonObject) => call.current?.notify(notification)
+  const progress: Progress.Progress["Service"] = {
+    get token() {
+      return call.current?.envelope.progressToken
+    },
+    report: (update) =>
+      Effect.sync(() => {
+        const token = call.current?.envelope.progressToken
+        if (token === undefined) return
+        send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, ...update }
+        })
+      })
+  }
+  const level = call.envelope.logLevel
+  const base = level === undefined ? table.context : Logging.forwarding(table.context, level, (message) => {
+    const at = call.current?.envelope.logLevel
+    if (at !== undefined && Logging.reaches(message.level, at)) {
+      send({ jsonrpc: "2.0", method: "notifications/message", params: { ...message } })
+    }
+  })
+  return Context.merge(
+    base,
+    Context.make(Ask.Ask, noting(call, Ask.make(channel(call)))).pipe(
+      Context.add(Progress.Progress, progress),
+      Context.add(Caller.ResponseStream, { close: Effect.succeed(false) })
+    )
+  )
+}
+
+// --- driving ------------------------------------------------------------------------------------
+
+// Questions asked side by side arrive over a few turns of the scheduler: wait until a turn adds none.
+const settle = (call: Call): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    let seen = -1
+    for (let turn = 0; turn < 16 && seen !== call.pending.size; turn++) {
+      seen = call.pending.size
+      yield* Effect.yieldNow
+    }
+  })
+
+const park = (table: Table, call: Call): Effect.Effect<Outcome> =>
+  Effect.gen(function*() {
+    yield* settle(call)
+    call.round++
+    if (call.id === undefined) {
+      call.id = Crypto.randomBytes(12).toString("base64url")
+      table.calls.set(call.id, call)
+    }
+    const requestState = yield* table.codec.sign({
+      call: call.id,
+      instance: table.instance,
+      round: call.round,
+      target: call.target,
+      answers: call.answered
+    })
+    const inputRequests: Record<string, Answers.InputRequest> = {}
+    for (const [key, pending] of call.pending) inputRequests[key] = pending.request
+    arm(table, call)
+    return { _tag: "InputRequired", inputRequests, requestState } satisfies Outcome
+  })
+
+const forget = (table: Table, call: Call) => {
+  if (call.id !== undefined) table.calls.delete(call.id)
+}
+
+// A parked call no retry continues ends with the state's lifetime, its finalizers run.
+const arm = (table: Table, call: Call) => {
+  const round = call.round
+  call.expiry = track(
+    table,
+    Effect.sleep(table.codec.ttl).pipe(
+      Effect.andThen(Effect.suspend(() => {
+        if (call.round !== round || call.current !== undefined) return Effect.void
+        forget(table, call)
+        return call.fiber === undefined ? Effect.void : Fiber.interrupt(call.fiber)
+      }))
+    )
+  )
+}
+
+const disarm = (call: Call) =>
+  call.expiry === undefined ? Effect.void : Effect.suspend(() => {
+    const expiry = call.expiry
+    call.expiry = undefined
+    return expiry === undefined ? Effect.void : Fiber.interrupt(expiry)
+  })
+
+// Drive the call through one round: until its handler ends (the call is over) or waits on
+// questions (the call is parked). `then` runs once the driver listens (it delivers the answers);
+// should the handler still wait on a question once it has settled, nothing new will wake the
+// driver, so it parks there and then. A request interrupted while driving cancels the call.
+const drive = (table: Table, call: Call, round: Round, then: Effect.Effect<void>): Effect.Effect<Outcome> =>
+  Effect.andThen(
+    disarm(call),
+    Effect.callback<Outcome>((resume) => {
+      call.current = round
+      call.envelope = round.envelope
+      let settled = false
+      let unobserve: (() => void) | undefined
+      const finish = (outcome: Effect.Effect<Outcome>) => {
+        if (settled) return
+        settled = true
+        call.wake = undefined
+        unobserve?.()
+        resume(Effect.ensuring(outcome, Effect.sync(() => (call.current = undefined))))
+      }
+      const ended = (exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>) => {
+        forget(table, call)
+        finish(Effect.succeed(outcomeOf(call, exit)))
+      }
+      if (call.ended !== undefined) return ended(call.ended)
+      call.wake = () => finish(park(table, call))
+      unobserve = call.fiber?.addObserver(ended)
+      track(
+        table,
+        then.pipe(
+          Effect.andThen(settle(call)),
+          Effect.andThen(Effect.sync(() => {
+            if (call.pending.size > 0) call.wake?.()
+          }))
+        )
+      )
+      return Effect.suspend(() => {
+        unobserve?.()
+        call.wake = undefined
+        call.current = undefined
+        forget(table, call)
+        return call.fiber === undefined ? Effect.void : Fiber.interrupt(call.fiber)
+      })
+    })
+  )
+
+// A fiber of the table's own: ended with it.
+const track = <A, E>(table: Table, effect: Effect.Effect<A, E>): Fiber.Fiber<A, E> => {
+  const fiber = Effect.runForkWith(table.context)(effect)
+  FiberSet.addUnsafe(table.fibers, fiber)
+  return fiber
+}
+
+// --- the table ----------------------------------------------------------------------------------
+
+const start = (table: Table) =>
+(
+  job: Job,
+  target: string,
+  supplied: { readonly [key: string]: unknown },
+  round: Round
+): Effect.Effect<Outcome> =>
+  Effect.suspend(() => {
+    const call: Call = {
+      id: undefined,
+      target,
+      round: 0,
+      // The handler starts on this request: what it sends at once goes to it.
+      current: round,
+      envelope: round.envelope,
+      asked: 0,
+      supplied: new Map(Object.entries(supplied)),
+      answered: {},
+      pending: new Map(),
+      wake: undefined,
+      ended: undefined,
+      fiber: undefined,
+      expiry: undefined,
+      lacking: undefined
+    }
+    const runFork = Effect.runForkWith(services(table, call))
+    const fiber = runFork(job)
+    call.fiber = fiber
+    FiberSet.addUnsafe(table.fibers, fiber)
+    fiber.addObserver((exit) => {
+      call.ended = exit
+    })
+    return drive(table, call, round, Effect.void)
+  })
+
+// Deliver what the retry answers: every answer to a waiting question must have its method's shape
+// (a malformed one refuses the retry and changes nothing); the others are ignored.
+const deliver = (call: Call, inputResponses: { readonly [key: string]: unknown }) => {
+  const answered: Array<readonly [Question, unknown]> = []
+  for (const [key, pending] of call.pending) {
+    if (!Object.hasOwn(inputResponses, key)) continue
+    const shaped = Answers.check(pending.request.method, inputResponses[key])
+    if (Result.isFailure(shaped)) return Result.fail(`inputResponses["${key}"]: ${shaped.failure}`)
+    answered.push([pending, inputResponses[key]])
+  }
+  return Result.succeed(
+    Effect.sync(() => {
+      for (const [pending, answer] of answered) {
+        for (const [key, waiting] of call.pending) if (waiting === pending) call.pending.delete(key)
+        Deferred.doneUnsafe(pending.answered, Exit.succeed(answer))
+      }
+    })
+  )
+}
+
+const resumeHere = (table: Table) =>
+(
+  payload: RequestState.Payload,
+  inputResponses: { readonly [key: string]: unknown },
+  round: Round
+): Effect.Effect<Outcome> =>
+  Effect.suspend(() => {
+    const call = table.calls.get(payload.call)
+    if (call === undefined) {
+      return Effect.succeed(
+        refusal("requestState refused: the call it continues has ended or expired; call again without it")
+      )
+    }
+    if (call.current !== undefined) {
+      return Effect.succeed(refusal("requestState refused: another request is continuing this call now"))
+    }
+    if (payload.round !== call.round) {
+      return Effect.succeed(
+        refusal(
+          `requestState refused: it answers round ${payload.round}, and the call has moved on to round ${call.round}`
+        )
+      )
+    }
+    const delivery = deliver(call, inputResponses)
+    if (Result.isFailure(delivery)) return Effect.succeed(refusal(delivery.failure))
+    return drive(table, call, round, delivery.success)
+  })
+
+const lost = (reason: string): Outcome => ({ _tag: "Lost", reason })
+
+const unreachable = (instance: string) =>
+  lost(
+    `the call it continues runs on instance ${instance}, which this instance cannot reach ` +
+      "(instances that share a Redis continue each other's calls)"
+  )
+
+/**
+ * The parked calls of one face, for the scope's life: closing it ends every call still running.
+ */
+export const make = (options: {
+  readonly codec: RequestState.Codec
+  readonly instance?: string
+  readonly elsewhere?: Elsewhere
+}): Effect.Effect<Calls, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const table: Table = {
+      instance: options.instance ?? Crypto.randomBytes(8).toString("hex"),
+      codec: options.codec,
+      calls: new Map(),
+      fibers: yield* FiberSet.make(),
+      context: yield* Effect.context<never>(),
+      elsewhere: options.elsewhere
+    }
+    const here = resumeHere(table)
+    return {
+      instance: table.instance,
+      codec: table.codec,
+      start: start(table),
+      resumeHere: here,
+      resume: (payload, inputResponses, round) =>
+        payload.instance === table.instance
+          ? here(payload, inputResponses, round)
+          : table.elsewhere === undefined
+          ? Effect.succeed(unreachable(payload.instance))
+          : table.elsewhere.continue(payload, inputResponses, round),
+      size: Effect.sync(() => table.calls.size)
+    }
+  })

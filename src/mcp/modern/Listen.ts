@@ -1,0 +1,160 @@
+/**
+ * `subscriptions/listen`: the one long-lived request of 2026-07-28, carrying the change notices a
+ * client opted in to.
+ *
+ * With no session there is nowhere else for the server to speak unprompted: a client that wants to
+ * hear list moves or resource changes opens a listen request and keeps its response open. Each
+ * stream is a member of the face's broadcaster, so a thousand listeners cost a thousand sends per
+ * move, not a thousand followers, and a URI many of them hold is followed once. The stream opens
+ * with the acknowledgement of what the server agreed to (a URI nothing serves is left out), every
+ * notice carries the stream's subscription id, nothing is sent that was not asked for, and a server
+ * that shuts down ends the stream with its response rather than a dropped connection.
+ *
+ * @since 0.1.0
+ */
+import { Deferred, Duration, Effect, Exit, Result, Schema } from "effect"
+import type * as Json from "../../core/Json.ts"
+import type * as Broadcast from "../internal/broadcast.ts"
+import type * as Requests from "./Requests.ts"
+import * as Wire from "./Wire.ts"
+
+/**
+ * What a listener asked to hear, and (in the acknowledgement) what it will.
+ *
+ * @example
+ * ```ts
+ * import type { McpListen } from "effect-surface/mcp"
+ * const filter: McpListen.Filter = { toolsListChanged: true, resourceSubscriptions: ["surface://cells/focus"] }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Filter {
+  readonly toolsListChanged?: boolean
+  readonly promptsListChanged?: boolean
+  readonly resourcesListChanged?: boolean
+  readonly resourceSubscriptions?: ReadonlyArray<string>
+}
+
+const FilterSchema = Schema.Struct({
+  toolsListChanged: Schema.optionalKey(Schema.Boolean),
+  promptsListChanged: Schema.optionalKey(Schema.Boolean),
+  resourcesListChanged: Schema.optionalKey(Schema.Boolean),
+  resourceSubscriptions: Schema.optionalKey(Schema.Array(Schema.String))
+})
+
+const decodeFilter = Schema.decodeUnknownResult(FilterSchema)
+
+/** A listen request read and ready to stream. */
+export interface Prepared {
+  readonly id: Wire.Id
+  readonly asked: Filter
+}
+
+/**
+ * Read a listen request's filter: the request ready to stream, or the answer refusing it (-32602).
+ *
+ * @example
+ * ```ts
+ * import { McpListen } from "effect-surface/mcp"
+ * McpListen.prepare({ id: 7, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true } } })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const prepare = (request: Requests.Request): Result.Result<Prepared, Requests.Answer> => {
+  const decoded = decodeFilter(request.params["notifications"] ?? {})
+  return Result.isSuccess(decoded)
+    ? Result.succeed({ id: request.id, asked: decoded.success })
+    : Result.fail({
+      status: 200,
+      body: Wire.errorOf(request.id, {
+        code: Wire.codes.invalidParams,
+        message: `"params.notifications" is not a valid filter: ${
+          Wire.sentence(decoded.failure.issue, ["notifications"])
+        }`
+      })
+    })
+}
+
+const listKey: Record<Broadcast.List, keyof Filter> = {
+  tools: "toolsListChanged",
+  prompts: "promptsListChanged",
+  resources: "resourcesListChanged"
+}
+
+// How long the acknowledgement waits for the URIs it agreed to follow to go live, so a change made
+// right after it is heard; a source that is down is followed from then on.
+const openWait = Duration.seconds(1)
+
+/**
+ * Stream one listener until `closing` completes (then answer the request, ending it gracefully) or
+ * the fiber is interrupted (the client went away): the acknowledgement first, then every notice it
+ * asked for, each tagged with its subscription id, through `send`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpListen } from "effect-surface/mcp"
+ * import type { McpRequests } from "effect-surface/mcp"
+ * declare const modern: McpRequests.Modern
+ * declare const prepared: McpListen.Prepared
+ * const stream = McpListen.run(modern, prepared, (message) => console.log(message), Effect.never)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const run = (
+  modern: Requests.Modern,
+  prepared: Prepared,
+  send: (message: Json.JsonObject) => void,
+  closing: Effect.Effect<void>
+): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const { face } = modern
+    const { asked, id } = prepared
+    const meta = { [Wire.meta.subscriptionId]: id }
+    const served: Array<string> = []
+    for (const uri of asked.resourceSubscriptions ?? []) {
+      if (Exit.isSuccess(yield* Effect.exit(face.checkUri(uri))) && !served.includes(uri)) served.push(uri)
+    }
+    const honored: Filter = {
+      ...(asked.toolsListChanged === true ? { toolsListChanged: true } : {}),
+      ...(asked.promptsListChanged === true ? { promptsListChanged: true } : {}),
+      ...(asked.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
+      ...(asked.resourceSubscriptions === undefined ? {} : { resourceSubscriptions: served })
+    }
+    const uris = new Set(served)
+    const notice = (method: string, params: Json.JsonObject = {}) =>
+      send({ jsonrpc: "2.0", method, params: { ...params, _meta: meta } })
+    // Quiet until the acknowledgement has gone: nothing may precede it.
+    let acknowledged = false
+    const member: Broadcast.Member = {
+      listChanged: (list) => {
+        if (acknowledged && honored[listKey[list]] === true) notice(`notifications/${list}/list_changed`)
+      },
+      updated: (uri) => {
+        if (acknowledged && uris.has(uri)) notice("notifications/resources/updated", { uri })
+      },
+      dropped: (uri) => {
+        uris.delete(uri)
+      }
+    }
+    const { broadcaster } = face
+    yield* Effect.acquireRelease(broadcaster.join(member), () => broadcaster.leave(member))
+    const { relay } = modern
+    if (relay !== undefined) yield* Effect.acquireRelease(relay.join(member), () => relay.leave(member))
+    const live = yield* Effect.forEach(served, (uri) =>
+      Effect.acquireRelease(broadcaster.subscribe(uri, member), () => broadcaster.unsubscribe(uri, member)))
+    yield* Effect.forEach(live, Deferred.await, { discard: true, concurrency: "unbounded" }).pipe(
+      Effect.timeoutOrElse({
+        duration: openWait,
+        orElse: () =>
+          Effect.void
+      })
+    )
+    notice("notifications/subscriptions/acknowledged", { notifications: honored as Json.JsonObject })
+    acknowledged = true
+    yield* closing
+    send({ jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { ...modern.resultMeta, ...meta } } })
+  }).pipe(Effect.scoped)

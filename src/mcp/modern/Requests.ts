@@ -1,0 +1,449 @@
+/**
+ * The 2026-07-28 request path: one stateless request in, one answer out, whatever carried it.
+ *
+ * With no session, a request is whole in itself: its envelope says which revision it speaks and
+ * what its client can be asked, and the answer says what kind of result it is and who gave it. This
+ * module is that path over the shared face — discovery, the lists with their caching hints, calls,
+ * reads, prompts and completion — so HTTP and stdio (and a test) serve 2026 clients the same way. A
+ * call, a read or a prompt may end its round `input_required` (`Calls`); every other method answers
+ * at once. Transports add only what is theirs: headers, streams, cancellation.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Result } from "effect"
+import type { Scope } from "effect"
+import type * as Json from "../../core/Json.ts"
+import type * as Face from "../Face.ts"
+import type * as Broadcast from "../internal/broadcast.ts"
+import * as RpcError from "../RpcError.ts"
+import * as Answers from "./Answers.ts"
+import * as Caching from "./Caching.ts"
+import * as Calls from "./Calls.ts"
+import * as RequestState from "./RequestState.ts"
+import * as Wire from "./Wire.ts"
+
+/**
+ * What a face serves 2026 clients with: the face, its parked calls, its caching hints.
+ *
+ * @example
+ * ```ts
+ * import type { McpRequests } from "effect-surface/mcp"
+ * declare const modern: McpRequests.Modern
+ * modern.face.serverInfo.name
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Modern {
+  readonly face: Face.Face
+  readonly calls: Calls.Calls
+  readonly caching: Caching.Caching
+  /** List moves made through other instances, for this one's listeners (with instances on Redis). */
+  readonly relay: Relay | undefined
+  /** The `_meta` every result carries: who answered. */
+  readonly resultMeta: Json.JsonObject
+}
+
+/**
+ * Where list moves made through other instances are heard: a listener joins it beside the face's
+ * broadcaster.
+ *
+ * @example
+ * ```ts
+ * import type { McpRequests } from "effect-surface/mcp"
+ * declare const relay: McpRequests.Relay
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Relay {
+  readonly join: (member: Broadcast.Member) => Effect.Effect<void>
+  readonly leave: (member: Broadcast.Member) => Effect.Effect<void>
+}
+
+/**
+ * An answer: the JSON-RPC response, and the HTTP status the revision gives it.
+ *
+ * @example
+ * ```ts
+ * import type { McpRequests } from "effect-surface/mcp"
+ * const answer: McpRequests.Answer = { status: 200, body: { jsonrpc: "2.0", id: 1, result: { resultType: "complete" } } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Answer {
+  readonly status: number
+  readonly body: Json.JsonObject
+}
+
+/**
+ * A request already sorted by `Wire.classify`.
+ *
+ * @example
+ * ```ts
+ * import type { McpRequests } from "effect-surface/mcp"
+ * const request: McpRequests.Request = { id: 1, method: "tools/list", params: {} }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Request {
+  readonly id: Wire.Id
+  readonly method: string
+  readonly params: { readonly [key: string]: unknown }
+}
+
+/**
+ * Serve 2026 clients from `face` for the scope's life; `elsewhere` continues calls parked on other
+ * instances (the cluster layer's), `instance` names this one in the states it signs.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpRequests } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
+ * declare const face: McpFace.Face
+ * const modern = McpRequests.make(face) // Effect<Modern, never, Scope>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = (
+  face: Face.Face,
+  options: {
+    readonly elsewhere?: Calls.Elsewhere | undefined
+    readonly instance?: string | undefined
+    readonly relay?: Relay | undefined
+  } = {}
+): Effect.Effect<Modern, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const calls = yield* Calls.make({
+      codec: face.requestState,
+      ...(options.instance === undefined ? {} : { instance: options.instance }),
+      ...(options.elsewhere === undefined ? {} : { elsewhere: options.elsewhere })
+    })
+    const caching = yield* Caching.make(face.broadcaster, face.caching)
+    const { name, title, version } = face.serverInfo
+    const serverInfo = title === undefined ? { name, version } : { name, version, title }
+    return { face, calls, caching, relay: options.relay, resultMeta: { [Wire.meta.serverInfo]: serverInfo } }
+  })
+
+const ok = (modern: Modern, id: Wire.Id, result: Json.JsonObject): Answer => ({
+  status: 200,
+  body: {
+    jsonrpc: "2.0",
+    id,
+    result: {
+      ...result,
+      resultType: "complete",
+      _meta: result["_meta"] === undefined ? modern.resultMeta
+        : { ...(result["_meta"] as Json.JsonObject), ...modern.resultMeta }
+    }
+  }
+})
+
+const failed = (id: Wire.Id | null, error: RpcError.Rpc | Wire.Refused): Answer => ({
+  status: error instanceof Wire.Refused ? error.status : 200,
+  body: Wire.errorOf(id, error)
+})
+
+const refused = (id: Wire.Id, message: string): Answer =>
+  failed(id, new Wire.Refused({ status: 200, code: Wire.codes.invalidParams, message }))
+
+/**
+ * The capabilities a 2026 client is told of in `server/discover`.
+ *
+ * @example
+ * ```ts
+ * import { McpRequests } from "effect-surface/mcp"
+ * McpRequests.capabilities.tools // { listChanged: true }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const capabilities: Json.JsonObject = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {}
+}
+
+const discover = (modern: Modern, id: Wire.Id) =>
+  Effect.map(
+    modern.face.instructions._tag === "Static"
+      ? Effect.succeed(modern.face.instructions.text)
+      : modern.face.instructions.read,
+    (instructions) =>
+      ok(modern, id, {
+        supportedVersions: [...Wire.supported],
+        capabilities,
+        ...(instructions === undefined ? {} : { instructions }),
+        ...modern.caching.discover()
+      })
+  )
+
+const listed = (
+  modern: Modern,
+  id: Wire.Id,
+  key: string,
+  list: "tools" | "resources" | "prompts",
+  items: Effect.Effect<ReadonlyArray<Json.JsonObject>>
+) => Effect.map(items, (all) => ok(modern, id, { [key]: all as Array<Json.JsonObject>, ...modern.caching.list(list) }))
+
+const isRecord = (u: unknown): u is Json.JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+
+// What a round-trippable request names, and its arguments: the state it may carry is bound to both.
+interface Target {
+  readonly name: string
+  readonly args: unknown
+  readonly job: Calls.Job
+  readonly frame?: (result: Json.JsonObject) => Json.JsonObject
+}
+
+const targetOf = (modern: Modern, method: string, params: Json.JsonObject): Result.Result<Target, string> => {
+  const { face } = modern
+  switch (method) {
+    case "tools/call": {
+      const { arguments: args = {}, name } = params
+      if (typeof name !== "string") return Result.fail(`"params.name" must be the tool's name, a string`)
+      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${JSON.stringify(args)}`)
+      return Result.succeed({ name, args, job: face.callTool(name, args) as Calls.Job })
+    }
+    case "prompts/get": {
+      const { arguments: args = {}, name } = params
+      if (typeof name !== "string") return Result.fail(`"params.name" must be the prompt's name, a string`)
+      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${JSON.stringify(args)}`)
+      return Result.succeed({ name, args, job: face.getPrompt(name, args) as unknown as Calls.Job })
+    }
+    default: {
+      const { uri } = params
+      if (typeof uri !== "string") return Result.fail(`"params.uri" must be the resource's URI, a string`)
+      return Result.succeed({
+        name: uri,
+        args: null,
+        job: Effect.map(
+          face.readResource(uri),
+          (contents) => ({ contents: contents as unknown as Array<Json.JsonObject> })
+        ),
+        frame: (result) => ({ ...result, ...modern.caching.read })
+      })
+    }
+  }
+}
+
+const stateRefused = (message: string): Calls.Outcome => ({
+  _tag: "Error",
+  error: { code: Wire.codes.invalidParams, message }
+})
+
+// Whether running a request again changes nothing: a prompt, a read, or a tool that says it only reads.
+const harmless = (modern: Modern, method: string, name: string): Effect.Effect<boolean> =>
+  method !== "tools/call" ? Effect.succeed(true) : Effect.map(modern.face.roster.current, (resolved) => {
+    const tool = resolved.advertisedTools.find((advertised) => advertised["name"] === name)
+    const annotations = tool?.["annotations"]
+    return isRecord(annotations) && annotations["readOnlyHint"] === true
+  })
+
+// A call, a prompt or a read: a fresh round, or the next round of a call parked by an earlier one.
+const roundTrip = (
+  modern: Modern,
+  request: Request,
+  envelope: Wire.Envelope,
+  notify: Calls.Notify
+): Effect.Effect<Answer> => {
+  const { id, method, params } = request
+  const target = targetOf(modern, method, params as Json.JsonObject)
+  if (Result.isFailure(target)) return Effect.succeed(refused(id, target.failure))
+  const responses = Answers.responsesOf(params)
+  if (Result.isFailure(responses)) return Effect.succeed(refused(id, responses.failure))
+  const { args, frame, job, name } = target.success
+  const digest = RequestState.targetOf(method, name, args)
+  const round = { notify, envelope }
+  const state = params["requestState"]
+  const outcome = state === undefined
+    ? modern.calls.start(job, digest, responses.success, round)
+    : typeof state !== "string"
+    ? Effect.succeed(stateRefused(`"params.requestState" must be the string the server sent`))
+    : modern.face.requestState.verify(state, digest).pipe(
+      Effect.matchEffect({
+        onFailure: (refusal) => Effect.succeed(stateRefused(refusal.message)),
+        onSuccess: (payload) =>
+          Effect.flatMap(modern.calls.resume(payload, responses.success, round), (resumed) =>
+            resumed._tag !== "Lost"
+              ? Effect.succeed(resumed)
+              // Where the call cannot be continued, one that changes nothing is run again from its
+              // start with every answer it had; one that may change something is never run twice.
+              : Effect.flatMap(harmless(modern, method, name), (again) =>
+                again && payload.answers !== undefined
+                  ? modern.calls.start(job, digest, { ...payload.answers, ...responses.success }, round)
+                  : Effect.succeed(stateRefused(`requestState refused: ${resumed.reason}; call again without it`))))
+      })
+    )
+  return Effect.map(outcome, (ended): Answer => {
+    switch (ended._tag) {
+      case "Complete":
+        return ok(modern, id, frame === undefined ? ended.result : frame(ended.result))
+      case "Error":
+        return { status: ended.status ?? 200, body: Wire.errorOf(id, ended.error) }
+      case "Lost":
+        return failed(id, { code: Wire.codes.invalidParams, message: ended.reason })
+      case "InputRequired":
+        return {
+          status: 200,
+          body: {
+            jsonrpc: "2.0",
+            id,
+            result: {
+              resultType: "input_required",
+              inputRequests: ended.inputRequests as unknown as Json.JsonObject,
+              requestState: ended.requestState,
+              _meta: modern.resultMeta
+            }
+          }
+        }
+    }
+  })
+}
+
+const complete = (modern: Modern, id: Wire.Id, params: Json.JsonObject) => {
+  const { argument, context, ref } = params
+  const refOk = isRecord(ref) &&
+    ((ref["type"] === "ref/prompt" && typeof ref["name"] === "string") ||
+      (ref["type"] === "ref/resource" && typeof ref["uri"] === "string"))
+  const argumentOk = isRecord(argument) && typeof argument["name"] === "string" &&
+    typeof argument["value"] === "string"
+  if (!refOk || !argumentOk) {
+    return Effect.succeed(
+      refused(
+        id,
+        `"params" must name a "ref" (ref/prompt with a name, or ref/resource with a uri) and an "argument" { name, value }`
+      )
+    )
+  }
+  return modern.face.complete({ ref, argument, context } as unknown as Face.CompleteRequest).pipe(
+    Effect.match({
+      onFailure: (refusal) => failed(id, RpcError.toRpcError(refusal)),
+      onSuccess: (completion) => ok(modern, id, { completion: completion as unknown as Json.JsonObject })
+    })
+  )
+}
+
+/**
+ * The methods a 2026 request may name on this path (`subscriptions/listen` is the transport's, as it
+ * answers with a stream).
+ *
+ * @example
+ * ```ts
+ * import { McpRequests } from "effect-surface/mcp"
+ * McpRequests.methods.has("server/discover") // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const methods: ReadonlySet<string> = new Set([
+  "server/discover",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "subscriptions/listen"
+])
+
+/**
+ * Check a request before it is answered, in the order the revision ranks the faults: its `_meta`
+ * (-32602), what its transport carried beside the body (an HTTP binding's header checks, -32020),
+ * its version (-32022), its method (-32601, HTTP 404). The envelope, or the answer refusing it.
+ *
+ * @example
+ * ```ts
+ * import { McpRequests } from "effect-surface/mcp"
+ * McpRequests.check({ id: 1, method: "tools/list", params: {} }) // Failure: "_meta" is missing, 400
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const check = (
+  request: Request,
+  transport?: (envelope: Wire.Envelope) => Wire.Refused | undefined
+): Result.Result<Wire.Envelope, Answer> => {
+  const envelope = Wire.envelope(request.params)
+  if (Result.isFailure(envelope)) return Result.fail(failed(request.id, envelope.failure))
+  const refusal = transport?.(envelope.success) ?? Wire.supports(envelope.success.protocolVersion)
+  if (refusal !== undefined) return Result.fail(failed(request.id, refusal))
+  if (!methods.has(request.method)) {
+    return Result.fail(
+      failed(
+        request.id,
+        new Wire.Refused({
+          status: 404,
+          code: Wire.codes.methodNotFound,
+          message: `Method not found: ${request.method} is not a ${Wire.version} method`
+        })
+      )
+    )
+  }
+  return Result.succeed(envelope.success)
+}
+
+/**
+ * Answer one request whose envelope `check` accepted; `notify` takes the notifications that belong
+ * to it (progress, log lines), sent before the answer.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Result } from "effect"
+ * import { McpRequests } from "effect-surface/mcp"
+ * declare const modern: McpRequests.Modern
+ * declare const request: McpRequests.Request
+ * const checked = McpRequests.check(request)
+ * const answer = Result.isSuccess(checked) ? McpRequests.answer(modern, request, checked.success, () => {}) : Effect.succeed(checked.failure)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const answer = (
+  modern: Modern,
+  request: Request,
+  envelope: Wire.Envelope,
+  notify: Calls.Notify
+): Effect.Effect<Answer> => {
+  const { face } = modern
+  const { id, method, params } = request
+  switch (method) {
+    case "server/discover":
+      return discover(modern, id)
+    case "tools/list":
+      return listed(
+        modern,
+        id,
+        "tools",
+        "tools",
+        Effect.map(face.roster.current, (resolved) => resolved.advertisedTools)
+      )
+    case "resources/list":
+      return listed(modern, id, "resources", "resources", face.listResources)
+    case "resources/templates/list":
+      return listed(modern, id, "resourceTemplates", "resources", face.listResourceTemplates)
+    case "prompts/list":
+      return listed(modern, id, "prompts", "prompts", face.listPrompts)
+    case "completion/complete":
+      return complete(modern, id, params as Json.JsonObject)
+    case "tools/call":
+    case "prompts/get":
+    case "resources/read":
+      return roundTrip(modern, request, envelope, notify)
+    default:
+      return Effect.succeed(
+        failed(
+          id,
+          new Wire.Refused({ status: 404, code: Wire.codes.methodNotFound, message: `Method not found: ${method}` })
+        )
+      )
+  }
+}
