@@ -88,7 +88,10 @@ export interface Options<S = never, SE = never, SR = never> {
   readonly session?: ((session: Info) => Layer.Layer<S, SE, SR>) | undefined
   /** How long each cleanup call after a cancel may take (default 5 seconds). */
   readonly cleanupDeadline?: Duration.Input | undefined
-  /** How long a cancelled turn may take to settle before its cleanup is sent anyway (default 10 seconds). */
+  /**
+   * How long a cancelled turn may take to settle before its cleanup is sent anyway, and how long a
+   * stop waits for the running turns to unwind before closing the connection (default 10 seconds).
+   */
   readonly settleDeadline?: Duration.Input | undefined
 }
 
@@ -155,7 +158,10 @@ export type SessionProvided = AcpSession | Approval.Approval
  * @since 0.1.0
  */
 export interface Agent {
-  /** Serve one editor on `stream` until it goes away or the scope closes. */
+  /**
+   * Serve one editor on `stream` until it goes away or the scope closes. Closing the scope stops
+   * gracefully: the running turns unwind while the editor is still connected (`settleDeadline` at most).
+   */
   readonly connect: (stream: Acp.Stream) => Effect.Effect<Connection, never, Scope.Scope>
 }
 

@@ -43,10 +43,12 @@ export interface Surface {
   readonly capabilities: Capabilities
   /**
    * Ask the editor and wait for its checked answer. `sessionId` is filled in. Interrupting the
-   * caller cancels the call at the editor (`$/cancel_request`) without waiting for it.
+   * caller cancels the call at the editor (`$/cancel_request`) without waiting for it. Every check
+   * is made each time the Effect runs: one built before a cancel and run after it is `Cancelled`,
+   * unsent.
    */
   readonly request: <M extends Method>(method: M, params: Params<M>) => Effect.Effect<Answer<M>, RequestError>
-  /** Send one checked `session/update`; nothing waits for it to be written. */
+  /** Send one checked `session/update`; nothing waits for it to be written. Refused after a cancel, as `request` is. */
   readonly notify: (update: Update) => Effect.Effect<void, NotifyError>
   /**
    * Register calls to send, in order, if the turn is cancelled while the caller's scope is open.

@@ -212,7 +212,8 @@ export class ScriptedEditor extends Context.Service<ScriptedEditor, Editor>()("e
 
 /**
  * Connect a scripted editor to the `AcpAgent` in context, over real newline-delimited JSON streams,
- * and `initialize` it. Both ends close with the scope.
+ * and `initialize` it. Both ends close with the scope: the agent first, as a stop does (its turns
+ * unwind while the editor still answers), then the editor.
  *
  * @example
  * ```ts
@@ -234,10 +235,13 @@ export const make = (options?: Options): Effect.Effect<Editor, never, AcpAgent |
     const toEditor = new TransformStream<Uint8Array, Uint8Array>()
     const toAgent = new TransformStream<Uint8Array, Uint8Array>()
     const agent = yield* Effect.service(AcpAgent)
-    yield* agent.connect(Acp.ndJsonStream(toEditor.writable, toAgent.readable))
+    const served = yield* agent.connect(Acp.ndJsonStream(toEditor.writable, toAgent.readable))
     // Going away is closing the editor's raw output: the agent reads the end of its input.
     const goAway = Effect.promise(() => toAgent.writable.close().catch(() => undefined))
-    return yield* open(Acp.ndJsonStream(toAgent.writable, toEditor.readable), options, goAway)
+    const editor = yield* open(Acp.ndJsonStream(toAgent.writable, toEditor.readable), options, goAway)
+    // The scope closes as an agent's stop does: the agent first, while its editor is still there.
+    yield* Effect.addFinalizer(() => served.close)
+    return editor
   })
 
 /**

@@ -225,7 +225,8 @@ export const rootTools = Effect.fn("ServeTools.rootTools")(function*(
 ) {
   if (tools.length === 0) return yield* new NoTools()
   const seen = new Set<string>()
-  const table: Record<string, Bundle.BespokeTool<Bundle.Clients>> = {}
+  // Keyed by a name the app chose: a prototype-less table keeps `__proto__` an ordinary key.
+  const table: Record<string, Bundle.BespokeTool<Bundle.Clients>> = Object.create(null)
   for (const tool of tools) {
     const refused = refusalOf(tool, seen, options.credentials)
     if (refused !== undefined) return yield* refused

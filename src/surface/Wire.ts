@@ -7,12 +7,12 @@
  * announced (`onClose`) the instant it happens, so the ConnectionPool drops the dead connection
  * before the next request spends itself on it; and nothing is ever sent twice — one socket per dial,
  * never reconnected, never resent, so a call cut off in flight fails as a `LinkError` of phase
- * `"call"` (outcome unknown) and re-dialling stays the pool's decision.
+ * `"call"` (outcome unknown) and re-dialling stays the pool's decision. What crosses is the expose
+ * map's to say, as on every face, and the socket is its owner's alone.
  *
  * @since 0.1.0
  */
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
-import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
 import {
   Cause,
   Deferred,
@@ -29,12 +29,13 @@ import {
 } from "effect"
 import { RpcClient, RpcSerialization, RpcServer } from "effect/rpc"
 import { Socket, SocketServer } from "effect/socket"
-import * as Fs from "node:fs"
 import * as Net from "node:net"
 import type { Owned } from "./Owned.ts"
 import { LinkError } from "./LinkError.ts"
 import type * as Client from "./Client.ts"
+import * as Expose from "./Expose.ts"
 import type * as Implementation from "./Implementation.ts"
+import * as SocketFile from "./internal/socketFile.ts"
 import type * as Surface from "./Surface.ts"
 import * as WireProtocol from "./WireProtocol.ts"
 
@@ -52,7 +53,7 @@ const serialization = RpcSerialization.ndjson
  * import { Wire } from "effect-surface/wire"
  *
  * declare const implemented: Implementation.Implemented<Surface.Spec>
- * const served = Wire.serve(implemented, { path: "/tmp/todos.sock" }).pipe(
+ * const served = Wire.serve(implemented, { path: "/tmp/todos.sock", expose: { procedures: { "todo.add": true } } }).pipe(
  *   Effect.catchTag("WireServeError", (e) => Effect.logError(e.message))
  * )
  * ```
@@ -69,72 +70,52 @@ export class ServeError extends Schema.TaggedError<ServeError>()("WireServeError
 }
 
 /**
- * Where to serve.
+ * Where to serve, and what: the expose map every face takes. Exposure is default-deny — only the
+ * members the map names are served on the socket, and a dialled call to any other is refused.
  *
  * @example
  * ```ts
+ * import { Schema } from "effect"
+ * import { Surface } from "effect-surface"
  * import type { Wire } from "effect-surface/wire"
- * const options: Wire.ServeOptions = { path: "/tmp/todos.sock" }
+ *
+ * const Todos = Surface.make({ cells: { filter: Surface.cell(Schema.String, "all") }, procedures: { todo: { add: {}, drop: {} } } })
+ * const options: Wire.ServeOptions<typeof Todos> = {
+ *   path: "/tmp/todos.sock",
+ *   expose: { cells: { filter: true }, procedures: { "todo.add": true } } // todo.drop is not served
+ * }
  * ```
  *
  * @since 0.1.0
  */
-export interface ServeOptions {
+export interface ServeOptions<S extends Surface.Spec> {
   /** A unix socket path; keep it short (the platform limit is about 107 bytes). */
   readonly path: string
+  /** Which members cross to whoever dials the socket; checked against the spec when serving starts. */
+  readonly expose: Expose.ExposeMap<S>
 }
 
 const errorText = (e: unknown): string =>
   Predicate.hasProperty(e, "message") && typeof e.message === "string" ? e.message : String(e)
 
-const errnoOf = (e: unknown): string | undefined =>
-  Predicate.hasProperty(e, "code") && typeof e.code === "string" ? e.code : undefined
-
-/** Does anything accept connections on the path? Refused means a socket file nobody listens on. */
-const probe = (path: string): Effect.Effect<boolean, ServeError> =>
-  Effect.callback((resume) => {
-    const conn = Net.createConnection({ path })
-    conn.once("connect", () => {
-      conn.destroy()
-      resume(Effect.succeed(true))
-    })
-    conn.once("error", (e) => {
-      conn.destroy()
-      resume(
-        errnoOf(e) === "ECONNREFUSED" || errnoOf(e) === "ENOENT"
-          ? Effect.succeed(false)
-          : Effect.fail(new ServeError({ path, reason: errorText(e) }))
-      )
-    })
-    return Effect.sync(() => conn.destroy())
-  })
-
-// A daemon killed without its finalizers leaves its socket file behind, and listening on a path
-// that exists fails. Only a socket nobody answers on is removed: a live server is never displaced.
-const clearStale = (path: string): Effect.Effect<void, ServeError> =>
-  Effect.gen(function*() {
-    const fail = (e: unknown) => new ServeError({ path, reason: errorText(e) })
-    const stat = yield* Effect.try({ try: () => Fs.lstatSync(path, { throwIfNoEntry: false }), catch: fail })
-    if (stat === undefined) return
-    if (!stat.isSocket()) return yield* new ServeError({ path, reason: "a file that is not a socket is in the way" })
-    if (yield* probe(path)) return yield* new ServeError({ path, reason: "a live server is already listening on it" })
-    yield* Effect.try({ try: () => Fs.rmSync(path, { force: true }), catch: fail })
-  })
-
 /**
- * Serve an implementation on a unix socket until the scope closes. A stale socket file left by a
- * killed server is removed first; closing the scope interrupts every call in flight, closes every
+ * Serve the members of an implementation its expose map names on a unix socket until the scope
+ * closes. The map is checked against the spec first (an `Expose.CheckError` names a bad key); a
+ * call to a member it does not name is refused on the served side, never run. The socket is its
+ * owner's alone (mode 0600) from the moment it can be dialled. A stale socket file left by a killed
+ * server is removed first; closing the scope interrupts every call in flight, closes every
  * connection (each client sees its link drop) and removes the socket file.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import type { Implementation, Surface } from "effect-surface"
+ * import { Expose, type Implementation, type Surface } from "effect-surface"
  * import { Wire } from "effect-surface/wire"
  *
  * declare const implemented: Implementation.Implemented<Surface.Spec>
  * const program = Effect.scoped(Effect.gen(function*() {
- *   yield* Wire.serve(implemented, { path: "/tmp/todos.sock" })
+ *   // Everything, for a socket only its owner can dial; name the members to narrow it.
+ *   yield* Wire.serve(implemented, { path: "/tmp/todos.sock", expose: Expose.all(implemented.spec) })
  *   yield* Effect.never
  * }))
  * ```
@@ -143,18 +124,20 @@ const clearStale = (path: string): Effect.Effect<void, ServeError> =>
  */
 export const serve = <S extends Surface.Spec>(
   implemented: Implementation.Implemented<S>,
-  options: ServeOptions
-): Effect.Effect<void, ServeError, Scope.Scope> =>
+  options: ServeOptions<S>
+): Effect.Effect<void, ServeError | Expose.CheckError, Scope.Scope> =>
   Effect.gen(function*() {
     const { path } = options
-    yield* clearStale(path)
-    const group = WireProtocol.group(implemented.spec)
+    const checked = yield* Expose.check(implemented.spec, options.expose, "wire")
+    const refused = (failure: SocketFile.Failure) => new ServeError({ path, reason: failure.reason })
+    yield* SocketFile.clearStale(path).pipe(Effect.mapError(refused))
+    // Only what is exposed is in the group: a tag it does not hold is refused by the rpc server.
+    const served = WireProtocol.exposed(implemented, checked)
+    const group = WireProtocol.group(served.spec)
     // The handler record is keyed by the tags of this very group (see `WireProtocol.handlers`); the
     // group's rpc type is run-time, so the checker cannot pair each tag with its handler type.
-    const handlers = yield* group.toHandlers(WireProtocol.handlers(implemented) as never)
-    const server = yield* NodeSocketServer.make({ path }).pipe(
-      Effect.mapError((e) => new ServeError({ path, reason: e.message }))
-    )
+    const handlers = yield* group.toHandlers(WireProtocol.handlers(served) as never)
+    const server = yield* SocketFile.listen(path).pipe(Effect.mapError(refused))
     const protocol = yield* RpcServer.makeProtocolSocketServer.pipe(
       Effect.provideService(SocketServer.SocketServer, server),
       Effect.provideService(RpcSerialization.RpcSerialization, serialization),
@@ -336,7 +319,7 @@ const openClient = <S extends Surface.Spec>(spec: S, options: DialOptions, scope
     // What the rpc layer reports when no answer came back, re-framed as the link failing with the
     // request sent: a transport error, or an interruption this side did not ask for (the served side
     // shut down, or the connection was disposed under the call).
-    const frame = (cause: Cause.Cause<unknown>): Effect.Effect<never, unknown> => {
+    const frame = (tag: string) => (cause: Cause.Cause<unknown>): Effect.Effect<never, unknown> => {
       const error = Cause.findError(cause)
       if (Result.isSuccess(error) && isRpcClientError(error.success)) {
         // The rpc layer often hears of the peer's exit (end of input) just before the socket closes.
@@ -345,8 +328,13 @@ const openClient = <S extends Surface.Spec>(spec: S, options: DialOptions, scope
           : `the connection to ${path} failed: ${error.success.message}`
         return Effect.fail(new LinkError({ phase: "call", reason }))
       }
-      // A request the socket refused to write dies in the rpc layer rather than failing.
       const defect = Cause.findDefect(cause)
+      // The served side has no such rpc: its expose map does not name the member. A configuration
+      // mismatch between the two sides, not a link failure, so the pool keeps the connection.
+      if (Result.isSuccess(defect) && errorText(defect.success) === `Unknown request tag: ${tag}`) {
+        return Effect.die(new Error(`${path} does not serve ${tag}: the expose map it is served with does not name it`))
+      }
+      // A request the socket refused to write dies in the rpc layer rather than failing.
       if (Result.isSuccess(defect) && Socket.isSocketError(defect.success)) {
         return Effect.fail(new LinkError({ phase: "call", reason: link.reason() }))
       }
@@ -360,14 +348,14 @@ const openClient = <S extends Surface.Spec>(spec: S, options: DialOptions, scope
       Effect.suspend(() =>
         link.isDropped() || link.isDisposed()
           ? closed
-          : Effect.raceFirst(Effect.catchCause(rpc(tag, payload) as Effect.Effect<unknown, unknown>, frame), lost)
+          : Effect.raceFirst(Effect.catchCause(rpc(tag, payload) as Effect.Effect<unknown, unknown>, frame(tag)), lost)
       )
     const subscribe = (tag: string): Stream.Stream<unknown, LinkError> =>
       Stream.suspend(() =>
         link.isDropped() || link.isDisposed()
           ? Stream.fromEffect(closed)
           : (rpc(tag, undefined) as Stream.Stream<unknown, unknown>).pipe(
-            Stream.catchCause((cause) => Stream.fromEffect(frame(cause))),
+            Stream.catchCause((cause) => Stream.fromEffect(frame(tag)(cause))),
             Stream.interruptWhen(lost),
             // subscriptions have no declared errors: whatever fails one is the link
             Stream.mapError((e) => e as LinkError)

@@ -14,6 +14,7 @@ import type { Option } from "effect"
 import { Rpc, RpcGroup } from "effect/rpc"
 import type { LinkError } from "./LinkError.ts"
 import type * as Client from "./Client.ts"
+import type * as Expose from "./Expose.ts"
 import type * as Implementation from "./Implementation.ts"
 import { assemble, declaredProcedures, mapMembers } from "./internal/members.ts"
 import type { Sources } from "./internal/members.ts"
@@ -134,6 +135,51 @@ export const group = (spec: Surface.Spec): Group => {
   const made: Group = RpcGroup.make(...rpcs)
   groups.set(spec, made)
   return made
+}
+
+const only = <M>(members: { readonly [key: string]: M }, keys: ReadonlyArray<string>): { readonly [key: string]: M } =>
+  Object.fromEntries(keys.map((key) => [key, members[key]!]))
+
+/**
+ * An implementation narrowed to what a checked expose map lets cross: its spec declares only the
+ * exposed members, so the group derived from it and the handlers served for it hold nothing else.
+ * The tags are the full spec's, so a client derived from the full spec reaches every exposed member.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Expose, Implementation, Surface } from "effect-surface"
+ * import { WireProtocol } from "effect-surface/wire"
+ *
+ * const Todos = Surface.make({ procedures: { todo: { add: {}, drop: {} } } })
+ * const implemented = Implementation.make(Todos, { procedures: { todo: { add: () => Effect.void, drop: () => Effect.void } } })
+ * const narrowed = Effect.map(
+ *   Expose.check(Todos, { procedures: { "todo.add": true } }, "wire"),
+ *   (checked) => WireProtocol.exposed(implemented, checked)
+ * )
+ * // its group holds "procedure/todo/add" alone
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const exposed = <S extends Surface.Spec>(
+  implemented: Implementation.Implemented<S>,
+  checked: Expose.Checked
+): Implementation.Implemented<Surface.Spec> => {
+  const { spec } = implemented
+  const procedures: Record<string, Record<string, Surface.Procedure>> = {}
+  for (const { ns, verb, procedure } of checked.procedures) (procedures[ns] ??= {})[verb] = procedure
+  return {
+    spec: {
+      cells: only(spec.cells, checked.cells),
+      collections: only(spec.collections, checked.collections),
+      streams: only(spec.streams, checked.streams),
+      events: only(spec.events, checked.events),
+      procedures
+    },
+    // Served under the narrowed spec only: what it does not declare is never looked up.
+    implementation: implemented.implementation as Implementation.Implemented<Surface.Spec>["implementation"]
+  }
 }
 
 /** The members a spec declares that the implementation provides, as `[key, member]` pairs. */

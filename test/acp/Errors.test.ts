@@ -1,6 +1,6 @@
 // Every way a call to the editor can fail has its own tagged error, raised where the issue says.
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Effect, Fiber, Schedule } from "effect"
 import { TestClock } from "effect/testing"
 import { AcpChecks, AcpError, AcpSurface, ScriptedEditor } from "effect-surface/acp"
 import { editorFor, isCancelRequest, isRequest, methodsOf, settle } from "./harness.ts"
@@ -124,6 +124,53 @@ describe("AcpSurface errors", () => {
       assert.deepStrictEqual([second?._tag, second?._tag === "Cancelled" && second.sent], ["Cancelled", false])
       yield* editor.waitFor(isCancelRequest)
       assert.deepStrictEqual(yield* methodsOf(editor), ["terminal/wait_for_exit"])
+    }))
+
+  it.effect("Cancelled is decided when a call runs, not when it was built: calls made through the service before the cancel are refused unsent after it", () =>
+    Effect.gen(function*() {
+      const released = yield* Deferred.make<ReadonlyArray<string>>()
+      const polled = yield* Deferred.make<AcpError.RequestError>()
+      const answeredOnce = yield* Deferred.make<void>()
+      const handler = () =>
+        Effect.gen(function*() {
+          const surface = yield* AcpSurface.AcpSurface
+          // Built while the turn runs; run after the stop, by a finalizer and by a repeat that outlives the turn.
+          const release = surface.request("terminal/release", { terminalId: "t1" })
+          const tell = surface.notify({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "bye" } })
+          const poll = surface.request("terminal/output", { terminalId: "t1" })
+          yield* Effect.forkDetach(
+            poll.pipe(
+              Effect.andThen(Deferred.succeed(answeredOnce, undefined)),
+              Effect.repeat(Schedule.spaced("1 second")),
+              Effect.flip,
+              Effect.flatMap((error) => Deferred.succeed(polled, error))
+            )
+          )
+          const outcomes = Effect.all([Effect.flip(release), Effect.flip(tell)]).pipe(
+            Effect.map((errors) => errors.map((error) => `${error._tag} sent=${"sent" in error && error.sent}`)),
+            Effect.catch(() => Effect.succeed(["reached the editor"])),
+            Effect.flatMap((outcome) => Deferred.succeed(released, outcome))
+          )
+          return yield* Effect.never.pipe(Effect.ensuring(outcomes))
+        })
+      const editor = yield* editorFor(handler, {
+        script: {
+          "terminal/release": ScriptedEditor.answer({}),
+          "terminal/output": ScriptedEditor.answer({ output: "", truncated: false })
+        }
+      })
+      const session = yield* editor.newSession()
+      const prompt = yield* Effect.forkChild(editor.prompt(session, "go"))
+      yield* Deferred.await(answeredOnce)
+      yield* editor.cancel(session)
+      assert.strictEqual((yield* Fiber.join(prompt)).stopReason, "cancelled")
+      yield* TestClock.adjust("3 seconds")
+      yield* settle
+      assert.deepStrictEqual(yield* methodsOf(editor), ["terminal/output"])
+      assert.deepStrictEqual(yield* editor.updates, [])
+      assert.deepStrictEqual(yield* Deferred.await(released), ["Cancelled sent=false", "Cancelled sent=false"])
+      const error = yield* Deferred.await(polled)
+      assert.deepStrictEqual([error._tag, error._tag === "Cancelled" && error.sent], ["Cancelled", false])
     }))
 
   it.effect("interrupting the caller cancels its call at the editor and stops waiting for it", () =>

@@ -277,6 +277,33 @@ describe("serveTools", () => {
       assert.deepStrictEqual(inMemory.getServerVersion(), { name: "echoes", version: "2.0.0" })
       assert.strictEqual(textOf(yield* call(inMemory, "echo", { text: "in memory" })), `"in memory"`)
     }))
+
+  it.live("list and call agree for every name: `__proto__` and the rest of Object.prototype's names are tools like any other", () =>
+    Effect.gen(function*() {
+      // Every name an object inherits, the one a plain object takes as its prototype among them;
+      // one is left unserved, so a call to it must be an unknown tool, not whatever the prototype holds.
+      const unserved = "isPrototypeOf"
+      const names = Object.getOwnPropertyNames(Object.prototype).filter((name) => name !== unserved)
+      const tools = names.map((name): ToolLike => ({
+        name,
+        description: `The tool named ${name}.`,
+        inputSchema: { type: "object", properties: {} },
+        execute: async () => `ran ${name}`
+      }))
+      const built = yield* Layer.build(ServeTools.layer(tools))
+      const server = yield* Effect.provideContext(Effect.service(McpServer), built)
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      yield* server.connect(serverSide)
+      const client = yield* connected((c) => c.connect(clientSide))
+      const listed = yield* Effect.promise(() => client.listTools())
+      assert.deepStrictEqual(listed.tools.map((tool) => tool.name).sort(), [...names].sort())
+      assert.include(names, "__proto__")
+      for (const name of names) assert.strictEqual(textOf(yield* call(client, name, {})), JSON.stringify(`ran ${name}`))
+      const unknown = yield* Effect.promise(() =>
+        client.callTool({ name: unserved, arguments: {} }).then(() => "answered", (error: Error) => error.message)
+      )
+      assert.include(unknown, `unknown tool "isPrototypeOf"`)
+    }))
 })
 
 const slow: { -readonly [K in keyof ToolLike]: ToolLike[K] } = {

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
+  Cause,
   Clock,
   Deferred,
   Effect,
@@ -7,6 +8,7 @@ import {
   Fiber,
   Option,
   Ref,
+  Result,
   Schedule,
   Schema,
   Scope,
@@ -17,6 +19,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as ConnectionPool from "../../src/core/ConnectionPool.ts"
+import * as Expose from "../../src/surface/Expose.ts"
 import * as Implementation from "../../src/surface/Implementation.ts"
 import * as Surface from "../../src/surface/Surface.ts"
 import * as Wire from "../../src/surface/Wire.ts"
@@ -59,7 +62,7 @@ const eventually = (check: Effect.Effect<boolean>) =>
 const served = Effect.gen(function*() {
   const path = yield* socketPath
   const fx = yield* makeTodos
-  yield* Wire.serve(fx.implemented, { path })
+  yield* Wire.serve(fx.implemented, { path, expose: Expose.all(Todos) })
   const owned = yield* Wire.dial(Todos, { path })
   return { ...fx, path, owned, client: owned.client }
 })
@@ -146,6 +149,67 @@ describe("Wire in process", () => {
     }))
 })
 
+/** What a defect says, or `"no defect"`. */
+const defectOf = (exit: Exit.Exit<unknown, unknown>): string => {
+  if (Exit.isSuccess(exit)) return "no defect"
+  const defect = Cause.findDefect(exit.cause)
+  return Result.isSuccess(defect) && defect.success instanceof Error ? defect.success.message : "no defect"
+}
+
+describe("Wire exposure", () => {
+  it.live("only what the expose map names is served: any other member is refused on the served side, never run, and the link stays up", () =>
+    Effect.gen(function*() {
+      const path = yield* socketPath
+      const { implemented, todos } = yield* makeTodos
+      yield* Wire.serve(implemented, { path, expose: { cells: { filter: true }, procedures: { "todo.add": true } } })
+      // Dialled with the whole spec: what the socket serves is the server's to say.
+      const { client } = yield* Wire.dial(Todos, { path })
+      yield* client.procedures.todo.add({ id: "a", title: "milk" })
+      assert.strictEqual(yield* client.cells.filter.read, "all")
+      const refusals = [
+        defectOf(yield* Effect.exit(client.procedures.todo.complete("a"))),
+        defectOf(yield* Effect.exit(client.collections.todos.read)),
+        defectOf(yield* Effect.exit(Stream.runHead(client.streams.log.subscribe)))
+      ]
+      assert.deepStrictEqual(refusals, [
+        `${path} does not serve procedure/todo/complete: the expose map it is served with does not name it`,
+        `${path} does not serve collection.read/todos: the expose map it is served with does not name it`,
+        `${path} does not serve stream.subscribe/log: the expose map it is served with does not name it`
+      ])
+      assert.deepStrictEqual(yield* todos.get("a"), Option.some({ title: "milk", done: false }))
+      yield* client.procedures.todo.add({ id: "b", title: "bread" })
+      assert.strictEqual((yield* todos.snapshot).size, 2)
+    }))
+
+  it.live("an expose map naming what the surface does not declare is refused before anything listens", () =>
+    Effect.gen(function*() {
+      const path = yield* socketPath
+      const { implemented } = yield* makeTodos
+      const error = yield* Effect.flip(
+        Wire.serve(implemented, { path, expose: { cells: { filtr: true } } as Expose.ExposeMap<typeof Todos> })
+      )
+      assert.strictEqual(
+        error.message,
+        `the expose map for wire names cell "filtr", which its surface does not declare`
+      )
+      assert.isFalse(Fs.existsSync(path))
+    }))
+
+  it.live("the socket is its owner's alone (mode 0600), nothing else is left beside it, and it goes when serving stops", () =>
+    Effect.gen(function*() {
+      const path = yield* socketPath
+      const { implemented } = yield* makeTodos
+      const server = yield* Scope.make()
+      yield* Wire.serve(implemented, { path, expose: Expose.all(Todos) }).pipe(Scope.provide(server))
+      assert.strictEqual(Fs.lstatSync(path).mode & 0o777, 0o600)
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(path)), [Path.basename(path)])
+      const { client } = yield* Wire.dial(Todos, { path })
+      assert.strictEqual(yield* client.cells.filter.read, "all")
+      yield* Scope.close(server, Exit.void)
+      assert.deepStrictEqual(Fs.readdirSync(Path.dirname(path)), [])
+    }))
+})
+
 describe("Wire link lifecycle", () => {
   it.live("dialling a path nothing listens on fails at once with a dial-phase LinkError", () =>
     Effect.gen(function*() {
@@ -160,11 +224,15 @@ describe("Wire link lifecycle", () => {
     Effect.gen(function*() {
       const { implemented } = yield* makeTodos
       const path = yield* socketPath
-      yield* Wire.serve(implemented, { path })
-      assert.deepInclude(yield* Effect.flip(Wire.serve(implemented, { path })), { _tag: "WireServeError" })
+      yield* Wire.serve(implemented, { path, expose: Expose.all(Todos) })
+      assert.deepInclude(yield* Effect.flip(Wire.serve(implemented, { path, expose: Expose.all(Todos) })), {
+        _tag: "WireServeError"
+      })
       const file = `${path}.txt`
       Fs.writeFileSync(file, "not a socket")
-      assert.deepInclude(yield* Effect.flip(Wire.serve(implemented, { path: file })), { _tag: "WireServeError" })
+      assert.deepInclude(yield* Effect.flip(Wire.serve(implemented, { path: file, expose: Expose.all(Todos) })), {
+        _tag: "WireServeError"
+      })
       assert.isTrue(Fs.existsSync(file))
     }))
 
@@ -173,7 +241,7 @@ describe("Wire link lifecycle", () => {
       const { implemented, waitStarted } = yield* makeTodos
       const path = yield* socketPath
       const server = yield* Scope.make()
-      yield* Wire.serve(implemented, { path }).pipe(Scope.provide(server))
+      yield* Wire.serve(implemented, { path, expose: Expose.all(Todos) }).pipe(Scope.provide(server))
       const { client } = yield* Wire.dial(Todos, { path })
       const call = yield* client.procedures.todo.wait().pipe(Effect.forkChild)
       const subscription = yield* collect(client.cells.filter.subscribe, 2)
@@ -196,7 +264,7 @@ describe("Wire link lifecycle", () => {
         Deferred.succeed(slowStarted, undefined).pipe(Effect.andThen(Effect.sleep("200 millis")), Effect.as("done"))
       yield* Wire.serve(
         Implementation.make(Fragile, { procedures: { fragile: { boom: () => Effect.die("boom"), slow: slowImpl } } }),
-        { path }
+        { path, expose: Expose.all(Fragile) }
       )
       const { client } = yield* Wire.dial(Fragile, { path })
       const slow = yield* client.procedures.fragile.slow().pipe(Effect.forkChild)
@@ -211,7 +279,7 @@ describe("Wire link lifecycle", () => {
       const { implemented } = yield* makeTodos
       const path = yield* socketPath
       const server = yield* Scope.make()
-      yield* Wire.serve(implemented, { path }).pipe(Scope.provide(server))
+      yield* Wire.serve(implemented, { path, expose: Expose.all(Todos) }).pipe(Scope.provide(server))
       const kept = yield* Wire.dial(Todos, { path })
       const disposed = yield* Wire.dial(Todos, { path })
       const keptClosed = yield* Deferred.make<void>()

@@ -21,6 +21,7 @@ import { ChildProcess } from "effect/process"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Fs from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as Expose from "../../src/surface/Expose.ts"
 import * as Implementation from "../../src/surface/Implementation.ts"
 import * as Surface from "../../src/surface/Surface.ts"
 import * as Wire from "../../src/surface/Wire.ts"
@@ -85,7 +86,8 @@ const makeDaemon = Effect.gen(function*() {
 const main = Effect.gen(function*() {
   const path = process.argv[2] ?? process.env["WIRE_DAEMON_SOCKET"]
   if (path === undefined) return yield* Effect.die("usage: wire-daemon.ts <socket path>")
-  yield* Wire.serve(yield* makeDaemon, { path })
+  // The test's own daemon, on a socket only its owner can dial: everything crosses.
+  yield* Wire.serve(yield* makeDaemon, { path, expose: Expose.all(Daemon) })
   yield* report(`ready ${process.pid}`)
   return yield* Effect.never
 })

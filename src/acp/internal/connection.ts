@@ -8,7 +8,9 @@
  * prompt's turn in a fiber with the turn's surface in context, and ends the turn on
  * `session/cancel` itself (the SDK aborts nothing): the prompt answers `cancelled` at once, and the
  * cleanup the turn registered goes out only once that answer has been written — seen on the
- * outgoing stream, not guessed — and the turn has settled.
+ * outgoing stream, not guessed — and the turn has settled. A stop (the scope closing) lets the
+ * running turns unwind before the connection closes, so what they release on the way out reaches
+ * the editor.
  */
 import * as Acp from "@agentclientprotocol/sdk"
 import {
@@ -57,7 +59,11 @@ export interface Connection {
   readonly closed: Effect.Effect<void>
   /** What the editor advertised, once it has sent `initialize`. */
   readonly capabilities: Effect.Effect<Option.Option<Capabilities>>
-  /** Close the connection from this side. */
+  /**
+   * Stop, gracefully: no new session or turn starts, the running turns are interrupted and unwind
+   * while the editor is still connected (what their finalizers send reaches it, each prompt is
+   * answered), for at most `settleDeadline`; then the connection closes. Closing the scope does the same.
+   */
   readonly close: Effect.Effect<void>
 }
 
@@ -99,10 +105,15 @@ interface State<R> {
   /** Request handlers and cleanups. */
   readonly background: FiberSet.FiberSet<unknown, unknown>
   readonly sessions: Map<string, SessionState>
-  /** Cancelled prompts whose answer a cleanup waits to see written. */
-  readonly awaitingAnswer: Map<Acp.JsonRpcId, Deferred.Deferred<void>>
+  /**
+   * Prompts whose answer has not yet been handed to the transport: what a cancelled turn's cleanup
+   * waits for, and what a graceful stop waits for before closing.
+   */
+  readonly unanswered: Map<Acp.JsonRpcId, Deferred.Deferred<void>>
   link: Turn.Link | undefined
   initialized: boolean
+  /** A graceful stop has begun: no new session or turn starts. */
+  stopping: boolean
 }
 
 const linkOf = <R>(state: State<R>): Turn.Link => state.link!
@@ -120,15 +131,18 @@ const run = <R, A>(state: State<R>, effect: Effect.Effect<A, unknown, R>): Promi
 
 // The cancelled prompt's answer has been handed to the transport: its cleanup may go.
 const answered = <R>(state: State<R>, message: Acp.AnyMessage): void => {
-  if (state.awaitingAnswer.size === 0 || "method" in message || !("id" in message)) return
-  const waiting = state.awaitingAnswer.get(message.id)
+  if (state.unanswered.size === 0 || "method" in message || !("id" in message)) return
+  const waiting = state.unanswered.get(message.id)
   if (waiting === undefined) return
-  state.awaitingAnswer.delete(message.id)
+  state.unanswered.delete(message.id)
   Deferred.doneUnsafe(waiting, Effect.void)
 }
 
+const STOPPING = "the agent is stopping"
+
 const openSession = <R>(state: State<R>, request: Acp.NewSessionRequest) =>
   Effect.gen(function*() {
+    if (state.stopping) return yield* Effect.fail(Acp.RequestError.internalError(undefined, STOPPING))
     const info: Info = {
       sessionId: `session-${crypto.randomUUID()}`,
       cwd: request.cwd,
@@ -175,6 +189,9 @@ const afterCancel = <R>(
 
 const prompt = <R>(state: State<R>, request: Acp.PromptRequest, requestId: Acp.JsonRpcId) =>
   Effect.gen(function*() {
+    const written = Deferred.makeUnsafe<void>()
+    state.unanswered.set(requestId, written)
+    if (state.stopping) return yield* Effect.fail(Acp.RequestError.internalError(undefined, STOPPING))
     const session = state.sessions.get(request.sessionId)
     if (session === undefined) return yield* Effect.fail(Acp.RequestError.sessionNotFound(request.sessionId))
     // A new prompt on a busy session cancels the turn before it.
@@ -193,14 +210,14 @@ const prompt = <R>(state: State<R>, request: Acp.PromptRequest, requestId: Acp.J
     )
     if (session.current === turn) session.current = undefined
     if (Option.isNone(ending)) {
-      const written = Deferred.makeUnsafe<void>()
-      state.awaitingAnswer.set(requestId, written)
       yield* FiberSet.run(state.background, afterCancel(state, turn, handler, written))
       return { stopReason: "cancelled" } satisfies Acp.PromptResponse
     }
     Turn.end(turn)
     const exit = ending.value
     if (Exit.isSuccess(exit)) return { stopReason: exit.value ?? "end_turn" } satisfies Acp.PromptResponse
+    if (state.stopping && Cause.hasInterruptsOnly(exit.cause))
+      return yield* Effect.fail(Acp.RequestError.internalError(undefined, "the agent stopped before the turn ended"))
     if (Cause.hasDies(exit.cause)) yield* Effect.logError("ACP turn failed", exit.cause)
     return yield* Effect.failCause(exit.cause)
   })
@@ -235,6 +252,35 @@ const app = <R>(state: State<R>) =>
       }
     })
 
+// A graceful stop, while the editor is still connected: the running turns are interrupted and
+// unwind, so what their finalizers send (a terminal/release) reaches it; every request in flight
+// is answered and a cancelled turn's cleanup goes out. Bounded by `settleDeadline`; what is still
+// running then finds the connection closed.
+const drain = <R>(state: State<R>): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    state.stopping = true
+    if (state.link === undefined || state.link.signal.aborted) return
+    // From a child fiber, as a cancel interrupts a turn (see `afterCancel`).
+    yield* Effect.forkChild(FiberMap.clear(state.handlers))
+    const promptsAnswered = Effect.suspend(() =>
+      Effect.forEach([...state.unanswered.values()], Deferred.await, { discard: true })
+    )
+    yield* Effect.ignore(FiberMap.awaitEmpty(state.handlers)).pipe(
+      Effect.andThen(FiberSet.awaitEmpty(state.background)),
+      Effect.andThen(promptsAnswered),
+      Effect.timeoutOrElse({
+        duration: state.setup.settleDeadline,
+        orElse: () =>
+          Effect.flatMap(FiberMap.size(state.handlers), (turns) =>
+            Effect.logWarning(
+              `ACP agent stopping: ${turns} turn(s) still unwinding, ${state.unanswered.size} prompt(s) unanswered after ${
+                Duration.format(Duration.fromInputUnsafe(state.setup.settleDeadline))
+              }; closing the connection`
+            ))
+      })
+    )
+  })
+
 /** Serve one editor on `stream` until it closes or the caller's scope does. */
 export const connect = <R>(setup: Setup<R>, stream: Acp.Stream): Effect.Effect<Connection, never, Scope.Scope | R> =>
   Effect.gen(function*() {
@@ -248,9 +294,10 @@ export const connect = <R>(setup: Setup<R>, stream: Acp.Stream): Effect.Effect<C
       handlers: yield* FiberMap.make<string>().pipe(Scope.provide(scope)),
       background: yield* FiberSet.make<unknown, unknown>().pipe(Scope.provide(scope)),
       sessions: new Map(),
-      awaitingAnswer: new Map(),
+      unanswered: new Map(),
       link: undefined,
-      initialized: false
+      initialized: false,
+      stopping: false
     }
     const connection = app(state).connect(tap(stream, (message) => answered(state, message)))
     // The editor went away: every outstanding call has settled as Disconnected, and the turns still
@@ -266,6 +313,8 @@ export const connect = <R>(setup: Setup<R>, stream: Acp.Stream): Effect.Effect<C
       )
     )
     yield* Scope.addFinalizer(scope, Effect.sync(() => connection.close()))
+    // Runs first: the turns unwind before the connection closes.
+    yield* Scope.addFinalizer(scope, drain(state))
     return {
       closed: Deferred.await(closed),
       capabilities: Effect.sync(() => state.initialized ? Option.some(linkOf(state).capabilities) : Option.none()),

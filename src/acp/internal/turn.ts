@@ -133,45 +133,57 @@ const send = (
     })
   })
 
-// Everything a call owes before it may be sent, then the call and the check of its answer.
+// Everything a call owes before it may be sent, then the call and the check of its answer. Each
+// check is made when the call runs: an Effect built earlier and run later (in a finalizer, by a
+// repeat) sees the capabilities and the connection as they are then.
 const exchange = (
   link: Link,
   sessionId: string,
   method: string,
   params: object,
   tracked: Turn | undefined
-): Effect.Effect<unknown, RequestError> => {
-  const refusal = Capabilities.check(link.capabilities, method, params) ?? link.checks.missing(method)
-  if (refusal !== undefined) return Effect.fail(refusal)
-  if (link.signal.aborted) return Effect.fail(new Disconnected({ method, sent: false }))
-  return send(link, method, { ...params, sessionId }, tracked, (answer) => link.checks.answer(method, answer))
-}
+): Effect.Effect<unknown, RequestError> =>
+  Effect.suspend(() => {
+    const refusal = Capabilities.check(link.capabilities, method, params) ?? link.checks.missing(method)
+    if (refusal !== undefined) return Effect.fail(refusal)
+    if (link.signal.aborted) return Effect.fail(new Disconnected({ method, sent: false }))
+    return send(link, method, { ...params, sessionId }, tracked, (answer) => link.checks.answer(method, answer))
+  })
 
-/** A call made by the turn: refused once it is cancelled, permission failing closed. */
+/**
+ * A call made by the turn: refused once it is cancelled — decided each time the call runs, never
+ * when it was built — permission failing closed.
+ */
 export const request = (turn: Turn, method: string, params: object): Effect.Effect<unknown, RequestError> => {
-  if (isCancelled(turn)) return Effect.fail(new Cancelled({ method, sent: false }))
-  const call = exchange(turn.link, turn.sessionId, method, params, turn)
+  const call = Effect.suspend(() =>
+    isCancelled(turn) ? Effect.fail(new Cancelled({ method, sent: false }))
+      : exchange(turn.link, turn.sessionId, method, params, turn)
+  )
   return method === Permission.METHOD ? Permission.failClosed(params, call, () => isCancelled(turn)) : call
 }
 
-/** A `session/update`, checked and handed to the SDK; nothing waits for it to be written. */
-export const notify = (turn: Turn, update: Update): Effect.Effect<void, NotifyError> => {
-  const method = "session/update"
-  if (isCancelled(turn)) return Effect.fail(new Cancelled({ method, sent: false }))
-  const gated = Capabilities.checkUpdate(
-    turn.link.capabilities,
-    (update as { readonly sessionUpdate?: unknown }).sessionUpdate
-  )
-  if (gated !== undefined) return Effect.fail(gated)
-  const notification = { sessionId: turn.sessionId, update }
-  return Effect.flatMap(turn.link.checks.update(notification), () => {
-    if (turn.link.signal.aborted) return Effect.fail(new Disconnected({ method, sent: false }))
-    turn.link.client.notify("session/update", notification).catch(() => {
-      // The connection closed under it: the close reaches every call as Disconnected.
+/**
+ * A `session/update`, checked and handed to the SDK; nothing waits for it to be written. Refused
+ * once the turn is cancelled, decided when it runs.
+ */
+export const notify = (turn: Turn, update: Update): Effect.Effect<void, NotifyError> =>
+  Effect.suspend((): Effect.Effect<void, NotifyError> => {
+    const method = "session/update"
+    if (isCancelled(turn)) return Effect.fail(new Cancelled({ method, sent: false }))
+    const gated = Capabilities.checkUpdate(
+      turn.link.capabilities,
+      (update as { readonly sessionUpdate?: unknown }).sessionUpdate
+    )
+    if (gated !== undefined) return Effect.fail(gated)
+    const notification = { sessionId: turn.sessionId, update }
+    return Effect.flatMap(turn.link.checks.update(notification), () => {
+      if (turn.link.signal.aborted) return Effect.fail(new Disconnected({ method, sent: false }))
+      turn.link.client.notify("session/update", notification).catch(() => {
+        // The connection closed under it: the close reaches every call as Disconnected.
+      })
+      return Effect.void
     })
-    return Effect.void
   })
-}
 
 /**
  * Register `requests` to be sent if the turn is cancelled, checked now against what the editor
