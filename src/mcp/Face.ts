@@ -12,7 +12,7 @@
  *
  * @since 0.1.0
  */
-import { Cause, Duration, Effect, Layer, Ref, Stream, SubscriptionRef } from "effect"
+import { Cause, Config, Duration, Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as Caller from "../core/Caller.ts"
@@ -62,8 +62,9 @@ export interface Settings {
   readonly logLevel?: Logging.Level
   /**
    * How a 2026-07-28 call that asked its client is continued: the key that signs its `requestState`
-   * (the same on every instance that may receive the retry; one made for this process when absent)
-   * and how long a parked call waits for it (default 10 minutes).
+   * (the same on every instance that may receive the retry: given here or in `MCP_REQUEST_STATE_KEY`;
+   * agreed in Redis by instances sharing one; otherwise made for this process) and how long a parked
+   * call waits for it (default 10 minutes).
    */
   readonly requestState?: RequestState.Options
   /** The caching hints of 2026-07-28 lists: the longest a list is called fresh (default 5 minutes). */
@@ -349,6 +350,15 @@ const complete = (env: Env) => (request: CompleteRequest): Effect.Effect<Complet
     )
   })
 
+// The key 2026 states are signed with: the settings', else the environment's, else none (made later).
+const stateKey = (settings: Settings) =>
+  settings.requestState?.key !== undefined
+    ? Effect.succeed(settings.requestState.key)
+    : Config.option(Config.Redacted("MCP_REQUEST_STATE_KEY")).pipe(
+      Effect.map(Option.getOrUndefined),
+      Effect.orElseSucceed(() => undefined)
+    )
+
 const instructionsOf = (instructions: Settings["instructions"]): Face["instructions"] => {
   const nonEmpty = (text: string) => text === "" ? undefined : text
   return instructions === undefined || typeof instructions === "string"
@@ -391,7 +401,7 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
         Effect.flatMap(AppResources.compile(table), (compiled) => SubscriptionRef.set(apps, compiled)),
       ...lists,
       logLevel: settings.logLevel ?? "info",
-      requestState: RequestState.make(settings.requestState),
+      requestState: RequestState.make({ ...settings.requestState, key: yield* stateKey(settings) }),
       caching: settings.caching ?? {},
       callTool: callTool(env),
       listResources: Effect.zipWith(roster.current, SubscriptionRef.get(apps), (resolved, compiled) => [

@@ -30,6 +30,7 @@ import * as HttpRequest from "./internal/httpRequest.ts"
 import * as ModernCluster from "./modern/internal/cluster.ts"
 import type * as ModernHttp from "./modern/internal/http.ts"
 import * as Requests from "./modern/Requests.ts"
+import * as RequestState from "./modern/RequestState.ts"
 import { McpServer } from "./McpServer.ts"
 
 /**
@@ -263,7 +264,11 @@ const modernOf = (face: Face.Face, shared: Option.Option<HttpRedis.SharedSession
         const modern = yield* Requests.make(face, {
           elsewhere: cluster.elsewhere,
           instance: cluster.instance,
-          relay: cluster.relay
+          relay: cluster.relay,
+          codec: face.requestState.given ? face.requestState : RequestState.make({
+            key: cluster.key,
+            ttl: face.requestState.ttl
+          })
         })
         cluster.serve(modern.calls)
         return modern

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+export * as McpConnection from "./Connection.ts"
 export * as McpFace from "./Face.ts"
 export { McpServer, McpSession, serveStdio } from "./McpServer.ts"
 export { serveSurfaceAsMcp } from "./Promise.ts"
@@ -19,3 +20,4 @@ export * as McpCompletion from "./Completion.ts"
 export * as McpLogging from "./Logging.ts"
 export * as McpPrompts from "./Prompts.ts"
 export * as McpRpcError from "./RpcError.ts"
+export * as McpRequestState from "./modern/RequestState.ts"

@@ -447,11 +447,7 @@ const resumeHere = (table: Table) =>
 ): Effect.Effect<Outcome> =>
   Effect.suspend(() => {
     const call = table.calls.get(payload.call)
-    if (call === undefined) {
-      return Effect.succeed(
-        refusal("requestState refused: the call it continues has ended or expired; call again without it")
-      )
-    }
+    if (call === undefined) return Effect.succeed(lost("the call it continues has ended"))
     if (call.current !== undefined) {
       return Effect.succeed(refusal("requestState refused: another request is continuing this call now"))
     }

@@ -106,14 +106,17 @@ export class StateRefused extends Data.TaggedError("StateRefused")<{
 export interface Codec {
   /** How long a state is accepted after it is issued. */
   readonly ttl: Duration.Duration
+  /** Whether the key was given (and so may be shared), rather than made for this process. */
+  readonly given: boolean
   readonly sign: (payload: Omit<Payload, "expires">) => Effect.Effect<string>
   /** The payload of a state issued for `target` and not expired; otherwise why not. */
   readonly verify: (state: string, target: string) => Effect.Effect<Payload, StateRefused>
 }
 
 /**
- * A codec's key and lifetime. Instances that continue each other's calls share one key; without
- * one, a key is made for this process (enough for one instance).
+ * A codec's key and lifetime. Instances that continue each other's calls share one key: given here,
+ * or read from `MCP_REQUEST_STATE_KEY` by the face; instances sharing a Redis agree on one there when
+ * none is given; otherwise a key is made for this process (enough for one instance).
  *
  * @example
  * ```ts
@@ -158,6 +161,7 @@ export const make = (options: Options = {}): Codec => {
   const ttl = Duration.fromInputUnsafe(options.ttl ?? "10 minutes")
   return {
     ttl,
+    given: given !== undefined && given !== "",
     sign: (payload) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
         const carried = payload.answers === undefined ? undefined : JSON.stringify(payload.answers)

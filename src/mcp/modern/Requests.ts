@@ -115,11 +115,13 @@ export const make = (
     readonly elsewhere?: Calls.Elsewhere | undefined
     readonly instance?: string | undefined
     readonly relay?: Relay | undefined
+    /** Signs this path's states: the face's own unless given (instances on Redis agree on one). */
+    readonly codec?: RequestState.Codec | undefined
   } = {}
 ): Effect.Effect<Modern, never, Scope.Scope> =>
   Effect.gen(function*() {
     const calls = yield* Calls.make({
-      codec: face.requestState,
+      codec: options.codec ?? face.requestState,
       ...(options.instance === undefined ? {} : { instance: options.instance }),
       ...(options.elsewhere === undefined ? {} : { elsewhere: options.elsewhere })
     })
@@ -266,7 +268,7 @@ const roundTrip = (
     ? modern.calls.start(job, digest, responses.success, round)
     : typeof state !== "string"
     ? Effect.succeed(stateRefused(`"params.requestState" must be the string the server sent`))
-    : modern.face.requestState.verify(state, digest).pipe(
+    : modern.calls.codec.verify(state, digest).pipe(
       Effect.matchEffect({
         onFailure: (refusal) => Effect.succeed(stateRefused(refusal.message)),
         onSuccess: (payload) =>

@@ -43,6 +43,8 @@ export interface Relay {
 /** This instance's part among the others. */
 export interface Cluster {
   readonly instance: string
+  /** The key the instances agreed on in Redis, for states when none was given. */
+  readonly key: string
   readonly elsewhere: Calls.Elsewhere
   readonly relay: Relay
   /** Announce this instance's list moves to the others, for the scope's life (once the face is known). */
@@ -132,6 +134,7 @@ interface State {
 }
 
 const inboxOf = (config: Config, instance: string) => `${config.prefix}m:inbox:${instance}`
+const keyKey = (config: Config) => `${config.prefix}m:key`
 const liveKey = (config: Config, instance: string) => `${config.prefix}m:i:${instance}`
 
 const publish = (state: State, channel: string, message: Message) =>
@@ -306,11 +309,28 @@ export const make = (config: Config): Effect.Effect<Cluster, never, Scope.Scope 
     const everyone = `${config.prefix}m:bus`
     yield* RedisBus.subscribeText(redis, inboxOf(config, state.instance), onText)
     yield* RedisBus.subscribeText(redis, everyone, onText)
+    // The first instance's key is everyone's; each beat puts it back should Redis have lost it.
+    const proposed = Crypto.randomBytes(32).toString("base64url")
+    const agree = (key: string) =>
+      RedisCall.bounded(
+        Effect.andThen(redis.send("SET", keyKey(config), key, "NX"), redis.send<string | null>("GET", keyKey(config))),
+        config.timeout,
+        (reason) => new Error(reason)
+      )
+    const key = yield* agree(proposed).pipe(
+      Effect.map((agreed) => agreed ?? proposed),
+      Effect.catch((error) =>
+        Effect.as(Effect.logWarning(`MCP instances' requestState key not agreed in Redis: ${error.message}`), proposed)
+      )
+    )
     const beat = RedisCall.bounded(
       redis.send("SET", liveKey(config, state.instance), "1", "PX", String(3 * Duration.toMillis(config.heartbeat))),
       config.timeout,
       (reason) => new Error(reason)
-    ).pipe(Effect.catch((error) => Effect.logWarning(`MCP instance heartbeat not written: ${error.message}`)))
+    ).pipe(
+      Effect.andThen(agree(key)),
+      Effect.catch((error) => Effect.logWarning(`MCP instance heartbeat not written: ${error.message}`))
+    )
     yield* beat
     yield* beat.pipe(Effect.repeat(Schedule.spaced(config.heartbeat)), Effect.forkScoped)
     yield* Effect.addFinalizer(() =>
@@ -329,6 +349,7 @@ export const make = (config: Config): Effect.Effect<Cluster, never, Scope.Scope 
     }
     return {
       instance: state.instance,
+      key,
       elsewhere: { continue: continueElsewhere(state) },
       relay: {
         join: (member) => Effect.sync(() => state.relayed.add(member)),

@@ -1,0 +1,125 @@
+// MCP 2026-07-28 on one channel, through the official v2 client: the same stdio command (a real child
+// process) and the same in-memory connection serve whichever era the client opens with; a 2026
+// client's questions, cancellations and listen streams travel on the one channel they share.
+import { assert, describe, it } from "@effect/vitest"
+import { InMemoryTransport } from "@modelcontextprotocol/client"
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
+import { Deferred, Effect, Schema } from "effect"
+import { Ask, Tools } from "effect-surface"
+import { McpConnection, McpFace } from "effect-surface/mcp"
+import { fileURLToPath } from "node:url"
+import { serverOptions } from "../../examples/board/app.ts"
+import { connect, contentOf } from "./modern.ts"
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+
+const stdio = () =>
+  new StdioClientTransport({
+    command: process.execPath,
+    args: ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"],
+    cwd: root,
+    stderr: "ignore"
+  })
+
+/** The board's face with a tool that asks and one that waits, served on an in-memory channel. */
+const inMemory = Effect.gen(function*() {
+  const options = yield* serverOptions
+  const cancelled = yield* Deferred.make<void>()
+  const face = yield* McpFace.make({
+    ...options,
+    tools: {
+      ...options.tools,
+      greet: Tools.make({
+        description: "Asks a name and greets it.",
+        mutates: false,
+        handler: () =>
+          Effect.map(
+            Ask.elicit("Your name?", Schema.Struct({ name: Schema.String })),
+            (answer) => answer._tag === "Accept" ? `hello ${answer.content.name}` : "hello"
+          ),
+        render: (text) => Tools.content([Tools.text(text)])
+      }),
+      stall: Tools.make({
+        description: "Waits until cancelled.",
+        mutates: false,
+        handler: () => Effect.never.pipe(Effect.onInterrupt(() => Deferred.succeed(cancelled, undefined)))
+      })
+    }
+  })
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const connection = yield* McpConnection.connect(face, serverSide)
+  return { face, connection, clientSide, cancelled }
+})
+
+describe("MCP 2026-07-28 on one channel", () => {
+  it.live("one stdio command serves a 2025 client and a 2026 client alike", () =>
+    Effect.gen(function*() {
+      const legacy = yield* connect(stdio(), "legacy")
+      const modern = yield* connect(stdio(), "auto")
+      assert.strictEqual(legacy.getProtocolEra(), "legacy")
+      assert.strictEqual(modern.getProtocolEra(), "modern")
+      const listedBy = (client: typeof legacy) =>
+        Effect.map(Effect.promise(() => client.listTools()), (listed) => listed.tools.map((tool) => tool.name))
+      assert.deepStrictEqual(yield* listedBy(modern), yield* listedBy(legacy))
+      const add = { name: "tasks_add", arguments: { title: "one" } }
+      const a = yield* Effect.promise(() => legacy.callTool(add))
+      const b = yield* Effect.promise(() => modern.callTool(add))
+      // Each process has its own board: each gets its first task.
+      assert.deepStrictEqual(contentOf(b), contentOf(a))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("an in-memory connection is served in the era its client opens with, and a 2026 client's question is a round trip", () =>
+    Effect.gen(function*() {
+      const { clientSide, connection } = yield* inMemory
+      const client = yield* connect(clientSide, "auto", { elicit: () => ({ name: "Ada" }) })
+      assert.strictEqual(yield* connection.era, "modern")
+      const greeted = yield* Effect.promise(() => client.callTool({ name: "greet", arguments: {} }))
+      assert.deepStrictEqual(contentOf(greeted), [{ type: "text", text: "hello Ada" }])
+    }).pipe(Effect.scoped))
+
+  it.live("a 2025 client on the same kind of connection gets a session", () =>
+    Effect.gen(function*() {
+      const { clientSide, connection } = yield* inMemory
+      yield* connect(clientSide, "legacy", { elicit: () => ({ name: "Ada" }) })
+      assert.strictEqual(yield* connection.era, "legacy")
+    }).pipe(Effect.scoped))
+
+  it.live("a 2026 client's cancellation interrupts the call it names", () =>
+    Effect.gen(function*() {
+      const { cancelled, clientSide } = yield* inMemory
+      const client = yield* connect(clientSide, "pin")
+      const abort = new AbortController()
+      const call = client.callTool({ name: "stall", arguments: {} }, { signal: abort.signal }).catch((error) => error)
+      yield* Effect.sleep("100 millis")
+      abort.abort()
+      yield* Deferred.await(cancelled).pipe(Effect.timeout("5 seconds"))
+      yield* Effect.promise(() => call)
+    }).pipe(Effect.scoped))
+
+  it.live("a listen stream on the channel hears the resource it asked for, tagged with its own id", () =>
+    Effect.gen(function*() {
+      const { clientSide } = yield* inMemory
+      const client = yield* connect(clientSide, "pin")
+      const updates: Array<{ readonly uri: string; readonly tagged: unknown }> = []
+      client.setNotificationHandler("notifications/resources/updated", (notification) => {
+        updates.push({
+          uri: notification.params.uri,
+          tagged: notification.params._meta?.["io.modelcontextprotocol/subscriptionId"]
+        })
+      })
+      const subscription = yield* Effect.promise(() =>
+        client.listen({ resourceSubscriptions: ["surface://cells/focus", "surface://cells/nothing"] })
+      )
+      // A URI nothing serves is left out of what the server agreed to.
+      assert.deepStrictEqual(subscription.honoredFilter, { resourceSubscriptions: ["surface://cells/focus"] })
+      yield* Effect.promise(() => client.callTool({ name: "board_focus", arguments: { value: "listening" } }))
+      yield* Effect.promise(async () => {
+        for (let waited = 0; waited < 3000 && updates.length === 0; waited += 20) {
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+      })
+      assert.strictEqual(updates[0]?.uri, "surface://cells/focus")
+      assert.isDefined(updates[0]?.tagged)
+      yield* Effect.promise(() => subscription.close())
+    }).pipe(Effect.scoped))
+})
