@@ -3,7 +3,7 @@
 // streams carry what they asked for, and what the revision removed is refused as it says.
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Ref, Schema } from "effect"
-import { Ask, Tools } from "effect-surface"
+import { Ask, Progress, Tools } from "effect-surface"
 import { McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import { openGet, rawSession } from "./httpRaw.ts"
@@ -34,13 +34,24 @@ const serve = (ttl: Duration.Input = "10 minutes") =>
         render: (text) => Tools.content([Tools.text(text)])
       })
     }
+    const stopped = yield* Deferred.make<"quiet" | "streaming">()
+    const waiting = (name: "quiet" | "streaming") =>
+      Tools.make({
+        description: "Waits for ever, reporting progress first when streaming.",
+        mutates: false,
+        handler: () =>
+          (name === "streaming" ? Progress.report({ progress: 1, total: 2 }) : Effect.void).pipe(
+            Effect.andThen(Effect.never),
+            Effect.onInterrupt(() => Deferred.succeed(stopped, name))
+          )
+      })
     const served = yield* McpHttp.serve({
       ...options,
-      tools,
+      tools: { ...tools, quiet: waiting("quiet"), streaming: waiting("streaming") },
       requestState: { ttl },
       http: { port: 0 }
     })
-    return { served, started, ended }
+    return { served, started, ended, stopped }
   })
 
 describe("MCP 2026-07-28 over Streamable HTTP", () => {
@@ -177,6 +188,23 @@ describe("MCP 2026-07-28 over Streamable HTTP", () => {
       assert.deepStrictEqual(heard, ["notifications/tools/list_changed"])
       yield* Effect.promise(() => subscription.close())
     }).pipe(Effect.scoped))
+
+  for (const name of ["quiet", "streaming"] as const) {
+    it.live(`a client that goes away cancels its call (${name === "quiet" ? "before any answer" : "mid-stream"})`, () =>
+      Effect.gen(function*() {
+        const { served, stopped } = yield* serve()
+        const abort = new AbortController()
+        const client = yield* overHttp(served.url, "pin")
+        const call = client.callTool({ name, arguments: {} }, { signal: abort.signal, onprogress: () => abort.abort() })
+          .catch(() => "cancelled")
+        if (name === "quiet") {
+          yield* Effect.sleep("200 millis")
+          abort.abort()
+        }
+        assert.strictEqual(yield* Deferred.await(stopped).pipe(Effect.timeout("5 seconds")), name)
+        yield* Effect.promise(() => call)
+      }).pipe(Effect.scoped))
+  }
 
   it.live("methods the revision removed answer 404 with -32601, and a missing _meta is -32602 with 400", () =>
     Effect.gen(function*() {
