@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Deferred, Effect, Layer, Ref, Semaphore, Stream, SubscriptionRef } from "effect"
+import { Chunk, Context, Deferred, Effect, Layer, Ref, Semaphore, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import * as Approval from "../core/Approval.ts"
 import { entrySpan } from "../core/internal/span.ts"
@@ -156,7 +156,8 @@ const describeCall = (
 
 const diagnosticsOf = <S>(options: Config.Options<S>) =>
   Effect.gen(function*() {
-    const all = yield* Ref.make<ReadonlyArray<Diagnostic.Diagnostic>>([])
+    // A chunk, so each diagnostic is appended in constant time: a listing can report tens of thousands.
+    const all = yield* Ref.make(Chunk.empty<Diagnostic.Diagnostic>())
     const seen = new Set<string>()
     const emit = (diagnostic: Diagnostic.Diagnostic): Effect.Effect<void> =>
       Effect.suspend(() => {
@@ -173,11 +174,11 @@ const diagnosticsOf = <S>(options: Config.Options<S>) =>
         const log = diagnostic.level === "warning" ? Effect.logWarning(diagnostic.message)
           : Effect.logInfo(diagnostic.message)
         return Effect.andThen(
-          Ref.update(all, (ds) => [...ds, diagnostic]),
+          Ref.update(all, Chunk.append(diagnostic)),
           Effect.andThen(Effect.ignoreCause(told), log)
         )
       }).pipe(Effect.annotateLogs({ "mcp.diagnostic": diagnostic.kind }))
-    return { all: Ref.get(all), emit }
+    return { all: Effect.map(Ref.get(all), Chunk.toReadonlyArray), emit }
   })
 
 // A remote server gets a link over MCP (seeded from storage, in a rebuild); a local bundle, one over

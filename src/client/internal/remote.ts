@@ -24,6 +24,7 @@ import type { Scope } from "effect"
 import { messageOf } from "../../core/ToolFailure.ts"
 import { LinkError } from "../../surface/LinkError.ts"
 import type * as Owned from "../../surface/Owned.ts"
+import * as Catalog from "../Catalog.ts"
 import type * as Hosts from "../Hosts.ts"
 import * as Transports from "../Transports.ts"
 import * as Deadlines from "./deadlines.ts"
@@ -53,7 +54,7 @@ export type Failure = LinkError | Rejected | Hosts.Refused
  * tool entries of every page.
  */
 export interface Remote {
-  readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure>
+  readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge>
   /** A `tools/call` bounded by `timeoutMs`, from when it is sent. */
   readonly call: (tool: string, args: unknown, timeoutMs: number) => Effect.Effect<unknown, Failure | TimedOut>
 }
@@ -156,15 +157,43 @@ const call = (client: Client, deadlines: Deadlines.Deadlines, params: Record<str
 const Page = Schema.Struct({ tools: Schema.Array(Schema.Unknown), nextCursor: Schema.optionalKey(Schema.String) })
 const decodePage = Schema.decodeUnknownResult(Page)
 
-const listAll = (client: Client): Effect.Effect<ReadonlyArray<unknown>, Failure> =>
+/**
+ * A listing past the bounds one server's listing may reach (`McpCatalog.MAX_LISTED_TOOLS`,
+ * `McpCatalog.MAX_LISTING_BYTES`): none of it is taken.
+ */
+export class ListingTooLarge extends Data.TaggedError("McpListingTooLarge")<{ readonly reason: string }> {
+  override get message(): string {
+    return `its tool listing ${this.reason}, past what one server may list; none of it was taken`
+  }
+}
+
+// The size of a page's tools as JSON, in bytes; a page too deep to serialise is refused with them.
+const bytesOf = (tools: ReadonlyArray<unknown>): Result.Result<number, ListingTooLarge> =>
+  Result.try({
+    try: () => Buffer.byteLength(JSON.stringify(tools), "utf8"),
+    catch: () => new ListingTooLarge({ reason: "nests too deeply to be measured" })
+  })
+
+// Every page, bounded in tools and bytes before a page is taken in: a server cannot grow this
+// process without limit, and no page is spread onto the stack.
+const listAll = (client: Client): Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge> =>
   Effect.gen(function*() {
     const tools: Array<unknown> = []
+    let bytes = 0
     let cursor: string | undefined
     for (let page = 0; page < MAX_PAGES; page++) {
       const answer = decodePage(yield* request(client, "tools/list", cursor === undefined ? {} : { cursor }))
       if (Result.isFailure(answer))
         return yield* new Rejected({ code: -32603, reason: "tools/list answered something that is not a tool list" })
-      tools.push(...answer.success.tools)
+      const listed = answer.success.tools
+      if (tools.length + listed.length > Catalog.MAX_LISTED_TOOLS)
+        return yield* new ListingTooLarge({ reason: `holds more than ${Catalog.MAX_LISTED_TOOLS} tools` })
+      const size = bytesOf(listed)
+      if (Result.isFailure(size)) return yield* size.failure
+      bytes += size.success
+      if (bytes > Catalog.MAX_LISTING_BYTES)
+        return yield* new ListingTooLarge({ reason: `comes to more than ${Catalog.MAX_LISTING_BYTES} bytes` })
+      for (const tool of listed) tools.push(tool)
       cursor = answer.success.nextCursor
       if (cursor === undefined)
         return tools
