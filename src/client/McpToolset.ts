@@ -34,6 +34,7 @@ import {
 } from "./Errors.ts"
 import * as Link from "./internal/link.ts"
 import * as Local from "./internal/local.ts"
+import * as Redact from "./internal/redact.ts"
 import * as Stored from "./internal/stored.ts"
 import * as Names from "./Names.ts"
 import * as Policy from "./Policy.ts"
@@ -154,13 +155,26 @@ const describeCall = (
   return tool === undefined ? Effect.fail(new UnknownTool({ name })) : Effect.succeed(Disclosure.describe(tool))
 }
 
+// A diagnostic as it is said: every URL in it without user info, query or fragment (a server's error
+// often quotes the URL it was given, credentials and all).
+const cleared = (diagnostic: Diagnostic.Diagnostic): Diagnostic.Diagnostic => {
+  let copy: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(diagnostic)) {
+    if (typeof value !== "string") continue
+    const clean = Redact.text(value)
+    if (clean !== value) (copy ??= { ...diagnostic })[key] = clean
+  }
+  return (copy as Diagnostic.Diagnostic | undefined) ?? diagnostic
+}
+
 const diagnosticsOf = <S>(options: Config.Options<S>) =>
   Effect.gen(function*() {
     // A chunk, so each diagnostic is appended in constant time: a listing can report tens of thousands.
     const all = yield* Ref.make(Chunk.empty<Diagnostic.Diagnostic>())
     const seen = new Set<string>()
-    const emit = (diagnostic: Diagnostic.Diagnostic): Effect.Effect<void> =>
+    const emit = (said: Diagnostic.Diagnostic): Effect.Effect<void> =>
       Effect.suspend(() => {
+        const diagnostic = cleared(said)
         // A listing re-read reports the same things again; each is said once. A change is news each time.
         if (diagnostic.kind !== "tools-changed") {
           if (seen.has(diagnostic.message)) return Effect.void
@@ -177,7 +191,7 @@ const diagnosticsOf = <S>(options: Config.Options<S>) =>
           Ref.update(all, Chunk.append(diagnostic)),
           Effect.andThen(Effect.ignoreCause(told), log)
         )
-      }).pipe(Effect.annotateLogs({ "mcp.diagnostic": diagnostic.kind }))
+      }).pipe(Effect.annotateLogs({ "mcp.diagnostic": said.kind }))
     return { all: Effect.map(Ref.get(all), Chunk.toReadonlyArray), emit }
   })
 

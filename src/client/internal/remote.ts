@@ -28,6 +28,7 @@ import * as Catalog from "../Catalog.ts"
 import type * as Hosts from "../Hosts.ts"
 import * as Transports from "../Transports.ts"
 import * as Deadlines from "./deadlines.ts"
+import * as Redact from "./redact.ts"
 
 /**
  * The server refused a request at the protocol level (a JSON-RPC error, or an HTTP status that is
@@ -93,7 +94,8 @@ const linkClosed: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, Err
 
 /**
  * What a rejected SDK promise means. Classified by type and code, never by message: the SDK's own
- * error classes are from this package's one copy of the SDK.
+ * error classes are from this package's one copy of the SDK. Every reason is cleared of URL
+ * credentials (`redact.ts`): the errors quote the URL they were given.
  */
 export const classify = (error: unknown): Failure => {
   // The fetch guard's own refusal, come back through the SDK's promise as the value it raised.
@@ -102,18 +104,21 @@ export const classify = (error: unknown): Failure => {
   if (error instanceof McpError) {
     return linkClosed.has(error.code)
       ? new LinkError({ phase: "call", reason: "the connection closed before the answer came" })
-      : new Rejected({ code: error.code, reason: stripPrefix(error) })
+      : new Rejected({ code: error.code, reason: Redact.text(stripPrefix(error)) })
   }
   // The server no longer knows the session (it restarted): the request was not taken in.
   if (error instanceof StreamableHTTPError && error.code === 404) {
     return new LinkError({ phase: "closed", reason: "the server no longer knows this session" })
   }
   if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === "number") {
-    return new Rejected({ code: error.code, reason: error.message })
+    return new Rejected({ code: error.code, reason: Redact.text(error.message) })
   }
   if (neverConnected(error))
-    return new LinkError({ phase: "dial", reason: `the server could not be reached (${messageOf(error)})` })
-  return new LinkError({ phase: "call", reason: messageOf(error) })
+    return new LinkError({
+      phase: "dial",
+      reason: `the server could not be reached (${Redact.text(messageOf(error))})`
+    })
+  return new LinkError({ phase: "call", reason: Redact.text(messageOf(error)) })
 }
 
 const request = (client: Client, method: string, params: Record<string, unknown>) =>
