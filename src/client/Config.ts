@@ -20,6 +20,7 @@ import type { Diagnostic } from "./Diagnostic.ts"
 import type * as Disclosure from "./Disclosure.ts"
 import { WiringError } from "./Errors.ts"
 import * as OptionChecks from "./internal/options.ts"
+import * as Redact from "./internal/redact.ts"
 import * as Names from "./Names.ts"
 import type * as Policy from "./Policy.ts"
 import type * as Store from "./Store.ts"
@@ -384,17 +385,29 @@ const checkServer = (entry: unknown, index: number): Effect.Effect<Server, Wirin
   return Effect.succeed(entry as Server)
 }
 
-const identityOf = (server: Server): unknown => {
+// What a server is for its name's suffix, and what else tells it apart (its environment, its headers
+// and full URL); header names in any case are one header.
+const identityOf = (server: Server): Names.Identity => {
   switch (server.type) {
     case "stdio":
-      return ["stdio", server.command, server.args ?? [], server.cwd ?? null]
+      return {
+        name: server.name,
+        identity: ["stdio", server.command, server.args ?? [], server.cwd ?? null],
+        particulars: { env: server.env ?? {} }
+      }
     case "streamable-http":
     case "sse":
-      return [server.type, server.url]
+      return {
+        name: server.name,
+        identity: [server.type, Redact.url(server.url)],
+        particulars: {
+          url: server.url,
+          headers: Object.fromEntries(Object.entries(server.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]))
+        }
+      }
     case "transport":
-      return ["transport"]
     case "local":
-      return ["local"]
+      return { name: server.name, identity: [server.type] }
   }
 }
 
@@ -424,9 +437,7 @@ export const wire = <S>(
     const refused = OptionChecks.refusal(options)
     if (refused !== undefined) return yield* refuse(refused)
     const checked = yield* Effect.forEach(servers, checkServer)
-    const { collisions, keys } = Names.serverKeys(
-      checked.map((config) => ({ name: config.name, identity: identityOf(config) }))
-    )
+    const { collisions, keys } = Names.serverKeys(checked.map(identityOf))
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     return {
