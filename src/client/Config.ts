@@ -218,7 +218,8 @@ export interface SessionContext<S> {
  * How a toolset behaves. Deadlines are milliseconds. `auth` and a function `allowedHosts` need
  * `session`: what they resolve is fixed onto the connection, so such a toolset belongs to one
  * session — build one per session. `allowedHosts` left out allows exactly the hosts the servers'
- * own URLs name (a redirect elsewhere is refused).
+ * own URLs name, at public addresses only (a redirect elsewhere, or a loopback, private or
+ * link-local address, is refused); a host it names may be anywhere.
  *
  * @example
  * ```ts

@@ -186,7 +186,8 @@ export const openStdio = (
   })
 
 /**
- * What an HTTP transport needs beyond its entry: the hosts it may reach and the bearer of the moment.
+ * What an HTTP transport needs beyond its entry: the hosts it may reach (and whether only at public
+ * addresses) and the bearer of the moment.
  *
  * @example
  * ```ts
@@ -198,12 +199,15 @@ export const openStdio = (
  */
 export interface HttpGuard {
   readonly allowed: ReadonlyArray<string>
+  /** The hosts were allowed by default, not named: reach public addresses only (`McpHosts`). */
+  readonly publicOnly?: boolean | undefined
   readonly bearer: () => string | undefined
 }
 
 const guardFor = (config: HttpEntry, guard: HttpGuard) =>
   Hosts.guardedFetch({
     allowed: guard.allowed,
+    publicOnly: guard.publicOnly,
     url: new URL(config.url),
     bearer: guard.bearer,
     secretHeaders: Object.keys(config.headers ?? {})

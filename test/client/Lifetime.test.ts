@@ -71,7 +71,9 @@ describe("closing", () => {
         const upstream = yield* everythingHttp("streamableHttp")
         const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
         const { answer: session, close } = yield* inOwnScope(
-          McpToolset.make([{ name: "docs", type: "streamable-http", url: `${proxy.origin}/mcp` }]),
+          McpToolset.make([{ name: "docs", type: "streamable-http", url: `${proxy.origin}/mcp` }], {
+            allowedHosts: ["127.0.0.1"]
+          }),
           (toolset) =>
             Effect.map(
               Effect.orDie(toolset.call("docs__echo", { message: "hi" })),
@@ -93,7 +95,7 @@ describe("closing", () => {
       const upstream = yield* everythingHttp("sse")
       const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
       const { close } = yield* inOwnScope(
-        McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }]),
+        McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }], { allowedHosts: ["127.0.0.1"] }),
         () => Effect.void
       )
       assert.strictEqual(proxy.open(), 1)
@@ -108,6 +110,7 @@ describe("closing", () => {
         hold: (r) => r.body.includes("\"method\":\"initialize\"")
       })
       const toolset = yield* McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }], {
+        allowedHosts: ["127.0.0.1"],
         connectTimeoutMs: 500
       })
       assert.strictEqual((yield* toolset.diagnostics)[0]?.kind, "server-unavailable")

@@ -26,6 +26,7 @@ describe("policy", () => {
         { name: "board", type: "streamable-http", url: face.url },
         memoryStdio(Path.join(dir, "m.jsonl"))
       ], {
+        allowedHosts: ["127.0.0.1"],
         policy: {
           decide: (r) =>
             r.tool === "watch_count" || r.tool === "create_entities" ? McpPolicy.deny("this agent only reads")
@@ -50,6 +51,7 @@ describe("policy", () => {
       Effect.gen(function*() {
         const face = yield* serveFace
         const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          allowedHosts: ["127.0.0.1"],
           policy: { decide: () => McpPolicy.ask }
         })
         const denied = yield* Effect.flip(toolset.call("board__watch_count", {}))
@@ -74,6 +76,7 @@ describe("policy", () => {
           })
         )
         const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          allowedHosts: ["127.0.0.1"],
           policy: { decide: () => McpPolicy.ask }
         })
           .pipe(Effect.provide(approval))
@@ -139,10 +142,13 @@ describe("policy", () => {
   it.live("with no policy every call is allowed; a policy that fails denies", () =>
     Effect.gen(function*() {
       const face = yield* serveFace
-      const open = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }])
+      const open = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+        allowedHosts: ["127.0.0.1"]
+      })
       yield* open.call("board__watch_count", {})
       assert.strictEqual(yield* face.calls, 1)
       const broken = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+        allowedHosts: ["127.0.0.1"],
         policy: { decide: () => Effect.die(new Error("rules file unreadable")) }
       })
       const denied = yield* Effect.flip(broken.call("board__watch_count", {}))

@@ -37,7 +37,7 @@ describe("connection stores keep no credential", () => {
               ...memoryStdio(Path.join(dir, "memory.jsonl")),
               env: { MEMORY_FILE_PATH: Path.join(dir, "memory.jsonl"), API_TOKEN: ENV }
             }
-          ], { storage, session: "ada", auth: () => ({ token: BEARER }) })
+          ], { storage, session: "ada", allowedHosts: ["127.0.0.1"], auth: () => ({ token: BEARER }) })
           assert.strictEqual(
             McpCallResult.textOf(yield* toolset.call("everything__echo", { message: "hi" })),
             "Echo: hi"

@@ -78,17 +78,22 @@ export type Env = Listing.Env
 
 type Open = (bearer: () => string | undefined) => Effect.Effect<Transports.Opened, never, Scope.Scope>
 
+// The hosts an HTTP entry may reach: those `allowedHosts` names (the caller's choice, anywhere), or
+// with none given the host its own URL names, at public addresses only.
 const allowedHostsFor = (
   config: Config.StreamableHttp | Config.Sse,
   options: Config.Options<any>
-): Effect.Effect<ReadonlyArray<string>, string> => {
+): Effect.Effect<{ readonly allowed: ReadonlyArray<string>; readonly publicOnly: boolean }, string> => {
   const given = options.allowedHosts
-  if (given === undefined) return Effect.succeed([new URL(config.url).host])
-  if (typeof given !== "function") return Effect.succeed(given)
+  if (given === undefined) return Effect.succeed({ allowed: [new URL(config.url).host], publicOnly: true })
+  if (typeof given !== "function") return Effect.succeed({ allowed: given, publicOnly: false })
   return Effect.suspend(() => {
     const answer = given(config.name, { session: options.session })
     return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
-  }).pipe(Effect.catchCause((cause) => Effect.fail(`its allowedHosts could not be resolved (${messageOf(cause)})`)))
+  }).pipe(
+    Effect.map((allowed) => ({ allowed, publicOnly: false })),
+    Effect.catchCause((cause) => Effect.fail(`its allowedHosts could not be resolved (${messageOf(cause)})`))
+  )
 }
 
 // How this entry's transport is opened, or the diagnostic saying why it is not.
@@ -112,10 +117,15 @@ const opener = (
           allowedHostsFor(config, options),
           (reason) => Diagnostic.serverUnavailable(config.name, reason)
         ),
-        (allowed): Effect.Effect<Open, Diagnostic.Diagnostic> => {
+        ({ allowed, publicOnly }): Effect.Effect<Open, Diagnostic.Diagnostic> => {
           const url = new URL(config.url)
           if (!Hosts.allows(allowed, url)) return Effect.fail(Diagnostic.hostNotAllowed(config.name, url.host))
-          return Effect.succeed((bearer) => Effect.succeed(Transports.openHttp(config, { allowed, bearer })))
+          const literal = publicOnly ? Hosts.unnamedRefusal(url) : undefined
+          if (literal !== undefined)
+            return Effect.fail(Diagnostic.hostNotAllowed(config.name, url.host, literal.message))
+          return Effect.succeed((bearer) =>
+            Effect.succeed(Transports.openHttp(config, { allowed, publicOnly, bearer }))
+          )
         }
       )
     case "transport":
