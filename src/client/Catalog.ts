@@ -2,13 +2,17 @@
  * From what servers list to the one tool map an agent sees.
  *
  * Every listing — the first after a connect, a refresh after `tools/list_changed`, a re-list after a
- * re-dial — runs the same steps, so no path can skip one: decode each entry (a broken one is left
- * out and reported, never the whole listing), name it (`McpNames`), compile its input schema into
+ * re-dial — runs the same steps, so no path can skip one: decode each entry (a broken one, or one
+ * nested past `MAX_DEPTH`, is left out and reported, never the whole listing), name it
+ * (`McpNames`), compile its input schema into
  * the checker calls go through (a schema that cannot be compiled leaves the tool callable,
  * unchecked, and says so), then merge every server's tools into one map (a name two tools project
  * onto is resolved, never overwritten) and apply the `tools` filter. A tool keeps the server's own
  * description and input schema byte for byte; nothing the server says elsewhere (its instructions,
  * its annotations) is carried.
+ *
+ * A listing is bounded before any of this: past `MAX_LISTED_TOOLS` tools or `MAX_LISTING_BYTES`
+ * bytes it is refused whole, and the server offers no tools (a diagnostic says so).
  *
  * With a baseline (a store holds the server's trusted fingerprints), drift is checked between
  * decoding and naming, on every listing alike: a changed tool is quarantined, a new one withheld, a
@@ -73,6 +77,61 @@ export interface Entry {
   readonly quarantined?: true | undefined
 }
 
+/**
+ * The most tools one server's listing may hold. A listing with more is refused whole: the server
+ * offers no tools, and a `server-unavailable` diagnostic says why.
+ *
+ * @example
+ * ```ts
+ * import { McpCatalog } from "effect-surface/client"
+ * McpCatalog.MAX_LISTED_TOOLS // 10000
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const MAX_LISTED_TOOLS = 10_000
+
+/**
+ * The most bytes (as JSON) one server's listing may come to, every page together. A listing past it
+ * is refused whole, like one past `MAX_LISTED_TOOLS`.
+ *
+ * @example
+ * ```ts
+ * import { McpCatalog } from "effect-surface/client"
+ * McpCatalog.MAX_LISTING_BYTES // 16777216 (16 MiB)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const MAX_LISTING_BYTES = 16 * 1024 * 1024
+
+/**
+ * How deeply a tool's definition may nest (objects and arrays within the entry). A tool nested
+ * deeper is left out with a `tool-skipped` diagnostic, before any step that walks its schema.
+ *
+ * @example
+ * ```ts
+ * import { McpCatalog } from "effect-surface/client"
+ * McpCatalog.MAX_DEPTH // 64
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const MAX_DEPTH = 64
+
+// Whether `value` nests deeper than `limit`, walked with a stack of our own, so a definition nested
+// any depth is measured without recursion (and stops at the first level past the limit).
+const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, depth] = next
+    if (typeof current !== "object" || current === null) continue
+    if (depth + 1 > limit) return true
+    for (const child of Array.isArray(current) ? current : Object.values(current)) pending.push([child, depth + 1])
+  }
+  return false
+}
+
 const decodeListed = Schema.decodeUnknownResult(Drift.ListedSchema)
 
 const EMPTY_INPUT = { type: "object", properties: {} } as const
@@ -122,7 +181,8 @@ export const fromListing = (
   return { entries, diagnostics, listed, fingerprints: Drift.fingerprints(listed) }
 }
 
-// Each entry decoded (a broken one reported and left out), the first of a name twice listed kept.
+// Each entry decoded (a broken one, or one nested too deeply, reported and left out), the first of
+// a name twice listed kept.
 const decodeListing = (server: string, listing: ReadonlyArray<unknown>, diagnostics: Array<Diagnostic.Diagnostic>) => {
   const listed: Array<Drift.Listed> = []
   const seen = new Set<string>()
@@ -130,6 +190,11 @@ const decodeListing = (server: string, listing: ReadonlyArray<unknown>, diagnost
     const decoded = decodeListed(raw)
     if (Result.isFailure(decoded))
       return void diagnostics.push(Diagnostic.toolSkipped(server, `entry ${index} has no usable name`))
+    if (nestsDeeperThan(decoded.success, MAX_DEPTH)) {
+      return void diagnostics.push(
+        Diagnostic.toolSkipped(server, `"${decoded.success.name}" nests deeper than ${MAX_DEPTH} levels`)
+      )
+    }
     if (seen.has(decoded.success.name))
       return void diagnostics.push(
         Diagnostic.toolSkipped(server, `"${decoded.success.name}" is listed twice; the first is kept`)

@@ -4,9 +4,10 @@
  *
  * Server lists arrive from files somebody else wrote (an `mcp.json`, a plugin, an editor's session
  * request), so each entry is decoded with a schema and a bad one is refused with a sentence naming
- * the entry and the field. Options that cannot work together are refused here too — a credential
- * resolver with no session to scope it, a filter that both allows and blocks — because each would
- * otherwise fail later, quietly and for somebody else.
+ * the entry and the field. Every option's shape is checked too, and options that cannot work
+ * together are refused — a credential resolver with no session to scope it, a filter that both
+ * allows and blocks (`internal/options.ts`) — because each would otherwise fail later, quietly
+ * and for somebody else.
  *
  * @since 0.1.0
  */
@@ -18,6 +19,8 @@ import type * as Roster from "../core/Roster.ts"
 import type { Diagnostic } from "./Diagnostic.ts"
 import type * as Disclosure from "./Disclosure.ts"
 import { WiringError } from "./Errors.ts"
+import * as OptionChecks from "./internal/options.ts"
+import * as Redact from "./internal/redact.ts"
 import * as Names from "./Names.ts"
 import type * as Policy from "./Policy.ts"
 import type * as Store from "./Store.ts"
@@ -215,7 +218,8 @@ export interface SessionContext<S> {
  * How a toolset behaves. Deadlines are milliseconds. `auth` and a function `allowedHosts` need
  * `session`: what they resolve is fixed onto the connection, so such a toolset belongs to one
  * session — build one per session. `allowedHosts` left out allows exactly the hosts the servers'
- * own URLs name (a redirect elsewhere is refused).
+ * own URLs name, at public addresses only (a redirect elsewhere, or a loopback, private or
+ * link-local address, is refused); a host it names may be anywhere.
  *
  * @example
  * ```ts
@@ -382,54 +386,29 @@ const checkServer = (entry: unknown, index: number): Effect.Effect<Server, Wirin
   return Effect.succeed(entry as Server)
 }
 
-const has = (options: object, key: string) => key in options && (options as Record<string, unknown>)[key] !== undefined
-
-const sessionRule = (what: string) =>
-  `${what} needs a session: what it resolves is fixed onto the connection, so a toolset built with it belongs to one ` +
-  `session and must not serve another user. Pass \`session\` and build one toolset per session.`
-
-const checkOptions = <S>(options: Options<S>): Effect.Effect<void, WiringError> => {
-  const session = has(options, "session")
-  if (options.auth !== undefined && !session) return refuse(sessionRule("auth"))
-  if (typeof options.allowedHosts === "function" && !session) return refuse(sessionRule("an allowedHosts resolver"))
-  const tools = options.tools
-  if (tools !== undefined && has(tools, "allow") && has(tools, "block")) {
-    return refuse("tools takes allow or block, never both: say which tools to keep, or which to leave out.")
-  }
-  for (const key of ["timeoutMs", "connectTimeoutMs"] as const) {
-    const value = options[key]
-    if (value !== undefined && !(Number.isFinite(value) && value > 0))
-      return refuse(`${key} must be a positive number of milliseconds, got ${value}`)
-  }
-  return checkDisclosure(options.disclosure)
-}
-
-const checkDisclosure = (disclosure: Disclosure.Options | undefined): Effect.Effect<void, WiringError> => {
-  if (disclosure === undefined) return Effect.void
-  const { alwaysLoad, budget, maxTools } = disclosure
-  if (budget !== undefined && !(Number.isFinite(budget) && budget >= 0))
-    return refuse(`disclosure.budget must be a number of tokens, got ${budget}`)
-  if (maxTools !== undefined && !(Number.isInteger(maxTools) && maxTools > 0))
-    return refuse(`disclosure.maxTools must be a whole number above 0, got ${maxTools}`)
-  if (
-    alwaysLoad !== undefined && !(Array.isArray(alwaysLoad) && alwaysLoad.every((name) => typeof name === "string"))
-  ) {
-    return refuse("disclosure.alwaysLoad must be a list of server names")
-  }
-  return Effect.void
-}
-
-const identityOf = (server: Server): unknown => {
+// What a server is for its name's suffix, and what else tells it apart (its environment, its headers
+// and full URL); header names in any case are one header.
+const identityOf = (server: Server): Names.Identity => {
   switch (server.type) {
     case "stdio":
-      return ["stdio", server.command, server.args ?? [], server.cwd ?? null]
+      return {
+        name: server.name,
+        identity: ["stdio", server.command, server.args ?? [], server.cwd ?? null],
+        particulars: { env: server.env ?? {} }
+      }
     case "streamable-http":
     case "sse":
-      return [server.type, server.url]
+      return {
+        name: server.name,
+        identity: [server.type, Redact.url(server.url)],
+        particulars: {
+          url: server.url,
+          headers: Object.fromEntries(Object.entries(server.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]))
+        }
+      }
     case "transport":
-      return ["transport"]
     case "local":
-      return ["local"]
+      return { name: server.name, identity: [server.type] }
   }
 }
 
@@ -456,11 +435,10 @@ export const wire = <S>(
 > =>
   Effect.gen(function*() {
     if (!Array.isArray(servers)) return yield* refuse("servers must be a list of server entries")
-    yield* checkOptions(options)
+    const refused = OptionChecks.refusal(options)
+    if (refused !== undefined) return yield* refuse(refused)
     const checked = yield* Effect.forEach(servers, checkServer)
-    const { collisions, keys } = Names.serverKeys(
-      checked.map((config) => ({ name: config.name, identity: identityOf(config) }))
-    )
+    const { collisions, keys } = Names.serverKeys(checked.map(identityOf))
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
     return {

@@ -146,7 +146,8 @@ export const toolNameCollision = (server: string, tool: string, projected: strin
 })
 
 /**
- * A server's URL names a host outside `allowedHosts`: it was not contacted and offers no tools.
+ * A server's URL names a host outside `allowedHosts` — or, with none given, an address that is not
+ * public (`why` says which): it was not contacted and offers no tools.
  *
  * @example
  * ```ts
@@ -156,13 +157,16 @@ export const toolNameCollision = (server: string, tool: string, projected: strin
  *
  * @since 0.1.0
  */
-export const hostNotAllowed = (server: string, host: string): Diagnostic => ({
+export const hostNotAllowed = (
+  server: string,
+  host: string,
+  why = `its host "${host}" is not in allowedHosts`
+): Diagnostic => ({
   kind: "host-not-allowed",
   level: "warning",
   server,
   host,
-  message:
-    `MCP server "${server}" was not contacted: its host "${host}" is not in allowedHosts. The other servers load.`
+  message: `MCP server "${server}" was not contacted: ${why}. The other servers load.`
 })
 
 /**

@@ -4,13 +4,19 @@
  *
  * A server URL comes from a file somebody else wrote, so it can point anywhere the machine can
  * reach — a cloud metadata address, a database on loopback. A host outside `allowedHosts` is
- * refused before a socket opens. A redirect is a second URL from the same stranger, so the guard
- * follows redirects itself (at most five), checking each hop's host the same way, and a bearer or a
+ * refused before a socket opens. With no `allowedHosts`, the host a server's own URL names is
+ * allowed, but only at a public address: a literal or a name that resolves to a private, loopback
+ * or link-local address is refused, judged in the very lookup of each connection (so a name cannot
+ * resolve one way when checked and another when connected). A host `allowedHosts` names is the
+ * caller's choice and may be anywhere. A redirect is a second URL from the same stranger, so the
+ * guard follows redirects itself (at most five), checking each hop the same way, and a bearer or a
  * configured header travels only to the server's own origin.
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
+import { Data, Predicate } from "effect"
+import type * as Undici from "undici"
+import * as Addresses from "./internal/addresses.ts"
 
 /**
  * How many redirect hops one request may follow.
@@ -57,9 +63,9 @@ export const allows = (allowed: ReadonlyArray<string>, url: URL): boolean =>
   (url.protocol === "http:" || url.protocol === "https:") && allowed.some((entry) => matches(entry, url))
 
 /**
- * A request the guard stopped before it left: a host outside the list, a scheme other than HTTP, or
- * a redirect chain longer than `MAX_REDIRECTS`. Thrown from the guarded `fetch`, so the transport
- * that called it rejects with it.
+ * A request the guard stopped before it left: a host outside the list, a scheme other than HTTP, a
+ * host no list names at an address that is not public, or a redirect chain longer than
+ * `MAX_REDIRECTS`. Thrown from the guarded `fetch`, so the transport that called it rejects with it.
  *
  * @example
  * ```ts
@@ -71,18 +77,49 @@ export const allows = (allowed: ReadonlyArray<string>, url: URL): boolean =>
  */
 export class Refused extends Data.TaggedError("McpHostRefused")<{
   readonly host: string
-  readonly reason: "host" | "redirects"
+  readonly reason: "host" | "address" | "redirects"
+  /** For `address`: the address the host is, or resolved to. */
+  readonly address?: string | undefined
 }> {
   override get message(): string {
-    return this.reason === "host"
-      ? `the host "${this.host}" is not in allowedHosts, so no request was made to it`
-      : `more than ${MAX_REDIRECTS} redirects (the last to "${this.host}"), so the request was not sent on`
+    switch (this.reason) {
+      case "host":
+        return `the host "${this.host}" is not in allowedHosts, so no request was made to it`
+      case "address":
+        return `the host "${this.host}" ${
+          Addresses.literal(this.host.replace(/:\d+$/, "")) === undefined ? "resolves to" : "is"
+        } ${this.address}, a private, loopback or link-local address, so no request was made to it ` +
+          `(name the host in allowedHosts to allow it)`
+      case "redirects":
+        return `more than ${MAX_REDIRECTS} redirects (the last to "${this.host}"), so the request was not sent on`
+    }
   }
 }
 
 /**
- * What the guarded `fetch` needs: the list to check, the server's own URL (whose origin alone
- * receives credentials), the bearer of the moment, and which configured headers are secrets.
+ * Why a request to `url` may not leave when no `allowedHosts` names its host: its host is a literal
+ * address that is not public. Names are judged later, as each connection resolves them.
+ *
+ * @example
+ * ```ts
+ * import { McpHosts } from "effect-surface/client"
+ * McpHosts.unnamedRefusal(new URL("http://169.254.169.254/latest"))?.message
+ * // 'the host "169.254.169.254" is 169.254.169.254, a private, loopback or link-local address, …'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const unnamedRefusal = (url: URL): Refused | undefined => {
+  const address = Addresses.literal(url.hostname)
+  return address === undefined || Addresses.isPublic(address) ? undefined
+    : new Refused({ host: url.host, reason: "address", address })
+}
+
+/**
+ * What the guarded `fetch` needs: the list to check (and whether its hosts were named by the caller
+ * or only allowed by default, in which case they may reach public addresses only), the server's own
+ * URL (whose origin alone receives credentials), the bearer of the moment, and which configured
+ * headers are secrets.
  *
  * @example
  * ```ts
@@ -104,8 +141,29 @@ export interface GuardOptions {
   readonly bearer: () => string | undefined
   /** Header names (any case) that leave the server's origin only stripped. */
   readonly secretHeaders: ReadonlyArray<string>
+  /** The list is no one's choice (no `allowedHosts`): every hop must reach public addresses only. */
+  readonly publicOnly?: boolean | undefined
   readonly fetch?: typeof globalThis.fetch | undefined
 }
+
+// One dispatcher for every request that may reach public addresses only, its lookup the check;
+// `undici` is loaded with the first such request.
+let publicFetch: Promise<typeof globalThis.fetch> | undefined
+const publicOnlyFetch = (): Promise<typeof globalThis.fetch> =>
+  publicFetch ??= import("undici").then((undici: typeof Undici) => {
+    const lookup = Addresses.publicLookup((host, address) => new Refused({ host, reason: "address", address }))
+    const dispatcher = new undici.Agent({ connect: { lookup } })
+    return ((input: URL, init?: RequestInit) =>
+      // The SDK's requests are plain (a string body, headers, a signal): the same to either fetch.
+      undici.fetch(input, {
+        ...(init as unknown as Undici.RequestInit),
+        dispatcher
+      })) as unknown as typeof globalThis.fetch
+  })
+
+// A refusal the lookup raised comes back as the cause of the fetch's own failure: raise it itself.
+const unwrapped = (error: unknown): unknown =>
+  Predicate.hasProperty(error, "cause") && Predicate.isTagged(error.cause, "McpHostRefused") ? error.cause : error
 
 type Init = RequestInit
 
@@ -138,9 +196,11 @@ const redirected = (status: number, init: Init | undefined): Init | undefined =>
 }
 
 /**
- * A `fetch` for a transport to use: it refuses a host outside the list before connecting, follows
- * redirects itself (each hop checked again, at most `MAX_REDIRECTS`), puts the current bearer on
- * requests to the server's own origin and strips it and the secret headers from any other.
+ * A `fetch` for a transport to use: it refuses a host outside the list before connecting (and, when
+ * `publicOnly`, an address that is not public: a literal before, a name in the connection's own
+ * lookup), follows redirects itself (each hop checked again, at most `MAX_REDIRECTS`), puts the
+ * current bearer on requests to the server's own origin and strips it and the secret headers from
+ * any other.
  *
  * @example
  * ```ts
@@ -157,17 +217,23 @@ const redirected = (status: number, init: Init | undefined): Init | undefined =>
  */
 export const guardedFetch = (options: GuardOptions) => {
   const secrets = new Set(options.secretHeaders.map((name) => name.toLowerCase()))
-  const send = options.fetch ?? globalThis.fetch
+  const sender = async (target: URL): Promise<typeof globalThis.fetch> => {
+    if (!allows(options.allowed, target)) throw new Refused({ host: target.host, reason: "host" })
+    if (options.publicOnly !== true) return options.fetch ?? globalThis.fetch
+    const refused = unnamedRefusal(target)
+    if (refused !== undefined) throw refused
+    return options.fetch ?? await publicOnlyFetch()
+  }
   return async (input: string | URL, init?: Init): Promise<Response> => {
     let target = new URL(input)
     let request = init
     for (let hop = 0;; hop++) {
-      if (!allows(options.allowed, target)) throw new Refused({ host: target.host, reason: "host" })
+      const send = await sender(target)
       const response = await send(target, {
         ...request,
         headers: headersFor(target, request, options, secrets),
         redirect: "manual"
-      })
+      }).catch((error: unknown) => Promise.reject(unwrapped(error)))
       const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null
       if (location === null) return response
       await response.body?.cancel()

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Deferred, Effect, Layer, Ref, Semaphore, Stream, SubscriptionRef } from "effect"
+import { Chunk, Context, Deferred, Effect, Layer, Ref, Semaphore, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import * as Approval from "../core/Approval.ts"
 import { entrySpan } from "../core/internal/span.ts"
@@ -34,6 +34,7 @@ import {
 } from "./Errors.ts"
 import * as Link from "./internal/link.ts"
 import * as Local from "./internal/local.ts"
+import * as Redact from "./internal/redact.ts"
 import * as Stored from "./internal/stored.ts"
 import * as Names from "./Names.ts"
 import * as Policy from "./Policy.ts"
@@ -154,12 +155,26 @@ const describeCall = (
   return tool === undefined ? Effect.fail(new UnknownTool({ name })) : Effect.succeed(Disclosure.describe(tool))
 }
 
+// A diagnostic as it is said: every URL in it without user info, query or fragment (a server's error
+// often quotes the URL it was given, credentials and all).
+const cleared = (diagnostic: Diagnostic.Diagnostic): Diagnostic.Diagnostic => {
+  let copy: Record<string, unknown> | undefined
+  for (const [key, value] of Object.entries(diagnostic)) {
+    if (typeof value !== "string") continue
+    const clean = Redact.text(value)
+    if (clean !== value) (copy ??= { ...diagnostic })[key] = clean
+  }
+  return (copy as Diagnostic.Diagnostic | undefined) ?? diagnostic
+}
+
 const diagnosticsOf = <S>(options: Config.Options<S>) =>
   Effect.gen(function*() {
-    const all = yield* Ref.make<ReadonlyArray<Diagnostic.Diagnostic>>([])
+    // A chunk, so each diagnostic is appended in constant time: a listing can report tens of thousands.
+    const all = yield* Ref.make(Chunk.empty<Diagnostic.Diagnostic>())
     const seen = new Set<string>()
-    const emit = (diagnostic: Diagnostic.Diagnostic): Effect.Effect<void> =>
+    const emit = (said: Diagnostic.Diagnostic): Effect.Effect<void> =>
       Effect.suspend(() => {
+        const diagnostic = cleared(said)
         // A listing re-read reports the same things again; each is said once. A change is news each time.
         if (diagnostic.kind !== "tools-changed") {
           if (seen.has(diagnostic.message)) return Effect.void
@@ -173,11 +188,11 @@ const diagnosticsOf = <S>(options: Config.Options<S>) =>
         const log = diagnostic.level === "warning" ? Effect.logWarning(diagnostic.message)
           : Effect.logInfo(diagnostic.message)
         return Effect.andThen(
-          Ref.update(all, (ds) => [...ds, diagnostic]),
+          Ref.update(all, Chunk.append(diagnostic)),
           Effect.andThen(Effect.ignoreCause(told), log)
         )
-      }).pipe(Effect.annotateLogs({ "mcp.diagnostic": diagnostic.kind }))
-    return { all: Ref.get(all), emit }
+      }).pipe(Effect.annotateLogs({ "mcp.diagnostic": said.kind }))
+    return { all: Effect.map(Ref.get(all), Chunk.toReadonlyArray), emit }
   })
 
 // A remote server gets a link over MCP (seeded from storage, in a rebuild); a local bundle, one over

@@ -7,8 +7,9 @@
  * else — a dot, a space, a non-ASCII letter, a name past 64 characters — is rewritten the same way in
  * every process: illegal characters become `_`, the name is clamped, and a short hash of the
  * original is appended, so two remote names that clean to the same text still differ. Two servers
- * sharing a name both get a suffix hashed from their identity (what they run or where they are), so
- * reordering a server list never repoints a rule at a different backend.
+ * sharing a name both get a suffix hashed from their identity (what they run or where they are, and
+ * with which environment or headers when that is all that differs), so reordering a server list
+ * never repoints a rule at a different backend.
  *
  * @since 0.1.0
  */
@@ -119,13 +120,20 @@ export const project = (serverKey: string, tool: string): string => legalize(`${
 
 /**
  * What a server is, apart from what it is called: for a child process its command, arguments and
- * working directory, for a remote its transport and URL. Two entries with one name and different
- * identities are different backends.
+ * working directory, for a remote its transport and URL (without user info or query). Two entries
+ * with one name and different identities are different backends. `particulars` is what else can
+ * tell two entries apart — a child's environment, a remote's headers and full URL — and is mixed
+ * into a suffix only when the identity alone cannot, so a secret's digest enters a name only when
+ * nothing else distinguishes the two.
  *
  * @example
  * ```ts
  * import { McpNames } from "effect-surface/client"
- * const identity: McpNames.Identity = { name: "local", identity: ["stdio", "node", ["server.js"], null] }
+ * const identity: McpNames.Identity = {
+ *   name: "local",
+ *   identity: ["stdio", "node", ["server.js"], null],
+ *   particulars: { env: { ACCOUNT: "a" } }
+ * }
  * ```
  *
  * @since 0.1.0
@@ -133,13 +141,24 @@ export const project = (serverKey: string, tool: string): string => legalize(`${
 export interface Identity {
   readonly name: string
   readonly identity: unknown
+  readonly particulars?: unknown
 }
+
+// JSON with every object's keys in order, so two spellings of one environment hash alike.
+const sorted = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map(sorted)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(
+      Object.entries(value).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0).map(([k, v]) => [k, sorted(v)])
+    )
+    : value
 
 /**
  * The key each server's tools are named under, in the order given: its name when no other server
- * has it, else `${name}_${hash(identity)}` for every one of the servers sharing it (entries with one
- * identity too are told apart by their rank among those). `collisions` lists each shared name with
- * the keys it became.
+ * has it, else `${name}_${hash}` for every one of the servers sharing it — the hash of its identity,
+ * and of its particulars too when another entry of that name has the same identity. A key depends
+ * on what the entry is, never on where it stands in the list: only entries alike in everything are
+ * told apart by their rank among those. `collisions` lists each shared name with the keys it became.
  *
  * @example
  * ```ts
@@ -158,14 +177,23 @@ export const serverKeys = (servers: ReadonlyArray<Identity>): {
   readonly collisions: ReadonlyArray<{ readonly name: string; readonly keys: ReadonlyArray<string> }>
 } => {
   const counts = new Map<string, number>()
-  for (const server of servers) counts.set(server.name, (counts.get(server.name) ?? 0) + 1)
+  const alike = new Map<string, number>()
+  const identities = servers.map((server) => JSON.stringify(server.identity) ?? "null")
+  servers.forEach((server, i) => {
+    counts.set(server.name, (counts.get(server.name) ?? 0) + 1)
+    const shared = `${server.name}\u0000${identities[i]}`
+    alike.set(shared, (alike.get(shared) ?? 0) + 1)
+  })
   const seen = new Map<string, number>()
-  const keys = servers.map((server) => {
+  const keys = servers.map((server, i) => {
     if (counts.get(server.name) === 1) return server.name
-    const identity = JSON.stringify(server.identity) ?? "null"
-    const rank = seen.get(identity) ?? 0
-    seen.set(identity, rank + 1)
-    return `${server.name}_${hash(rank === 0 ? identity : `${identity}#${rank}`)}`
+    const identity = identities[i] ?? "null"
+    const told = (alike.get(`${server.name}\u0000${identity}`) ?? 0) > 1
+      ? `${identity}\u0000${JSON.stringify(sorted(server.particulars ?? null))}`
+      : identity
+    const rank = seen.get(`${server.name}\u0000${told}`) ?? 0
+    seen.set(`${server.name}\u0000${told}`, rank + 1)
+    return `${server.name}_${hash(rank === 0 ? told : `${told}#${rank}`)}`
   })
   const collisions = [...counts].filter(([, n]) => n > 1).map(([name]) => ({
     name,

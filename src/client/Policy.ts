@@ -5,12 +5,13 @@
  * nothing the server says takes part in deciding whether a call may run: the policy sees the call
  * (its projected name, the server, the remote tool, the arguments) and answers allow, deny or ask.
  * Ask is put to the `Approval` service (the editor's permission prompt under ACP); with none
- * provided, ask means no. A policy that fails or dies denies. With no policy given every call is
+ * provided, ask means no. A policy that fails or dies denies, and so does one that answers anything
+ * but a decision, with a sentence saying what it answered. With no policy given every call is
  * allowed: the gate is there to be configured, not to surprise.
  *
  * @since 0.1.0
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Predicate } from "effect"
 import * as Approval from "../core/Approval.ts"
 import { messageOf } from "../core/ToolFailure.ts"
 import { PolicyDenied } from "./Errors.ts"
@@ -112,10 +113,28 @@ export const deny = (reason?: string): Decision => ({ _tag: "Deny", reason })
 const denied = (request: Request, reason: string) =>
   new PolicyDenied({ name: request.toolName, server: request.server, tool: request.tool, reason })
 
+// A policy's answer as a decision: anything else it answers (`{ kind: "deny" }`, `undefined`, a
+// Promise) is a denial saying what came back, since it has not said yes either.
+const asDecision = (answer: unknown): Decision => {
+  if (Predicate.hasProperty(answer, "_tag")) {
+    const reason: unknown = Predicate.hasProperty(answer, "reason") ? answer.reason : undefined
+    if (answer._tag === "Allow") return allow
+    if (answer._tag === "Ask") return ask
+    if (answer._tag === "Deny" && (reason === undefined || typeof reason === "string")) return deny(reason)
+  }
+  const given = Predicate.isPromiseLike(answer) ? "a Promise" : truncated(messageOf(answer))
+  return deny(
+    `the policy answered ${given}, which is not a decision: decide answers McpPolicy.allow, McpPolicy.deny(reason) ` +
+      `or McpPolicy.ask, as a value or an Effect`
+  )
+}
+
+const truncated = (text: string) => text.length > 80 ? `${text.slice(0, 80)}…` : text
+
 const decision = (policy: Policy, request: Request): Effect.Effect<Decision> =>
   Effect.suspend(() => {
     const answer = policy.decide(request)
-    return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
+    return Effect.isEffect(answer) ? Effect.map(answer, asDecision) : Effect.succeed(asDecision(answer))
   }).pipe(
     // A policy that cannot answer has not said yes.
     Effect.catchCause((cause) => Effect.succeed(deny(`the policy failed (${messageOf(cause)})`)))
@@ -128,7 +147,7 @@ const decision = (policy: Policy, request: Request): Effect.Effect<Decision> =>
  *
  * @example
  * ```ts
- * import { Effect, Option } from "effect"
+ * import { Effect, Option, Predicate } from "effect"
  * import { McpPolicy } from "effect-surface/client"
  * const program = McpPolicy.gate(
  *   { decide: () => McpPolicy.ask },

@@ -16,6 +16,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Effect, Queue } from "effect"
 import type { Scope } from "effect"
 import * as Hosts from "./Hosts.ts"
+import * as Redact from "./internal/redact.ts"
 
 /**
  * Opens a transport for a caller-supplied server (`type: "transport"`), once per connect.
@@ -112,7 +113,8 @@ const MAX_LINE = 8192
 
 /**
  * Sends a child's stderr to the log, a line at a time at Debug level, annotated with the server's
- * name, for as long as the scope lasts. Nothing of it reaches stdout.
+ * name, for as long as the scope lasts, each URL in it without user info or query. Nothing of it
+ * reaches stdout.
  *
  * @example
  * ```ts
@@ -138,7 +140,7 @@ export const logStderr = (transport: StdioClientTransport, server: string): Effe
     stream.on("data", onData)
     yield* Effect.addFinalizer(() => Effect.sync(() => stream.off("data", onData)))
     yield* Queue.take(lines).pipe(
-      Effect.flatMap((line) => Effect.logDebug(line)),
+      Effect.flatMap((line) => Effect.logDebug(Redact.text(line))),
       Effect.forever,
       Effect.annotateLogs({ "mcp.server": server, "mcp.stream": "stderr" }),
       Effect.forkScoped
@@ -184,7 +186,8 @@ export const openStdio = (
   })
 
 /**
- * What an HTTP transport needs beyond its entry: the hosts it may reach and the bearer of the moment.
+ * What an HTTP transport needs beyond its entry: the hosts it may reach (and whether only at public
+ * addresses) and the bearer of the moment.
  *
  * @example
  * ```ts
@@ -196,12 +199,15 @@ export const openStdio = (
  */
 export interface HttpGuard {
   readonly allowed: ReadonlyArray<string>
+  /** The hosts were allowed by default, not named: reach public addresses only (`McpHosts`). */
+  readonly publicOnly?: boolean | undefined
   readonly bearer: () => string | undefined
 }
 
 const guardFor = (config: HttpEntry, guard: HttpGuard) =>
   Hosts.guardedFetch({
     allowed: guard.allowed,
+    publicOnly: guard.publicOnly,
     url: new URL(config.url),
     bearer: guard.bearer,
     secretHeaders: Object.keys(config.headers ?? {})

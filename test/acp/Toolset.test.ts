@@ -19,15 +19,20 @@ import { isRequest } from "./harness.ts"
 const allow = ScriptedEditor.answer({ outcome: { outcome: "selected", optionId: "allow-once" } })
 const reject = ScriptedEditor.answer({ outcome: { outcome: "selected", optionId: "reject-once" } })
 
-/** The example agent, as `npm -s start -- --acp` serves it, to a scripted editor in process. */
-const example = (script: ScriptedEditor.Script) =>
+/**
+ * The example agent, as `npm -s start -- --acp` serves it, to a scripted editor in process. With
+ * `loopback`, its toolset's options name 127.0.0.1 in allowedHosts, where the test's HTTP servers run
+ * (an unnamed loopback host is refused).
+ */
+const example = (script: ScriptedEditor.Script, loopback = false) =>
   ScriptedEditor.make({ script }).pipe(
     Effect.provide(
       Layer.effect(
         AcpAgent.AcpAgent,
         AcpAgent.make(handler, {
           agentCapabilities: { mcpCapabilities: AcpToolset.mcpCapabilities },
-          session: SessionTools.layer
+          session: loopback ? AcpToolset.layer({ ...SessionTools.options, allowedHosts: ["127.0.0.1"] })
+            : SessionTools.layer
         })
       ).pipe(Layer.provide(AcpChecks.layer))
     )
@@ -222,7 +227,7 @@ describe("a session's toolset from session/new's mcpServers", () => {
         }
         const editor = yield* example({
           "session/request_permission": (_, call) => (call.index === 0 ? reject : allow)
-        })
+        }, true)
         const session = yield* editor.newSession({ cwd: "/repo", mcpServers: [server] })
         yield* editor.prompt(session, "call everything__echo {\"message\":\"first\"}")
         assert.deepStrictEqual(proxy.bodies("tools/call"), [])
@@ -239,7 +244,7 @@ describe("a session's toolset from session/new's mcpServers", () => {
   it.live("an sse server is reached over SSE", () =>
     Effect.gen(function*() {
       const everything = yield* everythingHttp("sse")
-      const editor = yield* example({ "session/request_permission": allow })
+      const editor = yield* example({ "session/request_permission": allow }, true)
       const session = yield* editor.newSession({
         mcpServers: [{ type: "sse", name: "legacy", url: everything.url, headers: [] }]
       })

@@ -31,7 +31,7 @@ describe("one result adapter for every transport", () => {
           { name: "viaHttp", type: "streamable-http", url: http.url },
           { name: "viaSse", type: "sse", url: sse.url },
           { name: "board", type: "streamable-http", url: face.url }
-        ])
+        ], { allowedHosts: ["127.0.0.1"] })
         const outside = "/etc/hostname"
         const failures = yield* Effect.forEach(
           [
@@ -87,7 +87,12 @@ describe("one result adapter for every transport", () => {
       Effect.gen(function*() {
         const upstream = yield* everythingHttp("streamableHttp")
         const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
-        const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url: `${proxy.origin}/mcp` }])
+        const toolset = yield* McpToolset.make(
+          [{ name: "docs", type: "streamable-http", url: `${proxy.origin}/mcp` }],
+          {
+            allowedHosts: ["127.0.0.1"]
+          }
+        )
         const failure = yield* Effect.flip(toolset.call("docs__get-sum", { a: "two", b: 3 }))
         assert.strictEqual(failure._tag, "InvalidArguments")
         assert.include(failure.message, "value at \"a\": expected a number, got \"two\"")

@@ -1,6 +1,7 @@
 // Behaviour 3, the SSRF guard: a URL whose host is not allowed fails with no outbound connection —
-// counted on a listening socket — and every redirect hop is checked again, at most five, with the
-// bearer sent only to the server's own origin.
+// counted on a listening socket — and so, with no allowedHosts, does one at an address that is not
+// public (a literal, or a name resolving to one); every redirect hop is checked again, at most five,
+// with the bearer sent only to the server's own origin.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { McpCallResult, McpHosts, McpToolset } from "effect-surface/client"
@@ -33,6 +34,41 @@ describe("allowedHosts", () => {
       assert.strictEqual(socket.connections(), 0)
     }))
 
+  it.live(
+    "with no allowedHosts, a server at a loopback, private or link-local address, as a literal or a name resolving to one, is never contacted",
+    () =>
+      Effect.gen(function*() {
+        const socket = yield* countingSocket
+        const toolset = yield* McpToolset.make([
+          { name: "loopback", type: "streamable-http", url: `http://127.0.0.1:${socket.port}/mcp` },
+          { name: "mapped", type: "streamable-http", url: `http://[::ffff:127.0.0.1]:${socket.port}/mcp` },
+          { name: "v6", type: "sse", url: `http://[::1]:${socket.port}/sse` },
+          { name: "metadata", type: "streamable-http", url: "http://169.254.169.254/latest/meta-data" },
+          { name: "private", type: "streamable-http", url: "http://10.1.2.3/mcp" },
+          { name: "named", type: "streamable-http", url: `http://localhost:${socket.port}/mcp` }
+        ], { connectTimeoutMs: 5_000 })
+        assert.strictEqual((yield* toolset.tools).size, 0)
+        const said = new Map((yield* toolset.diagnostics).flatMap((d) => "server" in d ? [[d.server, d] as const] : []))
+        for (const server of ["loopback", "mapped", "v6", "metadata", "private"]) {
+          assert.strictEqual(said.get(server)?.kind, "host-not-allowed", server)
+          assert.include(said.get(server)?.message ?? "", "a private, loopback or link-local address", server)
+        }
+        assert.strictEqual(said.get("named")?.kind, "server-unavailable")
+        assert.include(said.get("named")?.message ?? "", "the host \"localhost\" resolves to 127.0.0.1")
+        assert.strictEqual(socket.connections(), 0)
+      })
+  )
+
+  it.live("a loopback host that allowedHosts names is contacted", () =>
+    Effect.gen(function*() {
+      const socket = yield* countingSocket
+      yield* McpToolset.make([{ name: "local", type: "streamable-http", url: `http://localhost:${socket.port}/mcp` }], {
+        allowedHosts: ["localhost"],
+        connectTimeoutMs: 5_000
+      })
+      assert.isAtLeast(socket.connections(), 1)
+    }))
+
   it.live("a redirect to a host outside the list is refused before connecting to it", () =>
     Effect.gen(function*() {
       const forbidden = yield* countingSocket
@@ -53,6 +89,7 @@ describe("allowedHosts", () => {
     Effect.gen(function*() {
       const loop = yield* redirector((path) => `/hop${Number(path.replace(/\D/g, "") || "0") + 1}`)
       const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url: `${loop.origin}/hop0` }], {
+        allowedHosts: ["127.0.0.1"],
         connectTimeoutMs: 5_000
       })
       const [diagnostic] = yield* toolset.diagnostics

@@ -1,13 +1,16 @@
 // Behaviour 9, lifetime: connections live in the core's ConnectionPool, one per server. Closing the
 // toolset kills every stdio child (counted: no orphans), sends DELETE for an HTTP session and ends an
 // SSE stream, on every exit path — a failed or interrupted connect included. A server that died is
-// re-dialled on the next call; a call in flight when it died is not sent again, and its failure
-// names the server and says a retry may not be safe.
+// re-dialled on the next call (one down when the toolset was made, in the background); a call in
+// flight when it died is not sent again, and its failure names the server and says a retry may not
+// be safe.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Scope } from "effect"
+import { Effect, Exit, Fiber, Scope, Stream } from "effect"
 import { McpCallResult, McpToolset } from "effect-surface/client"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { drifting, plain } from "./drifting.ts"
 import {
   childrenMentioning,
   entry,
@@ -22,6 +25,7 @@ import {
 } from "./servers.ts"
 
 const faultyScript = fileURLToPath(new URL("./fixtures/faulty-server.ts", import.meta.url))
+const driftScript = fileURLToPath(new URL("./fixtures/drifting-server.ts", import.meta.url))
 const hang = { name: "mute", type: "stdio" as const, command: process.execPath, args: [faultyScript, "hang"] }
 const referenceChildren = () =>
   [entry("server-everything"), entry("server-memory"), entry("server-filesystem")].flatMap((marker) =>
@@ -67,7 +71,9 @@ describe("closing", () => {
         const upstream = yield* everythingHttp("streamableHttp")
         const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
         const { answer: session, close } = yield* inOwnScope(
-          McpToolset.make([{ name: "docs", type: "streamable-http", url: `${proxy.origin}/mcp` }]),
+          McpToolset.make([{ name: "docs", type: "streamable-http", url: `${proxy.origin}/mcp` }], {
+            allowedHosts: ["127.0.0.1"]
+          }),
           (toolset) =>
             Effect.map(
               Effect.orDie(toolset.call("docs__echo", { message: "hi" })),
@@ -89,7 +95,7 @@ describe("closing", () => {
       const upstream = yield* everythingHttp("sse")
       const proxy = yield* recordingProxy(`http://127.0.0.1:${upstream.port}`)
       const { close } = yield* inOwnScope(
-        McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }]),
+        McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }], { allowedHosts: ["127.0.0.1"] }),
         () => Effect.void
       )
       assert.strictEqual(proxy.open(), 1)
@@ -104,6 +110,7 @@ describe("closing", () => {
         hold: (r) => r.body.includes("\"method\":\"initialize\"")
       })
       const toolset = yield* McpToolset.make([{ name: "legacy", type: "sse", url: `${proxy.origin}/sse` }], {
+        allowedHosts: ["127.0.0.1"],
         connectTimeoutMs: 500
       })
       assert.strictEqual((yield* toolset.diagnostics)[0]?.kind, "server-unavailable")
@@ -131,6 +138,36 @@ describe("closing", () => {
 })
 
 describe("a server that dies", () => {
+  it.live(
+    "a server down when the toolset is made is dialled again in the background, and its tools appear once it answers",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const server = drifting(dir, [plain("add")])
+        // Its program is not there yet: every dial fails.
+        const later = Path.join(dir, "later.mjs")
+        const toolset = yield* McpToolset.make([{
+          ...server.config,
+          args: [later, ...(server.config.args ?? []).slice(1)]
+        }])
+        assert.strictEqual((yield* toolset.tools).size, 0)
+        assert.isTrue((yield* toolset.diagnostics).some((d) => d.kind === "server-unavailable"))
+        Fs.writeFileSync(later, `import ${JSON.stringify(driftScript)}\n`)
+        const back = yield* toolset.changes.pipe(
+          Stream.filter((tools) => tools.has("drift__add")),
+          Stream.runHead,
+          Effect.timeout("20 seconds")
+        )
+        assert.isTrue(back._tag === "Some", "its tools appeared without a call")
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("drift__add", {})), "add ran")
+        assert.include(
+          (yield* toolset.diagnostics).find((d) => d.kind === "tools-changed")?.message ?? "",
+          "1 added (drift__add)"
+        )
+      }),
+    { timeout: 60_000 }
+  )
+
   it.live("is re-dialled on the next call, which succeeds", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -14,7 +14,9 @@ describe("live lists", () => {
     () =>
       Effect.gen(function*() {
         const face = yield* serveFace
-        const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }])
+        const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          allowedHosts: ["127.0.0.1"]
+        })
         assert.isTrue((yield* toolset.tools).has("board__stopwatch_watch_lap"))
         const stopwatch = face.options.surfaces?.["stopwatch"]
         yield* face.served.face.reroster({})
@@ -46,7 +48,9 @@ describe("live lists", () => {
       Effect.gen(function*() {
         const face = yield* serveFace
         const toolset = yield* Effect.acquireRelease(
-          Effect.promise(() => mcpTools([{ name: "board", type: "streamable-http", url: face.url }])),
+          Effect.promise(() =>
+            mcpTools([{ name: "board", type: "streamable-http", url: face.url }], { allowedHosts: ["127.0.0.1"] })
+          ),
           (t) => Effect.promise(() => t.close())
         )
         const tools = toolset.tools

@@ -90,7 +90,51 @@ describe("projected names", () => {
   })
 })
 
+describe("colliding servers alike but for their environment or headers", () => {
+  it("entries with one command but different env, or one URL but different headers, keep their keys whatever the order", () => {
+    const a = { name: "local", identity: ["stdio", "node", ["s.js"], null], particulars: { env: { KEY: "a" } } }
+    const b = { name: "local", identity: ["stdio", "node", ["s.js"], null], particulars: { env: { KEY: "b" } } }
+    const forward = McpNames.serverKeys([a, b]).keys
+    const backward = McpNames.serverKeys([b, a]).keys
+    assert.notStrictEqual(forward[0], forward[1])
+    assert.deepStrictEqual(forward, [...backward].reverse())
+    // Particulars are read only when the identity cannot tell the entries apart.
+    const c = { name: "local", identity: ["stdio", "node", ["c.js"], null], particulars: { env: { KEY: "c" } } }
+    assert.strictEqual(
+      McpNames.serverKeys([a, c]).keys[1],
+      McpNames.serverKeys([c, { ...a, identity: ["stdio", "node", ["other.js"], null] }]).keys[0]
+    )
+    assert.notInclude(forward.join(""), "KEY")
+    const x = { name: "docs", identity: ["sse", "https://x/sse"], particulars: { headers: { "x-account": "x" } } }
+    const y = { name: "docs", identity: ["sse", "https://x/sse"], particulars: { headers: { "x-account": "y" } } }
+    assert.deepStrictEqual(McpNames.serverKeys([x, y]).keys, [...McpNames.serverKeys([y, x]).keys].reverse())
+  })
+})
+
 describe("colliding servers, against two real server-memory processes", () => {
+  it.live(
+    "two entries alike but for their environment reach the same backend under the same name, in either order",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const a = memoryStdio(Path.join(dir, "a.jsonl"))
+        const b = memoryStdio(Path.join(dir, "b.jsonl"))
+        const keyOfA = yield* Effect.scoped(Effect.gen(function*() {
+          const toolset = yield* McpToolset.make([a, b])
+          const keys = [...new Set([...(yield* toolset.tools).keys()].map((n) => n.split("__")[0] ?? ""))]
+          // Write through the first key; whichever backend it names now holds the entity.
+          yield* toolset.call(`${keys[0]}__create_entities`, {
+            entities: [{ name: "written", entityType: "t", observations: [] }]
+          })
+          return keys[0] ?? ""
+        }))
+        const reordered = yield* McpToolset.make([b, a])
+        const read = yield* reordered.call(`${keyOfA}__read_graph`, {})
+        assert.include(JSON.stringify(read), "written", "the name still reaches the backend it named before")
+      }),
+    { timeout: 60_000 }
+  )
+
   it.live(
     "both servers named memory keep all their tools under distinct suffixed names, and a server-name-collision diagnostic names them",
     () =>

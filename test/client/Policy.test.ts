@@ -5,11 +5,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { Approval } from "effect-surface"
-import { McpCallResult, McpPolicy, McpToolset } from "effect-surface/client"
+import { McpCallResult, type McpConfig, McpPolicy, McpToolset } from "effect-surface/client"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { drifting, plain } from "./drifting.ts"
 import { serveFace } from "./face.ts"
-import { entry, everythingStdio, memoryStdio, tempDir } from "./servers.ts"
+import { childrenMentioning, entry, everythingStdio, memoryStdio, tempDir } from "./servers.ts"
 
 const instructions = Fs.readFileSync(
   Path.join(Path.dirname(entry("server-everything")), "docs", "instructions.md"),
@@ -25,6 +26,7 @@ describe("policy", () => {
         { name: "board", type: "streamable-http", url: face.url },
         memoryStdio(Path.join(dir, "m.jsonl"))
       ], {
+        allowedHosts: ["127.0.0.1"],
         policy: {
           decide: (r) =>
             r.tool === "watch_count" || r.tool === "create_entities" ? McpPolicy.deny("this agent only reads")
@@ -49,6 +51,7 @@ describe("policy", () => {
       Effect.gen(function*() {
         const face = yield* serveFace
         const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          allowedHosts: ["127.0.0.1"],
           policy: { decide: () => McpPolicy.ask }
         })
         const denied = yield* Effect.flip(toolset.call("board__watch_count", {}))
@@ -73,6 +76,7 @@ describe("policy", () => {
           })
         )
         const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          allowedHosts: ["127.0.0.1"],
           policy: { decide: () => McpPolicy.ask }
         })
           .pipe(Effect.provide(approval))
@@ -138,16 +142,46 @@ describe("policy", () => {
   it.live("with no policy every call is allowed; a policy that fails denies", () =>
     Effect.gen(function*() {
       const face = yield* serveFace
-      const open = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }])
+      const open = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+        allowedHosts: ["127.0.0.1"]
+      })
       yield* open.call("board__watch_count", {})
       assert.strictEqual(yield* face.calls, 1)
       const broken = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+        allowedHosts: ["127.0.0.1"],
         policy: { decide: () => Effect.die(new Error("rules file unreadable")) }
       })
       const denied = yield* Effect.flip(broken.call("board__watch_count", {}))
       assert.include(denied.message, "the policy failed (rules file unreadable)")
       assert.strictEqual(yield* face.calls, 1)
     }), { timeout: 60_000 })
+})
+
+describe("a policy that does not answer a decision", () => {
+  it.live(
+    "an answer that is not a decision ({ kind: \"deny\" }, undefined, a Promise, as a value or an Effect) denies with PolicyDenied saying what came back, and the server receives nothing",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const server = drifting(dir, [plain("add")])
+        const answers: ReadonlyArray<readonly [unknown, string]> = [
+          [{ kind: "deny" }, "{\"kind\":\"deny\"}"],
+          [undefined, "undefined"],
+          [Promise.resolve(McpPolicy.allow), "a Promise"],
+          [Effect.succeed({ _tag: "Deny", reason: 7 }), "{\"_tag\":\"Deny\",\"reason\":7}"]
+        ]
+        for (const [answer, said] of answers) {
+          const toolset = yield* McpToolset.make([server.config], {
+            policy: { decide: () => answer as McpPolicy.Decision }
+          })
+          const refused = yield* Effect.flip(toolset.call("drift__add", {}))
+          assert.strictEqual(refused._tag, "PolicyDenied")
+          assert.include(refused.message, `the policy answered ${said}, which is not a decision`)
+        }
+        assert.deepStrictEqual(yield* server.calls, [])
+      }),
+    { timeout: 60_000 }
+  )
 })
 
 describe("the tools filter", () => {
@@ -180,6 +214,35 @@ describe("the tools filter", () => {
       assert.notInclude(names, "memory__delete_entities")
       assert.include(names, "memory__read_graph")
     }), { timeout: 60_000 })
+
+  it.live(
+    "a filter, policy or other option of the wrong shape is refused at wiring time, and no server is started",
+    () =>
+      Effect.gen(function*() {
+        const dir = yield* tempDir
+        const server = drifting(dir, [plain("add")])
+        const script = server.config.args?.[0] ?? ""
+        const malformed: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+          [{ tools: {} }, "tools takes { allow: [names] } or { block: [names] }; it names neither"],
+          [{ tools: { allow: "drift__add" } }, "tools.allow must be a list of tool names"],
+          [{ policy: {} }, "policy must be an object with a decide function"],
+          [{ policy: { decide: "allow" } }, "policy must be an object with a decide function"],
+          [{ allowedHosts: "mcp.example.com" }, "allowedHosts must be a list of hosts"],
+          [{ onDiagnostic: true }, "onDiagnostic must be a function"],
+          [{ roots: [{ name: "repo" }] }, "roots must be a list of { uri, name? }"],
+          [{ stdio: { root: 1 } }, "stdio takes { root?: a directory }"],
+          [{ storage: {} }, "storage must be a connection store"],
+          [{ disclosure: { alwaysLoad: "drift" } }, "disclosure.alwaysLoad must be a list of server names"]
+        ]
+        for (const [options, said] of malformed) {
+          const refused = yield* Effect.flip(McpToolset.make([server.config], options as McpConfig.Options))
+          assert.strictEqual(refused._tag, "WiringError", said)
+          assert.include(refused.message, said)
+        }
+        assert.lengthOf(childrenMentioning(script), 0, "no server was started")
+      }),
+    { timeout: 60_000 }
+  )
 
   it.effect("allow and block together are refused at wiring time", () =>
     Effect.gen(function*() {

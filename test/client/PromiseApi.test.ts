@@ -14,7 +14,7 @@ describe("mcpTools", () => {
       Effect.gen(function*() {
         const face = yield* serveFace
         const toolset = yield* Effect.promise(() =>
-          mcpTools([{ name: "board", type: "streamable-http", url: face.url }])
+          mcpTools([{ name: "board", type: "streamable-http", url: face.url }], { allowedHosts: ["127.0.0.1"] })
         )
         yield* Effect.promise(() => toolset.reconciled)
         const add = toolset.tools["board__tasks_add"]
@@ -46,6 +46,7 @@ describe("mcpTools", () => {
         const toolset = yield* Effect.acquireRelease(
           Effect.promise(() =>
             mcpTools([{ name: "board", type: "streamable-http", url: face.url }], {
+              allowedHosts: ["127.0.0.1"],
               policy: { decide: async (r) => r.tool === "watch_count" ? { _tag: "Ask" } : { _tag: "Allow" } },
               approve: async () => yes
             })

@@ -85,10 +85,11 @@ describe("rebuild from storage", () => {
           type: "streamable-http",
           url: `${proxy.origin}/mcp`
         }]
-        const stored = yield* Effect.scoped(Effect.flatMap(McpToolset.make(servers, { storage }), (t) => t.tools))
+        const options = { storage, allowedHosts: ["127.0.0.1"] }
+        const stored = yield* Effect.scoped(Effect.flatMap(McpToolset.make(servers, options), (t) => t.tools))
         holding = true
         const before = proxy.requests.length
-        const rebuilt = yield* McpToolset.rebuild(servers, { storage, connectTimeoutMs: 1_000 }).pipe(
+        const rebuilt = yield* McpToolset.rebuild(servers, { ...options, connectTimeoutMs: 1_000 }).pipe(
           Effect.timeout("5 seconds")
         )
         assert.deepStrictEqual([...(yield* rebuilt.tools).keys()], [...stored.keys()])
@@ -112,12 +113,16 @@ describe("rebuild from storage", () => {
         const url = yield* Effect.scoped(Effect.gen(function*() {
           const served = yield* everythingHttp("streamableHttp")
           yield* Effect.scoped(
-            McpToolset.make([{ name: "everything", type: "streamable-http", url: served.url }], { storage })
+            McpToolset.make([{ name: "everything", type: "streamable-http", url: served.url }], {
+              storage,
+              allowedHosts: ["127.0.0.1"]
+            })
           )
           return served.url
         }))
         const rebuilt = yield* McpToolset.rebuild([{ name: "everything", type: "streamable-http", url }], {
           storage,
+          allowedHosts: ["127.0.0.1"],
           connectTimeoutMs: 2_000
         })
         assert.isTrue((yield* rebuilt.tools).has("everything__echo"))
@@ -275,7 +280,11 @@ describe("what a rebuild refuses before anything starts", () => {
       })
       yield* storage.save({ id: "memory", name: "memory", type: "stdio", tools: [{ name: "read_graph" }] })
       const memory = { name: "memory", type: "stdio", command: "mcp-server-memory" } as const
-      const rebuilt = yield* McpToolset.rebuild([local, memory], { storage, connectTimeoutMs: 500 }, { stdio: false })
+      const rebuilt = yield* McpToolset.rebuild([local, memory], {
+        storage,
+        allowedHosts: ["127.0.0.1"],
+        connectTimeoutMs: 500
+      }, { stdio: false })
       assert.deepStrictEqual([...(yield* rebuilt.tools).keys()], ["docs__search"])
       assert.isTrue((yield* rebuilt.diagnostics).some((d) => d.kind === "stdio-refused" && d.server === "memory"))
     }))

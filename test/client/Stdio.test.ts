@@ -1,7 +1,7 @@
 // Behaviour 4, stdio containment: the child's environment is an allowlist, a configured root confines
 // command and cwd through realpath (a symlink escaping it is refused with a diagnostic while the other
-// servers load; with no root nothing is confined), and the child's stderr goes to the log, never to
-// our stdout.
+// servers load, and a bare name is found on PATH and held inside the root the same way; with no root
+// nothing is confined), and the child's stderr goes to the log, never to our stdout.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { McpCallResult, McpToolset, McpTransports } from "effect-surface/client"
@@ -26,6 +26,7 @@ const plugin = Effect.gen(function*() {
     Fs.chmodSync(at, 0o755)
   }
   Fs.symlinkSync(Path.join(outside, "server"), Path.join(inside, "bin", "escape"))
+  Fs.symlinkSync(Path.join(outside, "server"), Path.join(inside, "server"))
   Fs.symlinkSync(outside, Path.join(inside, "out"))
   return { dir, inside, outside }
 })
@@ -78,6 +79,37 @@ describe("stdio containment", () => {
           refused.get("wanders"),
           `the working directory ${Path.join(inside, "out")} resolves to ${outside}, outside the root ${inside}`
         )
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "under a root, a bare command name is found on PATH as the spawn would find it and held inside the root: an empty PATH entry or a PATH outside the root runs nothing outside it",
+    () =>
+      Effect.gen(function*() {
+        const { inside, outside } = yield* plugin
+        const memory = { MEMORY_FILE_PATH: Path.join(inside, "memory.jsonl") }
+        // An empty entry is the working directory: the root, where `server` is a symlink out of it.
+        const emptyEntry = `${Path.delimiter}${process.env["PATH"] ?? ""}`
+        const toolset = yield* McpToolset.make([
+          { name: "own", type: "stdio", command: "server", cwd: "bin", env: { ...memory, PATH: emptyEntry } },
+          { name: "escape", type: "stdio", command: "server", env: { ...memory, PATH: emptyEntry } },
+          { name: "system", type: "stdio", command: "sh", args: ["-c", "exit 1"] }
+        ], { stdio: { root: inside } })
+        const servers = new Set([...(yield* toolset.tools).values()].map((tool) => tool.server))
+        assert.deepStrictEqual([...servers], ["own"], "the plugin's own program, found on PATH inside the root, runs")
+        const refused = new Map(
+          (yield* toolset.diagnostics).flatMap((d) => d.kind === "stdio-refused" ? [[d.server, d.reason] as const] : [])
+        )
+        assert.sameMembers([...refused.keys()], ["escape", "system"])
+        assert.strictEqual(
+          refused.get("escape"),
+          `the command server is found on PATH at ${Path.join(inside, "server")}, which resolves to ${
+            Path.join(outside, "server")
+          }, outside the root ${inside}`
+        )
+        assert.include(refused.get("system") ?? "", "the command sh is found on PATH at")
+        assert.include(refused.get("system") ?? "", `outside the root ${inside}`)
       }),
     { timeout: 60_000 }
   )

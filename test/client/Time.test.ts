@@ -43,7 +43,9 @@ describe("deadlines", () => {
     () =>
       Effect.gen(function*() {
         const { proxy, url } = yield* behindProxy
-        const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url }])
+        const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url }], {
+          allowedHosts: ["127.0.0.1"]
+        })
         const fiber = yield* Effect.forkChild(Effect.flip(toolset.call(LONG, longArgs)))
         yield* eventually(() => proxy.bodies("tools/call").length === 1, "the call reached the server")
         yield* TestClock.adjust("59 seconds")
@@ -67,6 +69,7 @@ describe("deadlines", () => {
       Effect.gen(function*() {
         const { proxy, url } = yield* behindProxy
         const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url, timeoutMs: 5_000 }], {
+          allowedHosts: ["127.0.0.1"],
           timeoutMs: 20_000
         })
         const own = yield* Effect.forkChild(Effect.flip(toolset.call(LONG, longArgs, { timeoutMs: 1_000 })))
@@ -115,7 +118,9 @@ describe("cancellation", () => {
     () =>
       Effect.gen(function*() {
         const { proxy, url } = yield* behindProxy
-        const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url }])
+        const toolset = yield* McpToolset.make([{ name: "docs", type: "streamable-http", url }], {
+          allowedHosts: ["127.0.0.1"]
+        })
         const fiber = yield* Effect.forkChild(toolset.call(LONG, longArgs))
         yield* eventually(() => proxy.bodies("tools/call").length === 1, "the call reached the server")
         // Settles without an answer: the server's operation runs for ten more minutes.
@@ -135,7 +140,9 @@ describe("cancellation", () => {
       Effect.gen(function*() {
         const { proxy, url } = yield* behindProxy
         const toolset = yield* Effect.acquireRelease(
-          Effect.promise(() => mcpTools([{ name: "docs", type: "streamable-http", url }])),
+          Effect.promise(() =>
+            mcpTools([{ name: "docs", type: "streamable-http", url }], { allowedHosts: ["127.0.0.1"] })
+          ),
           (t) => Effect.promise(() => t.close())
         )
         const abort = new AbortController()
@@ -160,7 +167,9 @@ describe("cancellation", () => {
     () =>
       Effect.gen(function*() {
         const face = yield* serveFace
-        const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }])
+        const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          allowedHosts: ["127.0.0.1"]
+        })
         const fiber = yield* Effect.forkChild(toolset.call("board__watch_wait", { id: "job-7" }))
         assert.strictEqual(yield* Queue.take(face.started), "job-7")
         yield* Fiber.interrupt(fiber)

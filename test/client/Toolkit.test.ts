@@ -61,6 +61,7 @@ describe("the effect/ai Toolkit", () => {
       Effect.gen(function*() {
         const face = yield* serveFace
         const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          allowedHosts: ["127.0.0.1"],
           policy: {
             decide: (r) => r.tool === "watch_count" ? McpPolicy.deny("counting is not for models") : McpPolicy.allow
           }

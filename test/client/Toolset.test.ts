@@ -79,7 +79,7 @@ describe("one map over many servers", () => {
         const toolset = yield* McpToolset.make([
           { name: "viaHttp", type: "streamable-http", url: http.url },
           { name: "viaSse", type: "sse", url: sse.url }
-        ])
+        ], { allowedHosts: ["127.0.0.1"] })
         assert.strictEqual(
           McpCallResult.textOf(yield* toolset.call("viaHttp__echo", { message: "over http" })),
           "Echo: over http"
@@ -99,7 +99,9 @@ describe("one map over many servers", () => {
     () =>
       Effect.gen(function*() {
         const face = yield* serveFace
-        const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }])
+        const toolset = yield* McpToolset.make([{ name: "board", type: "streamable-http", url: face.url }], {
+          allowedHosts: ["127.0.0.1"]
+        })
         const tools = yield* toolset.tools
         assert.isTrue(tools.has("board__tasks_add"))
         const added = yield* toolset.call("board__tasks_add", { title: "write the toolset" })

@@ -10,10 +10,11 @@
  * every dial (so the handshake carries it) and before every call (so a rotated one is used at once);
  * it lives in one cell read by the transport's `fetch`, and goes nowhere else.
  *
- * With a store, every listing is checked against the server's baseline and recorded. A link seeded
- * from a stored row starts with that catalogue and lists in the background; until that listing is
- * in, a call waits for it, and afterwards a call to a tool the server no longer publishes is refused
- * without being sent.
+ * Every connection is listed as it is dialled, before it carries a call (`listing.ts`): with a
+ * store, that listing is checked against the server's baseline and recorded, and a call is judged by
+ * it, so a restarted server's changed tool is refused unsent on the very first call. A server that
+ * cannot be listed is dialled again in the background. A link seeded from a stored row starts with
+ * that catalogue and lists in the background; a call made meanwhile waits for that dial and listing.
  */
 import { Deferred, Duration, Effect, MutableRef, Queue, Ref } from "effect"
 import type { Scope } from "effect"
@@ -23,7 +24,6 @@ import * as Catalog from "../Catalog.ts"
 import type * as Config from "../Config.ts"
 import * as Containment from "../Containment.ts"
 import * as Diagnostic from "../Diagnostic.ts"
-import type * as Drift from "../Drift.ts"
 import {
   AuthFailed,
   HostNotAllowed,
@@ -37,9 +37,11 @@ import {
 } from "../Errors.ts"
 import * as Hosts from "../Hosts.ts"
 import * as Store from "../Store.ts"
-import * as Remote from "./remote.ts"
-import * as Stored from "./stored.ts"
 import * as Transports from "../Transports.ts"
+import * as Listing from "./listing.ts"
+import * as Redact from "./redact.ts"
+import * as Remote from "./remote.ts"
+import type * as Stored from "./stored.ts"
 
 /**
  * A server the toolset reaches: its entry as wired, the tools it lists now, and calls on it.
@@ -70,28 +72,28 @@ export type CallFailure =
   | UnknownTool
 
 /**
- * What a link needs from its toolset: the options, where diagnostics go, and how to republish the
- * tool map once this server's tools have changed.
+ * What a link needs from its toolset (see `listing.ts`).
  */
-export interface Env {
-  readonly options: Config.Options<any>
-  readonly emit: (diagnostic: Diagnostic.Diagnostic) => Effect.Effect<void>
-  readonly publish: Effect.Effect<void>
-}
+export type Env = Listing.Env
 
 type Open = (bearer: () => string | undefined) => Effect.Effect<Transports.Opened, never, Scope.Scope>
 
+// The hosts an HTTP entry may reach: those `allowedHosts` names (the caller's choice, anywhere), or
+// with none given the host its own URL names, at public addresses only.
 const allowedHostsFor = (
   config: Config.StreamableHttp | Config.Sse,
   options: Config.Options<any>
-): Effect.Effect<ReadonlyArray<string>, string> => {
+): Effect.Effect<{ readonly allowed: ReadonlyArray<string>; readonly publicOnly: boolean }, string> => {
   const given = options.allowedHosts
-  if (given === undefined) return Effect.succeed([new URL(config.url).host])
-  if (typeof given !== "function") return Effect.succeed(given)
+  if (given === undefined) return Effect.succeed({ allowed: [new URL(config.url).host], publicOnly: true })
+  if (typeof given !== "function") return Effect.succeed({ allowed: given, publicOnly: false })
   return Effect.suspend(() => {
     const answer = given(config.name, { session: options.session })
     return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
-  }).pipe(Effect.catchCause((cause) => Effect.fail(`its allowedHosts could not be resolved (${messageOf(cause)})`)))
+  }).pipe(
+    Effect.map((allowed) => ({ allowed, publicOnly: false })),
+    Effect.catchCause((cause) => Effect.fail(`its allowedHosts could not be resolved (${messageOf(cause)})`))
+  )
 }
 
 // How this entry's transport is opened, or the diagnostic saying why it is not.
@@ -115,10 +117,15 @@ const opener = (
           allowedHostsFor(config, options),
           (reason) => Diagnostic.serverUnavailable(config.name, reason)
         ),
-        (allowed): Effect.Effect<Open, Diagnostic.Diagnostic> => {
+        ({ allowed, publicOnly }): Effect.Effect<Open, Diagnostic.Diagnostic> => {
           const url = new URL(config.url)
           if (!Hosts.allows(allowed, url)) return Effect.fail(Diagnostic.hostNotAllowed(config.name, url.host))
-          return Effect.succeed((bearer) => Effect.succeed(Transports.openHttp(config, { allowed, bearer })))
+          const literal = publicOnly ? Hosts.unnamedRefusal(url) : undefined
+          if (literal !== undefined)
+            return Effect.fail(Diagnostic.hostNotAllowed(config.name, url.host, literal.message))
+          return Effect.succeed((bearer) =>
+            Effect.succeed(Transports.openHttp(config, { allowed, publicOnly, bearer }))
+          )
         }
       )
     case "transport":
@@ -170,126 +177,6 @@ const credential = (config: Config.Server, options: Config.Options<any>) => {
   return { bearer: () => MutableRef.get(bearer), resolve }
 }
 
-// What the link knows of the server's own list: `published` the tool names of its last listing and
-// which of them may be called (`undefined` before one came in), `settled` once the first listing
-// attempt has ended.
-interface Listing {
-  readonly entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>
-  readonly published: MutableRef.MutableRef<
-    { readonly listed: ReadonlySet<string>; readonly callable: ReadonlySet<string> } | undefined
-  >
-  readonly settled: Deferred.Deferred<void>
-}
-
-// The baseline this listing is checked against: none without a store; a store that cannot be read
-// fails the listing, so a changed tool is never taken in unchecked.
-const baselineFor = (
-  wired: Config.Wired<Config.Remote>,
-  env: Env
-): Effect.Effect<Drift.Baseline | undefined, string> => {
-  const store = env.options.storage
-  return store === undefined
-    ? Effect.succeed(undefined)
-    : Effect.tapError(
-      Stored.baselineOf(store, wired, env.emit),
-      (reason) => env.emit(Store.storeUnavailable(wired.config.name, reason))
-    )
-}
-
-// The server's listing, checked for drift, run through the catalogue into `entries` and recorded;
-// answers the entries it replaced. The deadline bounds the request alone, inside the lease: a dial
-// has its own (connectTimeoutMs).
-const lister = (pool: Pool, wired: Config.Wired<Config.Remote>, listing: Listing, env: Env) =>
-  pool.use((remote) =>
-    remote.list.pipe(Effect.timeoutOrElse({
-      duration: Duration.millis(wired.timeoutMs),
-      orElse: () => Effect.fail(`tools/list gave no answer within ${wired.timeoutMs} ms`)
-    }))
-  ).pipe(
-    Effect.mapError((error) => typeof error === "string" ? error : error.message),
-    Effect.flatMap((raw) =>
-      Effect.gen(function*() {
-        const baseline = yield* baselineFor(wired, env)
-        const projected = Catalog.fromListing({ name: wired.config.name, key: wired.key }, raw, baseline)
-        yield* Effect.forEach(projected.diagnostics, env.emit, { discard: true })
-        const store = env.options.storage
-        if (store !== undefined) yield* Stored.record(store, wired, projected.listed, projected.fingerprints, env.emit)
-        MutableRef.set(listing.published, {
-          listed: new Set(projected.listed.map((tool) => tool.name)),
-          callable: new Set(projected.entries.flatMap((entry) => entry.quarantined === true ? [] : [entry.tool.tool]))
-        })
-        return yield* Ref.getAndSet(listing.entries, projected.entries)
-      })
-    ),
-    Effect.ensuring(Deferred.succeed(listing.settled, undefined))
-  )
-
-// One pass after a change was announced (or a re-dial, or a rebuild): list again, say what moved,
-// republish.
-const refresh = (
-  server: string,
-  list: Effect.Effect<ReadonlyArray<Catalog.Entry>, string>,
-  entries: Ref.Ref<ReadonlyArray<Catalog.Entry>>,
-  env: Env
-): Effect.Effect<void, string> =>
-  Effect.gen(function*() {
-    const before = yield* list
-    yield* announce(server, before, yield* Ref.get(entries), env)
-  })
-
-const refresher = (server: string, changed: Queue.Queue<void>, pass: Effect.Effect<void, string>) =>
-  Effect.gen(function*() {
-    yield* Queue.take(changed)
-    yield* Queue.clear(changed)
-    yield* Effect.catch(
-      pass,
-      (reason) => Effect.logWarning(`MCP server "${server}": the tool list could not be refreshed: ${reason}`)
-    )
-  })
-
-/**
- * Say what a refreshed listing moved (a `tools-changed` diagnostic, when anything did) and
- * republish the map: the last step of every refresh, remote or local.
- */
-export const announce = (
-  server: string,
-  before: ReadonlyArray<Catalog.Entry>,
-  after: ReadonlyArray<Catalog.Entry>,
-  env: Env
-) =>
-  Effect.suspend(() => {
-    const now = new Set(after.map((e) => e.tool.name))
-    const was = new Set(before.map((e) => e.tool.name))
-    const added = [...now].filter((n) => !was.has(n))
-    const removed = [...was].filter((n) => !now.has(n))
-    return added.length > 0 || removed.length > 0
-      ? Effect.andThen(env.emit(Diagnostic.toolsChanged(server, added, removed)), env.publish)
-      : env.publish
-  })
-
-// A call checked against what the server publishes: before the first listing is in (a rebuilt
-// link), it waits for it; a tool the server no longer lists, or lists changed, is refused, unsent.
-const published = (listing: Listing, server: string, call: Link["call"]): Link["call"] => {
-  const check: Link["call"] = (name, tool, args, timeoutMs) => {
-    const now = MutableRef.get(listing.published)
-    if (now === undefined || now.callable.has(tool)) return call(name, tool, args, timeoutMs)
-    return Effect.fail(
-      now.listed.has(tool) ? new ToolQuarantined({ name, server, tool }) : new ToolWithdrawn({ name, server, tool })
-    )
-  }
-  let settled = false
-  return (name, tool, args, timeoutMs) =>
-    settled
-      ? check(name, tool, args, timeoutMs)
-      : Effect.andThen(
-        Deferred.await(listing.settled),
-        Effect.suspend(() => {
-          settled = true
-          return check(name, tool, args, timeoutMs)
-        })
-      )
-}
-
 type Attempted =
   | Remote.Rejected
   | Hosts.Refused
@@ -297,34 +184,107 @@ type Attempted =
   | ConnectionPool.ConnectionLost
   | ConnectionPool.DialFailed
   | ConnectionPool.PoolClosed
+  | ServerUnavailable
+  | ToolQuarantined
+  | ToolWithdrawn
 
-const classified = (name: string, server: string) => (e: Attempted): CallFailure =>
-  e._tag === "McpTimedOut" ? new ToolTimeout({ name, server, timeoutMs: e.timeoutMs })
-    : e._tag === "McpRejected" || e._tag === "McpHostRefused" ? remoteFailure(name, server)(e)
-    : unavailable(name, server)(e)
+const classified = (name: string, server: string) => (e: Attempted): CallFailure => {
+  switch (e._tag) {
+    case "McpTimedOut":
+      return new ToolTimeout({ name, server, timeoutMs: e.timeoutMs })
+    case "McpRejected":
+    case "McpHostRefused":
+      return remoteFailure(name, server)(e)
+    case "ServerUnavailable":
+    case "ToolQuarantined":
+    case "ToolWithdrawn":
+      return e
+    default:
+      return unavailable(name, server)(e)
+  }
+}
 
-// One request with its deadline (the connection's to keep), inside a lease on the server's connection.
-const attempt = (pool: Pool) => (tool: string, args: unknown, timeoutMs: number) =>
-  pool.use((remote) => remote.call(tool, args, timeoutMs))
+// One request with its deadline (the connection's to keep), inside a lease on the server's
+// connection, once that connection's listing allows the tool.
+const attempt = (pool: Pool, listing: Listing.Listing, server: string) =>
+(
+  name: string,
+  tool: string,
+  args: unknown,
+  timeoutMs: number
+) =>
+  pool.use((remote): Effect.Effect<unknown, Remote.Failure | Remote.TimedOut | Listing.Refusal> => {
+    const refused = Listing.check(listing, server, name, tool)
+    return refused === undefined ? remote.call(tool, args, timeoutMs) : Effect.fail(refused)
+  })
 
-const caller = (pool: Pool, server: string): Link["call"] => {
-  const once = attempt(pool)
+const caller = (pool: Pool, listing: Listing.Listing, server: string): Link["call"] => {
+  const once = attempt(pool, listing, server)
   return (name, tool, args, timeoutMs) =>
-    once(tool, args, timeoutMs).pipe(
+    once(name, tool, args, timeoutMs).pipe(
       Effect.catch((e) =>
         // The link was gone before the request was sent, so it provably never reached the server:
-        // once more, on a fresh dial. A request that was sent is never sent again.
+        // once more, on a fresh dial (listed before it carries the call). A request that was sent
+        // is never sent again.
         e._tag === "ConnectionLost" && e.phase !== "call"
-          ? Effect.mapError(once(tool, args, timeoutMs), classified(name, server))
+          ? Effect.mapError(once(name, tool, args, timeoutMs), classified(name, server))
           : Effect.fail(classified(name, server)(e))
       )
     )
 }
 
+// A live connection whose listing is in: the one open, or one dialled now (its dial lists it).
+// Fails with the sentence saying why not.
+const settle = (pool: Pool, listing: Listing.Listing): Effect.Effect<void, string> =>
+  pool.use(() => Effect.void).pipe(
+    Effect.mapError((error) => error.message),
+    Effect.andThen(Effect.suspend(() => {
+      const now = MutableRef.get(listing.published)
+      return now?._tag === "Listed" ? Effect.void : Effect.fail(now?.reason ?? "no listing is in")
+    }))
+  )
+
+// After a listing failed: tried again in the background until one is in (a connection whose
+// listing failed is retired first, so the next is dialled and listed afresh).
+const recover = (pool: Pool, listing: Listing.Listing, server: string): Effect.Effect<void> =>
+  Effect.suspend(() =>
+    MutableRef.get(listing.published)?._tag === "Listed" ? Effect.void
+      : Effect.andThen(pool.retire, settle(pool, listing))
+  ).pipe(
+    Effect.tapError((reason) =>
+      Effect.logDebug(Redact.text(`MCP server "${server}" is still not listed: ${reason}; trying again later`))
+    ),
+    Effect.delay(Duration.seconds(1)),
+    Effect.retry(Listing.RELIST),
+    Effect.ignore
+  )
+
+// Listen for tools/list_changed: list the connection again; one whose new listing cannot be read is
+// refused calls and recovered in the background.
+const refresher = (
+  pool: Pool,
+  listing: Listing.Listing,
+  server: string,
+  changed: Queue.Queue<void>,
+  take: (remote: Remote.Remote) => Effect.Effect<void, Listing.ListingFailed>
+) =>
+  Effect.gen(function*() {
+    yield* Queue.take(changed)
+    yield* Queue.clear(changed)
+    const pass = yield* Effect.result(pool.use(take))
+    if (pass._tag === "Success") return
+    yield* Effect.logWarning(
+      Redact.text(`MCP server "${server}": the tool list could not be refreshed: ${pass.failure.message}`)
+    )
+    yield* recover(pool, listing, server)
+  })
+
 /**
  * Check an entry, open its pool and list its tools. Answers `undefined` for an entry that was left
- * out (with its diagnostic emitted). A server that cannot be listed now is kept, with no tools. A
- * seeded link starts from the stored catalogue and lists in the background, dialling nothing first.
+ * out (with its diagnostic emitted). A server that cannot be listed now is kept, with no tools, and
+ * dialled again in the background until it can. A seeded link starts from the stored catalogue and
+ * lists in the background, dialling nothing first. Every connection is listed as it is dialled,
+ * before any call goes over it.
  */
 export const make = (
   wired: Config.Wired<Config.Remote>,
@@ -337,9 +297,13 @@ export const make = (
     if (open._tag === "Failure") return yield* Effect.as(env.emit(open.failure), undefined)
     const token = credential(config, env.options)
     const changed = yield* Queue.unbounded<void>()
-    const dialled = yield* Ref.make(0)
+    const stored = seed === undefined
+      ? undefined
+      : Catalog.fromListing({ name: config.name, key: wired.key }, seed.tools, seed.baseline)
+    if (stored !== undefined) yield* Effect.forEach(stored.diagnostics, env.emit, { discard: true })
+    const listing = yield* Listing.make(stored?.entries)
+    const take = Listing.take(wired, listing, env)
     const dial = Effect.gen(function*() {
-      const n = yield* Ref.updateAndGet(dialled, (k) => k + 1)
       if (token.resolve !== undefined) yield* token.resolve
       const opened = yield* open.success(token.bearer)
       const owned = yield* Remote.connect(opened.transport, {
@@ -348,8 +312,9 @@ export const make = (
         roots: env.options.roots,
         onToolsChanged: () => Queue.offerUnsafe(changed, undefined)
       })
-      // A re-dial may reach a restarted server with other tools: list again.
-      if (n > 1) Queue.offerUnsafe(changed, undefined)
+      // Listed before the pool hands it out: a restarted server's changed tool is judged before
+      // the first call. A listing that fails leaves the connection open and refusing calls.
+      yield* Effect.ignore(take(owned.client))
       return owned
     })
     const pool = yield* ConnectionPool.make({
@@ -359,31 +324,23 @@ export const make = (
       maxDials: 2,
       dialTimeout: Duration.millis(wired.connectTimeoutMs)
     })
-    const listing: Listing = {
-      entries: yield* Ref.make<ReadonlyArray<Catalog.Entry>>([]),
-      published: MutableRef.make<Listing["published"]["current"]>(undefined),
-      settled: yield* Deferred.make<void>()
-    }
-    const list = lister(pool, wired, listing, env)
-    const pass = refresh(config.name, list, listing.entries, env)
-    yield* Effect.forkScoped(Effect.forever(refresher(config.name, changed, pass)))
+    yield* Effect.forkScoped(Effect.forever(refresher(pool, listing, config.name, changed, take)))
     const reconciled = yield* Deferred.make<void>()
-    if (seed === undefined) {
-      const first = yield* Effect.result(list)
-      if (first._tag === "Failure") yield* env.emit(Diagnostic.serverUnavailable(config.name, first.failure))
-      yield* Deferred.succeed(reconciled, undefined)
-    } else {
-      const stored = Catalog.fromListing({ name: config.name, key: wired.key }, seed.tools, seed.baseline)
-      yield* Effect.forEach(stored.diagnostics, env.emit, { discard: true })
-      yield* Ref.set(listing.entries, stored.entries)
-      yield* Effect.forkScoped(
-        pass.pipe(
-          Effect.catch((reason) => env.emit(Store.serverUnreconciled(config.name, reason))),
-          Effect.ensuring(Deferred.succeed(reconciled, undefined))
+    const first = Effect.gen(function*() {
+      const listed = yield* Effect.result(settle(pool, listing))
+      MutableRef.set(listing.announce, true)
+      if (listed._tag === "Failure") {
+        yield* env.emit(
+          seed === undefined
+            ? Diagnostic.serverUnavailable(config.name, listed.failure)
+            : Store.serverUnreconciled(config.name, listed.failure)
         )
-      )
-    }
-    const call = published(listing, config.name, caller(pool, config.name))
+      }
+      yield* Deferred.succeed(reconciled, undefined)
+      if (listed._tag === "Failure") yield* Effect.forkScoped(recover(pool, listing, config.name))
+    })
+    yield* seed === undefined ? first : Effect.forkScoped(first)
+    const call = caller(pool, listing, config.name)
     const resolve = token.resolve
     return {
       wired,

@@ -19,7 +19,8 @@ import * as Catalog from "../Catalog.ts"
 import type * as Config from "../Config.ts"
 import * as Diagnostic from "../Diagnostic.ts"
 import { ToolTimeout, UnknownTool } from "../Errors.ts"
-import * as Link from "./link.ts"
+import type * as Link from "./link.ts"
+import * as Listing from "./listing.ts"
 
 // The bundle's core as given, or built in the toolset's scope (released when it closes).
 const coreOf = (
@@ -79,7 +80,7 @@ export const make = (
       resolved === listed ? Effect.void : Effect.gen(function*() {
         listed = resolved
         const before = yield* Ref.getAndSet(entries, yield* list(resolved))
-        yield* Link.announce(server, before, yield* Ref.get(entries), env)
+        yield* Listing.announce(server, before, yield* Ref.get(entries), env)
       })).pipe(Effect.forkScoped)
     return {
       wired,

@@ -24,9 +24,11 @@ import type { Scope } from "effect"
 import { messageOf } from "../../core/ToolFailure.ts"
 import { LinkError } from "../../surface/LinkError.ts"
 import type * as Owned from "../../surface/Owned.ts"
+import * as Catalog from "../Catalog.ts"
 import type * as Hosts from "../Hosts.ts"
 import * as Transports from "../Transports.ts"
 import * as Deadlines from "./deadlines.ts"
+import * as Redact from "./redact.ts"
 
 /**
  * The server refused a request at the protocol level (a JSON-RPC error, or an HTTP status that is
@@ -53,7 +55,7 @@ export type Failure = LinkError | Rejected | Hosts.Refused
  * tool entries of every page.
  */
 export interface Remote {
-  readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure>
+  readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge>
   /** A `tools/call` bounded by `timeoutMs`, from when it is sent. */
   readonly call: (tool: string, args: unknown, timeoutMs: number) => Effect.Effect<unknown, Failure | TimedOut>
 }
@@ -92,7 +94,8 @@ const linkClosed: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, Err
 
 /**
  * What a rejected SDK promise means. Classified by type and code, never by message: the SDK's own
- * error classes are from this package's one copy of the SDK.
+ * error classes are from this package's one copy of the SDK. Every reason is cleared of URL
+ * credentials (`redact.ts`): the errors quote the URL they were given.
  */
 export const classify = (error: unknown): Failure => {
   // The fetch guard's own refusal, come back through the SDK's promise as the value it raised.
@@ -101,18 +104,21 @@ export const classify = (error: unknown): Failure => {
   if (error instanceof McpError) {
     return linkClosed.has(error.code)
       ? new LinkError({ phase: "call", reason: "the connection closed before the answer came" })
-      : new Rejected({ code: error.code, reason: stripPrefix(error) })
+      : new Rejected({ code: error.code, reason: Redact.text(stripPrefix(error)) })
   }
   // The server no longer knows the session (it restarted): the request was not taken in.
   if (error instanceof StreamableHTTPError && error.code === 404) {
     return new LinkError({ phase: "closed", reason: "the server no longer knows this session" })
   }
   if ((error instanceof StreamableHTTPError || error instanceof SseError) && typeof error.code === "number") {
-    return new Rejected({ code: error.code, reason: error.message })
+    return new Rejected({ code: error.code, reason: Redact.text(error.message) })
   }
   if (neverConnected(error))
-    return new LinkError({ phase: "dial", reason: `the server could not be reached (${messageOf(error)})` })
-  return new LinkError({ phase: "call", reason: messageOf(error) })
+    return new LinkError({
+      phase: "dial",
+      reason: `the server could not be reached (${Redact.text(messageOf(error))})`
+    })
+  return new LinkError({ phase: "call", reason: Redact.text(messageOf(error)) })
 }
 
 const request = (client: Client, method: string, params: Record<string, unknown>) =>
@@ -156,15 +162,43 @@ const call = (client: Client, deadlines: Deadlines.Deadlines, params: Record<str
 const Page = Schema.Struct({ tools: Schema.Array(Schema.Unknown), nextCursor: Schema.optionalKey(Schema.String) })
 const decodePage = Schema.decodeUnknownResult(Page)
 
-const listAll = (client: Client): Effect.Effect<ReadonlyArray<unknown>, Failure> =>
+/**
+ * A listing past the bounds one server's listing may reach (`McpCatalog.MAX_LISTED_TOOLS`,
+ * `McpCatalog.MAX_LISTING_BYTES`): none of it is taken.
+ */
+export class ListingTooLarge extends Data.TaggedError("McpListingTooLarge")<{ readonly reason: string }> {
+  override get message(): string {
+    return `its tool listing ${this.reason}, past what one server may list; none of it was taken`
+  }
+}
+
+// The size of a page's tools as JSON, in bytes; a page too deep to serialise is refused with them.
+const bytesOf = (tools: ReadonlyArray<unknown>): Result.Result<number, ListingTooLarge> =>
+  Result.try({
+    try: () => Buffer.byteLength(JSON.stringify(tools), "utf8"),
+    catch: () => new ListingTooLarge({ reason: "nests too deeply to be measured" })
+  })
+
+// Every page, bounded in tools and bytes before a page is taken in: a server cannot grow this
+// process without limit, and no page is spread onto the stack.
+const listAll = (client: Client): Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge> =>
   Effect.gen(function*() {
     const tools: Array<unknown> = []
+    let bytes = 0
     let cursor: string | undefined
     for (let page = 0; page < MAX_PAGES; page++) {
       const answer = decodePage(yield* request(client, "tools/list", cursor === undefined ? {} : { cursor }))
       if (Result.isFailure(answer))
         return yield* new Rejected({ code: -32603, reason: "tools/list answered something that is not a tool list" })
-      tools.push(...answer.success.tools)
+      const listed = answer.success.tools
+      if (tools.length + listed.length > Catalog.MAX_LISTED_TOOLS)
+        return yield* new ListingTooLarge({ reason: `holds more than ${Catalog.MAX_LISTED_TOOLS} tools` })
+      const size = bytesOf(listed)
+      if (Result.isFailure(size)) return yield* size.failure
+      bytes += size.success
+      if (bytes > Catalog.MAX_LISTING_BYTES)
+        return yield* new ListingTooLarge({ reason: `comes to more than ${Catalog.MAX_LISTING_BYTES} bytes` })
+      for (const tool of listed) tools.push(tool)
       cursor = answer.success.nextCursor
       if (cursor === undefined)
         return tools
