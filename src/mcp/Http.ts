@@ -29,7 +29,7 @@ import * as HttpDrain from "./internal/httpDrain.ts"
 import * as HttpRequest from "./internal/httpRequest.ts"
 import * as ModernCluster from "./modern/internal/cluster.ts"
 import type * as ModernHttp from "./modern/internal/http.ts"
-import * as Requests from "./modern/Requests.ts"
+import * as Requests from "./modern/internal/requests.ts"
 import * as RequestState from "./modern/RequestState.ts"
 import { McpServer } from "./McpServer.ts"
 

@@ -97,7 +97,17 @@ export const codes = {
   unsupportedVersion: -32022
 } as const
 
-/** A JSON-RPC request id. */
+/**
+ * A JSON-RPC request id.
+ *
+ * @example
+ * ```ts
+ * import type { McpWire } from "effect-surface/mcp"
+ * const id: McpWire.Id = "listen:0"
+ * ```
+ *
+ * @since 0.1.0
+ */
 export type Id = string | number
 
 /**
@@ -336,10 +346,10 @@ export const supports = (requested: string): Refused | undefined =>
  *
  * @example
  * ```ts
- * import { Schema } from "effect"
+ * import { Result, Schema } from "effect"
  * import { McpWire } from "effect-surface/mcp"
- * declare const issue: import("effect").SchemaIssue.Issue
- * McpWire.sentence(issue, ["params", "uri"])
+ * const decoded = Schema.decodeUnknownResult(Schema.String)(1)
+ * if (Result.isFailure(decoded)) McpWire.sentence(decoded.failure.issue, ["params", "uri"]) // 'value at "params.uri": expected a string, got 1'
  * ```
  *
  * @since 0.1.0

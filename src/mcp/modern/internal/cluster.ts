@@ -23,7 +23,7 @@ import type * as Broadcast from "../../internal/broadcast.ts"
 import * as RedisBus from "../../internal/redisBus.ts"
 import * as RedisCall from "../../internal/redisCall.ts"
 import * as Logging from "../../Logging.ts"
-import type * as Calls from "../Calls.ts"
+import type * as Calls from "./calls.ts"
 import type * as RequestState from "../RequestState.ts"
 import type * as Wire from "../Wire.ts"
 

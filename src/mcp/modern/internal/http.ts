@@ -18,9 +18,9 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as Json from "../../../core/Json.ts"
 import * as HttpGuard from "../../HttpGuard.ts"
 import * as HttpDrain from "../../internal/httpDrain.ts"
-import * as Headers from "../Headers.ts"
-import * as Listen from "../Listen.ts"
-import * as Requests from "../Requests.ts"
+import * as Headers from "./headers.ts"
+import * as Listen from "./listen.ts"
+import * as Requests from "./requests.ts"
 import * as Wire from "../Wire.ts"
 
 /** What every 2026 request of one endpoint shares. */

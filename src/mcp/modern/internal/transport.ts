@@ -17,8 +17,8 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, Fiber, FiberMap, FiberSet, Result } from "effect"
 import type { Scope } from "effect"
 import type * as Json from "../../../core/Json.ts"
-import * as Listen from "../Listen.ts"
-import * as Requests from "../Requests.ts"
+import * as Listen from "./listen.ts"
+import * as Requests from "./requests.ts"
 import * as Wire from "../Wire.ts"
 
 interface Channel {

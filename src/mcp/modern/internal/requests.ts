@@ -8,31 +8,22 @@
  * call, a read or a prompt may end its round `input_required` (`Calls`); every other method answers
  * at once. Transports add only what is theirs: headers, streams, cancellation.
  *
- * @since 0.1.0
+ * @internal
  */
 import { Effect, Result } from "effect"
 import type { Scope } from "effect"
-import type * as Json from "../../core/Json.ts"
-import type * as Face from "../Face.ts"
-import type * as Broadcast from "../internal/broadcast.ts"
-import * as RpcError from "../RpcError.ts"
-import * as Answers from "./Answers.ts"
-import * as Caching from "./Caching.ts"
-import * as Calls from "./Calls.ts"
-import * as RequestState from "./RequestState.ts"
-import * as Wire from "./Wire.ts"
+import type * as Json from "../../../core/Json.ts"
+import type * as Face from "../../Face.ts"
+import type * as Broadcast from "../../internal/broadcast.ts"
+import * as RpcError from "../../RpcError.ts"
+import * as Answers from "./answers.ts"
+import * as Caching from "../Caching.ts"
+import * as Calls from "./calls.ts"
+import * as RequestState from "../RequestState.ts"
+import * as Wire from "../Wire.ts"
 
 /**
  * What a face serves 2026 clients with: the face, its parked calls, its caching hints.
- *
- * @example
- * ```ts
- * import type { McpRequests } from "effect-surface/mcp"
- * declare const modern: McpRequests.Modern
- * modern.face.serverInfo.name
- * ```
- *
- * @since 0.1.0
  */
 export interface Modern {
   readonly face: Face.Face
@@ -47,14 +38,6 @@ export interface Modern {
 /**
  * Where list moves made through other instances are heard: a listener joins it beside the face's
  * broadcaster.
- *
- * @example
- * ```ts
- * import type { McpRequests } from "effect-surface/mcp"
- * declare const relay: McpRequests.Relay
- * ```
- *
- * @since 0.1.0
  */
 export interface Relay {
   readonly join: (member: Broadcast.Member) => Effect.Effect<void>
@@ -63,14 +46,6 @@ export interface Relay {
 
 /**
  * An answer: the JSON-RPC response, and the HTTP status the revision gives it.
- *
- * @example
- * ```ts
- * import type { McpRequests } from "effect-surface/mcp"
- * const answer: McpRequests.Answer = { status: 200, body: { jsonrpc: "2.0", id: 1, result: { resultType: "complete" } } }
- * ```
- *
- * @since 0.1.0
  */
 export interface Answer {
   readonly status: number
@@ -79,14 +54,6 @@ export interface Answer {
 
 /**
  * A request already sorted by `Wire.classify`.
- *
- * @example
- * ```ts
- * import type { McpRequests } from "effect-surface/mcp"
- * const request: McpRequests.Request = { id: 1, method: "tools/list", params: {} }
- * ```
- *
- * @since 0.1.0
  */
 export interface Request {
   readonly id: Wire.Id
@@ -97,17 +64,6 @@ export interface Request {
 /**
  * Serve 2026 clients from `face` for the scope's life; `elsewhere` continues calls parked on other
  * instances (the cluster layer's), `instance` names this one in the states it signs.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { McpRequests } from "effect-surface/mcp"
- * import type { McpFace } from "effect-surface/mcp"
- * declare const face: McpFace.Face
- * const modern = McpRequests.make(face) // Effect<Modern, never, Scope>
- * ```
- *
- * @since 0.1.0
  */
 export const make = (
   face: Face.Face,
@@ -155,14 +111,6 @@ const refused = (id: Wire.Id, message: string): Answer =>
 
 /**
  * The capabilities a 2026 client is told of in `server/discover`.
- *
- * @example
- * ```ts
- * import { McpRequests } from "effect-surface/mcp"
- * McpRequests.capabilities.tools // { listChanged: true }
- * ```
- *
- * @since 0.1.0
  */
 export const capabilities: Json.JsonObject = {
   tools: { listChanged: true },
@@ -335,14 +283,6 @@ const complete = (modern: Modern, id: Wire.Id, params: Json.JsonObject) => {
 /**
  * The methods a 2026 request may name on this path (`subscriptions/listen` is the transport's, as it
  * answers with a stream).
- *
- * @example
- * ```ts
- * import { McpRequests } from "effect-surface/mcp"
- * McpRequests.methods.has("server/discover") // true
- * ```
- *
- * @since 0.1.0
  */
 export const methods: ReadonlySet<string> = new Set([
   "server/discover",
@@ -361,14 +301,6 @@ export const methods: ReadonlySet<string> = new Set([
  * Check a request before it is answered, in the order the revision ranks the faults: its `_meta`
  * (-32602), what its transport carried beside the body (an HTTP binding's header checks, -32020),
  * its version (-32022), its method (-32601, HTTP 404). The envelope, or the answer refusing it.
- *
- * @example
- * ```ts
- * import { McpRequests } from "effect-surface/mcp"
- * McpRequests.check({ id: 1, method: "tools/list", params: {} }) // Failure: "_meta" is missing, 400
- * ```
- *
- * @since 0.1.0
  */
 export const check = (
   request: Request,
@@ -396,18 +328,6 @@ export const check = (
 /**
  * Answer one request whose envelope `check` accepted; `notify` takes the notifications that belong
  * to it (progress, log lines), sent before the answer.
- *
- * @example
- * ```ts
- * import { Effect, Result } from "effect"
- * import { McpRequests } from "effect-surface/mcp"
- * declare const modern: McpRequests.Modern
- * declare const request: McpRequests.Request
- * const checked = McpRequests.check(request)
- * const answer = Result.isSuccess(checked) ? McpRequests.answer(modern, request, checked.success, () => {}) : Effect.succeed(checked.failure)
- * ```
- *
- * @since 0.1.0
  */
 export const answer = (
   modern: Modern,

@@ -7,10 +7,10 @@
  * so a server must refuse a request whose headers and body disagree (-32020, HTTP 400). This module
  * reads the headers as Node parsed them (names lower-case) and says, in a sentence, what disagreed.
  *
- * @since 0.1.0
+ * @internal
  */
-import type * as Json from "../../core/Json.ts"
-import * as Wire from "./Wire.ts"
+import type * as Json from "../../../core/Json.ts"
+import * as Wire from "../Wire.ts"
 
 type Headers = Readonly<Record<string, string | undefined>>
 
@@ -23,15 +23,6 @@ const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 /**
  * A header value as its sender meant it: a `=?base64?…?=` value decoded (one that does not decode
  * is `undefined`), any other value with its surrounding whitespace trimmed, as HTTP reads it.
- *
- * @example
- * ```ts
- * import { McpHeaders } from "effect-surface/mcp"
- * McpHeaders.decode("=?base64?SGVsbG8=?=") // "Hello"
- * McpHeaders.decode("=?base64?SGVsbG8?=") // undefined: bad padding
- * ```
- *
- * @since 0.1.0
  */
 export const decode = (value: string): string | undefined => {
   const trimmed = value.trim()
@@ -57,14 +48,6 @@ const nameOf = (method: string, params: { readonly [key: string]: unknown }): st
  * Check the standard headers against the body: `MCP-Protocol-Version` equals the envelope's
  * version, `Mcp-Method` the method (values are case-sensitive), and `Mcp-Name` the name or URI of a
  * call, prompt or read. The first disagreement, or `undefined`.
- *
- * @example
- * ```ts
- * import { McpHeaders } from "effect-surface/mcp"
- * McpHeaders.standard({ "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list" }, "tools/list", {}, "2026-07-28") // undefined
- * ```
- *
- * @since 0.1.0
  */
 export const standard = (
   headers: Headers,
@@ -105,15 +88,6 @@ const memo = new WeakMap<object, ReadonlyArray<Mirrored>>()
 /**
  * The arguments a tool's input schema mirrors into `Mcp-Param-*` headers (`x-mcp-header`), reached
  * through `properties` alone, as the revision allows (remembered per schema object).
- *
- * @example
- * ```ts
- * import { McpHeaders } from "effect-surface/mcp"
- * McpHeaders.mirrored({ type: "object", properties: { region: { type: "string", "x-mcp-header": "Region" } } })
- * // [{ path: ["region"], header: "region" }]
- * ```
- *
- * @since 0.1.0
  */
 export const mirrored = (schema: Json.JsonObject): ReadonlyArray<Mirrored> => {
   const known = memo.get(schema)
@@ -160,14 +134,6 @@ const same = (header: string, value: unknown): boolean => {
  * Check the `Mcp-Param-*` headers of a call against its arguments: where the tool mirrors an
  * argument that has a value, the header must be there and say the same (decoded, compared as a
  * number for a number).
- *
- * @example
- * ```ts
- * import { McpHeaders } from "effect-surface/mcp"
- * McpHeaders.params({}, [{ path: ["region"], header: "region" }], { region: "eu" }) // a Refused: the header is missing
- * ```
- *
- * @since 0.1.0
  */
 export const params = (
   headers: Headers,

@@ -13,21 +13,21 @@
  * finalizers; a retry whose stream drops cancels the call. Everything that crosses — a round's
  * outcome, its notifications — is JSON, so another instance can drive a call parked here.
  *
- * @since 0.1.0
+ * @internal
  */
 import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberSet, Option, Result } from "effect"
 import type { Scope } from "effect"
 import * as Crypto from "node:crypto"
-import * as Ask from "../../core/Ask.ts"
-import * as Caller from "../../core/Caller.ts"
-import type * as Json from "../../core/Json.ts"
-import * as Progress from "../../core/Progress.ts"
-import { messageOf } from "../../core/ToolFailure.ts"
-import * as Logging from "../Logging.ts"
-import * as RpcError from "../RpcError.ts"
-import * as Answers from "./Answers.ts"
-import type * as RequestState from "./RequestState.ts"
-import * as Wire from "./Wire.ts"
+import * as Ask from "../../../core/Ask.ts"
+import * as Caller from "../../../core/Caller.ts"
+import type * as Json from "../../../core/Json.ts"
+import * as Progress from "../../../core/Progress.ts"
+import { messageOf } from "../../../core/ToolFailure.ts"
+import * as Logging from "../../Logging.ts"
+import * as RpcError from "../../RpcError.ts"
+import * as Answers from "./answers.ts"
+import type * as RequestState from "../RequestState.ts"
+import * as Wire from "../Wire.ts"
 
 /** A notification bound for the client of the request driving a call now. */
 export type Notify = (notification: Json.JsonObject) => void

@@ -8,24 +8,16 @@
  * client's word, so its shape is checked against its question's method; one that does not match
  * is refused with a sentence naming what was wrong, and never handed on.
  *
- * @since 0.1.0
+ * @internal
  */
 import { Result, Schema } from "effect"
-import type * as Ask from "../../core/Ask.ts"
-import type * as Elicitation from "../../core/Elicitation.ts"
-import type * as Json from "../../core/Json.ts"
-import * as Wire from "./Wire.ts"
+import type * as Ask from "../../../core/Ask.ts"
+import type * as Elicitation from "../../../core/Elicitation.ts"
+import type * as Json from "../../../core/Json.ts"
+import * as Wire from "../Wire.ts"
 
 /**
  * One question as `inputRequests` carries it.
- *
- * @example
- * ```ts
- * import type { McpAnswers } from "effect-surface/mcp"
- * const question: McpAnswers.InputRequest = { method: "roots/list", params: {} }
- * ```
- *
- * @since 0.1.0
  */
 export interface InputRequest {
   readonly method: "elicitation/create" | "sampling/createMessage" | "roots/list"
@@ -34,14 +26,6 @@ export interface InputRequest {
 
 /**
  * A form for a person to fill in.
- *
- * @example
- * ```ts
- * import { McpAnswers } from "effect-surface/mcp"
- * McpAnswers.elicitation("Your name?", { type: "object", properties: { name: { type: "string" } }, required: ["name"] })
- * ```
- *
- * @since 0.1.0
  */
 export const elicitation = (message: string, requestedSchema: Elicitation.RequestedSchema): InputRequest => ({
   method: "elicitation/create",
@@ -50,14 +34,6 @@ export const elicitation = (message: string, requestedSchema: Elicitation.Reques
 
 /**
  * A completion for the client's model to write.
- *
- * @example
- * ```ts
- * import { McpAnswers } from "effect-surface/mcp"
- * McpAnswers.sampling({ messages: [{ role: "user", content: { type: "text", text: "Name a colour" } }], maxTokens: 20 })
- * ```
- *
- * @since 0.1.0
  */
 export const sampling = (request: Ask.SampleRequest): InputRequest => ({
   method: "sampling/createMessage",
@@ -67,14 +43,6 @@ export const sampling = (request: Ask.SampleRequest): InputRequest => ({
 
 /**
  * The client's roots.
- *
- * @example
- * ```ts
- * import { McpAnswers } from "effect-surface/mcp"
- * McpAnswers.roots.method // "roots/list"
- * ```
- *
- * @since 0.1.0
  */
 export const roots: InputRequest = { method: "roots/list", params: {} }
 
@@ -113,27 +81,11 @@ const rootsShape = checked(ListRootsResult)
 
 /**
  * An answer to a form, as the core's `Ask` reads it.
- *
- * @example
- * ```ts
- * import { McpAnswers } from "effect-surface/mcp"
- * McpAnswers.decodeElicit({ action: "accept", content: { name: "Ada" } }) // Success
- * ```
- *
- * @since 0.1.0
  */
 export const decodeElicit = (answer: unknown): Result.Result<Ask.ElicitReply, string> => elicitShape(answer)
 
 /**
  * A model's completion, as the core's `Ask` reads it: a list of blocks gives its first.
- *
- * @example
- * ```ts
- * import { McpAnswers } from "effect-surface/mcp"
- * McpAnswers.decodeSample({ role: "assistant", content: { type: "text", text: "teal" }, model: "m" }) // Success
- * ```
- *
- * @since 0.1.0
  */
 export const decodeSample = (answer: unknown): Result.Result<Ask.SampleResult, string> =>
   Result.map(sampleShape(answer), (result) => ({
@@ -145,28 +97,12 @@ export const decodeSample = (answer: unknown): Result.Result<Ask.SampleResult, s
 
 /**
  * The client's roots, as the core's `Ask` reads them.
- *
- * @example
- * ```ts
- * import { McpAnswers } from "effect-surface/mcp"
- * McpAnswers.decodeRoots({ roots: [{ uri: "file:///work" }] }) // Success: [{ uri: "file:///work" }]
- * ```
- *
- * @since 0.1.0
  */
 export const decodeRoots = (answer: unknown): Result.Result<ReadonlyArray<Ask.Root>, string> =>
   Result.map(rootsShape(answer), (result) => result.roots)
 
 /**
  * Whether `answer` has the shape of an answer to `method`; the sentence saying why not.
- *
- * @example
- * ```ts
- * import { McpAnswers } from "effect-surface/mcp"
- * McpAnswers.check("roots/list", 12345) // Failure: "value: expected an object, got 12345"
- * ```
- *
- * @since 0.1.0
  */
 export const check = (method: InputRequest["method"], answer: unknown): Result.Result<void, string> => {
   switch (method) {
@@ -182,14 +118,6 @@ export const check = (method: InputRequest["method"], answer: unknown): Result.R
 /**
  * Read a request's `inputResponses`: absent is none; otherwise an object whose every answer is an
  * object (which method it answers is known only once it is matched to its question).
- *
- * @example
- * ```ts
- * import { McpAnswers } from "effect-surface/mcp"
- * McpAnswers.responsesOf({ inputResponses: null }) // Failure: the sentence saying it must be an object
- * ```
- *
- * @since 0.1.0
  */
 export const responsesOf = (
   params: { readonly [key: string]: unknown }

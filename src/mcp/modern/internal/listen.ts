@@ -10,24 +10,16 @@
  * notice carries the stream's subscription id, nothing is sent that was not asked for, and a server
  * that shuts down ends the stream with its response rather than a dropped connection.
  *
- * @since 0.1.0
+ * @internal
  */
 import { Deferred, Duration, Effect, Exit, Result, Schema } from "effect"
-import type * as Json from "../../core/Json.ts"
-import type * as Broadcast from "../internal/broadcast.ts"
-import type * as Requests from "./Requests.ts"
-import * as Wire from "./Wire.ts"
+import type * as Json from "../../../core/Json.ts"
+import type * as Broadcast from "../../internal/broadcast.ts"
+import type * as Requests from "./requests.ts"
+import * as Wire from "../Wire.ts"
 
 /**
  * What a listener asked to hear, and (in the acknowledgement) what it will.
- *
- * @example
- * ```ts
- * import type { McpListen } from "effect-surface/mcp"
- * const filter: McpListen.Filter = { toolsListChanged: true, resourceSubscriptions: ["surface://cells/focus"] }
- * ```
- *
- * @since 0.1.0
  */
 export interface Filter {
   readonly toolsListChanged?: boolean
@@ -53,14 +45,6 @@ export interface Prepared {
 
 /**
  * Read a listen request's filter: the request ready to stream, or the answer refusing it (-32602).
- *
- * @example
- * ```ts
- * import { McpListen } from "effect-surface/mcp"
- * McpListen.prepare({ id: 7, method: "subscriptions/listen", params: { notifications: { toolsListChanged: true } } })
- * ```
- *
- * @since 0.1.0
  */
 export const prepare = (request: Requests.Request): Result.Result<Prepared, Requests.Answer> => {
   const decoded = decodeFilter(request.params["notifications"] ?? {})
@@ -91,18 +75,6 @@ const openWait = Duration.seconds(1)
  * Stream one listener until `closing` completes (then answer the request, ending it gracefully) or
  * the fiber is interrupted (the client went away): the acknowledgement first, then every notice it
  * asked for, each tagged with its subscription id, through `send`.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { McpListen } from "effect-surface/mcp"
- * import type { McpRequests } from "effect-surface/mcp"
- * declare const modern: McpRequests.Modern
- * declare const prepared: McpListen.Prepared
- * const stream = McpListen.run(modern, prepared, (message) => console.log(message), Effect.never)
- * ```
- *
- * @since 0.1.0
  */
 export const run = (
   modern: Requests.Modern,
