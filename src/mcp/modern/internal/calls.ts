@@ -26,19 +26,9 @@ import { messageOf } from "../../../core/ToolFailure.ts"
 import * as Logging from "../../Logging.ts"
 import * as RpcError from "../../RpcError.ts"
 import * as Answers from "./answers.ts"
+import * as Asking from "./asking.ts"
 import type * as RequestState from "../RequestState.ts"
 import * as Wire from "../Wire.ts"
-
-/** A notification bound for the client of the request driving a call now. */
-export type Notify = (notification: Json.JsonObject) => void
-
-/**
- * The request driving a call in one round: where its notifications go and what it declared.
- */
-export interface Round {
-  readonly notify: Notify
-  readonly envelope: Wire.Envelope
-}
 
 /**
  * How a round ended: the call's result (framed as its method frames it), its error, or the
@@ -60,40 +50,6 @@ export type Outcome =
  */
 export type Job = Effect.Effect<Json.JsonObject, RpcError.Refusal, Caller.Services>
 
-interface Question {
-  readonly request: Answers.InputRequest
-  readonly answered: Deferred.Deferred<unknown>
-}
-
-interface Call {
-  /** Named, and entered in the table, when it first parks: most calls never do. */
-  id: string | undefined
-  readonly target: string
-  /** The number of `input_required` answers issued so far: a state answers the last one. */
-  round: number
-  /** The request driving the call now; none while it is parked. */
-  current: Round | undefined
-  /** The last round's envelope: what the client declared when it last spoke. */
-  envelope: Wire.Envelope
-  /** Questions asked so far (for default keys). */
-  asked: number
-  /** Answers the client sent ahead of being asked, taken by the question of that key. */
-  readonly supplied: Map<string, unknown>
-  /** Every answer taken so far, carried in the state so the call can be run again elsewhere if harmless. */
-  readonly answered: Record<string, unknown>
-  /** Questions asked and not yet answered. */
-  readonly pending: Map<string, Question>
-  /** Wakes the driver: set while a request drives the call. */
-  wake: (() => void) | undefined
-  /** How the handler ended, once it has (kept for a retry when no request was driving it). */
-  ended: Exit.Exit<Json.JsonObject, RpcError.Refusal> | undefined
-  fiber: Fiber.Fiber<Json.JsonObject, RpcError.Refusal> | undefined
-  /** Ends the parked call when no retry comes. */
-  expiry: Fiber.Fiber<void> | undefined
-  /** A capability the handler asked for that the client never declared. */
-  lacking: "elicitation" | "sampling" | "roots" | undefined
-}
-
 /**
  * Another instance's parked call, continued from here: what the cluster layer provides.
  */
@@ -101,7 +57,7 @@ export interface Elsewhere {
   readonly continue: (
     payload: RequestState.Payload,
     inputResponses: { readonly [key: string]: unknown },
-    round: Round
+    round: Asking.Round
   ) => Effect.Effect<Outcome>
 }
 
@@ -117,19 +73,19 @@ export interface Calls {
     job: Job,
     target: string,
     supplied: { readonly [key: string]: unknown },
-    round: Round
+    round: Asking.Round
   ) => Effect.Effect<Outcome>
   /** Continue the parked call a verified state names, here or on the instance it names. */
   readonly resume: (
     payload: RequestState.Payload,
     inputResponses: { readonly [key: string]: unknown },
-    round: Round
+    round: Asking.Round
   ) => Effect.Effect<Outcome>
   /** Continue a call parked here (what `Elsewhere` asks of the instance that holds it). */
   readonly resumeHere: (
     payload: RequestState.Payload,
     inputResponses: { readonly [key: string]: unknown },
-    round: Round
+    round: Asking.Round
   ) => Effect.Effect<Outcome>
   /** How many calls are parked or running here. */
   readonly size: Effect.Effect<number>
@@ -138,7 +94,7 @@ export interface Calls {
 interface Table {
   readonly instance: string
   readonly codec: RequestState.Codec
-  readonly calls: Map<string, Call>
+  readonly calls: Map<string, Asking.Call>
   readonly fibers: FiberSet.FiberSet<unknown, unknown>
   readonly context: Context.Context<never>
   readonly elsewhere: Elsewhere | undefined
@@ -151,7 +107,7 @@ const refusal = (message: string): Outcome => ({
 
 // A call that ended in failure after asking for what its client never declared failed for want of
 // it: the revision has an error for exactly that (-32021, HTTP 400), naming the capability.
-const outcomeOf = (call: Call, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>): Outcome => {
+const outcomeOf = (call: Asking.Call, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>): Outcome => {
   const failed = Exit.isFailure(exit) || exit.value["isError"] === true
   if (failed && call.lacking !== undefined) {
     return {
@@ -172,109 +128,10 @@ const outcomeOf = (call: Call, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal
     : { _tag: "Error", error: { code: Wire.codes.internalError, message: messageOf(exit.cause) } }
 }
 
-// --- asking -------------------------------------------------------------------------------------
-
-// The handler's question: an answer sent ahead is taken if it has the right shape; otherwise the
-// question waits, and the driver is woken to say the call needs input.
-const question = <A>(
-  call: Call,
-  key: string,
-  request: Answers.InputRequest,
-  decode: (answer: unknown) => Result.Result<A, string>
-): Effect.Effect<A, string> =>
-  Effect.suspend(() => {
-    if (call.supplied.has(key)) {
-      const given = call.supplied.get(key)
-      call.supplied.delete(key)
-      const decoded = decode(given)
-      if (Result.isSuccess(decoded)) {
-        call.answered[key] = given
-        return Effect.succeed(decoded.success)
-      }
-    }
-    const answered = Deferred.makeUnsafe<unknown>()
-    call.pending.set(key, { request, answered })
-    call.wake?.()
-    return Effect.flatMap(Deferred.await(answered), (answer) => {
-      call.answered[key] = answer
-      return Effect.fromResult(decode(answer))
-    }).pipe(
-      Effect.onInterrupt(() => Effect.sync(() => call.pending.delete(key)))
-    )
-  })
-
-const keyOf = (call: Call, kind: string, asked: Ask.Asked) => asked.key ?? `${kind}-${++call.asked}`
-
-const channel = (call: Call): Ask.Channel => ({
-  get capabilities() {
-    return (call.current?.envelope ?? call.envelope).capabilities
-  },
-  elicit: (params, asked) =>
-    question(
-      call,
-      keyOf(call, "elicit", asked),
-      Answers.elicitation(params.message, params.requestedSchema),
-      Answers.decodeElicit
-    ),
-  sample: (request, asked) =>
-    question(call, keyOf(call, "sample", asked), Answers.sampling(request), Answers.decodeSample),
-  roots: (asked) => question(call, keyOf(call, "roots", asked), Answers.roots, Answers.decodeRoots)
-})
-
-// Asking for what the client never declared fails as it does in any era; the call remembers it.
-const noting = (call: Call, asking: Ask.Ask["Service"]): Ask.Ask["Service"] => {
-  const note = (error: Ask.AskError) =>
-    Effect.sync(() => {
-      if (error._tag === "ClientLacksCapability") call.lacking = error.capability
-    })
-  return {
-    get capabilities() {
-      return asking.capabilities
-    },
-    elicit: (message, schema, options) => Effect.tapError(asking.elicit(message, schema, options), note),
-    sample: (request, options) => Effect.tapError(asking.sample(request, options), note),
-    roots: (options) => Effect.tapError(asking.roots(options), note)
-  }
-}
-
-// Progress and log lines go to whichever request drives the call now, on its token and at its level.
-const services = (table: Table, call: Call): Context.Context<Caller.Services> => {
-  const send = (notification: Json.JsonObject) => call.current?.notify(notification)
-  const progress: Progress.Progress["Service"] = {
-    get token() {
-      return call.current?.envelope.progressToken
-    },
-    report: (update) =>
-      Effect.sync(() => {
-        const token = call.current?.envelope.progressToken
-        if (token === undefined) return
-        send({
-          jsonrpc: "2.0",
-          method: "notifications/progress",
-          params: { progressToken: token, ...update }
-        })
-      })
-  }
-  const level = call.envelope.logLevel
-  const base = level === undefined ? table.context : Logging.forwarding(table.context, level, (message) => {
-    const at = call.current?.envelope.logLevel
-    if (at !== undefined && Logging.reaches(message.level, at)) {
-      send({ jsonrpc: "2.0", method: "notifications/message", params: { ...message } })
-    }
-  })
-  return Context.merge(
-    base,
-    Context.make(Ask.Ask, noting(call, Ask.make(channel(call)))).pipe(
-      Context.add(Progress.Progress, progress),
-      Context.add(Caller.ResponseStream, { close: Effect.succeed(false) })
-    )
-  )
-}
-
 // --- driving ------------------------------------------------------------------------------------
 
 // Questions asked side by side arrive over a few turns of the scheduler: wait until a turn adds none.
-const settle = (call: Call): Effect.Effect<void> =>
+const settle = (call: Asking.Call): Effect.Effect<void> =>
   Effect.gen(function*() {
     let seen = -1
     for (let turn = 0; turn < 16 && seen !== call.pending.size; turn++) {
@@ -283,7 +140,7 @@ const settle = (call: Call): Effect.Effect<void> =>
     }
   })
 
-const park = (table: Table, call: Call): Effect.Effect<Outcome> =>
+const park = (table: Table, call: Asking.Call): Effect.Effect<Outcome> =>
   Effect.gen(function*() {
     yield* settle(call)
     call.round++
@@ -304,12 +161,12 @@ const park = (table: Table, call: Call): Effect.Effect<Outcome> =>
     return { _tag: "InputRequired", inputRequests, requestState } satisfies Outcome
   })
 
-const forget = (table: Table, call: Call) => {
+const forget = (table: Table, call: Asking.Call) => {
   if (call.id !== undefined) table.calls.delete(call.id)
 }
 
 // A parked call no retry continues ends with the state's lifetime, its finalizers run.
-const arm = (table: Table, call: Call) => {
+const arm = (table: Table, call: Asking.Call) => {
   const round = call.round
   call.expiry = track(
     table,
@@ -323,7 +180,7 @@ const arm = (table: Table, call: Call) => {
   )
 }
 
-const disarm = (call: Call) =>
+const disarm = (call: Asking.Call) =>
   call.expiry === undefined ? Effect.void : Effect.suspend(() => {
     const expiry = call.expiry
     call.expiry = undefined
@@ -334,7 +191,12 @@ const disarm = (call: Call) =>
 // questions (the call is parked). `then` runs once the driver listens (it delivers the answers);
 // should the handler still wait on a question once it has settled, nothing new will wake the
 // driver, so it parks there and then. A request interrupted while driving cancels the call.
-const drive = (table: Table, call: Call, round: Round, then: Effect.Effect<void>): Effect.Effect<Outcome> =>
+const drive = (
+  table: Table,
+  call: Asking.Call,
+  round: Asking.Round,
+  then: Effect.Effect<void>
+): Effect.Effect<Outcome> =>
   Effect.andThen(
     disarm(call),
     Effect.callback<Outcome>((resume) => {
@@ -389,10 +251,10 @@ const start = (table: Table) =>
   job: Job,
   target: string,
   supplied: { readonly [key: string]: unknown },
-  round: Round
+  round: Asking.Round
 ): Effect.Effect<Outcome> =>
   Effect.suspend(() => {
-    const call: Call = {
+    const call: Asking.Call = {
       id: undefined,
       target,
       round: 0,
@@ -409,7 +271,7 @@ const start = (table: Table) =>
       expiry: undefined,
       lacking: undefined
     }
-    const runFork = Effect.runForkWith(services(table, call))
+    const runFork = Effect.runForkWith(Asking.services(table.context, call))
     const fiber = runFork(job)
     call.fiber = fiber
     FiberSet.addUnsafe(table.fibers, fiber)
@@ -421,8 +283,8 @@ const start = (table: Table) =>
 
 // Deliver what the retry answers: every answer to a waiting question must have its method's shape
 // (a malformed one refuses the retry and changes nothing); the others are ignored.
-const deliver = (call: Call, inputResponses: { readonly [key: string]: unknown }) => {
-  const answered: Array<readonly [Question, unknown]> = []
+const deliver = (call: Asking.Call, inputResponses: { readonly [key: string]: unknown }) => {
+  const answered: Array<readonly [Asking.Question, unknown]> = []
   for (const [key, pending] of call.pending) {
     if (!Object.hasOwn(inputResponses, key)) continue
     const shaped = Answers.check(pending.request.method, inputResponses[key])
@@ -443,7 +305,7 @@ const resumeHere = (table: Table) =>
 (
   payload: RequestState.Payload,
   inputResponses: { readonly [key: string]: unknown },
-  round: Round
+  round: Asking.Round
 ): Effect.Effect<Outcome> =>
   Effect.suspend(() => {
     const call = table.calls.get(payload.call)

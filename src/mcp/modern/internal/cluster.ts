@@ -23,6 +23,7 @@ import type * as Broadcast from "../../internal/broadcast.ts"
 import * as RedisBus from "../../internal/redisBus.ts"
 import * as RedisCall from "../../internal/redisCall.ts"
 import * as Logging from "../../Logging.ts"
+import type * as Asking from "./asking.ts"
 import type * as Calls from "./calls.ts"
 import type * as RequestState from "../RequestState.ts"
 import type * as Wire from "../Wire.ts"
@@ -113,7 +114,7 @@ type Message = typeof Message.Type
 const decode = Schema.decodeUnknownResult(Schema.fromJsonString(Message))
 
 interface Waiting {
-  readonly notify: Calls.Notify
+  readonly notify: Asking.Notify
   readonly accepted: Deferred.Deferred<void>
   readonly outcome: Deferred.Deferred<Calls.Outcome>
 }
@@ -172,7 +173,7 @@ const continueHere = (state: State, message: Extract<Message, { readonly kind: "
       expires: message.expires,
       answers: undefined
     }
-    const round: Calls.Round = {
+    const round: Asking.Round = {
       envelope,
       notify: (notice) => {
         state.runFork(tell(state, from, { kind: "notice", ticket: message.ticket, message: notice }))
@@ -234,7 +235,7 @@ const continueElsewhere = (state: State) =>
 (
   payload: RequestState.Payload,
   responses: { readonly [key: string]: unknown },
-  round: Calls.Round
+  round: Asking.Round
 ): Effect.Effect<Calls.Outcome> =>
   Effect.gen(function*() {
     const there = payload.instance

@@ -18,6 +18,7 @@ import type * as Broadcast from "../../internal/broadcast.ts"
 import * as RpcError from "../../RpcError.ts"
 import * as Answers from "./answers.ts"
 import * as Caching from "../Caching.ts"
+import type * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
 import * as RequestState from "../RequestState.ts"
 import * as Wire from "../Wire.ts"
@@ -201,7 +202,7 @@ const roundTrip = (
   modern: Modern,
   request: Request,
   envelope: Wire.Envelope,
-  notify: Calls.Notify
+  notify: Asking.Notify
 ): Effect.Effect<Answer> => {
   const { id, method, params } = request
   const target = targetOf(modern, method, params as Json.JsonObject)
@@ -333,7 +334,7 @@ export const answer = (
   modern: Modern,
   request: Request,
   envelope: Wire.Envelope,
-  notify: Calls.Notify
+  notify: Asking.Notify
 ): Effect.Effect<Answer> => {
   const { face } = modern
   const { id, method, params } = request

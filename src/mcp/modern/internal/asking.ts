@@ -1,0 +1,165 @@
+/**
+ * What a handler sees of its call while the call runs across 2026-07-28 rounds: its questions, its
+ * progress and its log lines.
+ *
+ * A parked call's handler asks through the core's `Ask` as it would in any era; here a question is
+ * kept on the call until the round's request is answered `input_required`, or taken at once when the
+ * client sent its answer ahead. Progress and log lines go to whichever request drives the call now,
+ * on that request's token and at its level: a retry is a new request with a stream of its own.
+ *
+ * @internal
+ */
+import { Context, Deferred, Effect, Exit, Result } from "effect"
+import type { Fiber } from "effect"
+import * as Ask from "../../../core/Ask.ts"
+import * as Caller from "../../../core/Caller.ts"
+import type * as Json from "../../../core/Json.ts"
+import * as Progress from "../../../core/Progress.ts"
+import * as Logging from "../../Logging.ts"
+import type * as RpcError from "../../RpcError.ts"
+import * as Answers from "./answers.ts"
+import type * as Wire from "../Wire.ts"
+
+/** A notification bound for the client of the request driving a call now. */
+export type Notify = (notification: Json.JsonObject) => void
+
+/**
+ * The request driving a call in one round: where its notifications go and what it declared.
+ */
+export interface Round {
+  readonly notify: Notify
+  readonly envelope: Wire.Envelope
+}
+
+/** A question asked and not yet answered. */
+export interface Question {
+  readonly request: Answers.InputRequest
+  readonly answered: Deferred.Deferred<unknown>
+}
+
+/** One call, parked or running: what its rounds share. */
+export interface Call {
+  /** Named, and entered in the table, when it first parks: most calls never do. */
+  id: string | undefined
+  readonly target: string
+  /** The number of `input_required` answers issued so far: a state answers the last one. */
+  round: number
+  /** The request driving the call now; none while it is parked. */
+  current: Round | undefined
+  /** The last round's envelope: what the client declared when it last spoke. */
+  envelope: Wire.Envelope
+  /** Questions asked so far (for default keys). */
+  asked: number
+  /** Answers the client sent ahead of being asked, taken by the question of that key. */
+  readonly supplied: Map<string, unknown>
+  /** Every answer taken so far, carried in the state so the call can be run again elsewhere if harmless. */
+  readonly answered: Record<string, unknown>
+  /** Questions asked and not yet answered. */
+  readonly pending: Map<string, Question>
+  /** Wakes the driver: set while a request drives the call. */
+  wake: (() => void) | undefined
+  /** How the handler ended, once it has (kept for a retry when no request was driving it). */
+  ended: Exit.Exit<Json.JsonObject, RpcError.Refusal> | undefined
+  fiber: Fiber.Fiber<Json.JsonObject, RpcError.Refusal> | undefined
+  /** Ends the parked call when no retry comes. */
+  expiry: Fiber.Fiber<void> | undefined
+  /** A capability the handler asked for that the client never declared. */
+  lacking: "elicitation" | "sampling" | "roots" | undefined
+}
+
+// The handler's question: an answer sent ahead is taken if it has the right shape; otherwise the
+// question waits, and the driver is woken to say the call needs input.
+export const question = <A>(
+  call: Call,
+  key: string,
+  request: Answers.InputRequest,
+  decode: (answer: unknown) => Result.Result<A, string>
+): Effect.Effect<A, string> =>
+  Effect.suspend(() => {
+    if (call.supplied.has(key)) {
+      const given = call.supplied.get(key)
+      call.supplied.delete(key)
+      const decoded = decode(given)
+      if (Result.isSuccess(decoded)) {
+        call.answered[key] = given
+        return Effect.succeed(decoded.success)
+      }
+    }
+    const answered = Deferred.makeUnsafe<unknown>()
+    call.pending.set(key, { request, answered })
+    call.wake?.()
+    return Effect.flatMap(Deferred.await(answered), (answer) => {
+      call.answered[key] = answer
+      return Effect.fromResult(decode(answer))
+    }).pipe(
+      Effect.onInterrupt(() => Effect.sync(() => call.pending.delete(key)))
+    )
+  })
+
+const keyOf = (call: Call, kind: string, asked: Ask.Asked) => asked.key ?? `${kind}-${++call.asked}`
+
+const channel = (call: Call): Ask.Channel => ({
+  get capabilities() {
+    return (call.current?.envelope ?? call.envelope).capabilities
+  },
+  elicit: (params, asked) =>
+    question(
+      call,
+      keyOf(call, "elicit", asked),
+      Answers.elicitation(params.message, params.requestedSchema),
+      Answers.decodeElicit
+    ),
+  sample: (request, asked) =>
+    question(call, keyOf(call, "sample", asked), Answers.sampling(request), Answers.decodeSample),
+  roots: (asked) => question(call, keyOf(call, "roots", asked), Answers.roots, Answers.decodeRoots)
+})
+
+// Asking for what the client never declared fails as it does in any era; the call remembers it.
+const noting = (call: Call, asking: Ask.Ask["Service"]): Ask.Ask["Service"] => {
+  const note = (error: Ask.AskError) =>
+    Effect.sync(() => {
+      if (error._tag === "ClientLacksCapability") call.lacking = error.capability
+    })
+  return {
+    get capabilities() {
+      return asking.capabilities
+    },
+    elicit: (message, schema, options) => Effect.tapError(asking.elicit(message, schema, options), note),
+    sample: (request, options) => Effect.tapError(asking.sample(request, options), note),
+    roots: (options) => Effect.tapError(asking.roots(options), note)
+  }
+}
+
+// Progress and log lines go to whichever request drives the call now, on its token and at its level.
+export const services = (context: Context.Context<never>, call: Call): Context.Context<Caller.Services> => {
+  const send = (notification: Json.JsonObject) => call.current?.notify(notification)
+  const progress: Progress.Progress["Service"] = {
+    get token() {
+      return call.current?.envelope.progressToken
+    },
+    report: (update) =>
+      Effect.sync(() => {
+        const token = call.current?.envelope.progressToken
+        if (token === undefined) return
+        send({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, ...update }
+        })
+      })
+  }
+  const level = call.envelope.logLevel
+  const base = level === undefined ? context : Logging.forwarding(context, level, (message) => {
+    const at = call.current?.envelope.logLevel
+    if (at !== undefined && Logging.reaches(message.level, at)) {
+      send({ jsonrpc: "2.0", method: "notifications/message", params: { ...message } })
+    }
+  })
+  return Context.merge(
+    base,
+    Context.make(Ask.Ask, noting(call, Ask.make(channel(call)))).pipe(
+      Context.add(Progress.Progress, progress),
+      Context.add(Caller.ResponseStream, { close: Effect.succeed(false) })
+    )
+  )
+}
