@@ -1,11 +1,12 @@
 // `npm start`: the example task board as an MCP server.
 //   npm start                 serve it over Streamable HTTP on 127.0.0.1 (port from PORT, default 3000)
-//   npm -s run stdio          serve it over stdio (nothing but protocol on stdout) for an MCP host;
-//                             the same as npm -s start -- --stdio, with no bare `--` for a host to drop
-//   npm start -- --tour       a short in-process tour: an SDK client lists, calls and reads it
-//   npm -s run acp            the example ACP agent on stdio, for Zed or any ACP client (examples/acp);
-//                             the same as npm -s start -- --acp
-// Any other argument is refused: a host that meant stdio must not be left waiting on an HTTP server.
+//   npm -s run stdio          serve it over stdio (nothing but protocol on stdout) for an MCP host
+//   npm run tour              a short in-process tour: an SDK client lists, calls and reads it
+//   npm -s run acp            the example ACP agent on stdio, for Zed or any ACP client (examples/acp)
+// Each mode is its own script, so no command needs a bare `--` (which some hosts drop, turning
+// `npm start -- --stdio` into `npm start`). Any other argument is refused: a host that meant stdio
+// must not be left waiting on an HTTP server. Every mode ends when the process that started it ends
+// (parent.ts), and the stdio modes also when their host closes stdin.
 // Over HTTP, REDIS_URL (e.g. redis://127.0.0.1:6379) keeps the sessions and the board in that
 // Redis, so several instances behind a load balancer serve one board with no session affinity;
 // ALLOWED_HOSTS (comma-separated `name` or `name:port`) adds the names clients reach it by, such
@@ -17,6 +18,7 @@ import { Cause, Config, Console, Effect, Exit, Layer, Option, Runtime } from "ef
 import type { McpHttp as Http } from "effect-surface/mcp"
 import { serverOptions, serverOptionsOver } from "./board/app.ts"
 import * as BoardState from "./board/state.ts"
+import { whileParentLives } from "./parent.ts"
 
 const load = <A>(module: () => Promise<A>): Effect.Effect<A> => Effect.promise(module)
 
@@ -104,7 +106,7 @@ if (main === undefined || extra.length > 0) {
   )
   process.exitCode = 2
 } else {
-  NodeRuntime.runMain(main, {
+  NodeRuntime.runMain(whileParentLives(main), {
     disableErrorReporting: false,
     // Ctrl-C is how this server is meant to stop: once its scope has closed every session, that is
     // a clean exit (0), not the 130 an interrupted program reports.
