@@ -46,6 +46,18 @@ const inMemory = Effect.gen(function*() {
   return (http: Http.HttpOptions) => McpHttp.serve({ ...options, http })
 })
 
+// A port another process holds is told as a sentence with the way out, not as a stack trace.
+const portTaken = <E>(error: E) =>
+  Effect.gen(function*() {
+    const { McpHttp } = yield* load(() => import("effect-surface/mcp"))
+    if (!(error instanceof McpHttp.PortInUse)) return yield* Effect.fail(error)
+    yield* Console.error(
+      `${error.message}. PORT picks another: PORT=${error.port + 1} npm start (PORT=0: any free one).`
+    )
+    process.exitCode = 1
+    return yield* Effect.interrupt
+  })
+
 const http = Effect.gen(function*() {
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
@@ -56,7 +68,7 @@ const http = Effect.gen(function*() {
   const served = yield* serve(Option.match(names, {
     onNone: () => ({ port }),
     onSome: (names) => ({ port, allowedHosts: ["localhost", "127.0.0.1", "[::1]", ...names] })
-  }))
+  })).pipe(Effect.catch(portTaken))
   yield* Console.log(`Task board MCP server at ${served.url}`)
   if (Option.isSome(redis)) yield* Console.log(`Sessions and board kept in Redis at ${redis.value}`)
   yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)

@@ -113,6 +113,37 @@ describe("the example's npm commands", () => {
       }), { timeout: 60_000 })
   }
 
+  it.live(
+    "npm start on a port another process holds says so in one line, and that PORT picks another",
+    () =>
+      Effect.gen(function*() {
+        const taken = Net.createServer()
+        yield* Effect.acquireRelease(
+          Effect.callback<void>((resume) => {
+            taken.listen(0, "127.0.0.1", () => resume(Effect.void))
+          }),
+          () => Effect.sync(() => taken.close())
+        )
+        const address = taken.address()
+        const port = typeof address === "object" && address !== null ? address.port : 0
+        const { child } = yield* npm(["-s", "start"], { PORT: String(port) })
+        const [code, stderr] = yield* Effect.callback<readonly [number | null, string]>((resume) => {
+          let err = ""
+          child.stderr?.on("data", (chunk: Buffer) => {
+            err += chunk.toString()
+          })
+          child.once("close", (status) => resume(Effect.succeed([status, err] as const)))
+        })
+        assert.strictEqual(code, 1)
+        assert.strictEqual(
+          stderr,
+          `port ${port} on 127.0.0.1 is already in use by another process, so the MCP server cannot listen there. ` +
+            `PORT picks another: PORT=${port + 1} npm start (PORT=0: any free one).\n`
+        )
+      }),
+    { timeout: 60_000 }
+  )
+
   for (const script of ["stdio", "acp"]) {
     it.live(
       `npm -s run ${script} killed outright by its host ends its server, though its stdin is still open`,
