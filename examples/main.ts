@@ -14,7 +14,7 @@
 // Each mode loads only what it runs (a host starting the stdio server waits for no HTTP stack, SDK
 // client or ACP agent), so the modes import their faces when chosen.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Config, Console, Effect, Exit, Layer, Option, Runtime } from "effect"
+import { Cause, Config, Console, Effect, Exit, Layer, Option, References, Runtime } from "effect"
 import type { McpHttp as Http } from "effect-surface/mcp"
 import { serverOptions, serverOptionsOver } from "./board/app.ts"
 import * as BoardState from "./board/state.ts"
@@ -33,7 +33,12 @@ const inRedis = (url: string) =>
     const { McpHttp, McpHttpRedis } = yield* load(() => import("effect-surface/mcp"))
     const NodeRedis = yield* load(() => import("@effect/platform-node/NodeRedis"))
     const context = yield* Layer.build(
-      McpHttpRedis.layer().pipe(Layer.provideMerge(NodeRedis.layer({ url, disableOfflineQueue: true })))
+      McpHttpRedis.layer().pipe(Layer.provideMerge(
+        NodeRedis.layer({ url, disableOfflineQueue: true }).pipe(
+          // The client warns at every reconnect attempt; the face says once that Redis went, once it is back.
+          Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))
+        )
+      ))
     )
     const state = yield* BoardState.redis().pipe(Effect.provideContext(context))
     return (http: Http.HttpOptions) =>
