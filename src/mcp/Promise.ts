@@ -21,6 +21,18 @@ import { McpServer, McpSession } from "./McpServer.ts"
 import type * as Prompts from "./Prompts.ts"
 import type * as Session from "./Session.ts"
 
+/**
+ * What a move of a Promise API server rejects with once it has closed (its `close`, or the host
+ * leaving a stdio server), naming the move that was not run.
+ *
+ * @example
+ * ```ts
+ * import { ServerClosed } from "effect-surface/mcp"
+ * new ServerClosed({ operation: "reroster" }).message // "the MCP server is closed, so reroster was not run."
+ * ```
+ *
+ * @since 0.1.0
+ */
 export { ServerClosed } from "./internal/promiseRuntime.ts"
 
 /**
