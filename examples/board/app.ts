@@ -6,8 +6,18 @@ import type { McpFace } from "effect-surface/mcp"
 import { encodePng } from "./png.ts"
 import * as BoardState from "./state.ts"
 
-export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", { id: Schema.String }) {}
-export class AlreadyDone extends Schema.TaggedError<AlreadyDone>()("AlreadyDone", { id: Schema.String }) {}
+// A refusal the procedure declares: its message is the sentence the model reads, its fields (and
+// tag) the structured detail a caller reads.
+export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", { id: Schema.String }) {
+  override get message(): string {
+    return `there is no task ${this.id} on the board`
+  }
+}
+export class AlreadyDone extends Schema.TaggedError<AlreadyDone>()("AlreadyDone", { id: Schema.String }) {
+  override get message(): string {
+    return `task ${this.id} is already done`
+  }
+}
 
 export const Task = BoardState.Task
 

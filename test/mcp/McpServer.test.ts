@@ -135,14 +135,13 @@ describe("MCP face over the SDK client", () => {
       assert.include(textOf(missing), "title")
     }))
 
-  it.live("a declared tagged error is an isError result saying what it was", () =>
+  it.live("a declared tagged error is an isError result: its sentence as text, its declared form as structuredContent", () =>
     Effect.gen(function*() {
       const c = yield* board
       const result = yield* call(c, "tasks_complete", { value: "t404" })
       assert.isTrue(result.isError)
-      assert.include(textOf(result), "TaskNotFound")
-      assert.include(textOf(result), "t404")
-      assert.isUndefined(result.structuredContent)
+      assert.strictEqual(textOf(result), "effect-surface: there is no task t404 on the board")
+      assert.deepStrictEqual(result.structuredContent, { _tag: "TaskNotFound", id: "t404" })
     }))
 
   it.live("a ToolFailure's detail arrives as structuredContent beside its message", () =>
