@@ -5,7 +5,7 @@
 // the project's pinned Node 24 (the `node` dev dependency) — with the condition that resolves the
 // package to its sources.
 import { spawn } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { dirname, join, sep } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -16,23 +16,39 @@ const [major = 0, minor = 0] = process.versions.node.split(".").map(Number)
 const stripsTypes = major > 22 || (major === 22 && minor >= 18)
 const pinned = join(root, "node_modules", "node", "bin", "node")
 
+const fail = (sentence) => {
+  process.stderr.write(`${sentence}\n`)
+  process.exit(1)
+}
+
 // Node strips no types under node_modules, so an installed copy runs its build.
 const installed = root.split(sep).includes("node_modules")
 
 if (installed || !existsSync(sources)) {
+  // The Node the package declares (`engines`), said before anything that needs it is loaded.
+  const { engines } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+  const [needMajor = 0, needMinor = 0] = (/(\d+)(?:\.(\d+))?/.exec(engines?.node ?? "") ?? []).slice(1).map((n) =>
+    Number(n ?? 0)
+  )
+  if (major < needMajor || (major === needMajor && minor < needMinor)) {
+    fail(`effect-surface needs Node ${needMajor}.${needMinor} or later; this is ${process.version}.`)
+  }
   if (!existsSync(built)) {
-    process.stderr.write(`effect-surface: neither ${sources} nor a build (${built}) is here\n`)
-    process.exit(1)
+    fail(
+      installed
+        ? `effect-surface: this installed copy has no build (${built} is missing); ` +
+          "install a tarball made by npm pack or the repository's git URL, which both build it"
+        : `effect-surface: neither the sources (${sources}) nor a build (${built}) is here`
+    )
   }
   await import(pathToFileURL(built).href)
 } else {
   const node = stripsTypes ? process.execPath : existsSync(pinned) ? pinned : undefined
   if (node === undefined) {
-    process.stderr.write(
+    fail(
       `effect-surface: running from source needs Node 22.18 or later (this is ${process.version}); ` +
-        "run npm install (it brings the project's Node 24), or use a newer node\n"
+        "run npm install (it brings the project's Node 24), or use a newer node"
     )
-    process.exit(1)
   }
   const child = spawn(node, ["--conditions=effect-surface-source", sources, ...process.argv.slice(2)], {
     stdio: "inherit"

@@ -1,11 +1,12 @@
 // `npm start`: the example task board as an MCP server.
 //   npm start                 serve it over Streamable HTTP on 127.0.0.1 (port from PORT, default 3000)
-//   npm -s run stdio          serve it over stdio (nothing but protocol on stdout) for an MCP host;
-//                             the same as npm -s start -- --stdio, with no bare `--` for a host to drop
-//   npm start -- --tour       a short in-process tour: an SDK client lists, calls and reads it
-//   npm -s run acp            the example ACP agent on stdio, for Zed or any ACP client (examples/acp);
-//                             the same as npm -s start -- --acp
-// Any other argument is refused: a host that meant stdio must not be left waiting on an HTTP server.
+//   npm -s run stdio          serve it over stdio (nothing but protocol on stdout) for an MCP host
+//   npm run tour              a short in-process tour: an SDK client lists, calls and reads it
+//   npm -s run acp            the example ACP agent on stdio, for Zed or any ACP client (examples/acp)
+// Each mode is its own script, so no command needs a bare `--` (which some hosts drop, turning
+// `npm start -- --stdio` into `npm start`). Any other argument is refused: a host that meant stdio
+// must not be left waiting on an HTTP server. Every mode ends when the process that started it ends
+// (parent.ts), and the stdio modes also when their host closes stdin.
 // Over HTTP, REDIS_URL (e.g. redis://127.0.0.1:6379) keeps the sessions and the board in that
 // Redis, so several instances behind a load balancer serve one board with no session affinity;
 // ALLOWED_HOSTS (comma-separated `name` or `name:port`) adds the names clients reach it by, such
@@ -13,10 +14,11 @@
 // Each mode loads only what it runs (a host starting the stdio server waits for no HTTP stack, SDK
 // client or ACP agent), so the modes import their faces when chosen.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Config, Console, Effect, Exit, Layer, Option, Runtime } from "effect"
+import { Cause, Config, Console, Effect, Exit, Layer, Option, References, Runtime } from "effect"
 import type { McpHttp as Http } from "effect-surface/mcp"
 import { serverOptions, serverOptionsOver } from "./board/app.ts"
 import * as BoardState from "./board/state.ts"
+import { whileParentLives } from "./parent.ts"
 
 const load = <A>(module: () => Promise<A>): Effect.Effect<A> => Effect.promise(module)
 
@@ -31,7 +33,12 @@ const inRedis = (url: string) =>
     const { McpHttp, McpHttpRedis } = yield* load(() => import("effect-surface/mcp"))
     const NodeRedis = yield* load(() => import("@effect/platform-node/NodeRedis"))
     const context = yield* Layer.build(
-      McpHttpRedis.layer().pipe(Layer.provideMerge(NodeRedis.layer({ url, disableOfflineQueue: true })))
+      McpHttpRedis.layer().pipe(Layer.provideMerge(
+        NodeRedis.layer({ url, disableOfflineQueue: true }).pipe(
+          // The client warns at every reconnect attempt; the face says once that Redis went, once it is back.
+          Layer.provide(Layer.succeed(References.MinimumLogLevel, "None"))
+        )
+      ))
     )
     const state = yield* BoardState.redis().pipe(Effect.provideContext(context))
     return (http: Http.HttpOptions) =>
@@ -44,6 +51,18 @@ const inMemory = Effect.gen(function*() {
   return (http: Http.HttpOptions) => McpHttp.serve({ ...options, http })
 })
 
+// A port another process holds is told as a sentence with the way out, not as a stack trace.
+const portTaken = <E>(error: E) =>
+  Effect.gen(function*() {
+    const { McpHttp } = yield* load(() => import("effect-surface/mcp"))
+    if (!(error instanceof McpHttp.PortInUse)) return yield* Effect.fail(error)
+    yield* Console.error(
+      `${error.message}. PORT picks another: PORT=${error.port + 1} npm start (PORT=0: any free one).`
+    )
+    process.exitCode = 1
+    return yield* Effect.interrupt
+  })
+
 const http = Effect.gen(function*() {
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
@@ -54,7 +73,7 @@ const http = Effect.gen(function*() {
   const served = yield* serve(Option.match(names, {
     onNone: () => ({ port }),
     onSome: (names) => ({ port, allowedHosts: ["localhost", "127.0.0.1", "[::1]", ...names] })
-  }))
+  })).pipe(Effect.catch(portTaken))
   yield* Console.log(`Task board MCP server at ${served.url}`)
   if (Option.isSome(redis)) yield* Console.log(`Sessions and board kept in Redis at ${redis.value}`)
   yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)
@@ -104,7 +123,7 @@ if (main === undefined || extra.length > 0) {
   )
   process.exitCode = 2
 } else {
-  NodeRuntime.runMain(main, {
+  NodeRuntime.runMain(whileParentLives(main), {
     disableErrorReporting: false,
     // Ctrl-C is how this server is meant to stop: once its scope has closed every session, that is
     // a clean exit (0), not the 130 an interrupted program reports.

@@ -1,5 +1,5 @@
 // The example agent served over ACP on stdio, for Zed or any ACP client (see the README):
-//   npm -s start -- --acp
+//   npm -s run acp
 // It needs no model: each prompt is one command (`help` lists them), done through the editor.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { AcpAgent, AcpToolset } from "effect-surface/acp"

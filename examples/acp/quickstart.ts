@@ -1,10 +1,13 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect } from "effect"
-import { AcpAgent, AcpSurface } from "effect-surface/acp"
+import { AcpAgent, AcpSession, AcpSurface } from "effect-surface/acp"
+import * as Path from "node:path"
 
 const turn = () =>
   Effect.gen(function*() {
-    const { content } = yield* AcpSurface.request("fs/read_text_file", { path: "/repo/README.md" })
+    // The folder the person opened this session in (session/new's cwd), read through their editor.
+    const { cwd } = yield* AcpSession.AcpSession
+    const { content } = yield* AcpSurface.request("fs/read_text_file", { path: Path.join(cwd, "README.md") })
     yield* AcpSurface.notify({
       sessionUpdate: "agent_message_chunk",
       content: { type: "text", text: `${content.length} characters` }

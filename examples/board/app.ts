@@ -4,10 +4,21 @@ import type { Bundle } from "effect-surface"
 import { Client, Expose, Implementation, Resolver, Surface, Tools } from "effect-surface"
 import type { McpFace } from "effect-surface/mcp"
 import { encodePng } from "./png.ts"
+import { promptsOver } from "./prompts.ts"
 import * as BoardState from "./state.ts"
 
-export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", { id: Schema.String }) {}
-export class AlreadyDone extends Schema.TaggedError<AlreadyDone>()("AlreadyDone", { id: Schema.String }) {}
+// A refusal the procedure declares: its message is the sentence the model reads, its fields (and
+// tag) the structured detail a caller reads.
+export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", { id: Schema.String }) {
+  override get message(): string {
+    return `there is no task ${this.id} on the board`
+  }
+}
+export class AlreadyDone extends Schema.TaggedError<AlreadyDone>()("AlreadyDone", { id: Schema.String }) {
+  override get message(): string {
+    return `task ${this.id} is already done`
+  }
+}
 
 export const Task = BoardState.Task
 
@@ -191,6 +202,7 @@ const optionsFor = (typed: BoardClients): McpFace.Options<never, never, BoardCli
   surfaces: { stopwatch: stopwatchSibling },
   tools: rootTools,
   client: Effect.succeed(typed),
+  prompts: promptsOver(typed),
   serverInfo: { name: "board", version: "0.1.0", title: "Task board" },
   instructions:
     "A task board. Tasks are resources under surface://collections/tasks; add and complete them with the tasks_* tools."

@@ -5,9 +5,10 @@
 // write goes through the functions here. In Redis each write is one script that stores the value
 // and publishes it with a version; every instance mirrors what is published into its own values
 // (applying a version once, and only a newer one), so a change made through any instance reaches a
-// subscriber on any other.
-import { Effect, Option, PubSub, Result, Schema, Stream, SubscriptionRef } from "effect"
-import type { Scope } from "effect"
+// subscriber on any other. The mirror follows the store: a Redis that comes back without the board
+// is noticed by the store's epoch, and the board is read from it again rather than kept from memory.
+import { Effect, Option, PubSub, Result, Schedule, Schema, Stream, SubscriptionRef } from "effect"
+import type { Queue, Scope } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { Log, Store } from "effect-surface"
 
@@ -65,50 +66,70 @@ export const memory: Effect.Effect<BoardState> = Effect.gen(function*() {
   }
 })
 
-// What one write published: the member, its version, and its new value.
+// What one write published: the store's epoch (see `redis`), the member, its version, its new value.
 const Change = Schema.Union([
-  Schema.Struct({ kind: Schema.Literal("focus"), v: Schema.Number, value: Schema.String }),
-  Schema.Struct({ kind: Schema.Literal("laps"), v: Schema.Number, value: Schema.Number }),
-  Schema.Struct({ kind: Schema.Literal("task"), v: Schema.Number, id: Schema.String, value: Schema.String }),
-  Schema.Struct({ kind: Schema.Literal("cleared"), v: Schema.Number }),
-  Schema.Struct({ kind: Schema.Literal("activity"), v: Schema.Number, value: Schema.String }),
-  Schema.Struct({ kind: Schema.Literal("completed"), v: Schema.Number, id: Schema.String })
+  Schema.Struct({ e: Schema.String, kind: Schema.Literal("focus"), v: Schema.Number, value: Schema.String }),
+  Schema.Struct({ e: Schema.String, kind: Schema.Literal("laps"), v: Schema.Number, value: Schema.Number }),
+  Schema.Struct({
+    e: Schema.String,
+    kind: Schema.Literal("task"),
+    v: Schema.Number,
+    id: Schema.String,
+    value: Schema.String
+  }),
+  Schema.Struct({ e: Schema.String, kind: Schema.Literal("cleared"), v: Schema.Number }),
+  Schema.Struct({ e: Schema.String, kind: Schema.Literal("activity"), v: Schema.Number, value: Schema.String }),
+  Schema.Struct({ e: Schema.String, kind: Schema.Literal("completed"), v: Schema.Number, id: Schema.String })
 ])
 type Change = typeof Change.Type
 const decodeChange = Schema.decodeUnknownResult(Schema.fromJsonString(Change))
+const decodeEntry = Schema.decodeUnknownResult(
+  Schema.fromJsonString(Schema.Struct({ v: Schema.Number, value: Schema.String }))
+)
 
 const TaskJson = Schema.fromJsonString(Schema.toCodecJson(Task))
 const encodeTask = Schema.encodeSync(TaskJson)
 const decodeTask = Schema.decodeUnknownResult(TaskJson)
 
-// KEYS: none (one Redis); ARGV[1] the prefix, ARGV[2] the kind, then the kind's arguments. Stores
-// the change, gives it the next version, publishes it, and answers the version (and for a lap the
-// count).
-const write = Redis.script((prefix: string, kind: string, ...args: ReadonlyArray<string>) => [prefix, kind, ...args], {
-  numberOfKeys: 0,
-  lua: `
-local p, kind = ARGV[1], ARGV[2]
+// The store's epoch: made by the first script that finds none (a new Redis, or one that came back
+// empty), so a board that outlived its store can tell. ARGV[2] is the epoch to make.
+const epoch = `
+local p = ARGV[1]
+local e = redis.call('GET', p .. 'epoch')
+if not e then e = ARGV[2] redis.call('SET', p .. 'epoch', e) end
+`
+
+// ARGV[1] the prefix, ARGV[2] an epoch, ARGV[3] the kind, then the kind's arguments. Stores the
+// change, gives it the next version, publishes it, and answers the epoch, the version (and for a
+// lap the count).
+const write = Redis.script(
+  (prefix: string, fresh: string, kind: string, ...args: ReadonlyArray<string>) => [prefix, fresh, kind, ...args],
+  {
+    numberOfKeys: 0,
+    lua: `${epoch}
+local kind = ARGV[3]
 local v = redis.call('INCR', p .. 'version')
-local change = { kind = kind, v = v }
-if kind == 'focus' then redis.call('SET', p .. 'focus', ARGV[3]) change.value = ARGV[3]
+local change = { e = e, kind = kind, v = v }
+if kind == 'focus' then redis.call('SET', p .. 'focus', ARGV[4]) change.value = ARGV[4]
 elseif kind == 'laps' then change.value = redis.call('INCR', p .. 'laps')
-elseif kind == 'task' then redis.call('HSET', p .. 'tasks', ARGV[3], ARGV[4]) change.id = ARGV[3] change.value = ARGV[4]
+elseif kind == 'task' then redis.call('HSET', p .. 'tasks', ARGV[4], ARGV[5]) change.id = ARGV[4] change.value = ARGV[5]
 elseif kind == 'cleared' then redis.call('DEL', p .. 'tasks')
 elseif kind == 'activity' then
-  redis.call('RPUSH', p .. 'activity', ARGV[3])
+  redis.call('RPUSH', p .. 'activity', cjson.encode({ v = v, value = ARGV[4] }))
   redis.call('LTRIM', p .. 'activity', -${capacity}, -1)
-  change.value = ARGV[3]
-elseif kind == 'completed' then change.id = ARGV[3] end
+  change.value = ARGV[4]
+elseif kind == 'completed' then change.id = ARGV[4] end
 redis.call('PUBLISH', p .. 'changes', cjson.encode(change))
-return { v, change.value or 0 }
+return { e, v, change.value or 0 }
 `
-}).withReturnType<readonly [number, string | number]>()
+  }
+).withReturnType<readonly [string, number, string | number]>()
 
-const snapshot = Redis.script((prefix: string) => [prefix], {
+const snapshot = Redis.script((prefix: string, fresh: string) => [prefix, fresh], {
   numberOfKeys: 0,
-  lua: `
-local p = ARGV[1]
+  lua: `${epoch}
 return {
+  e,
   tonumber(redis.call('GET', p .. 'version') or '0'),
   redis.call('GET', p .. 'focus') or false,
   tonumber(redis.call('GET', p .. 'laps') or '0'),
@@ -116,11 +137,27 @@ return {
   redis.call('LRANGE', p .. 'activity', 0, -1)
 }
 `
-}).withReturnType<readonly [number, string | null, number, ReadonlyArray<string>, ReadonlyArray<string>]>()
+}).withReturnType<readonly [string, number, string | null, number, ReadonlyArray<string>, ReadonlyArray<string>]>()
+
+// The next task number, above every number this instance has seen (ARGV[2]): a Redis that came back
+// empty starts its count again, and an id a client still holds must not name another task.
+const nextId = Redis.script((prefix: string, floor: number) => [prefix, String(floor)], {
+  numberOfKeys: 0,
+  lua: `
+local key = ARGV[1] .. 'ids'
+local floor = tonumber(ARGV[2])
+if tonumber(redis.call('GET', key) or '0') < floor then redis.call('SET', key, floor) end
+return redis.call('INCR', key)
+`
+}).withReturnType<number>()
+
+const numberOf = (id: string): number => Number(/^t(\d+)$/.exec(id)?.[1] ?? 0)
 
 /**
- * The board in Redis (keys under `prefix`), mirrored here for the scope's life. A Redis that fails
- * a write fails the procedure that made it (a defect the tool answers as an error).
+ * The board in Redis (keys under `prefix`), mirrored here for the scope's life, and following the
+ * store: should Redis come back without the board (restarted empty), the store's epoch differs, and
+ * the mirror is read again from what Redis holds instead of serving a board that no longer exists.
+ * A Redis that fails a write fails the procedure that made it (a defect the tool answers as an error).
  */
 export const redis = (
   prefix = "effect-surface:board:"
@@ -129,52 +166,91 @@ export const redis = (
     const client = yield* Redis.Redis
     const local = yield* memory
     const completed = yield* PubSub.unbounded<{ readonly id: string }>()
-    // Subscribed before the snapshot is read, so nothing written in between is missed.
-    const changes = yield* client.subscribe(`${prefix}changes`)
-    const [version, focus, laps, tasks, activity] = yield* client.eval(snapshot)(prefix)
-    const seen = new Map<string, number>()
-    const mirror = {
+    const mirror: Mirror = {
       local,
       completed,
+      epoch: undefined,
+      version: 0,
+      seen: new Map(),
+      logged: 0,
+      highest: 0,
       // One version per member (a task per id), applied once and only forward; the oldest
       // remembered go first past a bound.
-      fresh: (member: string, v: number) => {
-        if (v <= version || (seen.get(member) ?? 0) >= v) return false
-        seen.delete(member)
-        seen.set(member, v)
-        for (const key of seen.keys()) {
-          if (seen.size <= 4096) break
-          seen.delete(key)
+      fresh: (member, v) => {
+        if (v <= mirror.version || (mirror.seen.get(member) ?? 0) >= v) return false
+        mirror.seen.delete(member)
+        mirror.seen.set(member, v)
+        for (const key of mirror.seen.keys()) {
+          if (mirror.seen.size <= 4096) break
+          mirror.seen.delete(key)
         }
         return true
       }
     }
-    yield* SubscriptionRef.set(local.focus, focus ?? "nothing yet")
-    yield* SubscriptionRef.set(local.laps, laps)
-    const loaded: Array<readonly [string, Task]> = []
-    for (let i = 0; i + 1 < tasks.length; i += 2) {
-      const task = decodeTask(tasks[i + 1])
-      if (Result.isSuccess(task)) loaded.push([tasks[i]!, task.success])
-    }
-    yield* local.tasks.replace(loaded)
-    yield* local.activity.append(...activity)
-    yield* Stream.fromQueue(changes).pipe(
-      Stream.runForEach((message) =>
-        Result.match(decodeChange(message.message), {
-          onFailure: (issue) => Effect.logWarning(`board change dropped: ${String(issue)}`),
-          onSuccess: (change) => apply(mirror, change)
+    // The whole board read again, and the mirror set to it.
+    const reread: Effect.Effect<void, Redis.RedisError> = Effect.gen(function*() {
+      const [e, version, focus, laps, tasks, activity] = yield* client.eval(snapshot)(prefix, crypto.randomUUID())
+      const restarted = mirror.epoch !== undefined && mirror.epoch !== e
+      if (restarted) {
+        yield* Effect.logWarning(
+          "the board in Redis is gone (Redis came back without it): serving what Redis holds now"
+        )
+      }
+      if (mirror.epoch !== e) mirror.logged = 0
+      mirror.epoch = e
+      mirror.version = version
+      mirror.seen.clear()
+      yield* SubscriptionRef.set(local.focus, focus ?? "nothing yet")
+      yield* SubscriptionRef.set(local.laps, laps)
+      const loaded: Array<readonly [string, Task]> = []
+      for (let i = 0; i + 1 < tasks.length; i += 2) {
+        const task = decodeTask(tasks[i + 1])
+        if (Result.isSuccess(task)) loaded.push([tasks[i]!, task.success])
+        mirror.highest = Math.max(mirror.highest, numberOf(tasks[i]!))
+      }
+      yield* local.tasks.replace(loaded)
+      // The activity is a log: what it showed stays, and what Redis has that it has not is appended.
+      const lines = activity.flatMap((json) =>
+        Result.match(decodeEntry(json), {
+          onFailure: () => [],
+          onSuccess: (entry) => entry.v > mirror.logged ? [entry] : []
         })
-      ),
-      Effect.catch((error) => Effect.logWarning(`board changes stopped: ${String(error.cause)}`)),
+      )
+      mirror.logged = Math.max(mirror.logged, ...lines.map((entry) => entry.v))
+      yield* local.activity.append(...lines.map((entry) => entry.value))
+    })
+    const follow = (change: Change) => change.e === mirror.epoch ? apply(mirror, change) : Effect.ignore(reread)
+    // Subscribed before the board is read, so nothing written in between is missed; should the
+    // subscription fail, it is opened again (and the board read again) each second until it holds.
+    const following = (changes: Queue.Dequeue<Redis.RedisMessage, Redis.RedisError>) =>
+      Stream.fromQueue(changes).pipe(
+        Stream.runForEach((message) =>
+          Result.match(decodeChange(message.message), {
+            onFailure: (issue) => Effect.logWarning(`board change dropped: ${String(issue)}`),
+            onSuccess: follow
+          })
+        )
+      )
+    const first = yield* client.subscribe(`${prefix}changes`)
+    yield* reread
+    const again = Effect.scoped(
+      Effect.flatMap(client.subscribe(`${prefix}changes`), (changes) => Effect.andThen(reread, following(changes)))
+    ).pipe(Effect.ignore, Effect.repeat(Schedule.spaced("1 second")))
+    yield* following(first).pipe(Effect.ignore, Effect.andThen(again), Effect.forkScoped)
+    // A Redis that restarted empty publishes nothing: its epoch, looked at every two seconds, says so.
+    yield* client.send<string | null>("GET", `${prefix}epoch`).pipe(
+      Effect.flatMap((e) => e === mirror.epoch ? Effect.void : reread),
+      Effect.ignore,
+      Effect.repeat(Schedule.spaced("2 seconds")),
       Effect.forkScoped
     )
     const run = (kind: string, ...args: ReadonlyArray<string>) =>
-      Effect.flatMap(Effect.orDie(client.eval(write)(prefix, kind, ...args)), ([v, value]) => {
+      Effect.flatMap(Effect.orDie(client.eval(write)(prefix, crypto.randomUUID(), kind, ...args)), ([e, v, value]) => {
         // Applied here at once, so a read right after the write sees it.
         const change = Option.getOrUndefined(
-          Result.getSuccess(decodeChange(JSON.stringify(changeOf(kind, v, value, args))))
+          Result.getSuccess(decodeChange(JSON.stringify(changeOf(e, kind, v, value, args))))
         )
-        return Effect.as(change === undefined ? Effect.void : apply(mirror, change), value)
+        return Effect.as(change === undefined ? Effect.void : follow(change), value)
       })
     return {
       ...local,
@@ -185,29 +261,43 @@ export const redis = (
       record: (line) => Effect.asVoid(run("activity", line)),
       complete: (id) => Effect.asVoid(run("completed", id)),
       getTask: (id) =>
-        Effect.map(Effect.orDie(client.send<string | null>("HGET", `${prefix}tasks`, id)), (json) =>
-          json === null ? Option.none() : Result.getSuccess(decodeTask(json))),
-      nextId: Effect.orDie(client.send<number>("INCR", `${prefix}ids`)),
+        Effect.map(
+          Effect.orDie(client.send<string | null>("HGET", `${prefix}tasks`, id)),
+          (json) => json === null ? Option.none() : Result.getSuccess(decodeTask(json))
+        ),
+      // Suspended: the floor is the highest number seen when an id is asked for, not when this was built.
+      nextId: Effect.tap(Effect.orDie(Effect.suspend(() => client.eval(nextId)(prefix, mirror.highest))), (n) =>
+        Effect.sync(() => {
+          mirror.highest = Math.max(mirror.highest, n)
+        })),
       lap: Effect.map(run("laps"), Number)
     }
   })
 
-const changeOf = (kind: string, v: number, value: string | number, args: ReadonlyArray<string>) => {
+const changeOf = (e: string, kind: string, v: number, value: string | number, args: ReadonlyArray<string>) => {
   switch (kind) {
     case "task":
-      return { kind, v, id: args[0], value: args[1] }
+      return { e, kind, v, id: args[0], value: args[1] }
     case "completed":
-      return { kind, v, id: args[0] }
+      return { e, kind, v, id: args[0] }
     case "cleared":
-      return { kind, v }
+      return { e, kind, v }
     default:
-      return { kind, v, value }
+      return { e, kind, v, value }
   }
 }
 
 interface Mirror {
   readonly local: BoardState
   readonly completed: PubSub.PubSub<{ readonly id: string }>
+  /** The store's epoch the mirror follows, and the version its last reading of the board was at. */
+  epoch: string | undefined
+  version: number
+  readonly seen: Map<string, number>
+  /** The version of the last activity line appended. */
+  logged: number
+  /** The highest task number seen. */
+  highest: number
   readonly fresh: (member: string, v: number) => boolean
 }
 
@@ -220,13 +310,17 @@ const apply = (mirror: Mirror, change: Change): Effect.Effect<void> => {
       return mirror.fresh("laps", change.v) ? SubscriptionRef.set(local.laps, change.value) : Effect.void
     case "task": {
       const task = decodeTask(change.value)
+      mirror.highest = Math.max(mirror.highest, numberOf(change.id))
       return mirror.fresh(`task ${change.id}`, change.v) && Result.isSuccess(task)
         ? local.tasks.set(change.id, task.success) : Effect.void
     }
     case "cleared":
       return mirror.fresh("tasks", change.v) ? local.tasks.replace([]) : Effect.void
-    case "activity":
-      return mirror.fresh(`activity ${change.v}`, change.v) ? local.activity.append(change.value) : Effect.void
+    case "activity": {
+      if (!mirror.fresh(`activity ${change.v}`, change.v)) return Effect.void
+      mirror.logged = Math.max(mirror.logged, change.v)
+      return local.activity.append(change.value)
+    }
     case "completed":
       return mirror.fresh(`completed ${change.v}`, change.v)
         ? Effect.asVoid(PubSub.publish(mirror.completed, { id: change.id })) : Effect.void

@@ -10,12 +10,14 @@
  *
  * @since 0.1.0
  */
-import { Effect, Fiber, Layer, ManagedRuntime, Stream } from "effect"
+import { Effect, Layer, ManagedRuntime, Stream } from "effect"
 import * as Approval from "../core/Approval.ts"
+import * as PromiseDoor from "../core/internal/promiseDoor.ts"
 import type * as CallResult from "./CallResult.ts"
 import type * as Catalog from "./Catalog.ts"
 import type * as Config from "./Config.ts"
 import type * as Diagnostic from "./Diagnostic.ts"
+import { ToolsetClosed } from "./Errors.ts"
 import * as McpToolset from "./McpToolset.ts"
 import type * as Policy from "./Policy.ts"
 import * as Store from "./Store.ts"
@@ -56,7 +58,9 @@ export interface Options<S = unknown>
 /**
  * One tool of the map: what a model is shown, and `execute`. `execute` resolves to the result and
  * rejects with the call's tagged error — an `isError` result as an `Error` whose message is
- * `MCP tool error: ` and the server's text.
+ * `MCP tool error: ` and the server's text. Aborting `signal` cancels the call on the server and
+ * rejects with the signal's `reason` (an `AbortError` unless one was given; an already aborted
+ * signal sends nothing); a call after `close`, or cut off by it, rejects with `ToolsetClosed`.
  *
  * @example
  * ```ts
@@ -79,7 +83,10 @@ export interface Tool {
 
 /**
  * What `mcpTools` resolves to. `tools` follows the servers' lists in place; `diagnostics` is read
- * fresh each time; `close` ends every connection and may be called more than once.
+ * fresh each time (after `close`, as they stood then); `close` ends every connection and may be
+ * called more than once. `reconciled` resolves once every server has been checked, and rejects
+ * with `ToolsetClosed` if the toolset closes first — never as an unhandled rejection when nobody
+ * awaits it.
  *
  * @example
  * ```ts
@@ -188,13 +195,13 @@ const open = async (
   toolsetLayer: Layer.Layer<McpToolset.McpToolset, unknown>,
   options: Options<any>
 ): Promise<Toolset> => {
-  const runtime = ManagedRuntime.make(
-    options.approve === undefined ? toolsetLayer : Layer.provide(toolsetLayer, approvalLayer(options.approve))
+  const door = PromiseDoor.make(
+    ManagedRuntime.make(
+      options.approve === undefined ? toolsetLayer : Layer.provide(toolsetLayer, approvalLayer(options.approve))
+    ),
+    (name) => new ToolsetClosed({ name })
   )
-  const toolset = await runtime.runPromise(Effect.service(McpToolset.McpToolset)).catch(async (error: unknown) => {
-    await runtime.dispose()
-    throw error
-  })
+  const toolset = await PromiseDoor.boot(door, Effect.service(McpToolset.McpToolset))
   const tools: Record<string, Tool> = {}
   const follow = (map: ReadonlyMap<string, Catalog.Tool>) => {
     for (const name of Object.keys(tools)) if (!map.has(name)) delete tools[name]
@@ -207,30 +214,37 @@ const open = async (
         description: tool.description,
         inputSchema: tool.inputSchema,
         execute: (args, callOptions) =>
-          runtime.runPromise(
+          door.run(
+            name,
             toolset.call(
               name,
               args,
               callOptions?.timeoutMs === undefined ? undefined : { timeoutMs: callOptions.timeoutMs }
             ),
-            callOptions?.signal === undefined ? undefined : { signal: callOptions.signal }
+            { signal: callOptions?.signal }
           )
       }
     }
   }
-  follow(await runtime.runPromise(toolset.tools))
-  const follower = runtime.runFork(Stream.runForEach(toolset.changes, (map) => Effect.sync(() => follow(map))))
-  let closing: Promise<void> | undefined
+  follow(await door.run("tools", toolset.tools))
+  const follower = door.run("changes", Stream.runForEach(toolset.changes, (map) => Effect.sync(() => follow(map))))
+  follower.catch(() => {}) // it ends only when the toolset closes
+  const reconciled = door.run("reconciled", toolset.reconciled)
+  // Settled ToolsetClosed when closed first: rejected for whoever awaits it, never unhandled.
+  reconciled.catch(() => {})
+  // After close, the diagnostics as they stood when it closed.
+  let diagnostics: ReadonlyArray<Diagnostic.Diagnostic> = []
+  const latest = Effect.map(toolset.diagnostics, (now) => {
+    diagnostics = now
+  })
   return {
     tools,
-    reconciled: runtime.runPromise(toolset.reconciled),
+    reconciled,
     get diagnostics() {
-      return runtime.runSync(toolset.diagnostics)
+      if (!door.isClosed()) door.runSync(latest)
+      return diagnostics
     },
-    close: () => {
-      closing ??= runtime.runPromise(Fiber.interrupt(follower)).then(() => runtime.dispose())
-      return closing
-    }
+    close: () => door.close(latest)
   }
 }
 

@@ -12,7 +12,7 @@
  */
 import { Effect, Layer, Predicate, Result } from "effect"
 import type { Scope } from "effect"
-import { DatabaseSync } from "node:sqlite"
+import type { DatabaseSync } from "node:sqlite"
 import { messageOf } from "../core/ToolFailure.ts"
 import { McpConnectionStore, merged, type Row, type Store, StoreError, toRow } from "./Store.ts"
 
@@ -66,9 +66,11 @@ const migrate = (db: DatabaseSync): void => {
   }
 }
 
+// Loaded when a store is opened, not with the module: a program that never opens one (a command's
+// --help) neither needs node:sqlite nor shows the warning Node 22 prints as it loads.
 const open = (path: string): Effect.Effect<DatabaseSync, StoreError> =>
   attempt(`open ${path}`, () => {
-    const db = new DatabaseSync(path)
+    const db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(path)
     try {
       db.exec("PRAGMA busy_timeout = 5000")
       if (versionOf(db) < SCHEMA_VERSION) migrate(db)

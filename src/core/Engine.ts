@@ -26,6 +26,7 @@ import * as Reads from "./Reads.ts"
 import * as Resolver from "./Resolver.ts"
 import * as Roster from "./Roster.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
+import { refusalOf } from "./internal/declaredError.ts"
 import { entrySpan } from "./internal/span.ts"
 import * as Tool from "./Tool.ts"
 import * as ToolResult from "./ToolResult.ts"
@@ -164,12 +165,16 @@ const call =
 const refusedInput = (error: InputError.InputError): Effect.Effect<ToolResult.ToolResult> =>
   Effect.succeed(ToolResult.failure(error))
 
-// A procedure's call on its client, its answer in its declared wire form (a Date as its ISO string, …).
+// A procedure's call on its client, its answer in its declared wire form (a Date as its ISO string, …),
+// and a failure it declares as a refusal with that failure's declared form as its detail.
 const dispatch = (
   client: Client.AnyClient,
   target: Extract<Bundle.Tool["target"], { readonly _tag: "Procedure" }>,
   input: unknown
-) => Effect.flatMap(Client.call(client, target.ns, target.verb, input), target.encode)
+) =>
+  Effect.flatMap(Client.call(client, target.ns, target.verb, input), target.encode).pipe(
+    Effect.mapError(refusalOf(target.procedure.error))
+  )
 
 // The client of a sibling (or the core), or the link fault of a factory that gave none.
 const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Client.AnyClient | undefined =>

@@ -16,7 +16,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Deferred, Duration, Effect, Layer, Option, Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Redis from "effect/persistence/Redis"
-import type { ServeError } from "effect/http/HttpServerError"
+import { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
@@ -166,6 +166,37 @@ export interface Served {
 export class Endpoint extends Context.Service<Endpoint, Served>()("effect-surface/McpHttp/Endpoint") {}
 
 /**
+ * The port asked for is taken by another process. A `ServeError` (so every signature naming
+ * `ServeError` still holds) whose message says so in a sentence, with Node's `EADDRINUSE` as its cause.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpHttp } from "effect-surface/mcp"
+ *
+ * declare const serving: Effect.Effect<void, McpHttp.PortInUse | Error>
+ * const told = Effect.catch(serving, (e) => Effect.logError(e instanceof McpHttp.PortInUse ? e.message : e))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class PortInUse extends ServeError {
+  readonly host: string
+  readonly port: number
+  constructor(host: string, port: number, cause: unknown) {
+    super({ cause })
+    this.host = host
+    this.port = port
+  }
+  override get message(): string {
+    return `port ${this.port} on ${this.host} is already in use by another process, so the MCP server cannot listen there`
+  }
+}
+
+const inUse = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && "code" in cause && cause.code === "EADDRINUSE"
+
+/**
  * Serve an existing face over Streamable HTTP until the scope closes. Closing it refuses new
  * requests (503), waits up to `drainTimeout` for in-flight POSTs to answer, ends every session,
  * then stops the server. An `EventStore` in context is used; otherwise an in-memory one.
@@ -200,7 +231,9 @@ export const serveFace = (
       allowedOrigins: options.allowedOrigins
     })
     const node = NodeHttp.createServer()
-    const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host })
+    const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host }).pipe(
+      Effect.mapError((error) => inUse(error.cause) ? new PortInUse(host, options.port ?? 0, error.cause) : error)
+    )
     // Should the scope close before serving began, no connection is left to hold the close open.
     yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))
     const port = server.address._tag === "UnixPathAddress" ? options.port ?? 0 : server.address.port

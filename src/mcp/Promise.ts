@@ -16,9 +16,23 @@ import type * as Owned from "../surface/Owned.ts"
 import type * as AppResources from "./AppResources.ts"
 import type * as Face from "./Face.ts"
 import type * as Http from "./Http.ts"
-import { boot, moves } from "./internal/promiseRuntime.ts"
+import { boot, door as doorOf, moves } from "./internal/promiseRuntime.ts"
 import { McpServer, McpSession } from "./McpServer.ts"
 import type * as Prompts from "./Prompts.ts"
+
+/**
+ * What a move of a Promise API server rejects with once it has closed (its `close`, or the host
+ * leaving a stdio server), naming the move that was not run.
+ *
+ * @example
+ * ```ts
+ * import { ServerClosed } from "effect-surface/mcp"
+ * new ServerClosed({ operation: "reroster" }).message // "the MCP server is closed, so reroster was not run."
+ * ```
+ *
+ * @since 0.1.0
+ */
+export { ServerClosed } from "./internal/promiseRuntime.ts"
 
 /**
  * A connection the Promise API's client factory may return when it owns a transport: `dispose`
@@ -75,7 +89,8 @@ export interface ServeOptions extends Omit<Face.Options, "client" | "instruction
 }
 
 /**
- * What the Promise API answers: the SDK server, the run-time moves, and the end.
+ * What the Promise API answers: the SDK server, the run-time moves, and the end. A move after the
+ * server closed (`close`, or the host leaving) rejects with `ServerClosed`.
  *
  * @example
  * ```ts
@@ -205,13 +220,13 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
   // Loaded only for this door, so serving over stdio never loads the HTTP stack.
   if (transport !== undefined && isHttp(transport))
     return (await import("./internal/httpPromise.ts")).serve(faceOptions, transport)
-  const runtime = ManagedRuntime.make(
+  const door = doorOf(ManagedRuntime.make(
     transport === undefined ? McpServer.layerStdio(faceOptions) : McpServer.layerTransport(faceOptions, transport)
-  )
-  const [session, server] = await boot(runtime, Effect.all([Effect.service(McpSession), Effect.service(McpServer)]))
-  // Disposed from outside the runtime: a fiber of the runtime cannot dispose it.
-  const closed = runtime.runPromise(session.closed).then(() => runtime.dispose(), () => runtime.dispose())
-  return { ...moves(runtime, server), close: () => runtime.dispose(), closed }
+  ))
+  const [session, server] = await boot(door, Effect.all([Effect.service(McpSession), Effect.service(McpServer)]))
+  // Closed from outside the runtime: a fiber of the runtime cannot dispose it.
+  const closed = door.run("closed", session.closed).then(() => door.close(), () => door.close())
+  return { ...moves(door, server), close: () => door.close(), closed }
 }) as {
   (options: ServeOptions & { readonly transport: HttpTransport }): Promise<HttpServed>
   (options: ServeOptions): Promise<Served>

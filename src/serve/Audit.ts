@@ -15,7 +15,6 @@
 import { Context, Effect, Layer, Schema, Semaphore } from "effect"
 import { createHash } from "node:crypto"
 import * as Fs from "node:fs/promises"
-import { DatabaseSync } from "node:sqlite"
 import { canonical } from "./internal/canonical.ts"
 
 /**
@@ -153,6 +152,10 @@ export const layerJsonl = (path: string): Layer.Layer<AuditLog, AuditError> =>
     })
   )
 
+// Loaded when a database is opened, not with the module: a command that audits to JSON lines, or
+// only prints its help, neither needs node:sqlite nor shows the warning Node 22 prints as it loads.
+const sqlite = () => process.getBuiltinModule("node:sqlite")
+
 const TABLE = `CREATE TABLE IF NOT EXISTS audit (
   time TEXT NOT NULL, door TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL,
   decision TEXT NOT NULL, reason TEXT, outcome TEXT NOT NULL, duration_ms REAL NOT NULL
@@ -178,7 +181,7 @@ export const layerSqlite = (path: string): Layer.Layer<AuditLog, AuditError> =>
       const db = yield* Effect.acquireRelease(
         Effect.try({
           try: () => {
-            const opened = new DatabaseSync(path)
+            const opened = new (sqlite().DatabaseSync)(path)
             opened.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000")
             opened.exec(TABLE)
             return opened
@@ -235,7 +238,7 @@ export const read = (path: string): Effect.Effect<ReadonlyArray<Row>, AuditError
     return Effect.flatMap(
       Effect.try({
         try: () => {
-          const db = new DatabaseSync(path, { readOnly: true })
+          const db = new (sqlite().DatabaseSync)(path, { readOnly: true })
           try {
             return db.prepare(
               "SELECT time, door, tool, args, decision, reason, outcome, duration_ms AS durationMs FROM audit ORDER BY rowid"

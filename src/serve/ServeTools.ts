@@ -19,6 +19,7 @@ import type * as Bundle from "../core/Bundle.ts"
 import * as Json from "../core/Json.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Tool from "../core/Tool.ts"
+import * as ToolResult from "../core/ToolResult.ts"
 import * as Surface from "../surface/Surface.ts"
 import type * as McpFace from "../mcp/Face.ts"
 import * as McpHttp from "../mcp/Http.ts"
@@ -192,6 +193,11 @@ const metaOf = (declarations: Json.JsonObject | undefined): { readonly meta?: Js
   declarations === undefined || Object.keys(declarations).length === 0 ? {}
     : { meta: { [DECLARATIONS_KEY]: declarations } }
 
+// A string `execute` answers is text, shown as written (and under `value` as the structured arm);
+// anything else is its JSON, as text and structured alike.
+const answerOf = (out: unknown): ToolResult.ToolResult =>
+  typeof out === "string" ? ToolResult.content([ToolResult.text(out)], out) : ToolResult.ok(out)
+
 const rootTool = (tool: PlainTool, credentials: Options["credentials"]): Bundle.BespokeTool<Bundle.Clients> =>
   Tool.make({
     description: tool.description,
@@ -200,7 +206,8 @@ const rootTool = (tool: PlainTool, credentials: Options["credentials"]): Bundle.
     // The app's own schema: its patterns are trusted, as its code is.
     input: Tool.jsonSchema(tool.inputSchema, { trustPatterns: true }),
     mutates: tool.mutates ?? true,
-    handler: execute(tool, credentials)
+    handler: execute(tool, credentials),
+    render: answerOf
   })
 
 /**

@@ -24,27 +24,39 @@ describe("README: Back an ACP turn", () => {
     }
   })
 
-  it.live("the quickstart agent reads a file through the editor and says how long it is", () =>
-    Effect.gen(function*() {
-      const child = yield* Effect.acquireRelease(
-        Effect.sync(() =>
-          spawn(process.execPath, ["--conditions=effect-surface-source", "examples/acp/quickstart.ts"], { cwd: root })
-        ),
-        (child) => Effect.sync(() => child.kill())
-      )
-      const stream = Acp.ndJsonStream(
-        Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-        Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>
-      )
-      const editor = yield* ScriptedEditor.connect(stream, {
-        script: { "fs/read_text_file": ScriptedEditor.answer({ content: "twelve chars" }) }
-      })
-      assert.strictEqual((yield* editor.prompt(yield* editor.newSession(), "go")).stopReason, "end_turn")
-      assert.deepStrictEqual(yield* editor.updates, [{
-        sessionUpdate: "agent_message_chunk",
-        content: { type: "text", text: "12 characters" }
-      }])
-    }), { timeout: 60_000 })
+  it.live(
+    "the quickstart agent reads the README of the session's folder through the editor and says how long it is",
+    () =>
+      Effect.gen(function*() {
+        const child = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            spawn(process.execPath, ["--conditions=effect-surface-source", "examples/acp/quickstart.ts"], { cwd: root })
+          ),
+          (child) => Effect.sync(() => child.kill())
+        )
+        const stream = Acp.ndJsonStream(
+          Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+          Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>
+        )
+        const editor = yield* ScriptedEditor.connect(stream, {
+          script: { "fs/read_text_file": ScriptedEditor.answer({ content: "twelve chars" }) }
+        })
+        const session = yield* editor.newSession({ cwd: "/home/ada/shop" })
+        assert.strictEqual((yield* editor.prompt(session, "go")).stopReason, "end_turn")
+        assert.deepStrictEqual(
+          (yield* editor.requests("fs/read_text_file")).map((request) =>
+            (request.params as { readonly path: string }).path
+          ),
+          ["/home/ada/shop/README.md"],
+          "the session's own folder, not a fixed path"
+        )
+        assert.deepStrictEqual(yield* editor.updates, [{
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text: "12 characters" }
+        }])
+      }),
+    { timeout: 60_000 }
+  )
 
   it.live(
     "the toolset example asks the person, then reads the graph of the memory server its editor sent",

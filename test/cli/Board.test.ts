@@ -26,7 +26,7 @@ describe("the example board's command line", () => {
     const refused = npm(["tasks", "complete", "--value", "t9"])
     assert.notStrictEqual(refused.status, 0)
     assert.strictEqual(refused.stdout, "")
-    assert.strictEqual(refused.stderr, `effect-surface: TaskNotFound {"id":"t9"}\n`)
+    assert.strictEqual(refused.stderr, `effect-surface: there is no task t9 on the board\n`)
   })
 
   it("--help lists the verbs and loads no module of the MCP SDK", () => {

@@ -37,6 +37,26 @@ describe("the Promise API", () => {
       yield* Effect.promise(() => served.close())
       assert.strictEqual(yield* Ref.get(disposed), 1)
     }))
+
+  it.live("a move after close rejects with ServerClosed naming it, over a transport and over HTTP alike", () =>
+    Effect.gen(function*() {
+      const { clients } = yield* makeClients
+      const options = { core: { surface: Board, expose: boardExpose }, client: () => clients }
+      const [, serverSide] = InMemoryTransport.createLinkedPair()
+      const overTransport = yield* Effect.promise(() => serveSurfaceAsMcp({ ...options, transport: serverSide }))
+      const overHttp = yield* Effect.promise(() =>
+        serveSurfaceAsMcp({ ...options, transport: { transport: "http", port: 0, host: "127.0.0.1" } })
+      )
+      for (const served of [overTransport, overHttp]) {
+        yield* Effect.promise(() => served.close())
+        const refused = yield* Effect.promise(() =>
+          served.reroster({}).then(() => undefined, (e: { readonly _tag?: string; readonly message?: string }) => e)
+        )
+        assert.strictEqual(refused?._tag, "ServerClosed")
+        assert.strictEqual(refused?.message, "the MCP server is closed, so reroster was not run.")
+        yield* Effect.promise(() => served.closed)
+      }
+    }))
 })
 
 describe("the Effect API", () => {

@@ -37,8 +37,7 @@ const alive = (pid: number) => {
 }
 
 const hostCommands: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
-  ["the stdio script, with no bare --", ["-s", "--prefix", root, "run", "stdio"]],
-  ["npm start with --stdio passed through", ["-s", "--prefix", root, "start", "--", "--stdio"]]
+  ["the stdio script, with no bare --", ["-s", "--prefix", root, "run", "stdio"]]
 ]
 
 describe("the commands a host runs", () => {

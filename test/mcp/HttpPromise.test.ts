@@ -75,7 +75,7 @@ describe("the Promise API over Streamable HTTP", () => {
       yield* Effect.promise(() => served.close())
     }))
 
-  it.live("a port already taken, or a bundle the resolver refuses, rejects with the reason, and every connection the factory opened is disposed", () =>
+  it.live("a port already taken (PortInUse, a sentence naming the port), or a bundle the resolver refuses, rejects with the reason, and every connection the factory opened is disposed", () =>
     Effect.gen(function*() {
       const { clients } = yield* makeClients
       const opened = yield* Ref.make(0)
@@ -108,6 +108,10 @@ describe("the Promise API over Streamable HTTP", () => {
         )
       )
       assert.include(Util.inspect(busy.cause), "EADDRINUSE")
+      assert.strictEqual(
+        (busy.cause as Error).message,
+        `port ${port} on 127.0.0.1 is already in use by another process, so the MCP server cannot listen there`
+      )
 
       const refused = yield* Effect.flip(Effect.tryPromise(() =>
         serveSurfaceAsMcp({

@@ -135,14 +135,29 @@ describe("MCP face over the SDK client", () => {
       assert.include(textOf(missing), "title")
     }))
 
-  it.live("a declared tagged error is an isError result saying what it was", () =>
+  it.live("the example board has prompts: review_task (its id completed from the board) and plan_next, filled from the board", () =>
+    Effect.gen(function*() {
+      const c = yield* board
+      const listed = yield* Effect.promise(() => c.client.listPrompts())
+      assert.deepStrictEqual(listed.prompts.map((prompt) => prompt.name), ["review_task", "plan_next"])
+      yield* call(c, "tasks_add", { title: "write the docs" })
+      const completed = yield* Effect.promise(() =>
+        c.client.complete({ ref: { type: "ref/prompt", name: "review_task" }, argument: { name: "id", value: "t" } })
+      )
+      assert.deepStrictEqual(completed.completion.values, ["t1"])
+      const review = yield* Effect.promise(() => c.client.getPrompt({ name: "review_task", arguments: { id: "t1" } }))
+      assert.include(JSON.stringify(review.messages), "Review task t1 of the board, \\\"write the docs\\\" (open")
+      const plan = yield* Effect.promise(() => c.client.getPrompt({ name: "plan_next" }))
+      assert.include(JSON.stringify(plan.messages), "t1 \\\"write the docs\\\"")
+    }))
+
+  it.live("a declared tagged error is an isError result: its sentence as text, its declared form as structuredContent", () =>
     Effect.gen(function*() {
       const c = yield* board
       const result = yield* call(c, "tasks_complete", { value: "t404" })
       assert.isTrue(result.isError)
-      assert.include(textOf(result), "TaskNotFound")
-      assert.include(textOf(result), "t404")
-      assert.isUndefined(result.structuredContent)
+      assert.strictEqual(textOf(result), "effect-surface: there is no task t404 on the board")
+      assert.deepStrictEqual(result.structuredContent, { _tag: "TaskNotFound", id: "t404" })
     }))
 
   it.live("a ToolFailure's detail arrives as structuredContent beside its message", () =>

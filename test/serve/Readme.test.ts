@@ -50,7 +50,7 @@ describe("README: serveTools and Guard", () => {
   })
 
   it.live(
-    "examples/serve/tools.ts serves its tools: declarations in _meta, a wrong id named, the cap wrapped around refund enforced",
+    "examples/serve/tools.ts serves its tools: declarations in _meta, a wrong id named, the cap wrapped around refund enforced, a string answer shown as text",
     () =>
       Effect.gen(function*() {
         const client = yield* overStdio(["examples/serve/tools.ts"])
@@ -67,9 +67,10 @@ describe("README: serveTools and Guard", () => {
         assert.deepStrictEqual((yield* call(client, "refund", { id: "o7", cents: 9_000 })).content, [
           { type: "text", text: "effect-surface: a refund over $50 needs a person" }
         ])
-        assert.deepStrictEqual((yield* call(client, "refund", { id: "o7", cents: 500 })).structuredContent, {
-          value: "refunded 500 cents on o7"
-        })
+        // A string answer is text as written, not its JSON.
+        const refunded = yield* call(client, "refund", { id: "o7", cents: 500 })
+        assert.deepStrictEqual(refunded.content, [{ type: "text", text: "refunded 500 cents on o7" }])
+        assert.deepStrictEqual(refunded.structuredContent, { value: "refunded 500 cents on o7" })
       }),
     30_000
   )

@@ -124,9 +124,9 @@ describe("serveTools", () => {
       }
       const handle = yield* served([tool])
       const client = yield* overHttp(handle.url)
-      assert.strictEqual(textOf(yield* call(client, "version", {})), `"first"`)
+      assert.strictEqual(textOf(yield* call(client, "version", {})), "first")
       tool.execute = async () => "second"
-      assert.strictEqual(textOf(yield* call(client, "version", {})), `"second"`)
+      assert.strictEqual(textOf(yield* call(client, "version", {})), "second")
     }))
 
   it.live("arguments are checked by the core's decoder before execute, and a failing execute is one framed sentence", () =>
@@ -161,7 +161,7 @@ describe("serveTools", () => {
       assert.isTrue(yield* listening(handle.port))
       yield* Effect.scoped(Effect.gen(function*() {
         const client = yield* overHttp(handle.url)
-        assert.strictEqual(textOf(yield* call(client, "echo", { text: "hi" })), `"hi"`)
+        assert.strictEqual(textOf(yield* call(client, "echo", { text: "hi" })), "hi")
       }))
       yield* Effect.promise(() => handle.close())
       yield* Effect.promise(() => handle.closed)
@@ -275,7 +275,7 @@ describe("serveTools", () => {
       yield* server.connect(serverSide)
       const inMemory = yield* connected((c) => c.connect(clientSide))
       assert.deepStrictEqual(inMemory.getServerVersion(), { name: "echoes", version: "2.0.0" })
-      assert.strictEqual(textOf(yield* call(inMemory, "echo", { text: "in memory" })), `"in memory"`)
+      assert.strictEqual(textOf(yield* call(inMemory, "echo", { text: "in memory" })), "in memory")
     }))
 
   it.live("list and call agree for every name: `__proto__` and the rest of Object.prototype's names are tools like any other", () =>

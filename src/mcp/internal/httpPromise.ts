@@ -11,25 +11,24 @@ import { Effect, ManagedRuntime } from "effect"
 import type { Scope } from "effect"
 import type * as Face from "../Face.ts"
 import * as McpHttp from "../Http.ts"
-import { boot, moves } from "./promiseRuntime.ts"
+import { boot, door as doorOf, moves } from "./promiseRuntime.ts"
 
 export const serve = async (
   faceOptions: Face.Options<unknown, Scope.Scope>,
   { transport: _, ...http }: McpHttp.HttpOptions & { readonly transport: "http" }
 ) => {
-  const runtime = ManagedRuntime.make(McpHttp.layer({ ...faceOptions, http }))
-  const endpoint = await boot(runtime, Effect.service(McpHttp.Endpoint))
+  const door = doorOf(ManagedRuntime.make(McpHttp.layer({ ...faceOptions, http })))
+  const endpoint = await boot(door, Effect.service(McpHttp.Endpoint))
   let stopped = (): void => {}
   const closed = new Promise<void>((resolve) => {
     stopped = resolve
   })
-  let stopping: Promise<void> | undefined
-  const close = () => stopping ??= runtime.dispose().finally(stopped)
+  const close = () => door.close().finally(stopped)
   return {
     url: endpoint.url,
     host: endpoint.host,
     port: endpoint.port,
-    ...moves(runtime, endpoint.face),
+    ...moves(door, endpoint.face),
     close,
     closed
   }

@@ -1,36 +1,49 @@
 /**
- * What both doors of the Promise API share: booting a `ManagedRuntime` and the run-time moves over it.
+ * What both doors of the Promise API share: booting a runtime's door and the run-time moves over it.
  *
  * `serveSurfaceAsMcp` runs the Effect API's layer in a runtime, over stdio, a transport or HTTP;
- * the boot (released on a refusal) and the moves are the same whichever door it serves.
+ * the boot (released on a refusal), the moves and how each settles (`ServerClosed` once closed) are
+ * the same whichever door it serves.
  *
  * @since 0.1.0
  */
-import { Effect, ManagedRuntime } from "effect"
+import { Schema } from "effect"
+import type { ManagedRuntime } from "effect"
+import * as PromiseDoor from "../../core/internal/promiseDoor.ts"
 import type * as AppResources from "../AppResources.ts"
 import type * as Bundle from "../../core/Bundle.ts"
 import type * as Face from "../Face.ts"
 import type * as Prompts from "../Prompts.ts"
 
-// A boot that fails may already hold something (the console redirected, a transport started, a
-// port bound): released before the refusal is passed on.
-export const boot = <A, R>(
-  runtime: ManagedRuntime.ManagedRuntime<R, unknown>,
-  services: Effect.Effect<A, never, R>
-): Promise<A> =>
-  runtime.runPromise(services).then(
-    (booted) => booted,
-    async (error: unknown) => {
-      await runtime.dispose()
-      throw error
-    }
-  )
+/**
+ * A Promise API server was closed (its `close`, or the host leaving a stdio server), so `operation`
+ * was not run.
+ *
+ * @example
+ * ```ts
+ * import { ServerClosed } from "effect-surface/mcp"
+ * new ServerClosed({ operation: "reroster" }).message // "the MCP server is closed, so reroster was not run."
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class ServerClosed extends Schema.TaggedError<ServerClosed>()("ServerClosed", { operation: Schema.String }) {
+  override get message(): string {
+    return `the MCP server is closed, so ${this.operation} was not run.`
+  }
+}
 
-// The face's moves, each run in the runtime.
-export const moves = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, face: Face.Face) => ({
-  reroster: (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => runtime.runPromise(face.reroster(surfaces)),
+// Every run of a Promise door settles through one of these.
+export const door = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>): PromiseDoor.Door<R> =>
+  PromiseDoor.make(runtime, (operation) => new ServerClosed({ operation }))
+
+export const boot = PromiseDoor.boot
+
+// The face's moves, each run through the door.
+export const moves = <R>(door: PromiseDoor.Door<R>, face: Face.Face) => ({
+  reroster: (surfaces: { readonly [sibling: string]: Bundle.Sibling }) => door.run("reroster", face.reroster(surfaces)),
   setTools: (tools: { readonly [name: string]: Bundle.BespokeTool<Bundle.Clients> }) =>
-    runtime.runPromise(face.setTools(tools)),
-  setPrompts: (prompts: Prompts.Table) => runtime.runPromise(face.setPrompts(prompts)),
-  setResources: (resources: AppResources.Table) => runtime.runPromise(face.setResources(resources))
+    door.run("setTools", face.setTools(tools)),
+  setPrompts: (prompts: Prompts.Table) => door.run("setPrompts", face.setPrompts(prompts)),
+  setResources: (resources: AppResources.Table) => door.run("setResources", face.setResources(resources))
 })

@@ -18,7 +18,7 @@
  */
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Deferred, Duration, Effect, Option, Schedule } from "effect"
+import { Deferred, Duration, Effect, Option, Ref, Schedule } from "effect"
 import type { Scope } from "effect"
 import type * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
@@ -166,7 +166,10 @@ export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, S
       registry.beat([], []),
       (error) => Effect.logWarning(`MCP instance not yet known to the others: ${error.message}`)
     )
-    yield* beat(state).pipe(Effect.repeat(Schedule.spaced(config.heartbeat)), Effect.forkScoped)
+    yield* reported(beat(state), yield* Ref.make(false)).pipe(
+      Effect.repeat(Schedule.spaced(config.heartbeat)),
+      Effect.forkScoped
+    )
     return {
       instance,
       store: tailable.store,
@@ -367,7 +370,28 @@ const beat = (state: State) =>
       yield* replica.session.lead(false)
     }
     yield* Effect.forEach(said.claimed, (id) => takeOver(state, id), { discard: true })
-  }).pipe(Effect.catch((error) => Effect.logWarning(`MCP beat missed: ${error.message}`)))
+  })
+
+// While Redis is away every beat fails: that is said once when it goes and once when it is back,
+// not at every beat.
+const reported = <E extends { readonly message: string }>(beating: Effect.Effect<void, E>, away: Ref.Ref<boolean>) =>
+  beating.pipe(
+    Effect.tap(() =>
+      Effect.flatMap(
+        Ref.getAndSet(away, false),
+        (was) =>
+          was ? Effect.logInfo("MCP sessions in Redis: Redis is back, and this instance beats again")
+            : Effect.void
+      )
+    ),
+    Effect.catch((error) =>
+      Effect.flatMap(Ref.getAndSet(away, true), (was) =>
+        was ? Effect.void : Effect.logWarning(
+          `MCP sessions in Redis: a beat failed (${error.message}); requests that need Redis are answered 503 ` +
+            "until it is back, which is said once it is"
+        ))
+    )
+  )
 
 const handle = (state: State, message: Bus.Message): Effect.Effect<void> => {
   switch (message.kind) {
