@@ -17,6 +17,7 @@ import type * as CallResult from "../client/CallResult.ts"
 import type * as McpConfig from "../client/Config.ts"
 import type { WiringError } from "../client/Errors.ts"
 import * as McpToolset from "../client/McpToolset.ts"
+import { type InputError, withoutValues } from "../core/InputError.ts"
 import * as Json from "../core/Json.ts"
 import { messageOf } from "../core/ToolFailure.ts"
 import * as ToolResult from "../core/ToolResult.ts"
@@ -128,9 +129,10 @@ interface Decided {
   readonly result: ToolResult.ToolResult
 }
 
-const refused = (refusal: { readonly message: string }): Decided => ({
+// The caller is told the whole sentence; the row keeps none of the values it quotes.
+const refused = (refusal: GuardError.Refusal | InputError): Decided => ({
   decision: "deny",
-  reason: refusal.message,
+  reason: refusal._tag === "InputError" ? withoutValues(refusal) : refusal.message,
   outcome: "refused",
   result: ToolResult.failure(refusal)
 })

@@ -1,0 +1,96 @@
+// A guard in front of an upstream of our own: a bank whose tools are a JSON file (the drift tests'
+// server), every call that reaches it logged with its arguments, so a test can tell exactly what
+// the guard forwarded — and what it did not.
+import { Context, Effect, Layer } from "effect"
+import type { Scope } from "effect"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import type { McpDrift } from "effect-surface/client"
+import { Guard, GuardFile } from "effect-surface/serve"
+import { drifting } from "../client/drifting.ts"
+
+export const transfer = {
+  name: "transfer",
+  title: "Transfer",
+  description: "Move money to another account.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      to: { type: "string", description: "The account to pay" },
+      amount: { type: "number", description: "How much to send" },
+      currency: { type: "string", enum: ["EUR", "BTC"] },
+      memo: { type: "string" }
+    },
+    required: ["to", "amount"]
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  _meta: { "bank.example/tier": "gold" }
+} satisfies McpDrift.Listed
+
+export const balance = {
+  name: "balance",
+  description: "The balance of an account.",
+  inputSchema: { type: "object", properties: { account: { type: "string" } }, required: ["account"] },
+  annotations: { readOnlyHint: true }
+} satisfies McpDrift.Listed
+
+export const closeAccount = {
+  name: "close_account",
+  description: "Close an account for good.",
+  inputSchema: { type: "object", properties: { account: { type: "string" } }, required: ["account"] }
+} satisfies McpDrift.Listed
+
+export const grants = {
+  transfer: { restrict: { to: { pattern: "^acct-[0-9]+$" }, amount: { maximum: 1000 } } },
+  balance: true,
+  close_account: false
+}
+
+export interface Bank {
+  readonly dir: string
+  readonly guardFile: string
+  readonly lock: string
+  readonly audit: string
+  /** The calls that reached the upstream, with their arguments. */
+  readonly calls: Effect.Effect<ReadonlyArray<{ readonly name: string; readonly arguments: unknown }>>
+  /** Change what the upstream lists. */
+  readonly set: (tools: ReadonlyArray<McpDrift.Listed>) => Effect.Effect<void>
+}
+
+/**
+ * A directory with the bank's guard file (`fields` over the defaults: its grants, audit, …), its
+ * lock written from the upstream as it lists now.
+ */
+export const bank = (
+  fields: Record<string, unknown> = {},
+  tools: ReadonlyArray<McpDrift.Listed> = [transfer, balance, closeAccount]
+): Effect.Effect<Bank, unknown, Scope.Scope> =>
+  Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "bank-"))),
+      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+    )
+    const upstream = drifting(dir, tools, "bank")
+    const guardFile = Path.join(dir, "guard.json")
+    const audit = typeof fields["audit"] === "string" ? fields["audit"] : "audit.jsonl"
+    const file = { upstream: upstream.config, grants, lock: "guard.lock.json", audit, ...fields }
+    Fs.writeFileSync(guardFile, JSON.stringify(file, null, 2))
+    yield* Effect.flatMap(GuardFile.read(guardFile), (decoded) => Guard.lock(decoded))
+    return {
+      dir,
+      guardFile,
+      lock: Path.join(dir, "guard.lock.json"),
+      audit: Path.resolve(dir, audit),
+      calls: Effect.sync(() =>
+        Fs.readFileSync(Path.join(dir, "bank-calls.jsonl"), "utf8").split("\n").filter((line) => line !== "").map((
+          line
+        ) => JSON.parse(line) as { readonly name: string; readonly arguments: unknown })
+      ),
+      set: upstream.set
+    }
+  })
+
+/** The bank's guard, started in this scope. */
+export const guardOf = (b: Bank) =>
+  Effect.map(Layer.build(Guard.layerFile(b.guardFile)), (context) => Context.get(context, Guard.Guard))
