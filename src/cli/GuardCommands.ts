@@ -13,7 +13,6 @@
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as ToolResult from "../core/ToolResult.ts"
-import * as Audit from "../serve/Audit.ts"
 import * as Grants from "../serve/Grants.ts"
 import * as GuardFile from "../serve/GuardFile.ts"
 import * as GuardLock from "../serve/GuardLock.ts"
@@ -75,9 +74,8 @@ export const verbs = Effect.fn("GuardCommands.verbs")(function*(path: string) {
     run: (args) =>
       Effect.gen(function*() {
         const [Guard] = yield* running
-        return yield* Effect.flatMap(Guard.make(file), (guard) => guard.execute("cli", tool.name, args)).pipe(
-          Effect.provide(Audit.layer(file.audit)),
-          Effect.scoped,
+        return yield* Effect.flatMap(Guard.Guard, (guard) => guard.execute("cli", tool.name, args)).pipe(
+          Effect.provide(Guard.layer(file)),
           // A guard that cannot start answers like any refusal: one sentence, a failing exit.
           Effect.catch((failed) => Effect.succeed(ToolResult.failure(failed)))
         )

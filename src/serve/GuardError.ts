@@ -66,6 +66,49 @@ export class Withdrawn
 }
 
 /**
+ * The call was allowed but not sent, because its audit row could not be written: the guard sends
+ * nothing it has not recorded.
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.Unaudited({ tool: "transfer" }).message
+ * // 'tool "transfer" was not called: the guard could not write its audit'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Unaudited extends Schema.TaggedError<Unaudited>()("Unaudited", { tool: Schema.String }) {
+  override get message(): string {
+    return `tool "${this.tool}" was not called: the guard could not write its audit`
+  }
+}
+
+/**
+ * The guard itself failed on a call (a defect, logged with its cause): deciding it, so it was not
+ * sent, or sending it, so whether it reached the upstream is not known.
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.GuardFailed({ tool: "transfer", while: "deciding" }).message
+ * // 'the guard failed while deciding on a call to tool "transfer", so it was not sent'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class GuardFailed extends Schema.TaggedError<GuardFailed>()("GuardFailed", {
+  tool: Schema.String,
+  while: Schema.Literals(["deciding", "sending"])
+}) {
+  override get message(): string {
+    return this.while === "deciding"
+      ? `the guard failed while deciding on a call to tool "${this.tool}", so it was not sent`
+      : `the guard failed while sending a call to tool "${this.tool}": whether it reached the upstream is not known`
+  }
+}
+
+/**
  * The lock was taken from another upstream than the guard file names.
  *
  * @example

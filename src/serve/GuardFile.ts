@@ -1,6 +1,6 @@
 /**
  * The guard file: which upstream MCP server a guard stands in front of, what of it is granted, and
- * where its lock and audit live.
+ * where its lock, its audit and the audit's key live.
  *
  * It is a JSON file a person writes and commits, so it is decoded with a schema and every mistake is
  * refused with a sentence naming the field (`grants.get-sum.restrict.a.maximum`): a typo in a
@@ -74,6 +74,12 @@ export interface GuardFile {
   readonly lock: string
   /** JSON lines, or SQLite when the path ends in `.db`. */
   readonly audit: string
+  /**
+   * The file holding the key the audit's argument digests are made with (it must exist, readable
+   * by its owner alone); without it, `<audit>.key`, made when missing. A path, not the key: the
+   * guard file is committed.
+   */
+  readonly auditKey?: string | undefined
 }
 
 const Finite = Schema.Finite
@@ -97,7 +103,8 @@ const FileSchema = Schema.Struct({
   upstream: Upstream,
   grants: Schema.Record(Schema.String, Grant),
   lock: Schema.NonEmptyString,
-  audit: Schema.NonEmptyString
+  audit: Schema.NonEmptyString,
+  auditKey: Schema.optionalKey(Schema.NonEmptyString)
 })
 // A key the schema does not know is refused, not ignored: `restirct` must not grant the tool whole.
 const decodeFile = Schema.decodeUnknownResult(FileSchema, { errors: "all", onExcessProperty: "error" })
@@ -140,7 +147,7 @@ const badPattern = (grants: GuardFile["grants"]): InputError | undefined => {
 }
 
 /**
- * Decode a guard file's JSON, resolving `lock` and `audit` against `directory` (the file's own).
+ * Decode a guard file's JSON, resolving `lock`, `audit` and `auditKey` against the file's directory.
  *
  * @example
  * ```ts
@@ -174,7 +181,8 @@ export const decode = (json: unknown, at: { readonly path: string }): Effect.Eff
           ...file,
           upstream,
           lock: Path.resolve(directory, file.lock),
-          audit: Path.resolve(directory, file.audit)
+          audit: Path.resolve(directory, file.audit),
+          ...(file.auditKey === undefined ? {} : { auditKey: Path.resolve(directory, file.auditKey) })
         })
         : refuse("upstream: must be a stdio, streamable-http or sse server entry")
     })

@@ -6,7 +6,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { Fields, type Json, SchemaBridge } from "effect-surface"
-import { Audit, Grants, GuardFile, type GuardLock } from "effect-surface/serve"
+import { Audit, AuditKey, Grants, GuardFile, type GuardLock } from "effect-surface/serve"
 import { input, numeric, schemaOf, type Spec } from "../cli/specs.ts"
 
 const isObject = (json: Json.Json): json is Json.JsonObject =>
@@ -262,21 +262,24 @@ describe("grants projected onto a lock", () => {
 })
 
 describe("the audit", () => {
+  const key = "k".repeat(32)
   const row: Audit.Row = {
+    id: "call-1",
     time: new Date(0).toISOString(),
     door: "cli",
     tool: "get-sum",
-    args: Audit.digest({ b: 2, a: 1 }),
+    args: AuditKey.digest(key, { b: 2, a: 1 }),
     decision: "deny",
-    reason: "value at \"a\": expected a number at most 10, got 11",
+    reason: "value at \"a\": expected a number at most 10",
     outcome: "refused",
     durationMs: 1.5
   }
 
-  it("digests arguments by value, whatever their key order, and never holds them", () => {
-    assert.strictEqual(Audit.digest({ b: 2, a: 1 }), Audit.digest({ a: 1, b: 2 }))
-    assert.notStrictEqual(Audit.digest({ a: 1 }), Audit.digest({ a: 2 }))
-    assert.match(Audit.digest({ secret: "hunter2" }), /^sha256:[0-9a-f]{64}$/)
+  it("digests arguments by value under a key, whatever their key order, and never holds them", () => {
+    assert.strictEqual(AuditKey.digest(key, { b: 2, a: 1 }), AuditKey.digest(key, { a: 1, b: 2 }))
+    assert.notStrictEqual(AuditKey.digest(key, { a: 1 }), AuditKey.digest(key, { a: 2 }))
+    assert.notStrictEqual(AuditKey.digest(key, { a: 1 }), AuditKey.digest("j".repeat(32), { a: 1 }))
+    assert.match(AuditKey.digest(key, { secret: "hunter2" }), /^hmac-sha256:[0-9a-f]{64}$/)
   })
 
   for (const name of ["audit.jsonl", "audit.db"]) {
@@ -284,18 +287,21 @@ describe("the audit", () => {
       Effect.gen(function*() {
         const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "audit-"))
         const path = Path.join(dir, name)
-        yield* Effect.scoped(Effect.gen(function*() {
-          const log = Context.get(yield* Layer.build(Audit.layer(path)), Audit.AuditLog)
-          yield* log.write(row)
-          yield* log.write({ ...row, door: "mcp", decision: "allow", reason: null, outcome: "ok" })
-        }))
-        assert.deepStrictEqual(yield* Audit.read(path), [row, {
+        const started: Audit.Row = {
           ...row,
+          id: "call-2",
           door: "mcp",
           decision: "allow",
           reason: null,
-          outcome: "ok"
-        }])
+          outcome: "started"
+        }
+        yield* Effect.scoped(Effect.gen(function*() {
+          const log = Context.get(yield* Layer.build(Audit.layer(path)), Audit.AuditLog)
+          yield* log.write(row)
+          yield* log.write(started)
+          yield* log.write({ ...started, outcome: "ok" })
+        }))
+        assert.deepStrictEqual(yield* Audit.read(path), [row, started, { ...started, outcome: "ok" }])
         Fs.rmSync(dir, { recursive: true, force: true })
       }))
   }

@@ -1,14 +1,16 @@
-// A guard in front of an upstream of our own: a bank whose tools are a JSON file (the drift tests'
-// server), every call that reaches it logged with its arguments, so a test can tell exactly what
-// the guard forwarded — and what it did not.
+// A guard in front of an upstream of our own: a bank whose tools are a JSON file, every call that
+// reaches it logged with its arguments, so a test can tell exactly what the guard forwarded — and
+// what it did not.
 import { Context, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
 import type { McpDrift } from "effect-surface/client"
 import { Guard, GuardFile } from "effect-surface/serve"
-import { drifting } from "../client/drifting.ts"
+
+const server = fileURLToPath(new URL("./fixtures/bank-server.ts", import.meta.url))
 
 export const transfer = {
   name: "transfer",
@@ -35,6 +37,13 @@ export const balance = {
   annotations: { readOnlyHint: true }
 } satisfies McpDrift.Listed
 
+/** Answered only when its caller cancels it. */
+export const hold = {
+  name: "hold",
+  description: "Hold the line until the caller hangs up.",
+  inputSchema: { type: "object", properties: {} }
+} satisfies McpDrift.Listed
+
 export const closeAccount = {
   name: "close_account",
   description: "Close an account for good.",
@@ -44,6 +53,7 @@ export const closeAccount = {
 export const grants = {
   transfer: { restrict: { to: { pattern: "^acct-[0-9]+$" }, amount: { maximum: 1000 } } },
   balance: true,
+  hold: true,
   close_account: false
 }
 
@@ -64,17 +74,23 @@ export interface Bank {
  */
 export const bank = (
   fields: Record<string, unknown> = {},
-  tools: ReadonlyArray<McpDrift.Listed> = [transfer, balance, closeAccount]
+  tools: ReadonlyArray<McpDrift.Listed> = [transfer, balance, hold, closeAccount]
 ): Effect.Effect<Bank, unknown, Scope.Scope> =>
   Effect.gen(function*() {
     const dir = yield* Effect.acquireRelease(
       Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "bank-"))),
       (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
     )
-    const upstream = drifting(dir, tools, "bank")
+    const toolsFile = Path.join(dir, "bank-tools.json")
+    const log = Path.join(dir, "bank-calls.jsonl")
+    const set = (next: ReadonlyArray<McpDrift.Listed>) =>
+      Effect.sync(() => Fs.writeFileSync(toolsFile, JSON.stringify(next)))
+    yield* set(tools)
+    Fs.writeFileSync(log, "")
+    const upstream = { name: "bank", type: "stdio", command: process.execPath, args: [server, toolsFile, log] }
     const guardFile = Path.join(dir, "guard.json")
     const audit = typeof fields["audit"] === "string" ? fields["audit"] : "audit.jsonl"
-    const file = { upstream: upstream.config, grants, lock: "guard.lock.json", audit, ...fields }
+    const file = { upstream, grants, lock: "guard.lock.json", audit, ...fields }
     Fs.writeFileSync(guardFile, JSON.stringify(file, null, 2))
     yield* Effect.flatMap(GuardFile.read(guardFile), (decoded) => Guard.lock(decoded))
     return {
@@ -83,11 +99,11 @@ export const bank = (
       lock: Path.join(dir, "guard.lock.json"),
       audit: Path.resolve(dir, audit),
       calls: Effect.sync(() =>
-        Fs.readFileSync(Path.join(dir, "bank-calls.jsonl"), "utf8").split("\n").filter((line) => line !== "").map((
-          line
-        ) => JSON.parse(line) as { readonly name: string; readonly arguments: unknown })
+        Fs.readFileSync(log, "utf8").split("\n").filter((line) => line !== "").map((line) =>
+          JSON.parse(line) as { readonly name: string; readonly arguments: unknown }
+        )
       ),
-      set: upstream.set
+      set
     }
   })
 
