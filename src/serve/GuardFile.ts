@@ -39,17 +39,44 @@ export interface Restriction {
 
 /**
  * One grant: `true` (the tool as the upstream offers it), `false` (denied, as if unnamed), or the
- * tool with restrictions on some of its arguments.
+ * tool with terms: restrictions on some of its arguments, and where keys its locked schema does not
+ * name may pass (`"allow-extra-keys"`: `true` anywhere, or the arguments inside which they may;
+ * by default such a key is refused, since an upstream may read an alias of a restricted argument).
  *
  * @example
  * ```ts
  * import type { GuardFile } from "effect-surface/serve"
- * const grants: Record<string, GuardFile.Grant> = { echo: true, "get-env": false, "get-sum": { restrict: { a: { maximum: 10 } } } }
+ * const grants: Record<string, GuardFile.Grant> = {
+ *   echo: true,
+ *   "get-env": false,
+ *   "get-sum": { restrict: { a: { maximum: 10 } } },
+ *   annotate: { "allow-extra-keys": ["metadata"] }
+ * }
  * ```
  *
  * @since 0.1.0
  */
-export type Grant = boolean | { readonly restrict?: { readonly [argument: string]: Restriction } | undefined }
+export type Grant = boolean | {
+  readonly restrict?: { readonly [argument: string]: Restriction } | undefined
+  readonly "allow-extra-keys"?: boolean | ReadonlyArray<string> | undefined
+}
+
+/**
+ * A granted tool's terms, every one spelled out: its restrictions, and where keys its locked schema
+ * does not name may pass (`false`: nowhere).
+ *
+ * @example
+ * ```ts
+ * import type { GuardFile } from "effect-surface/serve"
+ * const terms: GuardFile.Terms = { restrict: { a: { maximum: 10 } }, allowExtraKeys: false }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Terms {
+  readonly restrict: { readonly [argument: string]: Restriction }
+  readonly allowExtraKeys: boolean | ReadonlyArray<string>
+}
 
 /**
  * A decoded guard file, its paths resolved against the file's own directory.
@@ -92,7 +119,10 @@ const Restriction = Schema.Struct({
 })
 const Grant = Schema.Union([
   Schema.Boolean,
-  Schema.Struct({ restrict: Schema.optionalKey(Schema.Record(Schema.String, Restriction)) })
+  Schema.Struct({
+    restrict: Schema.optionalKey(Schema.Record(Schema.String, Restriction)),
+    "allow-extra-keys": Schema.optionalKey(Schema.Union([Schema.Boolean, Schema.NonEmptyArray(Schema.NonEmptyString)]))
+  })
 ])
 // The entry's own fields are the toolset's to check (`McpConfig.wire`); here only what JSON can say.
 const Upstream = Schema.StructWithRest(
@@ -219,19 +249,23 @@ export const read = Effect.fn("GuardFile.read")(function*(path: string) {
 })
 
 /**
- * The grant a tool has: its restrictions when granted, `undefined` when denied or not named.
+ * The terms a tool is granted on: spelled out when granted (`true` is no restriction, no extra key),
+ * `undefined` when denied or not named.
  *
  * @example
  * ```ts
  * import { GuardFile } from "effect-surface/serve"
  * declare const file: GuardFile.GuardFile
- * GuardFile.grantOf(file, "echo") // {} when "echo": true; undefined when false or absent
+ * GuardFile.grantOf(file, "echo") // { restrict: {}, allowExtraKeys: false } when "echo": true; undefined when false or absent
  * ```
  *
  * @since 0.1.0
  */
-export const grantOf = (file: GuardFile, tool: string): { readonly [argument: string]: Restriction } | undefined => {
+export const grantOf = (file: GuardFile, tool: string): Terms | undefined => {
   const grant = Object.hasOwn(file.grants, tool) ? file.grants[tool] : undefined
   if (grant === undefined || grant === false) return undefined
-  return grant === true ? {} : grant.restrict ?? {}
+  return grant === true ? { restrict: {}, allowExtraKeys: false } : {
+    restrict: grant.restrict ?? {},
+    allowExtraKeys: grant["allow-extra-keys"] ?? false
+  }
 }

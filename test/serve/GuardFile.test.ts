@@ -79,8 +79,11 @@ describe("the guard file", () => {
       const file = yield* GuardFile.decode(good, { path: "/repo/guard.json" })
       assert.strictEqual(file.lock, "/repo/guard.lock.json")
       assert.strictEqual(file.audit, "/repo/audit.jsonl")
-      assert.deepStrictEqual(GuardFile.grantOf(file, "get-sum"), { a: { maximum: 10 } })
-      assert.deepStrictEqual(GuardFile.grantOf(file, "echo"), {})
+      assert.deepStrictEqual(GuardFile.grantOf(file, "get-sum"), {
+        restrict: { a: { maximum: 10 } },
+        allowExtraKeys: false
+      })
+      assert.deepStrictEqual(GuardFile.grantOf(file, "echo"), { restrict: {}, allowExtraKeys: false })
       assert.isUndefined(GuardFile.grantOf(file, "get-env"))
     }))
 
@@ -136,9 +139,9 @@ describe("grants projected onto a lock", () => {
     )
   })
 
-  it("an unrestricted grant serves the locked schema and _meta as they are", () => {
+  it("an unrestricted grant serves the locked schema, closed to keys it does not name, and _meta as it is", () => {
     const order = orderOf({ order: true })
-    assert.deepStrictEqual(order.inputSchema, lock.tools[0]?.inputSchema)
+    assert.deepStrictEqual(order.inputSchema, { ...lock.tools[0]?.inputSchema, additionalProperties: false })
     assert.deepStrictEqual(order.meta, { "vendor/x": true })
   })
 
@@ -200,35 +203,134 @@ describe("grants projected onto a lock", () => {
     )
   })
 
-  it.prop("an unrestricted grant serves any locked schema exactly, and its flags are typed from the same fields", {
-    spec: input
-  }, ({ spec }) => {
-    const inputSchema = objectOf(schemaOf(spec))
-    const projected = Grants.project(fileWith({ tool: true }), {
-      version: 1,
-      upstream: "everything",
-      tools: [{ name: "tool", inputSchema }]
-    })
-    if (Result.isFailure(projected)) {
-      // Only a schema the core's checker cannot use is refused.
-      assert.isTrue(Result.isFailure(SchemaBridge.compileJsonSchema(inputSchema)), projected.failure.message)
-      return
+  it.effect("each object of the locked schema is closed to keys it does not name, except where the grant opens it", () =>
+    Effect.gen(function*() {
+      const ship: GuardLock.Locked = {
+        name: "ship",
+        inputSchema: {
+          type: "object",
+          properties: {
+            address: { type: "object", properties: { city: { type: "string" } } },
+            parcels: { type: "array", items: { type: "object", properties: { kg: { type: "number" } } } },
+            labels: { type: "object", additionalProperties: { type: "string" } },
+            metadata: { type: "object" },
+            via: { anyOf: [{ type: "string" }, { type: "object", properties: { hub: { type: "string" } } }] }
+          }
+        }
+      }
+      const shipOf = (grant: GuardFile.Grant) => {
+        const projected = Grants.project(fileWith({ ship: grant }), {
+          version: 1,
+          upstream: "everything",
+          tools: [ship]
+        })
+        return Result.isSuccess(projected) ? projected.success.granted[0] : undefined
+      }
+      const closed = shipOf(true) ?? assert.fail("ship is not served")
+      const refusedAt = (args: unknown) => Effect.map(Effect.flip(closed.check(args)), (error) => error.issues[0]?.path)
+      assert.deepStrictEqual(yield* refusedAt({ address: { city: "Oslo", zip: "0150" } }), ["address", "zip"])
+      assert.deepStrictEqual(yield* refusedAt({ parcels: [{ kg: 2, declared: 900 }] }), ["parcels", 0, "declared"])
+      assert.deepStrictEqual(yield* refusedAt({ metadata: { any: 1 } }), ["metadata", "any"])
+      assert.deepStrictEqual(yield* refusedAt({ via: { hub: "AMS", fast: true } }), ["via", "fast"])
+      // A record's keys are data: it stays as the upstream wrote it.
+      const labelled = { labels: { fragile: "yes" }, via: "road" }
+      assert.deepStrictEqual(yield* closed.check(labelled), labelled)
+
+      const opened = shipOf({ "allow-extra-keys": ["metadata"] }) ?? assert.fail("ship is not served")
+      assert.deepStrictEqual(yield* opened.check({ metadata: { any: 1 } }), { metadata: { any: 1 } })
+      assert.isTrue(Result.isFailure(yield* Effect.result(opened.check({ address: { zip: "0150" } }))))
+      assert.deepStrictEqual(shipOf({ "allow-extra-keys": true })?.inputSchema, ship.inputSchema)
+    }))
+
+  it("a schema whose keys other subschemas may name is refused unless the grant says where extra keys may pass", () => {
+    const composed: GuardLock.Locked = {
+      name: "merge",
+      inputSchema: { allOf: [{ type: "object", properties: { a: { type: "string" } } }] }
     }
-    const [tool] = projected.success.granted
-    assert.deepStrictEqual(tool?.inputSchema, inputSchema)
-    assert.deepStrictEqual(tool?.fields, Fields.fromJsonSchema(inputSchema))
-  }, { arbitrary: { runs: 200 } })
+    const projected = (grant: GuardFile.Grant) =>
+      Grants.project(fileWith({ merge: grant }), { version: 1, upstream: "everything", tools: [composed] })
+    const refused = projected(true)
+    assert.include(
+      Result.isFailure(refused) ? refused.failure.message : "kept",
+      `grants.merge cannot be kept: its locked input schema at # composes an object with allOf`
+    )
+    assert.isTrue(Result.isSuccess(projected({ "allow-extra-keys": true })))
+    const unknown = project({ order: { "allow-extra-keys": ["colour"] } })
+    assert.include(
+      Result.isFailure(unknown) ? unknown.failure.message : "kept",
+      "grants.order.allow-extra-keys cannot be kept: the locked order has no argument colour"
+    )
+  })
+
+  it.prop(
+    "a grant that lets extra keys through serves any locked schema exactly, and its flags are typed from the same fields",
+    {
+      spec: input
+    },
+    ({ spec }) => {
+      const inputSchema = objectOf(schemaOf(spec))
+      const projected = Grants.project(fileWith({ tool: { "allow-extra-keys": true } }), {
+        version: 1,
+        upstream: "everything",
+        tools: [{ name: "tool", inputSchema }]
+      })
+      if (Result.isFailure(projected)) {
+        // Only a schema the core's checker cannot use is refused.
+        assert.isTrue(Result.isFailure(SchemaBridge.compileJsonSchema(inputSchema)), projected.failure.message)
+        return
+      }
+      const [tool] = projected.success.granted
+      assert.deepStrictEqual(tool?.inputSchema, inputSchema)
+      assert.deepStrictEqual(tool?.fields, Fields.fromJsonSchema(inputSchema))
+    },
+    { arbitrary: { runs: 200 } }
+  )
+
+  it.prop("an unrestricted grant serves any locked schema with its objects closed and nothing else changed", {
+    spec: input
+  }, ({ spec }) =>
+    Effect.gen(function*() {
+      const inputSchema = objectOf(schemaOf(spec))
+      const projected = Grants.project(fileWith({ tool: true }), {
+        version: 1,
+        upstream: "everything",
+        tools: [{ name: "tool", inputSchema }]
+      })
+      if (Result.isFailure(projected)) {
+        assert.isTrue(Result.isFailure(SchemaBridge.compileJsonSchema(inputSchema)), projected.failure.message)
+        return
+      }
+      const [tool] = projected.success.granted
+      const opened = (json: Json.Json): Json.Json =>
+        Array.isArray(json) ? json.map(opened)
+          : isObject(json)
+          ? Object.fromEntries(
+            Object.entries(json).filter(([key, value]) => !(key === "additionalProperties" && value === false)).map((
+              [key, value]
+            ) => [key, opened(value)])
+          )
+          : json
+      assert.deepStrictEqual(opened(tool?.inputSchema ?? {}), inputSchema)
+      assert.strictEqual(tool?.inputSchema["additionalProperties"], false)
+      const refused = yield* Effect.flip(tool?.check({ zz_unnamed: 1 }) ?? Effect.succeed(undefined))
+      assert.isTrue(
+        refused.issues.some((issue) => issue.path[0] === "zz_unnamed" && issue.message === "unexpected field")
+      )
+    }), { arbitrary: { runs: 200 } })
 
   it.prop(
     "a maximum restriction on a numeric argument is the only change to the served schema",
     { limited: withLimit },
     ({ limited }) => {
       const inputSchema = objectOf(schemaOf(limited))
-      const projected = Grants.project(fileWith({ tool: { restrict: { limit: { maximum: 5 } } } }), {
-        version: 1,
-        upstream: "everything",
-        tools: [{ name: "tool", inputSchema }]
-      })
+      const projected = Grants.project(
+        fileWith({ tool: { restrict: { limit: { maximum: 5 } }, "allow-extra-keys": true } }),
+        {
+          version: 1,
+          upstream: "everything",
+          tools: [{ name: "tool", inputSchema }]
+        }
+      )
       const limit = limited.kind === "object" ? limited.properties.find((p) => p.name === "limit")?.spec : undefined
       if (Result.isFailure(projected)) {
         // Refused only when the bound leaves nothing: a minimum above it, or an enum with nothing at or under it.
