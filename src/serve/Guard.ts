@@ -15,6 +15,7 @@
  */
 import { Context, Effect, Layer, Result, Schema } from "effect"
 import type * as CallResult from "../client/CallResult.ts"
+import type * as Catalog from "../client/Catalog.ts"
 import type * as McpConfig from "../client/Config.ts"
 import type { WiringError } from "../client/Errors.ts"
 import * as McpToolset from "../client/McpToolset.ts"
@@ -144,6 +145,15 @@ const liveOf = (env: Env, tool: string) =>
     (tools) => [...tools.values()].find((t) => t.server === env.file.upstream.name && t.tool === tool)
   )
 
+// A live tool as the lock holds one: what drift compares.
+const definitionOf = (live: Catalog.Tool): GuardLock.Definition => ({
+  description: live.description,
+  inputSchema: live.inputSchema,
+  title: live.title,
+  annotations: live.annotations,
+  _meta: live.meta
+})
+
 const send = (env: Env, name: string, args: unknown): Effect.Effect<Rows.Sent> =>
   Effect.map(Effect.result(env.toolset.call(name, args)), (sent) =>
     Result.isSuccess(sent)
@@ -158,7 +168,7 @@ const decide = (env: Env, tool: string, args: unknown): Effect.Effect<Rows.Verdi
     if (granted === undefined) return refused(new GuardError.NotGranted({ tool }))
     const live = yield* liveOf(env, tool)
     if (live === undefined) return refused(new GuardError.Withdrawn({ tool, upstream: env.file.upstream.name }))
-    if (GuardLock.drifted(granted.locked, live)) return refused(new GuardError.Drifted({ tool }))
+    if (GuardLock.drifted(granted.locked, definitionOf(live))) return refused(new GuardError.Drifted({ tool }))
     const checked = yield* Effect.result(granted.check(args ?? {}))
     if (Result.isFailure(checked)) return refused(checked.failure)
     return { _tag: "Allow", send: send(env, live.name, checked.success) }
@@ -205,7 +215,7 @@ export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile,
   const env: Env = { file, granted: new Map(granted.map((tool) => [tool.name, tool])), toolset, audit }
   for (const tool of granted) {
     const live = yield* liveOf(env, tool.name)
-    if (live !== undefined && GuardLock.drifted(tool.locked, live))
+    if (live !== undefined && GuardLock.drifted(tool.locked, definitionOf(live)))
       yield* Effect.logWarning(new GuardError.Drifted({ tool: tool.name }).message)
   }
   return Guard.of({ file, tools: granted, execute: execute(env) })
@@ -271,16 +281,10 @@ export const lock = Effect.fn("Guard.lock")(function*(file: GuardFile.GuardFile,
       reason: `the upstream "${file.upstream.name}" listed no tools${why === "" ? "" : `: ${why}`}`
     })
   }
+  // Written as drift reads it, so a lock taken now matches the upstream now.
   const written = GuardLock.of(
     file.upstream.name,
-    listed.tools.map((tool) => ({
-      name: tool.tool,
-      ...(tool.title === undefined ? {} : { title: tool.title }),
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-      ...(tool.meta === undefined ? {} : { _meta: tool.meta })
-    }))
+    listed.tools.map((tool) => ({ name: tool.tool, ...definitionOf(tool) }))
   )
   yield* GuardLock.write(file.lock, written)
   return written

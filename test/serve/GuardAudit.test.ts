@@ -2,55 +2,17 @@
 // no argument's value in a row, a keyed digest, a row written before a call is sent and a call not
 // sent when its row cannot be written, and rows that say how a cancelled or failed call ended.
 import { assert, describe, it } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-import { Context, Effect, Layer, Schedule } from "effect"
+import { Effect } from "effect"
 import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { McpServer } from "effect-surface/mcp"
-import { Audit, AuditKey, Guard, GuardServe } from "effect-surface/serve"
+import { Audit, AuditKey } from "effect-surface/serve"
 import { runBin } from "../bin.ts"
-import { type Bank, bank, guardOf } from "./bank.ts"
+import { bank, connected, guardOf, servedOver, textOf, until } from "./bank.ts"
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
-
-const connected = (transport: Transport) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "audit-test", version: "1.0.0" })
-      await client.connect(transport)
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
-
-/** The bank's guard served over MCP in this process, an SDK client connected. */
-const servedOver = (b: Bank) =>
-  Effect.gen(function*() {
-    const context = yield* Layer.build(GuardServe.layer().pipe(Layer.provideMerge(Guard.layerFile(b.guardFile))))
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    yield* Context.get(context, McpServer).connect(serverSide)
-    return yield* connected(clientSide)
-  })
-
-/** Wait (at most ten seconds) until `ready` holds. */
-const until = (ready: Effect.Effect<boolean, unknown>) =>
-  ready.pipe(
-    Effect.flatMap((is) => is ? Effect.void : Effect.fail("not yet")),
-    Effect.retry(Schedule.spaced("25 millis")),
-    Effect.timeout("10 seconds"),
-    Effect.orDie
-  )
-
-const textOf = (result: { readonly content: ReadonlyArray<unknown> }): string => {
-  const first = result.content[0]
-  return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string" ? first.text
-    : ""
-}
 
 describe("the audit of a guard", () => {
   it.live(

@@ -4,13 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Audit } from "effect-surface/serve"
-import { bank, grants, guardOf } from "./bank.ts"
-
-const textOf = (result: { readonly content: ReadonlyArray<unknown> }): string => {
-  const first = result.content[0]
-  return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string" ? first.text
-    : ""
-}
+import { balance, bank, closeAccount, grants, guardOf, hold, servedOver, textOf, transfer } from "./bank.ts"
 
 describe("keys the lock does not name", () => {
   it.live(
@@ -46,5 +40,44 @@ describe("keys the lock does not name", () => {
         arguments: { to: "acct-1", amount: 5, note: "rent" }
       }])
       assert.isUndefined(guard.tools.find((tool) => tool.name === "transfer")?.inputSchema["additionalProperties"])
+    }), 60_000)
+})
+
+describe("a definition that moved from the lock", () => {
+  it.live(
+    "is refused when its annotations or its _meta changed, and the refusal is audited",
+    () =>
+      Effect.gen(function*() {
+        const b = yield* bank()
+        yield* b.set([
+          { ...transfer, annotations: { ...transfer.annotations, destructiveHint: true } },
+          { ...balance, _meta: { "bank.example/route": "elsewhere" } },
+          hold,
+          closeAccount
+        ])
+        const guard = yield* guardOf(b)
+        const flipped = yield* guard.execute("mcp", "transfer", { to: "acct-1", amount: 5 })
+        assert.include(textOf(flipped), `tool "transfer" changed upstream since the lock was written`)
+        const rerouted = yield* guard.execute("mcp", "balance", { account: "acct-1" })
+        assert.include(textOf(rerouted), `tool "balance" changed upstream since the lock was written`)
+        assert.deepStrictEqual(yield* b.calls, [])
+        const rows = yield* Audit.read(b.audit)
+        assert.deepStrictEqual(rows.map((row) => [row.tool, row.decision, row.outcome]), [
+          ["transfer", "deny", "refused"],
+          ["balance", "deny", "refused"]
+        ])
+      }),
+    60_000
+  )
+
+  it.live("is served with every annotation the lock holds, verbatim", () =>
+    Effect.gen(function*() {
+      const b = yield* bank()
+      const client = yield* servedOver(b)
+      const { tools } = yield* Effect.promise(() => client.listTools())
+      const listed = (name: string) => tools.find((tool) => tool.name === name)
+      assert.deepStrictEqual(listed("transfer")?.annotations, transfer.annotations)
+      assert.deepStrictEqual(listed("transfer")?._meta, transfer._meta)
+      assert.deepStrictEqual(listed("balance")?.annotations, balance.annotations)
     }), 60_000)
 })

@@ -1,14 +1,18 @@
 // A guard in front of an upstream of our own: a bank whose tools are a JSON file, every call that
 // reaches it logged with its arguments, so a test can tell exactly what the guard forwarded — and
 // what it did not.
-import { Context, Effect, Layer } from "effect"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { Context, Effect, Layer, Schedule } from "effect"
 import type { Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { McpDrift } from "effect-surface/client"
-import { Guard, GuardFile } from "effect-surface/serve"
+import { McpServer } from "effect-surface/mcp"
+import { Guard, GuardFile, GuardServe } from "effect-surface/serve"
 
 const server = fileURLToPath(new URL("./fixtures/bank-server.ts", import.meta.url))
 
@@ -110,3 +114,39 @@ export const bank = (
 /** The bank's guard, started in this scope. */
 export const guardOf = (b: Bank) =>
   Effect.map(Layer.build(Guard.layerFile(b.guardFile)), (context) => Context.get(context, Guard.Guard))
+
+/** An SDK client connected over `transport`, closed with the scope. */
+export const connected = (transport: Transport) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client({ name: "bank-test", version: "1.0.0" })
+      await client.connect(transport)
+      return client
+    }),
+    (client) => Effect.promise(() => client.close())
+  )
+
+/** The bank's guard served over MCP in this process, an SDK client connected. */
+export const servedOver = (b: Bank) =>
+  Effect.gen(function*() {
+    const context = yield* Layer.build(GuardServe.layer().pipe(Layer.provideMerge(Guard.layerFile(b.guardFile))))
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    yield* Context.get(context, McpServer).connect(serverSide)
+    return yield* connected(clientSide)
+  })
+
+/** Wait (at most ten seconds) until `ready` holds. */
+export const until = (ready: Effect.Effect<boolean, unknown>) =>
+  ready.pipe(
+    Effect.flatMap((is) => is ? Effect.void : Effect.fail("not yet")),
+    Effect.retry(Schedule.spaced("25 millis")),
+    Effect.timeout("10 seconds"),
+    Effect.orDie
+  )
+
+/** The text of a result's first block. */
+export const textOf = (result: { readonly content: ReadonlyArray<unknown> }): string => {
+  const first = result.content[0]
+  return typeof first === "object" && first !== null && "text" in first && typeof first.text === "string" ? first.text
+    : ""
+}
