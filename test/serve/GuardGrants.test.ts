@@ -4,6 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { Audit } from "effect-surface/serve"
+import { runBin } from "../bin.ts"
 import { balance, bank, closeAccount, grants, guardOf, hold, servedOver, textOf, transfer } from "./bank.ts"
 
 describe("keys the lock does not name", () => {
@@ -80,4 +81,63 @@ describe("a definition that moved from the lock", () => {
       assert.deepStrictEqual(listed("transfer")?._meta, transfer._meta)
       assert.deepStrictEqual(listed("balance")?.annotations, balance.annotations)
     }), 60_000)
+})
+
+describe("the shell door", () => {
+  it.live(
+    "a tool not granted is refused in the MCP door's sentence, with the same deny row",
+    () =>
+      Effect.gen(function*() {
+        const b = yield* bank()
+        const client = yield* servedOver(b)
+        const overMcp = yield* Effect.flip(
+          Effect.tryPromise(() => client.callTool({ name: "close_account", arguments: { account: "acct-1" } }))
+        )
+        assert.include(String(overMcp.cause), `unknown tool "close_account"`)
+        const denied = yield* runBin(["guard", "call", b.guardFile, "close-account", "--account", "acct-1"])
+        assert.notStrictEqual(denied.status, 0)
+        assert.strictEqual(denied.stdout, "")
+        assert.strictEqual(denied.stderr, `effect-surface: tool "close_account" is not granted by this guard\n`)
+        const unnamed = yield* runBin(["guard", "call", b.guardFile, "launder", "--amount", "1e6"])
+        assert.strictEqual(unnamed.stderr, `effect-surface: tool "launder" is not granted by this guard\n`)
+        const rows = yield* Audit.read(b.audit)
+        assert.deepStrictEqual(rows.map((row) => [row.door, row.tool, row.decision, row.outcome, row.reason]), [
+          ["mcp", "close_account", "deny", "refused", `tool "close_account" is not granted by this guard`],
+          ["cli", "close_account", "deny", "refused", `tool "close_account" is not granted by this guard`],
+          ["cli", "launder", "deny", "refused", `tool "launder" is not granted by this guard`]
+        ])
+        assert.deepStrictEqual(yield* b.calls, [])
+      }),
+    60_000
+  )
+
+  it.live(
+    "a mistake in the arguments is one sentence on stderr and a failing exit; stdout holds answers only",
+    () =>
+      Effect.gen(function*() {
+        const b = yield* bank()
+        for (
+          const [args, says] of [
+            [["transfer", "--to", "acct-1", "--amount", "lots"], "Invalid value for flag --amount"],
+            [["transfer", "--to", "acct-1", "--amount", "5", "--AMOUNT", "5000"], "Unrecognized flag: --AMOUNT"]
+          ] as const
+        ) {
+          const wrong = yield* runBin(["guard", "call", b.guardFile, ...args])
+          assert.notStrictEqual(wrong.status, 0)
+          assert.strictEqual(wrong.stdout, "", args.join(" "))
+          assert.include(wrong.stderr, says)
+          assert.include(wrong.stderr, `(see effect-surface guard call ${b.guardFile} transfer --help)`)
+          assert.strictEqual(wrong.stderr.trimEnd().split("\n").length, 1, wrong.stderr)
+        }
+        const stray = yield* runBin(["guard", "frobnicate"])
+        assert.notStrictEqual(stray.status, 0)
+        assert.strictEqual(stray.stdout, "")
+        assert.strictEqual(stray.stderr.trimEnd().split("\n").length, 1, stray.stderr)
+        const answered = yield* runBin(["guard", "call", b.guardFile, "transfer", "--to", "acct-1", "--amount", "5"])
+        assert.strictEqual(answered.status, 0, answered.stderr)
+        assert.strictEqual(answered.stdout, "transfer ran\n")
+        assert.deepStrictEqual(yield* b.calls, [{ name: "transfer", arguments: { to: "acct-1", amount: 5 } }])
+      }),
+    60_000
+  )
 })
