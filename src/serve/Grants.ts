@@ -19,6 +19,7 @@ import { compileJsonSchema, type JsonDecoder } from "../core/JsonSchemaDecoder.t
 import * as GuardFile from "./GuardFile.ts"
 import type * as GuardLock from "./GuardLock.ts"
 import { close } from "./internal/closed.ts"
+import * as Conditions from "./internal/conditions.ts"
 
 /**
  * A tool a guard serves: the upstream's definition from the lock, its restricted fields and the
@@ -44,6 +45,8 @@ export interface Granted {
   readonly inputSchema: Json.JsonObject
   /** The served schema (the upstream's patterns not run), then the file's own patterns. */
   readonly check: JsonDecoder
+  /** The reason the first request guard that holds for checked arguments gives, if one does. */
+  readonly refuses: (args: unknown) => string | undefined
 }
 
 /**
@@ -232,6 +235,10 @@ const grant = (tool: GuardLock.Locked, terms: GuardFile.Terms): Result.Result<Gr
     const patterns = patternCheck(terms.restrict)
     const check: JsonDecoder = patterns === undefined ? served.success : (args) =>
       Effect.flatMap(served.success(args), patterns)
+    const properties = tool.inputSchema["properties"]
+    const named = properties !== undefined && isObject(properties) ? Object.keys(properties) : []
+    const refuses = Conditions.compile(`grants.${tool.name}`, terms.failWhen, named)
+    if (Result.isFailure(refuses)) return Result.fail(new GrantError(refuses.failure))
     return Result.succeed({
       name: tool.name,
       title: tool.title,
@@ -241,7 +248,8 @@ const grant = (tool: GuardLock.Locked, terms: GuardFile.Terms): Result.Result<Gr
       locked: tool,
       fields,
       inputSchema,
-      check
+      check,
+      refuses: refuses.success
     })
   })
 

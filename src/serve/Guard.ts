@@ -6,10 +6,11 @@
  * granted. The guard connects the upstream through the client toolset (its transports, deadlines
  * and containment), serves the granted tools as the lock recorded them with the file's
  * restrictions applied, and runs every call — from an MCP host or from a shell — through
- * `execute`: a tool not granted, a tool whose live definition moved from the lock, or arguments
- * outside the restricted schema are refused there, in one sentence; anything else is recorded,
- * then sent. Each call, whatever its fate, is in the audit (see `Audit` for its rows). One path
- * means the two doors cannot drift apart.
+ * `execute`: a tool not granted, a tool whose live definition moved from the lock, arguments
+ * outside the restricted schema, or arguments a request guard (`fail-when`) of the file refuses are
+ * refused there, in one sentence; anything else is recorded, then sent. Each call, whatever its
+ * fate, is in the audit (see `Audit` for its rows). One path means the two doors cannot drift
+ * apart.
  *
  * @since 0.1.0
  */
@@ -171,6 +172,8 @@ const decide = (env: Env, tool: string, args: unknown): Effect.Effect<Rows.Verdi
     if (GuardLock.drifted(granted.locked, definitionOf(live))) return refused(new GuardError.Drifted({ tool }))
     const checked = yield* Effect.result(granted.check(args ?? {}))
     if (Result.isFailure(checked)) return refused(checked.failure)
+    const reason = granted.refuses(checked.success)
+    if (reason !== undefined) return refused(new GuardError.FailedWhen({ tool, reason }))
     return { _tag: "Allow", send: send(env, live.name, checked.success) }
   })
 

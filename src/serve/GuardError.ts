@@ -66,6 +66,28 @@ export class Withdrawn
 }
 
 /**
+ * A request guard of the guard file holds for the call's arguments (`grants.<tool>.fail-when[i]`):
+ * the file's own reason, or the condition itself when it gives none. Neither quotes what the caller
+ * sent, so the audit keeps the sentence whole.
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.FailedWhen({ tool: "transfer", reason: "a bitcoin transfer of 100 or more needs a person" }).message
+ * // 'the guard refuses this call to tool "transfer": a bitcoin transfer of 100 or more needs a person'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class FailedWhen
+  extends Schema.TaggedError<FailedWhen>()("FailedWhen", { tool: Schema.String, reason: Schema.String })
+{
+  override get message(): string {
+    return `the guard refuses this call to tool "${this.tool}": ${this.reason}`
+  }
+}
+
+/**
  * The call was allowed but not sent, because its audit row could not be written: the guard sends
  * nothing it has not recorded.
  *
@@ -140,4 +162,4 @@ export class LockMismatch extends Schema.TaggedError<LockMismatch>()("LockMismat
  *
  * @since 0.1.0
  */
-export type Refusal = NotGranted | Drifted | Withdrawn
+export type Refusal = NotGranted | Drifted | Withdrawn | FailedWhen

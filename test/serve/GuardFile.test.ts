@@ -81,9 +81,10 @@ describe("the guard file", () => {
       assert.strictEqual(file.audit, "/repo/audit.jsonl")
       assert.deepStrictEqual(GuardFile.grantOf(file, "get-sum"), {
         restrict: { a: { maximum: 10 } },
+        failWhen: [],
         allowExtraKeys: false
       })
-      assert.deepStrictEqual(GuardFile.grantOf(file, "echo"), { restrict: {}, allowExtraKeys: false })
+      assert.deepStrictEqual(GuardFile.grantOf(file, "echo"), { restrict: {}, failWhen: [], allowExtraKeys: false })
       assert.isUndefined(GuardFile.grantOf(file, "get-env"))
     }))
 
@@ -113,6 +114,18 @@ describe("the guard file", () => {
         `upstream: `
       )
       assert.include(yield* refusal({ ...good, audit: 7 }), `"audit"`)
+      const failWhen = (conditions: unknown) => refusal({ ...good, grants: { "get-sum": { "fail-when": conditions } } })
+      assert.include(yield* failWhen([{ match: {} }]), `"grants.get-sum.fail-when[0].match": names no argument`)
+      assert.include(
+        yield* failWhen([{ match: { a: { present: false, minimum: 3 } } }]),
+        `"grants.get-sum.fail-when[0].match.a": present: false holds only when the argument is not given`
+      )
+      assert.include(
+        yield* failWhen([{ match: { a: { pattern: "([" } } }]),
+        `"grants.get-sum.fail-when[0].match.a.pattern": not a regular expression`
+      )
+      assert.include(yield* failWhen([{ match: { a: { above: 3 } } }]), `"grants.get-sum.fail-when[0].match.a.above"`)
+      assert.include(yield* failWhen([{ when: { a: { minimum: 3 } } }]), `"grants.get-sum.fail-when[0].when"`)
       assert.include(yield* refusal([]), "expected")
     }))
 
@@ -178,6 +191,31 @@ describe("grants projected onto a lock", () => {
       }
     }))
 
+  it("a request guard holds when every argument it names matches, and the first that holds gives the reason", () => {
+    const order = orderOf({
+      order: {
+        "fail-when": [
+          { match: { item: { enum: ["pie"] }, qty: { maximum: 3 } }, reason: "pie comes by the box" },
+          { match: { note: { pattern: "^rush" }, urgent: { present: true } } },
+          { match: { note: { present: false }, qty: { minimum: 10 } } }
+        ]
+      }
+    })
+    assert.strictEqual(order.refuses({ item: "pie", qty: 2 }), "pie comes by the box")
+    assert.isUndefined(order.refuses({ item: "pie", qty: 4 }))
+    assert.isUndefined(order.refuses({ item: "tea", qty: 2 }))
+    assert.strictEqual(
+      order.refuses({ item: "tea", qty: 1, note: "rush it", urgent: false }),
+      `grants.order.fail-when[1] holds: "note" matches /^rush/, and "urgent" is given`
+    )
+    assert.isUndefined(order.refuses({ item: "tea", qty: 1, note: "no rush", urgent: true }))
+    assert.strictEqual(
+      order.refuses({ item: "tea", qty: 12 }),
+      `grants.order.fail-when[2] holds: "note" is not given, and "qty" is at least 10`
+    )
+    assert.isUndefined(order.refuses({ item: "tea", qty: 12, note: "x" }))
+  })
+
   it("a restriction that cannot be kept is refused, naming the field of the guard file", () => {
     const refused = (grants: GuardFile.GuardFile["grants"]) => {
       const projected = project(grants)
@@ -200,6 +238,12 @@ describe("grants projected onto a lock", () => {
     assert.include(
       refused({ order: { restrict: { tags: { maxLength: 3 } } } }),
       "only a string, number or boolean argument can be restricted"
+    )
+    assert.include(
+      refused({
+        order: { "fail-when": [{ match: { qty: { minimum: 5 } } }, { match: { colour: { enum: ["red"] } } }] }
+      }),
+      "grants.order.fail-when[1].match.colour cannot be kept: the locked tool has no argument colour"
     )
   })
 

@@ -141,3 +141,67 @@ describe("the shell door", () => {
     60_000
   )
 })
+
+describe("request guards (fail-when)", () => {
+  const guarded = {
+    ...grants,
+    transfer: {
+      ...grants.transfer,
+      "fail-when": [
+        {
+          match: { currency: { enum: ["BTC"] }, amount: { minimum: 100 } },
+          reason: "a bitcoin transfer of 100 or more needs a person"
+        },
+        { match: { memo: { present: false }, amount: { minimum: 500 } } }
+      ]
+    }
+  }
+
+  it.live(
+    "refuse a call whose arguments meet a condition, at both doors in the same words, with one deny row",
+    () =>
+      Effect.gen(function*() {
+        const b = yield* bank({ grants: guarded })
+        const guard = yield* guardOf(b)
+        const bitcoin =
+          `the guard refuses this call to tool "transfer": a bitcoin transfer of 100 or more needs a person`
+        const overMcp = yield* guard.execute("mcp", "transfer", { to: "acct-1", amount: 250, currency: "BTC" })
+        assert.isTrue(overMcp.isError)
+        assert.strictEqual(textOf(overMcp), `effect-surface: ${bitcoin}`)
+        const fromShell = yield* runBin(
+          ["guard", "call", b.guardFile, "transfer", "--to", "acct-1", "--amount", "250", "--currency", "BTC"]
+        )
+        assert.notStrictEqual(fromShell.status, 0)
+        assert.strictEqual(fromShell.stderr, `effect-surface: ${bitcoin}\n`)
+        const unexplained = yield* guard.execute("mcp", "transfer", { to: "acct-1", amount: 600 })
+        const spelled = `the guard refuses this call to tool "transfer": grants.transfer.fail-when[1] holds: ` +
+          `"memo" is not given, and "amount" is at least 500`
+        assert.strictEqual(textOf(unexplained), `effect-surface: ${spelled}`)
+
+        for (
+          const args of [
+            { to: "acct-1", amount: 250, currency: "EUR" },
+            { to: "acct-1", amount: 50, currency: "BTC" },
+            { to: "acct-1", amount: 600, memo: "rent" }
+          ]
+        )
+          assert.strictEqual(
+            textOf(yield* guard.execute("mcp", "transfer", args)),
+            "transfer ran",
+            JSON.stringify(args)
+          )
+        assert.deepStrictEqual((yield* b.calls).map((call) => call.arguments), [
+          { to: "acct-1", amount: 250, currency: "EUR" },
+          { to: "acct-1", amount: 50, currency: "BTC" },
+          { to: "acct-1", amount: 600, memo: "rent" }
+        ])
+        const rows = yield* Audit.read(b.audit)
+        assert.deepStrictEqual(rows.slice(0, 3).map((row) => [row.door, row.decision, row.outcome, row.reason]), [
+          ["mcp", "deny", "refused", bitcoin],
+          ["cli", "deny", "refused", bitcoin],
+          ["mcp", "deny", "refused", spelled]
+        ])
+      }),
+    60_000
+  )
+})
