@@ -7,9 +7,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, Logger, Stdio } from "effect"
-import { Command } from "effect/cli"
+import { Effect, Logger, Option, Stdio } from "effect"
+import { CliOutput, Command } from "effect/cli"
 import { createRequire } from "node:module"
+import * as CliCommands from "./Commands.ts"
 import * as GuardCommands from "./GuardCommands.ts"
 
 const { version } = createRequire(import.meta.url)("../../package.json") as { readonly version: string }
@@ -35,7 +36,9 @@ export const command = (args: ReadonlyArray<string>) =>
     ))
 
 /**
- * Run the program on `args` (the process's own, from `Stdio`, when omitted), Effect logs on stderr.
+ * Run the program on `args` (the process's own, from `Stdio`, when omitted): answers on stdout,
+ * and on stderr Effect's logs, a refusal's sentence, or a mistake in the arguments as one sentence.
+ * A call to a tool the guard does not serve goes to the guard to be refused, as over MCP.
  *
  * @example
  * ```ts
@@ -48,6 +51,11 @@ export const command = (args: ReadonlyArray<string>) =>
 export const run = (args?: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const argv = args ?? (yield* Effect.flatMap(Effect.service(Stdio.Stdio), (stdio) => stdio.args))
+    const refused = yield* GuardCommands.notServed(argv)
+    if (Option.isSome(refused)) return yield* refused.value
     const tree = yield* command(argv)
     return yield* Command.runWith(tree, { version })(argv)
-  }).pipe(Effect.provideService(Logger.LogToStderr, true))
+  }).pipe(
+    Effect.provideService(Logger.LogToStderr, true),
+    Effect.provideService(CliOutput.Presenter, CliCommands.presenter)
+  )

@@ -14,7 +14,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Console, Effect, Logger } from "effect"
 import type { Scope } from "effect"
-import { CliError, Command } from "effect/cli"
+import { CliError, CliOutput, Command } from "effect/cli"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Caller from "../core/Caller.ts"
 import * as Engine from "../core/Engine.ts"
@@ -124,7 +124,7 @@ export const command = (name: string) =>
  * Run the bundle's command line on `args` (the process's own, from `Stdio`, when omitted): parse,
  * call through the engine, print. Effect logs go to stderr, so stdout carries only answers and
  * help. Fails with `CallFailed` after printing a refused call's sentence, or with the parser's
- * `CliError` after printing it.
+ * `CliError` after printing it as one sentence on stderr.
  *
  * @example
  * ```ts
@@ -145,7 +145,8 @@ export const run = <E, R, C extends Bundle.Clients>(options: Options<E, R, C>, a
     return yield* args === undefined ? Command.run(tree, config) : Command.runWith(tree, config)(args)
   }).pipe(
     Effect.provide(Engine.layerBundle(options)),
-    Effect.provideService(Logger.LogToStderr, true)
+    Effect.provideService(Logger.LogToStderr, true),
+    Effect.provideService(CliOutput.Presenter, CliCommands.presenter)
   )
 
 /**

@@ -6,12 +6,12 @@
  * that already know how to run (`run` is that door's one execute path); this module only turns
  * words into subcommands, flags into arguments, and a result into output and an exit status. A
  * refused or failed call prints its one sentence on stderr and fails with `CallFailed`, which the
- * entry point turns into a non-zero exit.
+ * entry point turns into a non-zero exit; so does a mistake in the arguments (`presenter`).
  *
  * @since 0.1.0
  */
 import { Console, Data, Effect, Result, Stdio, Stream } from "effect"
-import { Command } from "effect/cli"
+import { CliOutput, Command } from "effect/cli"
 import type * as Fields from "../core/Fields.ts"
 import type * as Json from "../core/Json.ts"
 import type * as ToolResult from "../core/ToolResult.ts"
@@ -131,6 +131,33 @@ export const report = (result: ToolResult.ToolResult): Effect.Effect<void, CallF
       ? Effect.andThen(write(stdio.stderr(), text), Effect.fail(new CallFailed({ message: text })))
       : write(stdio.stdout(), text)
   })
+
+const oneLine = (text: string): string =>
+  text.split("\n").map((line) => line.trim()).filter((line) => line !== "").join(" ")
+
+/**
+ * How the parser's own output is told: help (asked for, or shown for a group named without a verb)
+ * on stdout, as any answer is; a mistake in the arguments as one sentence on stderr, naming where
+ * the usage is rather than printing it.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { CliOutput } from "effect/cli"
+ * import { CliCommands } from "effect-surface/cli"
+ * declare const program: Effect.Effect<void>
+ * const told = program.pipe(Effect.provideService(CliOutput.Presenter, CliCommands.presenter))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const presenter: CliOutput.Presenter = {
+  present: (event) => {
+    if (event._tag !== "InvalidInvocation") return CliOutput.defaultPresenter.present(event)
+    const what = event.errors.map((error) => oneLine(error.message)).join("; ")
+    return Console.error(`${event.commandPath[0] ?? ""}: ${what} (see ${event.commandPath.join(" ")} --help)`)
+  }
+}
 
 // What a handler prints goes to stderr while a call runs: stdout carries the answer alone.
 const toStderr: Console.Console = {

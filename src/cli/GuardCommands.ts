@@ -13,7 +13,6 @@
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as ToolResult from "../core/ToolResult.ts"
-import * as Audit from "../serve/Audit.ts"
 import * as Grants from "../serve/Grants.ts"
 import * as GuardFile from "../serve/GuardFile.ts"
 import * as GuardLock from "../serve/GuardLock.ts"
@@ -51,6 +50,25 @@ const serve = Command.make("serve", {
     Command.withDescription("Serve exactly the granted tools of the lock, restricted, over stdio (or HTTP with --http)")
   )
 
+// One call through the guard's `execute`, door `cli`: a guard that cannot start answers like any
+// refusal, in one sentence with a failing exit.
+const callThrough = (file: GuardFile.GuardFile, tool: string, args: unknown) =>
+  Effect.gen(function*() {
+    const [Guard] = yield* running
+    return yield* Effect.flatMap(Guard.Guard, (guard) => guard.execute("cli", tool, args)).pipe(
+      Effect.provide(Guard.layer(file)),
+      Effect.catch((failed) => Effect.succeed(ToolResult.failure(failed)))
+    )
+  })
+
+const served = (path: string) =>
+  Effect.gen(function*() {
+    const file = yield* GuardFile.read(path)
+    const lockFile = yield* GuardLock.read(file.lock)
+    const { granted } = yield* Effect.fromResult(Grants.project(file, lockFile))
+    return { file, lockFile, granted }
+  })
+
 /**
  * The verbs of `guard call <file>`: each tool the file grants and the lock holds, kebab-cased, its
  * flags typed from the restricted schema, each call running through the guard's `execute`.
@@ -65,24 +83,41 @@ const serve = Command.make("serve", {
  * @since 0.1.0
  */
 export const verbs = Effect.fn("GuardCommands.verbs")(function*(path: string) {
-  const file = yield* GuardFile.read(path)
-  const lockFile = yield* GuardLock.read(file.lock)
-  const { granted } = yield* Effect.fromResult(Grants.project(file, lockFile))
+  const { file, granted } = yield* served(path)
   return granted.map((tool): CliCommands.Verb => ({
     words: [kebab(tool.name)],
     description: tool.description,
     input: tool.fields,
-    run: (args) =>
-      Effect.gen(function*() {
-        const [Guard] = yield* running
-        return yield* Effect.flatMap(Guard.make(file), (guard) => guard.execute("cli", tool.name, args)).pipe(
-          Effect.provide(Audit.layer(file.audit)),
-          Effect.scoped,
-          // A guard that cannot start answers like any refusal: one sentence, a failing exit.
-          Effect.catch((failed) => Effect.succeed(ToolResult.failure(failed)))
-        )
-      })
+    run: (args) => callThrough(file, tool.name, args)
   }))
+})
+
+/**
+ * A shell's call to a tool the guard does not serve (`guard call <file> get-env …`), answered as
+ * the MCP door answers one: by the guard's `execute`, which refuses it in the same sentence and
+ * writes the same deny row, under the tool's upstream name when the lock knows it. There is no
+ * schema to type its flags by, so its words are not parsed: the row digests them as given. `None`
+ * when the arguments name no tool, a served one, or a guard file that cannot be read (the command
+ * tree then says what is wrong).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Option } from "effect"
+ * import { GuardCommands } from "effect-surface/cli"
+ * const refused = Effect.map(GuardCommands.notServed(["guard", "call", "guard.json", "get-env"]), Option.isSome) // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const notServed = Effect.fn("GuardCommands.notServed")(function*(args: ReadonlyArray<string>) {
+  const at = args.indexOf("call")
+  const [path, word] = at >= 0 ? [args[at + 1], args[at + 2]] : []
+  if (path === undefined || word === undefined || path.startsWith("-") || word.startsWith("-")) return Option.none()
+  const guard = yield* Effect.option(served(path))
+  if (Option.isNone(guard) || guard.value.granted.some((tool) => kebab(tool.name) === word)) return Option.none()
+  const { file, lockFile } = guard.value
+  const tool = lockFile.tools.find((locked) => locked.name === word || kebab(locked.name) === word)?.name ?? word
+  return Option.some(Effect.flatMap(callThrough(file, tool, args.slice(at + 3)), CliCommands.report))
 })
 
 const usage = "name a guard file and a tool: effect-surface guard call <guard file> <tool> --flag value"

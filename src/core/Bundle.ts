@@ -314,6 +314,8 @@ export interface Tool {
   readonly mutates: boolean
   /** A bespoke tool's `_meta`, listed verbatim; `undefined` lists no `_meta` key. */
   readonly meta: Json.JsonObject | undefined
+  /** A bespoke tool's own `annotations`, listed verbatim; `undefined` lists those `mutates` implies. */
+  readonly annotations: Json.JsonObject | undefined
   readonly input: SchemaBridge.Compiled<unknown>
   readonly target:
     | {

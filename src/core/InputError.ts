@@ -82,13 +82,41 @@ export class InputError extends Schema.TaggedError<InputError>()("InputError", {
   issues: Schema.NonEmptyArray(Issue)
 }) {
   override get message(): string {
-    const shown = this.issues.slice(0, MAX_REPORTED).map((issue) =>
-      `value${issue.path.length === 0 ? "" : ` at ${JSON.stringify(formatPath(issue.path))}`}: ${issue.message}`
-    )
-    const rest = this.issues.length - shown.length
-    return rest > 0 ? `${shown.join("; ")}; and ${rest} more` : shown.join("; ")
+    return sentence(this.issues, (message) => message)
   }
 }
+
+const sentence = (issues: ReadonlyArray<Issue>, word: (message: string) => string): string => {
+  const shown = issues.slice(0, MAX_REPORTED).map((issue) =>
+    `value${issue.path.length === 0 ? "" : ` at ${JSON.stringify(formatPath(issue.path))}`}: ${word(issue.message)}`
+  )
+  const rest = issues.length - shown.length
+  return rest > 0 ? `${shown.join("; ")}; and ${rest} more` : shown.join("; ")
+}
+
+// Every message that names the value it was given names it last, after this phrase.
+const GOT = ", got "
+
+/**
+ * An input error's sentence without the values it was given: each wrong field's path and what was
+ * expected of it, each issue's message cut where it says what it got (`, got …`, where this
+ * package's wording puts the value). For a record that must not hold what a caller sent (an audit
+ * row), while the caller itself is told the whole `message`.
+ *
+ * @example
+ * ```ts
+ * import { SchemaBridge } from "effect-surface"
+ * const error = new SchemaBridge.InputError({ issues: [{ path: ["to"], message: 'expected a string matching /^acct-/, got "evil"' }] })
+ * SchemaBridge.withoutValues(error) // 'value at "to": expected a string matching /^acct-/'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const withoutValues = (error: InputError): string =>
+  sentence(error.issues, (message) => {
+    const at = message.indexOf(GOT)
+    return at < 0 ? message : message.slice(0, at)
+  })
 
 /**
  * The JSON Schema itself cannot be used: `pointer` says where in it (`#/properties/age`).

@@ -123,6 +123,7 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
     description: described(procedure.description, () => `Calls ${ns}.${verb} on ${surfaceName(sibling)}.`),
     mutates,
     meta: undefined,
+    annotations: undefined,
     input: compileInput(procedure.input),
     target: {
       _tag: "Procedure",
@@ -239,6 +240,7 @@ const bespokeTool = (
     readonly description: string
     readonly mutates: boolean
     readonly meta?: Json.JsonObject
+    readonly annotations?: Json.JsonObject
     readonly input?: unknown
   },
   target: Bundle.Tool["target"]
@@ -255,6 +257,7 @@ const bespokeTool = (
     ),
     mutates: tool.mutates,
     meta: tool.meta,
+    annotations: tool.annotations,
     input,
     target
   }))

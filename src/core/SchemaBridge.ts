@@ -33,7 +33,15 @@ import { compileJsonSchema, type FromJsonSchemaOptions, fromJsonSchema } from ".
  *
  * @since 0.1.0
  */
-export { formatPath, InputError, InvalidJsonSchema, type Issue, type PathSegment, preview } from "./InputError.ts"
+export {
+  formatPath,
+  InputError,
+  InvalidJsonSchema,
+  type Issue,
+  type PathSegment,
+  preview,
+  withoutValues
+} from "./InputError.ts"
 
 /**
  * The reverse direction — a stranger's JSON Schema to a checker — re-exported from `JsonSchemaDecoder`.

@@ -124,6 +124,11 @@ export interface Tool<S extends ToolInputSchema | undefined, Out, E, R, C> {
   readonly title?: string
   /** Listed as the tool's `_meta`, verbatim: what a face forwards about a tool it does not own. */
   readonly meta?: JsonObject
+  /**
+   * Listed as the tool's `annotations`, verbatim, in place of those `mutates` implies: a face
+   * forwarding a tool it does not own passes on every hint its owner gave.
+   */
+  readonly annotations?: JsonObject
   /** Missing means the tool takes no input. */
   readonly input?: S
   readonly mutates: boolean

@@ -1,46 +1,52 @@
 /**
- * The audit: one row for every call a guard is asked to make, allowed or refused, whichever door
- * it came through.
+ * The audit: the rows a guard writes for every call it is asked to make, allowed or refused,
+ * whichever door it came through.
  *
  * A guard exists so that someone can later say what an agent (or a person at a shell) did through
- * it and what was stopped. So every call leaves one row — when, through which door, which tool, a
- * digest of the arguments (never their values: they may hold what the audit must not), the
- * decision and its reason, how it ended and how long it took — appended as a JSON line, or to a
- * SQLite table when the path ends in `.db` (through `node:sqlite`; several processes may share the
- * file). The log is opened when the guard starts, so an audit that cannot be written stops the
- * guard before any call is made.
+ * it and what was stopped. A row says when, through which door, which tool, a keyed digest of the
+ * arguments (never their values: they may hold what the audit must not), the decision and its
+ * reason, how the call ended and how long it took — appended as a JSON line, or to a SQLite table
+ * when the path ends in `.db` (through `node:sqlite`; several processes may share the file).
+ *
+ * The audit fails closed. It is opened, with its key, when the guard starts, so an audit that
+ * cannot be opened stops the guard; and an allowed call is recorded (`started`) before it is sent,
+ * so a call whose row cannot be written is not sent, and a call that was sent is on record even if
+ * the process dies before it ends. Its outcome row follows under the same `id`.
  *
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Schema, Semaphore } from "effect"
-import { createHash } from "node:crypto"
 import * as Fs from "node:fs/promises"
-import { canonical } from "./internal/canonical.ts"
+import * as AuditKey from "./AuditKey.ts"
 
 /**
- * One audit row. `decision` is the guard's (`deny` is a refusal it made, never sent upstream);
- * `outcome` how the call ended: answered (`ok`), answered with an error or failed on the way
- * (`error`), or `refused`.
+ * One audit row. `id` is the call's: an allowed call has two rows under it, `started` (written
+ * before the call is sent) and the one saying how it ended; a refused one has one. `time` is when
+ * the call came in, `durationMs` how long after that the row was written. `decision` is the
+ * guard's: `allow`, `deny` (a refusal it made, never sent upstream), or `none` (it did not decide:
+ * the call was cancelled first, or the guard failed deciding). `outcome`: `started`, answered
+ * (`ok`), answered with an error or failed on the way (`error`), `refused`, or `cancelled`.
  *
  * @example
  * ```ts
  * import type { Audit } from "effect-surface/serve"
  * const row: Audit.Row = {
- *   time: "2026-01-01T00:00:00.000Z", door: "cli", tool: "get-sum", args: "sha256:…",
- *   decision: "deny", reason: 'value at "a": expected at most 10, got 11', outcome: "refused", durationMs: 0.4
+ *   id: "5f0c…", time: "2026-01-01T00:00:00.000Z", door: "cli", tool: "get-sum", args: "hmac-sha256:…",
+ *   decision: "deny", reason: 'value at "a": expected a number at most 10', outcome: "refused", durationMs: 0.4
  * }
  * ```
  *
  * @since 0.1.0
  */
 export interface Row {
+  readonly id: string
   readonly time: string
   readonly door: "mcp" | "cli"
   readonly tool: string
   readonly args: string
-  readonly decision: "allow" | "deny"
+  readonly decision: "allow" | "deny" | "none"
   readonly reason: string | null
-  readonly outcome: "ok" | "error" | "refused"
+  readonly outcome: "started" | "ok" | "error" | "refused" | "cancelled"
   readonly durationMs: number
 }
 
@@ -57,18 +63,19 @@ export interface Row {
  * @since 0.1.0
  */
 export const RowSchema = Schema.Struct({
+  id: Schema.String,
   time: Schema.String,
   door: Schema.Literals(["mcp", "cli"]),
   tool: Schema.String,
   args: Schema.String,
-  decision: Schema.Literals(["allow", "deny"]),
+  decision: Schema.Literals(["allow", "deny", "none"]),
   reason: Schema.NullOr(Schema.String),
-  outcome: Schema.Literals(["ok", "error", "refused"]),
+  outcome: Schema.Literals(["started", "ok", "error", "refused", "cancelled"]),
   durationMs: Schema.Finite
 })
 
 /**
- * The audit could not be opened, written or read.
+ * The audit could not be opened, written or read, or its key could not be used.
  *
  * @example
  * ```ts
@@ -87,14 +94,14 @@ export class AuditError
 }
 
 /**
- * Where a guard's rows go.
+ * Where a guard's rows go, and the keyed digest they name arguments by.
  *
  * @example
  * ```ts
  * import { Effect } from "effect"
  * import { Audit } from "effect-surface/serve"
  * declare const row: Audit.Row
- * const program = Effect.flatMap(Effect.service(Audit.AuditLog), (log) => log.write(row))
+ * const program = Effect.flatMap(Effect.service(Audit.AuditLog), (log) => log.write({ ...row, args: log.digest({ a: 1 }) }))
  * ```
  *
  * @since 0.1.0
@@ -102,22 +109,44 @@ export class AuditError
 export class AuditLog extends Context.Service<AuditLog, {
   readonly path: string
   readonly write: (row: Row) => Effect.Effect<void, AuditError>
+  readonly digest: (args: unknown) => string
 }>()("effect-surface/AuditLog") {}
 
 /**
- * A digest of a call's arguments: the SHA-256 of their JSON with keys in order, so two calls with
- * the same arguments have the same digest and none of the values is in the log.
+ * Where the key of an audit is: the path given, or beside the log (`audit.jsonl.key`).
  *
  * @example
  * ```ts
  * import { Audit } from "effect-surface/serve"
- * Audit.digest({ b: 1, a: 2 }) === Audit.digest({ a: 2, b: 1 }) // true
+ * Audit.keyPath("/var/guard/audit.jsonl") // "/var/guard/audit.jsonl.key"
  * ```
  *
  * @since 0.1.0
  */
-export const digest = (args: unknown): string =>
-  `sha256:${createHash("sha256").update(canonical(args ?? null)).digest("hex")}`
+export const keyPath = (path: string, key?: string): string => key ?? `${path}.key`
+
+/**
+ * How an audit is opened: `key`, the path of its key file (which must exist); without it, the key
+ * beside the log, made when missing.
+ *
+ * @example
+ * ```ts
+ * import type { Audit } from "effect-surface/serve"
+ * const options: Audit.Options = { key: "/etc/guard/audit.key" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly key?: string | undefined
+}
+
+// A named key is the operator's, so a missing one is a mistake to report; the default is ours to make.
+const openKey = (path: string, options: Options) =>
+  (options.key === undefined ? AuditKey.readOrCreate(keyPath(path)) : AuditKey.read(options.key)).pipe(
+    Effect.map((key) => (args: unknown) => AuditKey.digest(key, args)),
+    Effect.mapError((error) => new AuditError({ path, reason: error.message }))
+  )
 
 const reasonOf = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
@@ -132,11 +161,12 @@ const reasonOf = (cause: unknown): string => cause instanceof Error ? cause.mess
  *
  * @since 0.1.0
  */
-export const layerJsonl = (path: string): Layer.Layer<AuditLog, AuditError> =>
+export const layerJsonl = (path: string, options: Options = {}): Layer.Layer<AuditLog, AuditError> =>
   Layer.effect(
     AuditLog,
     Effect.gen(function*() {
       const failed = (cause: unknown) => new AuditError({ path, reason: reasonOf(cause) })
+      const digest = yield* openKey(path, options)
       const file = yield* Effect.acquireRelease(
         Effect.tryPromise({ try: () => Fs.open(path, "a"), catch: failed }),
         (handle) => Effect.promise(() => handle.close())
@@ -144,6 +174,7 @@ export const layerJsonl = (path: string): Layer.Layer<AuditLog, AuditError> =>
       const one = yield* Semaphore.make(1)
       return AuditLog.of({
         path,
+        digest,
         write: (row) =>
           one.withPermits(1)(
             Effect.tryPromise({ try: () => file.appendFile(`${JSON.stringify(row)}\n`), catch: failed })
@@ -156,8 +187,10 @@ export const layerJsonl = (path: string): Layer.Layer<AuditLog, AuditError> =>
 // only prints its help, neither needs node:sqlite nor shows the warning Node 22 prints as it loads.
 const sqlite = () => process.getBuiltinModule("node:sqlite")
 
+const COLUMNS = ["id", "time", "door", "tool", "args", "decision", "reason", "outcome", "duration_ms"] as const
+
 const TABLE = `CREATE TABLE IF NOT EXISTS audit (
-  time TEXT NOT NULL, door TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL,
+  id TEXT NOT NULL, time TEXT NOT NULL, door TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL,
   decision TEXT NOT NULL, reason TEXT, outcome TEXT NOT NULL, duration_ms REAL NOT NULL
 )`
 
@@ -173,11 +206,12 @@ const TABLE = `CREATE TABLE IF NOT EXISTS audit (
  *
  * @since 0.1.0
  */
-export const layerSqlite = (path: string): Layer.Layer<AuditLog, AuditError> =>
+export const layerSqlite = (path: string, options: Options = {}): Layer.Layer<AuditLog, AuditError> =>
   Layer.effect(
     AuditLog,
     Effect.gen(function*() {
       const failed = (cause: unknown) => new AuditError({ path, reason: reasonOf(cause) })
+      const digest = yield* openKey(path, options)
       const db = yield* Effect.acquireRelease(
         Effect.try({
           try: () => {
@@ -190,13 +224,29 @@ export const layerSqlite = (path: string): Layer.Layer<AuditLog, AuditError> =>
         }),
         (opened) => Effect.sync(() => opened.close())
       )
-      const insert = db.prepare("INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      // Prepared now, so a table of another shape stops the guard rather than its first call.
+      const insert = yield* Effect.try({
+        try: () =>
+          db.prepare(`INSERT INTO audit (${COLUMNS.join(", ")}) VALUES (${COLUMNS.map(() => "?").join(", ")})`),
+        catch: failed
+      })
       return AuditLog.of({
         path,
+        digest,
         write: (row) =>
           Effect.asVoid(Effect.try({
             try: () =>
-              insert.run(row.time, row.door, row.tool, row.args, row.decision, row.reason, row.outcome, row.durationMs),
+              insert.run(
+                row.id,
+                row.time,
+                row.door,
+                row.tool,
+                row.args,
+                row.decision,
+                row.reason,
+                row.outcome,
+                row.durationMs
+              ),
             catch: failed
           }))
       })
@@ -204,19 +254,19 @@ export const layerSqlite = (path: string): Layer.Layer<AuditLog, AuditError> =>
   )
 
 /**
- * The log for `path`: SQLite when it ends in `.db`, JSON lines otherwise.
+ * The log for `path`: SQLite when it ends in `.db`, JSON lines otherwise; its key as `options` say.
  *
  * @example
  * ```ts
  * import { Audit } from "effect-surface/serve"
- * Audit.layer("audit.db") // SQLite
- * Audit.layer("audit.jsonl") // JSON lines
+ * Audit.layer("audit.db") // SQLite, keyed by audit.db.key (made when missing)
+ * Audit.layer("audit.jsonl", { key: "/etc/guard/audit.key" }) // JSON lines
  * ```
  *
  * @since 0.1.0
  */
-export const layer = (path: string): Layer.Layer<AuditLog, AuditError> =>
-  path.endsWith(".db") ? layerSqlite(path) : layerJsonl(path)
+export const layer = (path: string, options: Options = {}): Layer.Layer<AuditLog, AuditError> =>
+  path.endsWith(".db") ? layerSqlite(path, options) : layerJsonl(path, options)
 
 const decodeRow = Schema.decodeUnknownEffect(RowSchema)
 
@@ -241,7 +291,7 @@ export const read = (path: string): Effect.Effect<ReadonlyArray<Row>, AuditError
           const db = new (sqlite().DatabaseSync)(path, { readOnly: true })
           try {
             return db.prepare(
-              "SELECT time, door, tool, args, decision, reason, outcome, duration_ms AS durationMs FROM audit ORDER BY rowid"
+              "SELECT id, time, door, tool, args, decision, reason, outcome, duration_ms AS durationMs FROM audit ORDER BY rowid"
             ).all()
           } finally {
             db.close()

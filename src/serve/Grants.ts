@@ -6,7 +6,8 @@
  * description, and its `_meta` verbatim; its input schema is rebuilt from the lock through
  * `Fields`, the same reading the command line types its flags from, with each restriction narrowing
  * one argument — so an agent is told the narrowed schema structurally, and a shell's `--help` tells
- * the same bounds. Denied tools and tools the file does not name are both absent: listing a tool
+ * the same bounds — and each object in it closed to keys it does not name, unless the grant lets
+ * them through (a key the reviewed schema does not name may be an alias the upstream reads). Denied tools and tools the file does not name are both absent: listing a tool
  * that will be refused teaches an agent a call it cannot make. Nothing here loads MCP.
  *
  * @since 0.1.0
@@ -17,6 +18,8 @@ import type * as Json from "../core/Json.ts"
 import { compileJsonSchema, type JsonDecoder } from "../core/JsonSchemaDecoder.ts"
 import * as GuardFile from "./GuardFile.ts"
 import type * as GuardLock from "./GuardLock.ts"
+import { close } from "./internal/closed.ts"
+import * as Conditions from "./internal/conditions.ts"
 
 /**
  * A tool a guard serves: the upstream's definition from the lock, its restricted fields and the
@@ -42,6 +45,8 @@ export interface Granted {
   readonly inputSchema: Json.JsonObject
   /** The served schema (the upstream's patterns not run), then the file's own patterns. */
   readonly check: JsonDecoder
+  /** The reason the first request guard that holds for checked arguments gives, if one does. */
+  readonly refuses: (args: unknown) => string | undefined
 }
 
 /**
@@ -185,13 +190,39 @@ const patternCheck = (
   )
 }
 
-const grant = (
+// Keys the locked schema does not name are refused unless the grant lets them through.
+const closedTo = (
   tool: GuardLock.Locked,
-  restrictions: { readonly [argument: string]: GuardFile.Restriction }
-): Result.Result<Granted, GrantError> =>
-  Result.flatMap(restrict(tool, restrictions), (fields) => {
+  schema: Json.JsonObject,
+  allowExtraKeys: GuardFile.Terms["allowExtraKeys"]
+): Result.Result<Json.JsonObject, GrantError> => {
+  if (allowExtraKeys === true) return Result.succeed(schema)
+  const open = allowExtraKeys === false ? [] : allowExtraKeys
+  const properties = tool.inputSchema["properties"]
+  const named = properties !== undefined && isObject(properties) ? Object.keys(properties) : []
+  const unknown = open.find((name) => !named.includes(name))
+  if (unknown !== undefined) {
+    return Result.fail(
+      new GrantError({
+        at: `grants.${tool.name}.allow-extra-keys`,
+        reason: `the locked ${tool.name} has no argument ${unknown}`
+      })
+    )
+  }
+  return Result.mapError(close(schema, new Set(open)), ({ keyword, pointer }) =>
+    new GrantError({
+      at: `grants.${tool.name}`,
+      reason: `its locked input schema at ${pointer} composes an object with ${keyword}, so which keys it names ` +
+        `cannot be told: say in "allow-extra-keys" where keys it does not name may pass`
+    }))
+}
+
+const grant = (tool: GuardLock.Locked, terms: GuardFile.Terms): Result.Result<Granted, GrantError> =>
+  Result.flatMap(restrict(tool, terms.restrict), (fields): Result.Result<Granted, GrantError> => {
     const written = Fields.toJsonSchema(fields)
-    const inputSchema = isObject(written) ? written : tool.inputSchema
+    const closed = closedTo(tool, isObject(written) ? written : tool.inputSchema, terms.allowExtraKeys)
+    if (Result.isFailure(closed)) return Result.fail(closed.failure)
+    const inputSchema = closed.success
     const served = compileJsonSchema(inputSchema)
     if (Result.isFailure(served)) {
       return Result.fail(
@@ -201,9 +232,13 @@ const grant = (
         })
       )
     }
-    const patterns = patternCheck(restrictions)
+    const patterns = patternCheck(terms.restrict)
     const check: JsonDecoder = patterns === undefined ? served.success : (args) =>
       Effect.flatMap(served.success(args), patterns)
+    const properties = tool.inputSchema["properties"]
+    const named = properties !== undefined && isObject(properties) ? Object.keys(properties) : []
+    const refuses = Conditions.compile(`grants.${tool.name}`, terms.failWhen, named)
+    if (Result.isFailure(refuses)) return Result.fail(new GrantError(refuses.failure))
     return Result.succeed({
       name: tool.name,
       title: tool.title,
@@ -213,7 +248,8 @@ const grant = (
       locked: tool,
       fields,
       inputSchema,
-      check
+      check,
+      refuses: refuses.success
     })
   })
 
@@ -240,9 +276,9 @@ export const project = (
 ): Result.Result<{ readonly granted: ReadonlyArray<Granted>; readonly missing: ReadonlyArray<string> }, GrantError> => {
   const granted: Array<Granted> = []
   for (const tool of lock.tools) {
-    const restrictions = GuardFile.grantOf(file, tool.name)
-    if (restrictions === undefined) continue
-    const served = grant(tool, restrictions)
+    const terms = GuardFile.grantOf(file, tool.name)
+    if (terms === undefined) continue
+    const served = grant(tool, terms)
     if (Result.isFailure(served)) return Result.fail(served.failure)
     granted.push(served.success)
   }

@@ -6,25 +6,29 @@
  * granted. The guard connects the upstream through the client toolset (its transports, deadlines
  * and containment), serves the granted tools as the lock recorded them with the file's
  * restrictions applied, and runs every call — from an MCP host or from a shell — through
- * `execute`: a tool not granted, a tool whose live definition moved from the lock, or arguments
- * outside the restricted schema are refused there, in one sentence; anything else is sent. Each
- * call, whatever its fate, leaves one audit row. One path means the two doors cannot drift apart.
+ * `execute`: a tool not granted, a tool whose live definition moved from the lock, arguments
+ * outside the restricted schema, or arguments a request guard (`fail-when`) of the file refuses are
+ * refused there, in one sentence; anything else is recorded, then sent. Each call, whatever its
+ * fate, is in the audit (see `Audit` for its rows). One path means the two doors cannot drift
+ * apart.
  *
  * @since 0.1.0
  */
-import { Clock, Context, Effect, Exit, Layer, Result, Schema } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
 import type * as CallResult from "../client/CallResult.ts"
+import type * as Catalog from "../client/Catalog.ts"
 import type * as McpConfig from "../client/Config.ts"
 import type { WiringError } from "../client/Errors.ts"
 import * as McpToolset from "../client/McpToolset.ts"
+import { type InputError, withoutValues } from "../core/InputError.ts"
 import * as Json from "../core/Json.ts"
-import { messageOf } from "../core/ToolFailure.ts"
 import * as ToolResult from "../core/ToolResult.ts"
 import * as Audit from "./Audit.ts"
 import * as GuardError from "./GuardError.ts"
 import * as GuardFile from "./GuardFile.ts"
 import * as GuardLock from "./GuardLock.ts"
 import * as Grants from "./Grants.ts"
+import * as Rows from "./internal/rows.ts"
 
 /**
  * The door a call came through, as the audit records it.
@@ -121,18 +125,11 @@ const answerOf = (result: CallResult.Result): ToolResult.ToolResult => {
   return structured === undefined ? { content } : { content, structuredContent: Json.toStructured(structured) }
 }
 
-interface Decided {
-  readonly decision: Audit.Row["decision"]
-  readonly reason: string | null
-  readonly outcome: Audit.Row["outcome"]
-  readonly result: ToolResult.ToolResult
-}
-
-const refused = (refusal: { readonly message: string }): Decided => ({
-  decision: "deny",
-  reason: refusal.message,
-  outcome: "refused",
-  result: ToolResult.failure(refusal)
+// The caller is told the whole sentence; the row keeps none of the values it quotes.
+const refused = (refusal: GuardError.Refusal | InputError): Rows.Verdict => ({
+  _tag: "Deny",
+  answer: ToolResult.failure(refusal),
+  reason: refusal._tag === "InputError" ? withoutValues(refusal) : refusal.message
 })
 
 interface Env {
@@ -149,50 +146,41 @@ const liveOf = (env: Env, tool: string) =>
     (tools) => [...tools.values()].find((t) => t.server === env.file.upstream.name && t.tool === tool)
   )
 
-const decide = (env: Env, tool: string, args: unknown): Effect.Effect<Decided> =>
+// A live tool as the lock holds one: what drift compares.
+const definitionOf = (live: Catalog.Tool): GuardLock.Definition => ({
+  description: live.description,
+  inputSchema: live.inputSchema,
+  title: live.title,
+  annotations: live.annotations,
+  _meta: live.meta
+})
+
+const send = (env: Env, name: string, args: unknown): Effect.Effect<Rows.Sent> =>
+  Effect.map(Effect.result(env.toolset.call(name, args)), (sent) =>
+    Result.isSuccess(sent)
+      ? { outcome: "ok", answer: answerOf(sent.success) }
+      : { outcome: "error", answer: ToolResult.failure(sent.failure) })
+
+// Nothing is sent while deciding: an allowed call carries the send that `record` runs once its
+// row is written.
+const decide = (env: Env, tool: string, args: unknown): Effect.Effect<Rows.Verdict> =>
   Effect.gen(function*() {
     const granted = env.granted.get(tool)
     if (granted === undefined) return refused(new GuardError.NotGranted({ tool }))
     const live = yield* liveOf(env, tool)
     if (live === undefined) return refused(new GuardError.Withdrawn({ tool, upstream: env.file.upstream.name }))
-    if (GuardLock.drifted(granted.locked, live)) return refused(new GuardError.Drifted({ tool }))
+    if (GuardLock.drifted(granted.locked, definitionOf(live))) return refused(new GuardError.Drifted({ tool }))
     const checked = yield* Effect.result(granted.check(args ?? {}))
     if (Result.isFailure(checked)) return refused(checked.failure)
-    const sent = yield* Effect.result(env.toolset.call(live.name, checked.success))
-    return Result.isSuccess(sent)
-      ? { decision: "allow", reason: null, outcome: "ok", result: answerOf(sent.success) }
-      : { decision: "allow", reason: null, outcome: "error", result: ToolResult.failure(sent.failure) }
+    const reason = granted.refuses(checked.success)
+    if (reason !== undefined) return refused(new GuardError.FailedWhen({ tool, reason }))
+    return { _tag: "Allow", send: send(env, live.name, checked.success) }
   })
 
-// One row per call, written however the call ends (a cancelled one included).
 const execute = (env: Env) => (door: Door, tool: string, args: unknown): Effect.Effect<ToolResult.ToolResult> =>
-  Effect.gen(function*() {
-    const started = yield* Clock.currentTimeMillis
-    const row = (ended: number, decided: Omit<Decided, "result">): Audit.Row => ({
-      time: new Date(started).toISOString(),
-      door,
-      tool,
-      args: Audit.digest(args),
-      decision: decided.decision,
-      reason: decided.reason,
-      outcome: decided.outcome,
-      durationMs: ended - started
-    })
-    const record = (decided: Omit<Decided, "result">) =>
-      Effect.flatMap(Clock.currentTimeMillis, (ended) =>
-        env.audit.write(row(ended, decided)).pipe(
-          Effect.catch((failed) =>
-            Effect.logError(`the audit row of a ${tool} call was not written: ${messageOf(failed)}`)
-          )
-        ))
-    return yield* decide(env, tool, args).pipe(
-      Effect.onExit((exit) =>
-        Exit.isSuccess(exit) ? record(exit.value)
-          : record({ decision: "allow", reason: "the call was cancelled", outcome: "error" })
-      ),
-      Effect.map((decided) => decided.result)
-    )
-  }).pipe(Effect.withSpan("Guard.execute", { attributes: { door, tool } }))
+  Rows.record(env.audit, { door, tool, args }, decide(env, tool, args)).pipe(
+    Effect.withSpan("Guard.execute", { attributes: { door, tool } })
+  )
 
 const toolsetOptions = (options: Options): McpConfig.Options =>
   Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
@@ -230,7 +218,7 @@ export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile,
   const env: Env = { file, granted: new Map(granted.map((tool) => [tool.name, tool])), toolset, audit }
   for (const tool of granted) {
     const live = yield* liveOf(env, tool.name)
-    if (live !== undefined && GuardLock.drifted(tool.locked, live))
+    if (live !== undefined && GuardLock.drifted(tool.locked, definitionOf(live)))
       yield* Effect.logWarning(new GuardError.Drifted({ tool: tool.name }).message)
   }
   return Guard.of({ file, tools: granted, execute: execute(env) })
@@ -250,7 +238,7 @@ export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile,
  * @since 0.1.0
  */
 export const layer = (file: GuardFile.GuardFile, options?: Options): Layer.Layer<Guard, StartError> =>
-  Layer.effect(Guard, make(file, options)).pipe(Layer.provide(Audit.layer(file.audit)))
+  Layer.effect(Guard, make(file, options)).pipe(Layer.provide(Audit.layer(file.audit, { key: file.auditKey })))
 
 /**
  * The guard of the guard file at `path`, as a layer.
@@ -296,16 +284,10 @@ export const lock = Effect.fn("Guard.lock")(function*(file: GuardFile.GuardFile,
       reason: `the upstream "${file.upstream.name}" listed no tools${why === "" ? "" : `: ${why}`}`
     })
   }
+  // Written as drift reads it, so a lock taken now matches the upstream now.
   const written = GuardLock.of(
     file.upstream.name,
-    listed.tools.map((tool) => ({
-      name: tool.tool,
-      ...(tool.title === undefined ? {} : { title: tool.title }),
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
-      ...(tool.meta === undefined ? {} : { _meta: tool.meta })
-    }))
+    listed.tools.map((tool) => ({ name: tool.tool, ...definitionOf(tool) }))
   )
   yield* GuardLock.write(file.lock, written)
   return written

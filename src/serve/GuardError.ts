@@ -66,6 +66,71 @@ export class Withdrawn
 }
 
 /**
+ * A request guard of the guard file holds for the call's arguments (`grants.<tool>.fail-when[i]`):
+ * the file's own reason, or the condition itself when it gives none. Neither quotes what the caller
+ * sent, so the audit keeps the sentence whole.
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.FailedWhen({ tool: "transfer", reason: "a bitcoin transfer of 100 or more needs a person" }).message
+ * // 'the guard refuses this call to tool "transfer": a bitcoin transfer of 100 or more needs a person'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class FailedWhen
+  extends Schema.TaggedError<FailedWhen>()("FailedWhen", { tool: Schema.String, reason: Schema.String })
+{
+  override get message(): string {
+    return `the guard refuses this call to tool "${this.tool}": ${this.reason}`
+  }
+}
+
+/**
+ * The call was allowed but not sent, because its audit row could not be written: the guard sends
+ * nothing it has not recorded.
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.Unaudited({ tool: "transfer" }).message
+ * // 'tool "transfer" was not called: the guard could not write its audit'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Unaudited extends Schema.TaggedError<Unaudited>()("Unaudited", { tool: Schema.String }) {
+  override get message(): string {
+    return `tool "${this.tool}" was not called: the guard could not write its audit`
+  }
+}
+
+/**
+ * The guard itself failed on a call (a defect, logged with its cause): deciding it, so it was not
+ * sent, or sending it, so whether it reached the upstream is not known.
+ *
+ * @example
+ * ```ts
+ * import { GuardError } from "effect-surface/serve"
+ * new GuardError.GuardFailed({ tool: "transfer", while: "deciding" }).message
+ * // 'the guard failed while deciding on a call to tool "transfer", so it was not sent'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class GuardFailed extends Schema.TaggedError<GuardFailed>()("GuardFailed", {
+  tool: Schema.String,
+  while: Schema.Literals(["deciding", "sending"])
+}) {
+  override get message(): string {
+    return this.while === "deciding"
+      ? `the guard failed while deciding on a call to tool "${this.tool}", so it was not sent`
+      : `the guard failed while sending a call to tool "${this.tool}": whether it reached the upstream is not known`
+  }
+}
+
+/**
  * The lock was taken from another upstream than the guard file names.
  *
  * @example
@@ -97,4 +162,4 @@ export class LockMismatch extends Schema.TaggedError<LockMismatch>()("LockMismat
  *
  * @since 0.1.0
  */
-export type Refusal = NotGranted | Drifted | Withdrawn
+export type Refusal = NotGranted | Drifted | Withdrawn | FailedWhen

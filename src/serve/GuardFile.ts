@@ -1,6 +1,6 @@
 /**
  * The guard file: which upstream MCP server a guard stands in front of, what of it is granted, and
- * where its lock and audit live.
+ * where its lock, its audit and the audit's key live.
  *
  * It is a JSON file a person writes and commits, so it is decoded with a schema and every mistake is
  * refused with a sentence naming the field (`grants.get-sum.restrict.a.maximum`): a typo in a
@@ -38,18 +38,93 @@ export interface Restriction {
 }
 
 /**
- * One grant: `true` (the tool as the upstream offers it), `false` (denied, as if unnamed), or the
- * tool with restrictions on some of its arguments.
+ * What a request guard asks of one argument: that it is one of `enum`, at least `minimum`, at most
+ * `maximum`, a string matching `pattern` — every key given, and the argument given — or, with
+ * `present: false`, that it is not given at all.
  *
  * @example
  * ```ts
  * import type { GuardFile } from "effect-surface/serve"
- * const grants: Record<string, GuardFile.Grant> = { echo: true, "get-env": false, "get-sum": { restrict: { a: { maximum: 10 } } } }
+ * const large: GuardFile.Matcher = { minimum: 100 }
+ * const crypto: GuardFile.Matcher = { enum: ["BTC", "ETH"] }
+ * const unexplained: GuardFile.Matcher = { present: false }
  * ```
  *
  * @since 0.1.0
  */
-export type Grant = boolean | { readonly restrict?: { readonly [argument: string]: Restriction } | undefined }
+export interface Matcher {
+  readonly enum?: ReadonlyArray<string | number | boolean | null> | undefined
+  readonly minimum?: number | undefined
+  readonly maximum?: number | undefined
+  readonly pattern?: string | undefined
+  readonly present?: boolean | undefined
+}
+
+/**
+ * A request guard (`"fail-when"`): a condition over a call's arguments under which the guard
+ * refuses it, though each argument alone is within its restrictions. It holds when every argument
+ * it names matches; `reason` is the sentence the caller and the audit are given (without one, the
+ * condition itself is told).
+ *
+ * @example
+ * ```ts
+ * import type { GuardFile } from "effect-surface/serve"
+ * const bigCrypto: GuardFile.Condition = {
+ *   match: { currency: { enum: ["BTC"] }, amount: { minimum: 100 } },
+ *   reason: "a bitcoin transfer of 100 or more needs a person"
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Condition {
+  readonly match: { readonly [argument: string]: Matcher }
+  readonly reason?: string | undefined
+}
+
+/**
+ * One grant: `true` (the tool as the upstream offers it), `false` (denied, as if unnamed), or the
+ * tool with terms: restrictions on some of its arguments, request guards (`"fail-when"`) over them
+ * together, and where keys its locked schema does not name may pass (`"allow-extra-keys"`: `true`
+ * anywhere, or the arguments inside which they may; by default such a key is refused, since an
+ * upstream may read an alias of a restricted argument).
+ *
+ * @example
+ * ```ts
+ * import type { GuardFile } from "effect-surface/serve"
+ * const grants: Record<string, GuardFile.Grant> = {
+ *   echo: true,
+ *   "get-env": false,
+ *   "get-sum": { restrict: { a: { maximum: 10 } } },
+ *   annotate: { "allow-extra-keys": ["metadata"] }
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Grant = boolean | {
+  readonly restrict?: { readonly [argument: string]: Restriction } | undefined
+  readonly "fail-when"?: ReadonlyArray<Condition> | undefined
+  readonly "allow-extra-keys"?: boolean | ReadonlyArray<string> | undefined
+}
+
+/**
+ * A granted tool's terms, every one spelled out: its restrictions, its request guards, and where
+ * keys its locked schema does not name may pass (`false`: nowhere).
+ *
+ * @example
+ * ```ts
+ * import type { GuardFile } from "effect-surface/serve"
+ * const terms: GuardFile.Terms = { restrict: { a: { maximum: 10 } }, failWhen: [], allowExtraKeys: false }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Terms {
+  readonly restrict: { readonly [argument: string]: Restriction }
+  readonly failWhen: ReadonlyArray<Condition>
+  readonly allowExtraKeys: boolean | ReadonlyArray<string>
+}
 
 /**
  * A decoded guard file, its paths resolved against the file's own directory.
@@ -74,6 +149,12 @@ export interface GuardFile {
   readonly lock: string
   /** JSON lines, or SQLite when the path ends in `.db`. */
   readonly audit: string
+  /**
+   * The file holding the key the audit's argument digests are made with (it must exist, readable
+   * by its owner alone); without it, `<audit>.key`, made when missing. A path, not the key: the
+   * guard file is committed.
+   */
+  readonly auditKey?: string | undefined
 }
 
 const Finite = Schema.Finite
@@ -84,9 +165,24 @@ const Restriction = Schema.Struct({
   maxLength: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
   pattern: Schema.optionalKey(Schema.String)
 })
+const Matcher = Schema.Struct({
+  enum: Schema.optionalKey(Schema.NonEmptyArray(Schema.Union([Schema.String, Finite, Schema.Boolean, Schema.Null]))),
+  minimum: Schema.optionalKey(Finite),
+  maximum: Schema.optionalKey(Finite),
+  pattern: Schema.optionalKey(Schema.String),
+  present: Schema.optionalKey(Schema.Boolean)
+})
+const Condition = Schema.Struct({
+  match: Schema.Record(Schema.String, Matcher),
+  reason: Schema.optionalKey(Schema.NonEmptyString)
+})
 const Grant = Schema.Union([
   Schema.Boolean,
-  Schema.Struct({ restrict: Schema.optionalKey(Schema.Record(Schema.String, Restriction)) })
+  Schema.Struct({
+    restrict: Schema.optionalKey(Schema.Record(Schema.String, Restriction)),
+    "fail-when": Schema.optionalKey(Schema.Array(Condition)),
+    "allow-extra-keys": Schema.optionalKey(Schema.Union([Schema.Boolean, Schema.NonEmptyArray(Schema.NonEmptyString)]))
+  })
 ])
 // The entry's own fields are the toolset's to check (`McpConfig.wire`); here only what JSON can say.
 const Upstream = Schema.StructWithRest(
@@ -97,7 +193,8 @@ const FileSchema = Schema.Struct({
   upstream: Upstream,
   grants: Schema.Record(Schema.String, Grant),
   lock: Schema.NonEmptyString,
-  audit: Schema.NonEmptyString
+  audit: Schema.NonEmptyString,
+  auditKey: Schema.optionalKey(Schema.NonEmptyString)
 })
 // A key the schema does not know is refused, not ignored: `restirct` must not grant the tool whole.
 const decodeFile = Schema.decodeUnknownResult(FileSchema, { errors: "all", onExcessProperty: "error" })
@@ -123,24 +220,47 @@ export class GuardFileError
   }
 }
 
+const issue = (path: ReadonlyArray<string | number>, message: string) => new InputError({ issues: [{ path, message }] })
+
 // Only a pattern that compiles can restrict anything; a broken one is the file's mistake.
-const badPattern = (grants: GuardFile["grants"]): InputError | undefined => {
+const badPattern = (path: ReadonlyArray<string | number>, pattern: string | undefined): InputError | undefined => {
+  if (pattern === undefined) return undefined
+  const compiled = Result.try(() => new RegExp(pattern, "u"))
+  return Result.isFailure(compiled) ? issue(path, `not a regular expression: ${String(compiled.failure)}`) : undefined
+}
+
+// A condition that names nothing would refuse every call, and one asking an absent argument to
+// have a value can never hold: both are mistakes, not grants.
+const badCondition = (path: ReadonlyArray<string | number>, condition: Condition): InputError | undefined => {
+  const matchers = Object.entries(condition.match)
+  if (matchers.length === 0) return issue([...path, "match"], "names no argument: a condition must name at least one")
+  for (const [argument, matcher] of matchers) {
+    const at = [...path, "match", argument]
+    if (matcher.present === false && Object.keys(matcher).length > 1)
+      return issue(at, "present: false holds only when the argument is not given, so it takes no other key")
+    const pattern = badPattern([...at, "pattern"], matcher.pattern)
+    if (pattern !== undefined) return pattern
+  }
+  return undefined
+}
+
+const badGrant = (grants: GuardFile["grants"]): InputError | undefined => {
   for (const [tool, grant] of Object.entries(grants)) {
     if (typeof grant === "boolean") continue
     for (const [argument, restriction] of Object.entries(grant.restrict ?? {})) {
-      if (restriction.pattern === undefined) continue
-      const compiled = Result.try(() => new RegExp(restriction.pattern ?? "", "u"))
-      if (Result.isFailure(compiled)) {
-        const path = ["grants", tool, "restrict", argument, "pattern"]
-        return new InputError({ issues: [{ path, message: `not a regular expression: ${String(compiled.failure)}` }] })
-      }
+      const bad = badPattern(["grants", tool, "restrict", argument, "pattern"], restriction.pattern)
+      if (bad !== undefined) return bad
+    }
+    for (const [i, condition] of (grant["fail-when"] ?? []).entries()) {
+      const bad = badCondition(["grants", tool, "fail-when", i], condition)
+      if (bad !== undefined) return bad
     }
   }
   return undefined
 }
 
 /**
- * Decode a guard file's JSON, resolving `lock` and `audit` against `directory` (the file's own).
+ * Decode a guard file's JSON, resolving `lock`, `audit` and `auditKey` against the file's directory.
  *
  * @example
  * ```ts
@@ -161,8 +281,8 @@ export const decode = (json: unknown, at: { readonly path: string }): Effect.Eff
   const decoded = decodeFile(json)
   if (Result.isFailure(decoded)) return refuse(toInputError(decoded.failure.issue, []).message)
   const file = decoded.success
-  const pattern = badPattern(file.grants)
-  if (pattern !== undefined) return refuse(pattern.message)
+  const bad = badGrant(file.grants)
+  if (bad !== undefined) return refuse(bad.message)
   const directory = Path.dirname(Path.resolve(at.path))
   return McpConfig.wire([file.upstream], {}).pipe(
     Effect.mapError((refused) => new GuardFileError({ path: at.path, reason: `upstream: ${refused.reason}` })),
@@ -174,7 +294,8 @@ export const decode = (json: unknown, at: { readonly path: string }): Effect.Eff
           ...file,
           upstream,
           lock: Path.resolve(directory, file.lock),
-          audit: Path.resolve(directory, file.audit)
+          audit: Path.resolve(directory, file.audit),
+          ...(file.auditKey === undefined ? {} : { auditKey: Path.resolve(directory, file.auditKey) })
         })
         : refuse("upstream: must be a stdio, streamable-http or sse server entry")
     })
@@ -211,19 +332,24 @@ export const read = Effect.fn("GuardFile.read")(function*(path: string) {
 })
 
 /**
- * The grant a tool has: its restrictions when granted, `undefined` when denied or not named.
+ * The terms a tool is granted on: spelled out when granted (`true` is no restriction, no extra key),
+ * `undefined` when denied or not named.
  *
  * @example
  * ```ts
  * import { GuardFile } from "effect-surface/serve"
  * declare const file: GuardFile.GuardFile
- * GuardFile.grantOf(file, "echo") // {} when "echo": true; undefined when false or absent
+ * GuardFile.grantOf(file, "echo") // { restrict: {}, failWhen: [], allowExtraKeys: false } when "echo": true; undefined when false or absent
  * ```
  *
  * @since 0.1.0
  */
-export const grantOf = (file: GuardFile, tool: string): { readonly [argument: string]: Restriction } | undefined => {
+export const grantOf = (file: GuardFile, tool: string): Terms | undefined => {
   const grant = Object.hasOwn(file.grants, tool) ? file.grants[tool] : undefined
   if (grant === undefined || grant === false) return undefined
-  return grant === true ? {} : grant.restrict ?? {}
+  return grant === true ? { restrict: {}, failWhen: [], allowExtraKeys: false } : {
+    restrict: grant.restrict ?? {},
+    failWhen: grant["fail-when"] ?? [],
+    allowExtraKeys: grant["allow-extra-keys"] ?? false
+  }
 }

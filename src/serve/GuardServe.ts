@@ -2,8 +2,8 @@
  * A guard served over MCP: its granted tools as the MCP face's root tools, each call handed whole
  * to the guard's `execute`.
  *
- * The face lists each tool with the upstream's name, description and `_meta`, and the input schema
- * the guard rebuilt with its restrictions; it does not check the arguments itself
+ * The face lists each tool with the upstream's name, description, annotations and `_meta`, and the
+ * input schema the guard rebuilt with its restrictions; it does not check the arguments itself
  * (`checkedBy: "handler"`), because a refusal made before `execute` would be a refusal without an
  * audit row and in other words than the shell's. So the MCP door and the command line meet at the
  * same path, and nothing here serves MCP a second way: it is the face's own layers over a bundle
@@ -44,6 +44,7 @@ export const rootTools = (guard: Guard.Guard["Service"]): Bundle.RootTools =>
       description: tool.description,
       ...(tool.title === undefined ? {} : { title: tool.title }),
       ...(tool.meta === undefined ? {} : { meta: tool.meta }),
+      ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
       input: Tool.jsonSchema(tool.inputSchema, { checkedBy: "handler" }),
       mutates: tool.annotations?.["readOnlyHint"] !== true,
       handler: (args) => guard.execute("mcp", tool.name, args),

@@ -5,7 +5,7 @@
  * `serveTools` is the Promise door for plain tools; `ServeTools` holds their shape and the Effect
  * forms (`layer`, `layerStdio`, `layerHttp`), `ServeToolsError` the refusals. A guard is its file
  * (`GuardFile`), its lock (`GuardLock`), the grants projected onto it (`Grants`), the one execution
- * path (`Guard`), its audit (`Audit`) and the MCP face over it (`GuardServe`); all over the MCP face,
+ * path (`Guard`), its audit (`Audit`, its digests keyed by `AuditKey`) and the MCP face over it (`GuardServe`); all over the MCP face,
  * the client toolset and the core.
  *
  * @since 0.1.0
@@ -15,6 +15,7 @@ export * as ServeToolsError from "./ServeToolsError.ts"
 export { serveTools } from "./Promise.ts"
 export type { HttpServedTools, ServedTools, ServeToolsOptions } from "./Promise.ts"
 export * as Audit from "./Audit.ts"
+export * as AuditKey from "./AuditKey.ts"
 export * as Grants from "./Grants.ts"
 export * as Guard from "./Guard.ts"
 export * as GuardError from "./GuardError.ts"

@@ -91,6 +91,14 @@ describe("the command-line face", () => {
       assert.strictEqual(good.stdout, `{"item":"cake","qty":3}\n`)
     }))
 
+  it.live("a mistake in the arguments is told in one sentence naming where --help is, not with the whole usage", () =>
+    Effect.gen(function*() {
+      const wrong = yield* runCli(Cli.run({ ...shopOptions, name: "shop" }, ["place-order", "--qty", "many"]))
+      assert.isTrue(Exit.isFailure(wrong.exit))
+      assert.strictEqual(wrong.stdout, "")
+      assert.match(wrong.console, /^shop: Invalid value for flag --qty: "many"\. .* \(see shop place-order --help\)\n$/)
+    }))
+
   it.live("--help lists each flag typed from the schema with its enum, bounds and requiredness", () =>
     Effect.gen(function*() {
       const help = yield* runCli(Cli.run({ ...shopOptions, name: "shop" }, ["place-order", "--help"]))

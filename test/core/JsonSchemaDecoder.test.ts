@@ -183,6 +183,40 @@ describe("SchemaBridge.fromJsonSchema", () => {
       }
       assert.include(yield* messageOf(check(nested, deep)), "nests deeper than 128 levels")
     }))
+
+  it.effect("withoutValues says where and what was expected, and none of the values the message quotes", () =>
+    Effect.gen(function*() {
+      const secret = "SECRET-7f3a"
+      const schema = {
+        type: "object",
+        properties: {
+          kind: { enum: ["a", "b"] },
+          word: { type: "string", pattern: "^acct-", maxLength: 8 },
+          n: { type: "number", maximum: 3 },
+          either: { oneOf: [{ type: "string" }, { type: "string", minLength: 1 }] },
+          never: { not: { type: "string" } },
+          typed: { type: "integer" }
+        },
+        additionalProperties: false
+      }
+      const decode = yield* SchemaBridge.fromJsonSchema(schema, { trustPatterns: true })
+      const error = yield* Effect.flip(decode({
+        kind: secret,
+        word: `${secret}-and-more`,
+        n: 7_654_321,
+        either: secret,
+        never: secret,
+        typed: secret,
+        [secret]: 1
+      }))
+      assert.include(error.message, secret)
+      const without = SchemaBridge.withoutValues(error)
+      assert.notInclude(without.replace(`value at "${secret}": unexpected field`, ""), secret)
+      assert.notInclude(without, "7654321")
+      assert.notInclude(without, "got")
+      assert.include(without, `value at "word": expected a string matching /^acct-/`)
+      assert.include(without, `value at "typed": expected an integer`)
+    }))
 })
 
 describe("SchemaBridge.fromJsonSchema: reading a stranger's schema", () => {

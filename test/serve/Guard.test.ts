@@ -10,7 +10,7 @@ import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import { McpServer } from "effect-surface/mcp"
-import { Audit, Guard, GuardFile, GuardLock, GuardServe } from "effect-surface/serve"
+import { Audit, AuditKey, Guard, GuardFile, GuardLock, GuardServe } from "effect-surface/serve"
 import { binPath, runBin } from "../bin.ts"
 import { entry } from "../client/servers.ts"
 import { fromSdk, modulesLoadedBy } from "../moduleLoads.ts"
@@ -80,7 +80,7 @@ describe("Guard in front of server-everything", () => {
     }), 60_000)
 
   it.live(
-    "guard serve lists exactly the granted tools of the lock: upstream names, descriptions, _meta verbatim, schemas rebuilt with the restrictions",
+    "guard serve lists exactly the granted tools of the lock: upstream names, descriptions, _meta verbatim, schemas rebuilt with the restrictions and closed",
     () =>
       Effect.gen(function*() {
         const f = yield* fixture()
@@ -97,13 +97,18 @@ describe("Guard in front of server-everything", () => {
         const upstreamOf = (name: string) => live.tools.find((tool) => tool.name === name)
         const byName = (name: string) => tools.find((tool) => tool.name === name)
         assert.deepStrictEqual(byName("echo")?._meta, { "vendor.example/trace": { level: 2 } })
-        assert.deepStrictEqual(byName("echo")?.inputSchema, upstreamOf("echo")?.inputSchema)
+        // Closed to keys the lock does not name: an alias of a restricted argument is no way round it.
+        assert.deepStrictEqual<unknown>(byName("echo")?.inputSchema, {
+          ...upstreamOf("echo")?.inputSchema,
+          additionalProperties: false
+        })
         assert.strictEqual(byName("get-sum")?.description, upstreamOf("get-sum")?.description)
         assert.strictEqual(byName("get-sum")?.title, upstreamOf("get-sum")?.title)
         assert.isFalse(Object.hasOwn(byName("get-sum") ?? {}, "_meta"))
         const sum: Record<string, unknown> = { ...upstreamOf("get-sum")?.inputSchema }
         const restricted = {
           ...sum,
+          additionalProperties: false,
           properties: {
             ...(sum["properties"] as object),
             a: { type: "number", description: "First number", maximum: 10 }
@@ -117,7 +122,7 @@ describe("Guard in front of server-everything", () => {
   )
 
   it.live(
-    "one execution path: the same refusal in the same words over MCP and from the shell, and one audit row per call",
+    "one execution path: the same refusal in the same words over MCP and from the shell, and the same audit rows",
     () =>
       Effect.gen(function*() {
         const f = yield* fixture()
@@ -142,26 +147,33 @@ describe("Guard in front of server-everything", () => {
         assert.strictEqual(textOf(denied), `effect-surface: tool "get-env" is not granted by this guard`)
 
         const rows = yield* Audit.read(f.audit)
+        // An allowed call is recorded as it starts, before it is sent, and again when it ends.
         assert.deepStrictEqual(rows.map((row) => [row.door, row.tool, row.decision, row.outcome]), [
+          ["mcp", "get-sum", "allow", "started"],
           ["mcp", "get-sum", "allow", "ok"],
           ["mcp", "get-sum", "deny", "refused"],
           ["cli", "get-sum", "deny", "refused"],
+          ["cli", "get-sum", "allow", "started"],
           ["cli", "get-sum", "allow", "ok"],
           ["mcp", "get-env", "deny", "refused"],
           ["cli", "get-env", "deny", "refused"]
         ])
-        const [, mcpRefusal, cliRefusal] = rows
+        assert.strictEqual(rows[0]?.id, rows[1]?.id)
+        assert.strictEqual(new Set(rows.map((row) => row.id)).size, 6)
+        const [, , mcpRefusal, cliRefusal] = rows
         assert.strictEqual(mcpRefusal?.reason, cliRefusal?.reason)
-        assert.strictEqual(`effect-surface: ${mcpRefusal?.reason}`, textOf(overMcp))
+        // The caller reads what it sent; the row, only what was expected of it.
+        assert.strictEqual(textOf(overMcp), `effect-surface: value at "a": expected a number at most 10, got 11`)
+        assert.strictEqual(mcpRefusal?.reason, `value at "a": expected a number at most 10`)
         assert.strictEqual(mcpRefusal?.args, cliRefusal?.args)
-        assert.strictEqual(mcpRefusal?.args, Audit.digest({ a: 11, b: 1 }))
+        assert.strictEqual(mcpRefusal?.args, AuditKey.digest(yield* AuditKey.read(`${f.audit}.key`), { a: 11, b: 1 }))
         assert.isNull(rows[0]?.reason)
         for (const row of rows) {
           assert.isAtLeast(row.durationMs, 0)
           assert.isFalse(Number.isNaN(Date.parse(row.time)))
         }
-        // A digest, never the values: no argument of any call is in the log.
-        assert.notInclude(Fs.readFileSync(f.audit, "utf8"), `"a":11`)
+        // A digest, never the values: no row says what any argument was.
+        assert.notInclude(Fs.readFileSync(f.audit, "utf8"), "got")
       }),
     90_000
   )
@@ -183,11 +195,11 @@ describe("Guard in front of server-everything", () => {
         assert.strictEqual(textOf(yield* call(client, "get-sum", { a: 1, b: 1 })), "The sum of 1 and 1 is 2.")
         // The audit path ends in .db: SQLite.
         const rows = yield* Audit.read(f.audit)
-        assert.deepStrictEqual(rows.map((row) => [row.tool, row.decision, row.outcome]), [["echo", "deny", "refused"], [
-          "get-sum",
-          "allow",
-          "ok"
-        ]])
+        assert.deepStrictEqual(rows.map((row) => [row.tool, row.decision, row.outcome]), [
+          ["echo", "deny", "refused"],
+          ["get-sum", "allow", "started"],
+          ["get-sum", "allow", "ok"]
+        ])
         assert.strictEqual(`effect-surface: ${rows[0]?.reason}`, textOf(drifted))
         assert.strictEqual(Fs.readFileSync(f.audit).subarray(0, 15).toString("utf8"), "SQLite format 3")
       }),
@@ -246,11 +258,12 @@ describe("Guard in front of server-everything", () => {
         const overHttp = yield* connected((client) => client.connect(new StreamableHTTPClientTransport(new URL(url))))
         assert.strictEqual(textOf(yield* call(overHttp, "get-sum", { a: 3, b: 4 })), "The sum of 3 and 4 is 7.")
         const rows = yield* Audit.read(f.audit)
-        assert.deepStrictEqual(rows.map((row) => [row.door, row.tool, row.outcome]), [["mcp", "echo", "ok"], [
-          "mcp",
-          "get-sum",
-          "ok"
-        ]])
+        assert.deepStrictEqual(rows.map((row) => [row.door, row.tool, row.outcome]), [
+          ["mcp", "echo", "started"],
+          ["mcp", "echo", "ok"],
+          ["mcp", "get-sum", "started"],
+          ["mcp", "get-sum", "ok"]
+        ])
       }),
     90_000
   )

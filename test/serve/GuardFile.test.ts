@@ -6,7 +6,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { Fields, type Json, SchemaBridge } from "effect-surface"
-import { Audit, Grants, GuardFile, type GuardLock } from "effect-surface/serve"
+import { Audit, AuditKey, Grants, GuardFile, type GuardLock } from "effect-surface/serve"
 import { input, numeric, schemaOf, type Spec } from "../cli/specs.ts"
 
 const isObject = (json: Json.Json): json is Json.JsonObject =>
@@ -79,8 +79,12 @@ describe("the guard file", () => {
       const file = yield* GuardFile.decode(good, { path: "/repo/guard.json" })
       assert.strictEqual(file.lock, "/repo/guard.lock.json")
       assert.strictEqual(file.audit, "/repo/audit.jsonl")
-      assert.deepStrictEqual(GuardFile.grantOf(file, "get-sum"), { a: { maximum: 10 } })
-      assert.deepStrictEqual(GuardFile.grantOf(file, "echo"), {})
+      assert.deepStrictEqual(GuardFile.grantOf(file, "get-sum"), {
+        restrict: { a: { maximum: 10 } },
+        failWhen: [],
+        allowExtraKeys: false
+      })
+      assert.deepStrictEqual(GuardFile.grantOf(file, "echo"), { restrict: {}, failWhen: [], allowExtraKeys: false })
       assert.isUndefined(GuardFile.grantOf(file, "get-env"))
     }))
 
@@ -110,6 +114,18 @@ describe("the guard file", () => {
         `upstream: `
       )
       assert.include(yield* refusal({ ...good, audit: 7 }), `"audit"`)
+      const failWhen = (conditions: unknown) => refusal({ ...good, grants: { "get-sum": { "fail-when": conditions } } })
+      assert.include(yield* failWhen([{ match: {} }]), `"grants.get-sum.fail-when[0].match": names no argument`)
+      assert.include(
+        yield* failWhen([{ match: { a: { present: false, minimum: 3 } } }]),
+        `"grants.get-sum.fail-when[0].match.a": present: false holds only when the argument is not given`
+      )
+      assert.include(
+        yield* failWhen([{ match: { a: { pattern: "([" } } }]),
+        `"grants.get-sum.fail-when[0].match.a.pattern": not a regular expression`
+      )
+      assert.include(yield* failWhen([{ match: { a: { above: 3 } } }]), `"grants.get-sum.fail-when[0].match.a.above"`)
+      assert.include(yield* failWhen([{ when: { a: { minimum: 3 } } }]), `"grants.get-sum.fail-when[0].when"`)
       assert.include(yield* refusal([]), "expected")
     }))
 
@@ -136,9 +152,9 @@ describe("grants projected onto a lock", () => {
     )
   })
 
-  it("an unrestricted grant serves the locked schema and _meta as they are", () => {
+  it("an unrestricted grant serves the locked schema, closed to keys it does not name, and _meta as it is", () => {
     const order = orderOf({ order: true })
-    assert.deepStrictEqual(order.inputSchema, lock.tools[0]?.inputSchema)
+    assert.deepStrictEqual(order.inputSchema, { ...lock.tools[0]?.inputSchema, additionalProperties: false })
     assert.deepStrictEqual(order.meta, { "vendor/x": true })
   })
 
@@ -175,6 +191,31 @@ describe("grants projected onto a lock", () => {
       }
     }))
 
+  it("a request guard holds when every argument it names matches, and the first that holds gives the reason", () => {
+    const order = orderOf({
+      order: {
+        "fail-when": [
+          { match: { item: { enum: ["pie"] }, qty: { maximum: 3 } }, reason: "pie comes by the box" },
+          { match: { note: { pattern: "^rush" }, urgent: { present: true } } },
+          { match: { note: { present: false }, qty: { minimum: 10 } } }
+        ]
+      }
+    })
+    assert.strictEqual(order.refuses({ item: "pie", qty: 2 }), "pie comes by the box")
+    assert.isUndefined(order.refuses({ item: "pie", qty: 4 }))
+    assert.isUndefined(order.refuses({ item: "tea", qty: 2 }))
+    assert.strictEqual(
+      order.refuses({ item: "tea", qty: 1, note: "rush it", urgent: false }),
+      `grants.order.fail-when[1] holds: "note" matches /^rush/, and "urgent" is given`
+    )
+    assert.isUndefined(order.refuses({ item: "tea", qty: 1, note: "no rush", urgent: true }))
+    assert.strictEqual(
+      order.refuses({ item: "tea", qty: 12 }),
+      `grants.order.fail-when[2] holds: "note" is not given, and "qty" is at least 10`
+    )
+    assert.isUndefined(order.refuses({ item: "tea", qty: 12, note: "x" }))
+  })
+
   it("a restriction that cannot be kept is refused, naming the field of the guard file", () => {
     const refused = (grants: GuardFile.GuardFile["grants"]) => {
       const projected = project(grants)
@@ -198,37 +239,142 @@ describe("grants projected onto a lock", () => {
       refused({ order: { restrict: { tags: { maxLength: 3 } } } }),
       "only a string, number or boolean argument can be restricted"
     )
+    assert.include(
+      refused({
+        order: { "fail-when": [{ match: { qty: { minimum: 5 } } }, { match: { colour: { enum: ["red"] } } }] }
+      }),
+      "grants.order.fail-when[1].match.colour cannot be kept: the locked tool has no argument colour"
+    )
   })
 
-  it.prop("an unrestricted grant serves any locked schema exactly, and its flags are typed from the same fields", {
-    spec: input
-  }, ({ spec }) => {
-    const inputSchema = objectOf(schemaOf(spec))
-    const projected = Grants.project(fileWith({ tool: true }), {
-      version: 1,
-      upstream: "everything",
-      tools: [{ name: "tool", inputSchema }]
-    })
-    if (Result.isFailure(projected)) {
-      // Only a schema the core's checker cannot use is refused.
-      assert.isTrue(Result.isFailure(SchemaBridge.compileJsonSchema(inputSchema)), projected.failure.message)
-      return
+  it.effect("each object of the locked schema is closed to keys it does not name, except where the grant opens it", () =>
+    Effect.gen(function*() {
+      const ship: GuardLock.Locked = {
+        name: "ship",
+        inputSchema: {
+          type: "object",
+          properties: {
+            address: { type: "object", properties: { city: { type: "string" } } },
+            parcels: { type: "array", items: { type: "object", properties: { kg: { type: "number" } } } },
+            labels: { type: "object", additionalProperties: { type: "string" } },
+            metadata: { type: "object" },
+            via: { anyOf: [{ type: "string" }, { type: "object", properties: { hub: { type: "string" } } }] }
+          }
+        }
+      }
+      const shipOf = (grant: GuardFile.Grant) => {
+        const projected = Grants.project(fileWith({ ship: grant }), {
+          version: 1,
+          upstream: "everything",
+          tools: [ship]
+        })
+        return Result.isSuccess(projected) ? projected.success.granted[0] : undefined
+      }
+      const closed = shipOf(true) ?? assert.fail("ship is not served")
+      const refusedAt = (args: unknown) => Effect.map(Effect.flip(closed.check(args)), (error) => error.issues[0]?.path)
+      assert.deepStrictEqual(yield* refusedAt({ address: { city: "Oslo", zip: "0150" } }), ["address", "zip"])
+      assert.deepStrictEqual(yield* refusedAt({ parcels: [{ kg: 2, declared: 900 }] }), ["parcels", 0, "declared"])
+      assert.deepStrictEqual(yield* refusedAt({ metadata: { any: 1 } }), ["metadata", "any"])
+      assert.deepStrictEqual(yield* refusedAt({ via: { hub: "AMS", fast: true } }), ["via", "fast"])
+      // A record's keys are data: it stays as the upstream wrote it.
+      const labelled = { labels: { fragile: "yes" }, via: "road" }
+      assert.deepStrictEqual(yield* closed.check(labelled), labelled)
+
+      const opened = shipOf({ "allow-extra-keys": ["metadata"] }) ?? assert.fail("ship is not served")
+      assert.deepStrictEqual(yield* opened.check({ metadata: { any: 1 } }), { metadata: { any: 1 } })
+      assert.isTrue(Result.isFailure(yield* Effect.result(opened.check({ address: { zip: "0150" } }))))
+      assert.deepStrictEqual(shipOf({ "allow-extra-keys": true })?.inputSchema, ship.inputSchema)
+    }))
+
+  it("a schema whose keys other subschemas may name is refused unless the grant says where extra keys may pass", () => {
+    const composed: GuardLock.Locked = {
+      name: "merge",
+      inputSchema: { allOf: [{ type: "object", properties: { a: { type: "string" } } }] }
     }
-    const [tool] = projected.success.granted
-    assert.deepStrictEqual(tool?.inputSchema, inputSchema)
-    assert.deepStrictEqual(tool?.fields, Fields.fromJsonSchema(inputSchema))
-  }, { arbitrary: { runs: 200 } })
+    const projected = (grant: GuardFile.Grant) =>
+      Grants.project(fileWith({ merge: grant }), { version: 1, upstream: "everything", tools: [composed] })
+    const refused = projected(true)
+    assert.include(
+      Result.isFailure(refused) ? refused.failure.message : "kept",
+      `grants.merge cannot be kept: its locked input schema at # composes an object with allOf`
+    )
+    assert.isTrue(Result.isSuccess(projected({ "allow-extra-keys": true })))
+    const unknown = project({ order: { "allow-extra-keys": ["colour"] } })
+    assert.include(
+      Result.isFailure(unknown) ? unknown.failure.message : "kept",
+      "grants.order.allow-extra-keys cannot be kept: the locked order has no argument colour"
+    )
+  })
+
+  it.prop(
+    "a grant that lets extra keys through serves any locked schema exactly, and its flags are typed from the same fields",
+    {
+      spec: input
+    },
+    ({ spec }) => {
+      const inputSchema = objectOf(schemaOf(spec))
+      const projected = Grants.project(fileWith({ tool: { "allow-extra-keys": true } }), {
+        version: 1,
+        upstream: "everything",
+        tools: [{ name: "tool", inputSchema }]
+      })
+      if (Result.isFailure(projected)) {
+        // Only a schema the core's checker cannot use is refused.
+        assert.isTrue(Result.isFailure(SchemaBridge.compileJsonSchema(inputSchema)), projected.failure.message)
+        return
+      }
+      const [tool] = projected.success.granted
+      assert.deepStrictEqual(tool?.inputSchema, inputSchema)
+      assert.deepStrictEqual(tool?.fields, Fields.fromJsonSchema(inputSchema))
+    },
+    { arbitrary: { runs: 200 } }
+  )
+
+  it.prop("an unrestricted grant serves any locked schema with its objects closed and nothing else changed", {
+    spec: input
+  }, ({ spec }) =>
+    Effect.gen(function*() {
+      const inputSchema = objectOf(schemaOf(spec))
+      const projected = Grants.project(fileWith({ tool: true }), {
+        version: 1,
+        upstream: "everything",
+        tools: [{ name: "tool", inputSchema }]
+      })
+      if (Result.isFailure(projected)) {
+        assert.isTrue(Result.isFailure(SchemaBridge.compileJsonSchema(inputSchema)), projected.failure.message)
+        return
+      }
+      const [tool] = projected.success.granted
+      const opened = (json: Json.Json): Json.Json =>
+        Array.isArray(json) ? json.map(opened)
+          : isObject(json)
+          ? Object.fromEntries(
+            Object.entries(json).filter(([key, value]) => !(key === "additionalProperties" && value === false)).map((
+              [key, value]
+            ) => [key, opened(value)])
+          )
+          : json
+      assert.deepStrictEqual(opened(tool?.inputSchema ?? {}), inputSchema)
+      assert.strictEqual(tool?.inputSchema["additionalProperties"], false)
+      const refused = yield* Effect.flip(tool?.check({ zz_unnamed: 1 }) ?? Effect.succeed(undefined))
+      assert.isTrue(
+        refused.issues.some((issue) => issue.path[0] === "zz_unnamed" && issue.message === "unexpected field")
+      )
+    }), { arbitrary: { runs: 200 } })
 
   it.prop(
     "a maximum restriction on a numeric argument is the only change to the served schema",
     { limited: withLimit },
     ({ limited }) => {
       const inputSchema = objectOf(schemaOf(limited))
-      const projected = Grants.project(fileWith({ tool: { restrict: { limit: { maximum: 5 } } } }), {
-        version: 1,
-        upstream: "everything",
-        tools: [{ name: "tool", inputSchema }]
-      })
+      const projected = Grants.project(
+        fileWith({ tool: { restrict: { limit: { maximum: 5 } }, "allow-extra-keys": true } }),
+        {
+          version: 1,
+          upstream: "everything",
+          tools: [{ name: "tool", inputSchema }]
+        }
+      )
       const limit = limited.kind === "object" ? limited.properties.find((p) => p.name === "limit")?.spec : undefined
       if (Result.isFailure(projected)) {
         // Refused only when the bound leaves nothing: a minimum above it, or an enum with nothing at or under it.
@@ -262,21 +408,24 @@ describe("grants projected onto a lock", () => {
 })
 
 describe("the audit", () => {
+  const key = "k".repeat(32)
   const row: Audit.Row = {
+    id: "call-1",
     time: new Date(0).toISOString(),
     door: "cli",
     tool: "get-sum",
-    args: Audit.digest({ b: 2, a: 1 }),
+    args: AuditKey.digest(key, { b: 2, a: 1 }),
     decision: "deny",
-    reason: "value at \"a\": expected a number at most 10, got 11",
+    reason: "value at \"a\": expected a number at most 10",
     outcome: "refused",
     durationMs: 1.5
   }
 
-  it("digests arguments by value, whatever their key order, and never holds them", () => {
-    assert.strictEqual(Audit.digest({ b: 2, a: 1 }), Audit.digest({ a: 1, b: 2 }))
-    assert.notStrictEqual(Audit.digest({ a: 1 }), Audit.digest({ a: 2 }))
-    assert.match(Audit.digest({ secret: "hunter2" }), /^sha256:[0-9a-f]{64}$/)
+  it("digests arguments by value under a key, whatever their key order, and never holds them", () => {
+    assert.strictEqual(AuditKey.digest(key, { b: 2, a: 1 }), AuditKey.digest(key, { a: 1, b: 2 }))
+    assert.notStrictEqual(AuditKey.digest(key, { a: 1 }), AuditKey.digest(key, { a: 2 }))
+    assert.notStrictEqual(AuditKey.digest(key, { a: 1 }), AuditKey.digest("j".repeat(32), { a: 1 }))
+    assert.match(AuditKey.digest(key, { secret: "hunter2" }), /^hmac-sha256:[0-9a-f]{64}$/)
   })
 
   for (const name of ["audit.jsonl", "audit.db"]) {
@@ -284,18 +433,21 @@ describe("the audit", () => {
       Effect.gen(function*() {
         const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "audit-"))
         const path = Path.join(dir, name)
-        yield* Effect.scoped(Effect.gen(function*() {
-          const log = Context.get(yield* Layer.build(Audit.layer(path)), Audit.AuditLog)
-          yield* log.write(row)
-          yield* log.write({ ...row, door: "mcp", decision: "allow", reason: null, outcome: "ok" })
-        }))
-        assert.deepStrictEqual(yield* Audit.read(path), [row, {
+        const started: Audit.Row = {
           ...row,
+          id: "call-2",
           door: "mcp",
           decision: "allow",
           reason: null,
-          outcome: "ok"
-        }])
+          outcome: "started"
+        }
+        yield* Effect.scoped(Effect.gen(function*() {
+          const log = Context.get(yield* Layer.build(Audit.layer(path)), Audit.AuditLog)
+          yield* log.write(row)
+          yield* log.write(started)
+          yield* log.write({ ...started, outcome: "ok" })
+        }))
+        assert.deepStrictEqual(yield* Audit.read(path), [row, started, { ...started, outcome: "ok" }])
         Fs.rmSync(dir, { recursive: true, force: true })
       }))
   }

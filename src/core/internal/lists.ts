@@ -25,7 +25,7 @@ export const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
     inputSchema: tool.input.jsonSchema,
     // No outputSchema, ever: a refusal's structured detail would have to satisfy it, and SDK clients
     // throw when an isError result does not.
-    annotations: { ...title, readOnlyHint: !tool.mutates, destructiveHint: tool.mutates },
+    annotations: tool.annotations ?? { ...title, readOnlyHint: !tool.mutates, destructiveHint: tool.mutates },
     ...(tool.meta === undefined ? {} : { _meta: tool.meta })
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The phrases both directions of the bridge build their messages from, so an Effect Schema decoder
  * and the JSON Schema checker word the same mistake the same way: `expected "x" or "y", got "z"`,
- * `expected at least 3 characters, got "ab"`, `expected a number greater than 3, got 1`.
+ * `expected at least 3 characters, got "ab"`, `expected a number greater than 3, got 1`. A message
+ * names the value it was given last, after `, got `, so `withoutValues` can leave the value out.
  *
  * @internal
  */
