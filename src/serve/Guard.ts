@@ -182,8 +182,14 @@ const execute = (env: Env) => (door: Door, tool: string, args: unknown): Effect.
     Effect.withSpan("Guard.execute", { attributes: { door, tool } })
   )
 
-const toolsetOptions = (options: Options): McpConfig.Options =>
-  Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))
+// The upstream is the operator's own, named in the guard file: its host is reached wherever it is
+// (this machine, a private network), and nothing else is, not even by a redirect.
+const toolsetOptions = (file: GuardFile.GuardFile, options: Options): McpConfig.Options => ({
+  ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+  ...(file.upstream.type === "stdio" || !URL.canParse(file.upstream.url)
+    ? {}
+    : { allowedHosts: [new URL(file.upstream.url).host] })
+})
 
 /**
  * Start a guard in the current scope: read its lock, project its grants, connect its upstream (a
@@ -214,7 +220,7 @@ export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile,
       `"${name}" is granted but not in the lock, so it is not served: run effect-surface guard lock`
     )
   const audit = yield* Audit.AuditLog
-  const toolset = yield* McpToolset.make([file.upstream], toolsetOptions(options))
+  const toolset = yield* McpToolset.make([file.upstream], toolsetOptions(file, options))
   const env: Env = { file, granted: new Map(granted.map((tool) => [tool.name, tool])), toolset, audit }
   for (const tool of granted) {
     const live = yield* liveOf(env, tool.name)
@@ -273,7 +279,7 @@ export const layerFile = (path: string, options?: Options): Layer.Layer<Guard, S
  */
 export const lock = Effect.fn("Guard.lock")(function*(file: GuardFile.GuardFile, options: Options = {}) {
   const listed = yield* Effect.scoped(Effect.gen(function*() {
-    const toolset = yield* McpToolset.make([file.upstream], toolsetOptions(options))
+    const toolset = yield* McpToolset.make([file.upstream], toolsetOptions(file, options))
     const tools = [...(yield* toolset.tools).values()].filter((tool) => tool.server === file.upstream.name)
     return { tools, diagnostics: yield* toolset.diagnostics }
   }))

@@ -5,9 +5,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { InMemoryTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Effect, Layer } from "effect"
-import { McpServer } from "effect-surface/mcp"
+import { McpHttp, McpServer } from "effect-surface/mcp"
 import { Guard, GuardFile, GuardServe, serveTools } from "effect-surface/serve"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { serverOptions } from "../../examples/board/app.ts"
 import { connect, contentOf, overHttp } from "../mcp/modern.ts"
 import { fixture } from "./guardFixture.ts"
 import { echo } from "./shop.ts"
@@ -68,4 +72,33 @@ describe("the small faces in the 2026 era", () => {
       const over = yield* Effect.promise(() => client.callTool({ name: "get-sum", arguments: { a: 11, b: 1 } }))
       assert.isTrue(over.isError === true)
     }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+describe("a guard in front of an HTTP upstream on this machine", () => {
+  it.live(
+    "reaches the upstream the guard file names, though no allowedHosts names its loopback host",
+    () =>
+      Effect.gen(function*() {
+        const upstream = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port: 0 } })
+        const dir = yield* Effect.acquireRelease(
+          Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "guard-http-"))),
+          (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+        )
+        const guardFile = Path.join(dir, "guard.json")
+        Fs.writeFileSync(
+          guardFile,
+          JSON.stringify({
+            upstream: { name: "board", type: "streamable-http", url: upstream.url },
+            grants: { tasks_add: true },
+            lock: "guard.lock.json",
+            audit: "audit.jsonl"
+          })
+        )
+        yield* Effect.flatMap(GuardFile.read(guardFile), (file) => Guard.lock(file))
+        const context = yield* Layer.build(Guard.layerFile(guardFile))
+        const guard = yield* Effect.provideContext(Effect.service(Guard.Guard), context)
+        assert.deepStrictEqual(guard.tools.map((tool) => tool.name), ["tasks_add"])
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
 })
