@@ -28,7 +28,9 @@ const settled = <A>(promise: Promise<A>) => Effect.promise(() => outcome(promise
 const boardToolset = Effect.gen(function*() {
   const face = yield* serveFace
   const toolset = yield* Effect.acquireRelease(
-    Effect.promise(() => mcpTools([{ name: "board", type: "streamable-http", url: face.url }])),
+    Effect.promise(() =>
+      mcpTools([{ name: "board", type: "streamable-http", url: face.url }], { allowedHosts: ["127.0.0.1"] })
+    ),
     (t) => Effect.promise(() => t.close())
   )
   return { face, toolset, wait: toolset.tools["board__watch_wait"]! }

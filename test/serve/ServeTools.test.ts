@@ -298,7 +298,7 @@ describe("serveTools", () => {
       const listed = yield* Effect.promise(() => client.listTools())
       assert.deepStrictEqual(listed.tools.map((tool) => tool.name).sort(), [...names].sort())
       assert.include(names, "__proto__")
-      for (const name of names) assert.strictEqual(textOf(yield* call(client, name, {})), JSON.stringify(`ran ${name}`))
+      for (const name of names) assert.strictEqual(textOf(yield* call(client, name, {})), `ran ${name}`)
       const unknown = yield* Effect.promise(() =>
         client.callTool({ name: unserved, arguments: {} }).then(() => "answered", (error: Error) => error.message)
       )
