@@ -137,3 +137,88 @@ describe("architecture", () => {
     assert.deepStrictEqual(cycles, [])
   })
 })
+
+// The MCP face, floor by floor: each module stands on those below it (or beside it, on its own
+// floor) and never on one above; and neither revision's machinery reaches into the other's, so a
+// reader finds the 2026 request path (`modern/`) without reading the 2025 sessions (`legacy/`).
+const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
+  // The vocabulary: errors, log levels, completion, wire shapes, HTTP refusals, Redis plumbing.
+  [
+    "RpcError",
+    "Logging",
+    "Completion",
+    "HttpGuard",
+    "internal/stdioLines",
+    "internal/redisCall",
+    "internal/httpDrain",
+    "modern/Wire",
+    "modern/RequestState",
+    "legacy/EventStore",
+    "legacy/HttpResponse"
+  ],
+  // What the face serves beside the bundle, and what it tells every client unprompted.
+  ["AppResources", "Prompts", "internal/broadcast", "modern/Caching"],
+  // The face both revisions serve.
+  ["Face"],
+  // Each revision's machinery, over the face.
+  [
+    "modern/internal/answers",
+    "modern/internal/headers",
+    "modern/internal/asking",
+    "modern/internal/calls",
+    "modern/internal/requests",
+    "modern/internal/listen",
+    "modern/internal/cluster",
+    "modern/internal/transport",
+    "modern/internal/http",
+    "legacy/EventStoreRedis",
+    "legacy/internal/requestPath",
+    "legacy/internal/sessionFollow",
+    "legacy/internal/web",
+    "legacy/internal/httpDirect",
+    "legacy/internal/redisSessions",
+    "legacy/internal/redisBus",
+    "legacy/internal/replicaTransport",
+    "legacy/internal/replicaTail",
+    "legacy/Session",
+    "legacy/internal/shared"
+  ],
+  // A connection in either revision; the 2025 session table and its Redis layer.
+  ["Connection", "legacy/HttpSessions", "legacy/internal/http", "HttpRedis"],
+  // The endpoint that tells the revisions apart, and the doors.
+  ["internal/httpRequest", "McpServer", "Http"],
+  ["internal/promiseRuntime", "internal/httpPromise", "Promise"],
+  ["stdio", "index"]
+]
+
+const mcpFloorOf = (file: string): number => {
+  const name = file.replace(/^src\/mcp\//, "").replace(/\.ts$/, "")
+  return mcpFloors.findIndex((floor) => floor.includes(name))
+}
+
+describe("the MCP face's layout", () => {
+  const mcp = modules.filter((m) => m.file.startsWith("src/mcp/"))
+
+  it("every module of the MCP face has its floor", () => {
+    assert.deepStrictEqual(mcp.filter((m) => mcpFloorOf(m.file) < 0).map((m) => m.file), [])
+  })
+
+  it("every import in the MCP face points to its own floor or one below", () => {
+    const upward = mcp.flatMap((m) =>
+      m.local.filter((target) => target.startsWith("src/mcp/") && mcpFloorOf(target) > mcpFloorOf(m.file)).map(
+        (target) => `${m.file} → ${target}`
+      )
+    )
+    assert.deepStrictEqual(upward, [])
+  })
+
+  it("neither revision's machinery imports the other's", () => {
+    const crossing = mcp.flatMap((m) =>
+      m.local.filter((target) =>
+        (m.file.startsWith("src/mcp/modern/") && target.startsWith("src/mcp/legacy/")) ||
+        (m.file.startsWith("src/mcp/legacy/") && target.startsWith("src/mcp/modern/"))
+      ).map((target) => `${m.file} → ${target}`)
+    )
+    assert.deepStrictEqual(crossing, [])
+  })
+})

@@ -15,7 +15,8 @@ const source = (path: string) => new URL(`../src/${path}`, import.meta.url).href
 /** The Streamable HTTP stack: our HTTP modules, Node's HTTP server, effect's and the SDK's. */
 const httpStack = (urls: ReadonlyArray<string>) =>
   urls.filter((url) =>
-    /\/src\/mcp\/(Http|EventStore)|\/src\/mcp\/internal\/http/.test(url) || url === "node:http" ||
+    /\/src\/mcp\/(legacy\/)?(Http|EventStore)|\/src\/mcp\/((legacy|modern)\/)?internal\/http/.test(url) ||
+    url === "node:http" ||
     /\/effect\/dist\/http\/HttpServer\.js$|\/@effect\/platform-node\/dist\/NodeHttpServer\.js$/.test(url) ||
     /\/@modelcontextprotocol\/sdk\/dist\/esm\/server\/(streamableHttp|webStandardStreamableHttp)\.js$/.test(url)
   )

@@ -18,7 +18,7 @@ import type * as Face from "./Face.ts"
 import * as Requests from "./modern/internal/requests.ts"
 import * as ModernTransport from "./modern/internal/transport.ts"
 import * as Wire from "./modern/Wire.ts"
-import * as Session from "./Session.ts"
+import * as Session from "./legacy/Session.ts"
 
 /**
  * The revision a connection speaks: `legacy` (2025-11-25 and before: `initialize`, a session) or

@@ -2,35 +2,33 @@
  * Serving an MCP face over Streamable HTTP, on Effect's HTTP server.
  *
  * Hosts that connect over the network (and every host that wants more than one client on one
- * server) speak Streamable HTTP: a POST per message, an optional GET stream for what the server
- * says unprompted, a `Mcp-Session-Id` per session, `Last-Event-ID` to resume. The SDK's web-standard
- * transport owns that protocol, but for the plain call answered as one JSON body, which goes beside
- * it (`internal/httpDirect`); this module owns what is around it — binding, the session table
- * (`HttpSessions`), refusals before a session is reached (`HttpGuard`), resumable events
- * (`EventStore`), and a shutdown that lets in-flight calls answer before every session is closed
- * (`internal/httpDrain`). The path one request takes is `internal/httpRequest`.
+ * server) speak Streamable HTTP, in one of two revisions on the same endpoint: a 2026-07-28 client
+ * sends each request whole (its own envelope, no session) and is answered on the stateless path
+ * (`modern/internal/http`); a 2025-11-25 client has a session (`Mcp-Session-Id`), a GET stream and
+ * `Last-Event-ID` to resume, served by the SDK's web-standard transport per session
+ * (`legacy/internal/http`, with the plain call answered beside it as one JSON body). This module
+ * owns what is around both — binding, refusals before either path is reached (`HttpGuard`), the
+ * session table (`HttpSessions`) and its events (`EventStore`), and a shutdown that lets in-flight
+ * calls answer and listen streams end before every session is closed (`internal/httpDrain`). The
+ * path one request takes, and how its revision is told, is `internal/httpRequest`.
  *
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Context, Deferred, Duration, Effect, Layer, Option, Scope } from "effect"
 import * as HttpRouter from "effect/http/HttpRouter"
-import * as Redis from "effect/persistence/Redis"
 import { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
-import * as EventStore from "./EventStore.ts"
+import * as EventStore from "./legacy/EventStore.ts"
 import * as Face from "./Face.ts"
 import * as HttpGuard from "./HttpGuard.ts"
 import * as HttpRedis from "./HttpRedis.ts"
-import * as HttpSessions from "./HttpSessions.ts"
+import * as HttpSessions from "./legacy/HttpSessions.ts"
 import * as HttpDrain from "./internal/httpDrain.ts"
 import * as HttpRequest from "./internal/httpRequest.ts"
-import * as ModernCluster from "./modern/internal/cluster.ts"
-import type * as ModernHttp from "./modern/internal/http.ts"
-import * as Requests from "./modern/internal/requests.ts"
-import * as RequestState from "./modern/RequestState.ts"
+import * as ModernHttp from "./modern/internal/http.ts"
 import { McpServer } from "./McpServer.ts"
 
 /**
@@ -239,74 +237,59 @@ export const serveFace = (
     const port = server.address._tag === "UnixPathAddress" ? options.port ?? 0 : server.address.port
     const allow = yield* allowFor(options, host, port)
     const local = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
-    const table = yield* sessionTable(face, local, options, yield* Effect.serviceOption(HttpRedis.SharedSessions))
+    const shared = yield* Effect.serviceOption(HttpRedis.SharedSessions)
+    const table = yield* sessionTable(face, local, options, shared)
     // Shared sessions keep their events in Redis beside them.
     const store = table.shared?.store ?? local
     const drain = yield* HttpDrain.make
     const url = urlFor(host, port, path)
-    const closing = yield* Deferred.make<void>()
-    const modern: ModernHttp.Endpoint = {
-      modern: yield* modernOf(face, yield* Effect.serviceOption(HttpRedis.SharedSessions)),
+    const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024
+    const maxInFlight = options.maxRequestsInFlight ?? 1024
+    const modern = yield* ModernHttp.make(face, {
       drain,
-      closing,
-      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
-      maxInFlight: options.maxRequestsInFlight ?? 1024,
-      keepAlive: Duration.toMillis(Duration.fromInputUnsafe(options.keepAlive ?? "15 seconds")),
-      sequence: 0
-    }
+      maxBodyBytes,
+      maxInFlight,
+      keepAlive: Duration.fromInputUnsafe(options.keepAlive ?? "15 seconds"),
+      cluster: Option.getOrUndefined(Option.map(shared, clusterOf))
+    })
     // One endpoint: its exact path is matched at once; every other URL goes through a router with
     // the one route, so the forms a router matches (a trailing slash, …) are served as they were.
     const endpoint = HttpRequest.handler({
-      table,
-      store,
-      runFork: Effect.runForkWith(yield* Effect.context<never>()),
       drain,
       allow,
-      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
-      maxInFlight: options.maxRequestsInFlight ?? 1024,
-      maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
-      url,
-      urls: new Map(),
-      modern
+      maxBodyBytes,
+      modern,
+      legacy: {
+        table,
+        store,
+        runFork: Effect.runForkWith(yield* Effect.context<never>()),
+        drain,
+        maxBodyBytes,
+        maxInFlight,
+        maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
+        url,
+        urls: new Map()
+      }
     })
     const router = yield* HttpRouter.make
     yield* router.add("*", path, endpoint)
     yield* server.serve(HttpRequest.onPath(path, endpoint, router.asHttpEffect()))
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
-    yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout, closing))
+    yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout, modern.closing))
     yield* Effect.logInfo(`MCP over HTTP at ${url}`)
     const endSession = (id: string) =>
       Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
     return { url, host, port, path, face, sessions: table.ids, endSession } satisfies Served
   })
 
-// The stateless revision's request path; with instances on Redis, joined to the others so a call
-// parked on one is continued from any, and a list moved through one is heard by every listener.
-const modernOf = (face: Face.Face, shared: Option.Option<HttpRedis.SharedSessions["Service"]>) =>
-  Option.match(shared, {
-    onNone: () => Requests.make(face),
-    onSome: ({ options, redis }) =>
-      Effect.gen(function*() {
-        const cluster = yield* ModernCluster.make({
-          prefix: options.prefix ?? "effect-surface:mcp:",
-          heartbeat: Duration.fromInputUnsafe(options.heartbeat ?? "2 seconds"),
-          timeout: Duration.fromInputUnsafe(options.timeout ?? "5 seconds")
-        }).pipe(Effect.provideService(Redis.Redis, redis))
-        yield* cluster.announce(face.broadcaster)
-        const modern = yield* Requests.make(face, {
-          elsewhere: cluster.elsewhere,
-          instance: cluster.instance,
-          relay: cluster.relay,
-          codec: face.requestState.given ? face.requestState : RequestState.make({
-            key: cluster.key,
-            ttl: face.requestState.ttl
-          })
-        })
-        cluster.serve(modern.calls)
-        return modern
-      })
-  })
+// Where the instances sharing sessions in Redis meet, for the stateless revision too.
+const clusterOf = ({ options, redis }: HttpRedis.SharedSessions["Service"]): ModernHttp.Cluster => ({
+  redis,
+  prefix: options.prefix ?? "effect-surface:mcp:",
+  heartbeat: Duration.fromInputUnsafe(options.heartbeat ?? "2 seconds"),
+  timeout: Duration.fromInputUnsafe(options.timeout ?? "5 seconds")
+})
 
 const allowFor = (options: HttpOptions, host: string, port: number) =>
   Effect.gen(function*() {

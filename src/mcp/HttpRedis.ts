@@ -23,9 +23,9 @@
  */
 import { Context, Duration, Effect, Layer } from "effect"
 import * as Redis from "effect/persistence/Redis"
-import type * as EventStoreRedis from "./EventStoreRedis.ts"
-import type * as HttpSessions from "./HttpSessions.ts"
-import * as Shared from "./internal/shared.ts"
+import type * as EventStoreRedis from "./legacy/EventStoreRedis.ts"
+import type * as HttpSessions from "./legacy/HttpSessions.ts"
+import * as Shared from "./legacy/internal/shared.ts"
 
 /**
  * How the instances share their sessions.

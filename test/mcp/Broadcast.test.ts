@@ -16,7 +16,7 @@ import {
 import { Effect, Exit, Queue, Ref, Scope, SubscriptionRef } from "effect"
 import { McpHttp } from "effect-surface/mcp"
 import * as Face from "../../src/mcp/Face.ts"
-import * as Session from "../../src/mcp/Session.ts"
+import * as Session from "../../src/mcp/legacy/Session.ts"
 import { eventually, Gauge, type Gauge as GaugeSource, level, makeGauge } from "./gauge.ts"
 import { connectTo } from "./harness.ts"
 

@@ -11,7 +11,7 @@ import { Effect, Queue } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../../src/core/Bundle.ts"
 import * as Face from "../../src/mcp/Face.ts"
-import * as Session from "../../src/mcp/Session.ts"
+import * as Session from "../../src/mcp/legacy/Session.ts"
 
 export interface Connected {
   readonly face: Face.Face

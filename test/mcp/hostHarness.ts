@@ -16,7 +16,7 @@ import {
 import { Effect, Queue } from "effect"
 import type { Scope } from "effect"
 import type * as Face from "../../src/mcp/Face.ts"
-import * as Session from "../../src/mcp/Session.ts"
+import * as Session from "../../src/mcp/legacy/Session.ts"
 
 export interface Host {
   readonly client: Client

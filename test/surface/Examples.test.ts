@@ -35,7 +35,9 @@ const indices = new Set([
 // A module whose examples are fragments that cannot compile on their own; none today.
 const fragments = new Set<string>()
 const coreModules = sourcesIn("src/core")
-const mcpModules = [...sourcesIn("src/mcp"), ...sourcesIn("src/mcp/modern")].filter((module) => !indices.has(module))
+const mcpModules = [...sourcesIn("src/mcp"), ...sourcesIn("src/mcp/modern"), ...sourcesIn("src/mcp/legacy")].filter((
+  module
+) => !indices.has(module))
 const acpModules = sourcesIn("src/acp").filter((module) => !indices.has(module))
 const clientModules = sourcesIn("src/client").filter((module) => !indices.has(module))
 const serveModules = sourcesIn("src/serve").filter((module) => !indices.has(module))

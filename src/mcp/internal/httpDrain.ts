@@ -11,7 +11,6 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Queue, Scope } from "effect"
-import type * as HttpSessions from "../HttpSessions.ts"
 
 /** The server's counts, and whether it is shutting down. */
 export interface Drain {
@@ -71,50 +70,50 @@ export const settled = (
  * it records.
  */
 export interface Ledger {
-  entry: HttpSessions.Entry | undefined
+  /** Gives back the session the request used, when it used one. */
+  release: Effect.Effect<void> | undefined
   asked: ReadonlyArray<string>
   /** Whether the request is counted in flight. */
   flying: boolean
 }
 
 /** Count a response as open for the request's scope, with the ledger that undoes it. */
-export const openLedger = (drain: Drain, table: HttpSessions.Table): Effect.Effect<Ledger, never, Scope.Scope> =>
+export const openLedger = (drain: Drain): Effect.Effect<Ledger, never, Scope.Scope> =>
   Effect.flatMap(Effect.scope, (scope) =>
     Effect.uninterruptible(Effect.suspend(() => {
-      const ledger: Ledger = { entry: undefined, asked: [], flying: false }
+      const ledger: Ledger = { release: undefined, asked: [], flying: false }
       return Effect.as(
-        Effect.andThen(count(drain, (d) => d.responses++), Scope.addFinalizer(scope, settle(drain, table, ledger))),
+        Effect.andThen(count(drain, (d) => d.responses++), Scope.addFinalizer(scope, settle(drain, ledger))),
         ledger
       )
     })))
 
-const settle = (drain: Drain, table: HttpSessions.Table, ledger: Ledger) =>
+const settle = (drain: Drain, ledger: Ledger) =>
   Effect.suspend(() => {
-    const { asked, entry, flying } = ledger
+    const { asked, flying, release } = ledger
     return Effect.andThen(
       count(drain, (d) => {
         d.responses--
         if (flying) d.inFlight--
         for (const key of asked) d.awaiting.delete(key)
       }),
-      entry === undefined ? Effect.void : table.touch(entry, -1)
+      release ?? Effect.void
     )
   })
 
 /**
- * Record on the ledger the session a request uses, counted as in use until the ledger settles. A
- * session the request has just opened is counted in use already (so a full table never evicts it
- * before its `initialize` is answered): the ledger only takes that count over.
+ * Record on the ledger a session the request uses: `use` counts it in use now (none when the
+ * request has just opened it, counted in use already so a full table never evicts it before its
+ * `initialize` is answered), and `release` gives it back when the ledger settles.
  */
 export const useSession = (
-  table: HttpSessions.Table,
   ledger: Ledger,
-  entry: HttpSessions.Entry,
-  opened: boolean
+  use: Effect.Effect<void>,
+  release: Effect.Effect<void>
 ): Effect.Effect<void> =>
   Effect.uninterruptible(Effect.suspend(() => {
-    ledger.entry = entry
-    return opened ? Effect.void : table.touch(entry, 1)
+    ledger.release = release
+    return use
   }))
 
 /** Count `admit` as admitting while it runs. */

@@ -1,319 +1,36 @@
 /**
- * One Streamable HTTP request, from its arrival to the response handed to Effect's server.
+ * One Streamable HTTP request, from its arrival to the response handed to Effect's server: which
+ * revision it speaks, and the path of that revision it takes.
  *
- * The order is the point: refused while shutting down, then by `Host`/`Origin`, then by method; a
- * POST's body read under its bound and its session found (or opened by its `initialize`) while it
- * is counted as admitting; the requests it carries recorded as awaiting answers; then a lone plain
- * call takes the direct road to its JSON answer, and anything else is answered by the SDK's
- * transport, a POST's answer settled as JSON or as its SSE stream. Kept apart from
+ * The order is the point: refused while shutting down, then by `Host`/`Origin`, then by method;
+ * then the revision is told from what the request says before its body (a 2026 version label, a
+ * session id), or from its body when neither says; a 2026 request takes the stateless path
+ * (`modern/internal/http`), any other the session path (`legacy/internal/http`). Kept apart from
  * `Http` so the path a request takes reads top to bottom over the server's explicit state.
  *
- * @since 0.1.0
+ * @internal
  */
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, Option, Ref } from "effect"
+import { Effect, Option } from "effect"
 import type { Scope } from "effect"
-import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import type * as EventStore from "../EventStore.ts"
 import * as HttpGuard from "../HttpGuard.ts"
-import * as HttpResponse from "../HttpResponse.ts"
-import type * as HttpSessions from "../HttpSessions.ts"
+import * as LegacyHttp from "../legacy/internal/http.ts"
 import * as ModernHttp from "../modern/internal/http.ts"
 import * as Wire from "../modern/Wire.ts"
 import * as HttpDrain from "./httpDrain.ts"
-import * as Web from "./web.ts"
 
-/** What every request of one served endpoint reads and counts. */
+/** What every request of one served endpoint reads and counts, and where each revision goes. */
 export interface Server {
-  readonly table: HttpSessions.Table
-  readonly store: EventStore.EventStore["Service"]
-  /** Runs what a web stream's callback starts (outside any fiber) in the server's context. */
-  readonly runFork: <A, E>(effect: Effect.Effect<A, E>) => unknown
   readonly drain: HttpDrain.Drain
   readonly allow: HttpGuard.Allow
   readonly maxBodyBytes: number
-  /** The most POSTs carrying requests served at once; past it, 503 with `Retry-After`. */
-  readonly maxInFlight: number
-  /** The bytes a GET stream may hold unread before it is closed; see `Web.toResponse`. */
-  readonly maxStreamBuffer: number
-  /** The endpoint's URL, told to the transport when a request's own cannot be read. */
-  readonly url: string
-  /** A memo of the URL each `Host` and path names; see `urlOf`. */
-  readonly urls: Map<string, string>
-  /** Where a request of the stateless revision goes. */
+  readonly legacy: LegacyHttp.Server
   readonly modern: ModernHttp.Endpoint
 }
 
 const refuse = (status: number, code: number, message: string) =>
   Effect.fail(new HttpGuard.Refusal({ status, code, message }))
-
-// The URL the transport is told a request came to, as `toURL` reads it off the request's `Host`
-// and path: the same few on every request, so remembered (bounded, a memo of a pure function).
-const urlOf = (server: Server, request: HttpServerRequest.HttpServerRequest): string => {
-  const key = `${request.headers.host ?? ""} ${request.url}`
-  const known = server.urls.get(key)
-  if (known !== undefined) return known
-  const href = Option.match(HttpServerRequest.toURL(request), {
-    onNone: () => server.url,
-    onSome: (parsed) => parsed.href
-  })
-  if (server.urls.size >= 64) server.urls.clear()
-  server.urls.set(key, href)
-  return href
-}
-
-// The body was read (and bounded) here, so the SDK is handed it parsed.
-const forward = (
-  server: Server,
-  entry: HttpSessions.Entry,
-  request: HttpServerRequest.HttpServerRequest,
-  body: Option.Option<unknown>
-) =>
-  Effect.tryPromise({
-    try: () =>
-      entry.transport.handleRequest(
-        Web.toWebRequest(
-          request.method,
-          urlOf(server, request),
-          Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
-        ),
-        Option.isSome(body) ? { parsedBody: body.value } : undefined
-      ),
-    catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
-  })
-
-// The session a request names; counted as in use while the request's response is open.
-const named = (server: Server, id: string, ledger: HttpDrain.Ledger) =>
-  Effect.flatMap(
-    server.table.lookup(id),
-    Option.match({
-      onNone: () => refuse(404, -32001, "Session not found"),
-      onSome: (entry) => Effect.as(HttpDrain.useSession(server.table, ledger, entry, false), entry)
-    })
-  )
-
-// The session a request with no `Mcp-Session-Id` opens, when it is an `initialize`; the ledger
-// takes over the open session's count in the same step, so no interruption can leave it counted.
-const opened = (server: Server, body: unknown, ledger: HttpDrain.Ledger) =>
-  Effect.gen(function*() {
-    if (!Web.initializes(body)) return yield* refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
-    const entry = yield* Effect.uninterruptibleMask((restore) =>
-      Effect.tap(restore(server.table.open), (entry) => HttpDrain.useSession(server.table, ledger, entry, true))
-    )
-    yield* Ref.set(entry.version, Web.initializeVersion(body))
-    return entry
-  })
-
-// The session of a GET or DELETE: only ever one it names.
-const sessionFor = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger) => {
-  const id = request.headers["mcp-session-id"]
-  return id === undefined ? refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
-    : named(server, id, ledger)
-}
-
-interface Admitted {
-  readonly entry: HttpSessions.Entry
-  readonly opening: boolean
-  /** What the transport is handed: the body, less the requests cancelled before they arrived. */
-  readonly body: Option.Option<unknown>
-  /** The requests cancelled before they arrived, answered as such. */
-  readonly dropped: ReadonlyArray<unknown>
-}
-
-const busy = (max: number) =>
-  new HttpGuard.Refusal({
-    status: 503,
-    code: -32000,
-    message: `Service Unavailable: ${max} requests are in flight; retry shortly`,
-    retryAfter: 1
-  })
-
-// A POST is admitted (its session found before its body is read, the body read under the bound)
-// while counted as admitting; the requests it carries then await their answers until the
-// response is written, or until the client cancels them — the SDK answers nothing to a cancelled
-// request. The in-flight cap is looked at once the body says whether the POST carries requests.
-const admitPost = (
-  server: Server,
-  request: HttpServerRequest.HttpServerRequest,
-  ledger: HttpDrain.Ledger,
-  read: Option.Option<unknown>
-) =>
-  HttpDrain.admitting(
-    server.drain,
-    Effect.gen(function*() {
-      if (!HttpGuard.isJson(request.headers["content-type"])) {
-        return yield* refuse(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
-      }
-      const id = request.headers["mcp-session-id"]
-      const known = id === undefined ? undefined : yield* named(server, id, ledger)
-      const body = Option.isSome(read) ? read.value : yield* HttpGuard.readJson(request, server.maxBodyBytes)
-      const entry = known ?? (yield* opened(server, body, ledger))
-      const dropped = yield* HttpDrain.admitIds(
-        server.drain,
-        ledger,
-        entry.id,
-        Web.requestIds(body),
-        Web.cancelledIds(body),
-        server.maxInFlight
-      )
-      if (dropped === undefined) {
-        // An `initialize` refused opens no session.
-        if (known === undefined) yield* server.table.end(entry.id)
-        return yield* busy(server.maxInFlight)
-      }
-      const sent = dropped.length === 0 ? body : Web.withoutRequests(body, dropped)
-      return { entry, opening: known === undefined, body: Option.some(sent), dropped } satisfies Admitted
-    })
-  )
-
-const admit = (
-  server: Server,
-  request: HttpServerRequest.HttpServerRequest,
-  ledger: HttpDrain.Ledger,
-  read: Option.Option<unknown>
-): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
-  request.method === "POST"
-    ? admitPost(server, request, ledger, read)
-    : Effect.map(
-      sessionFor(server, request, ledger),
-      (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] })
-    ).pipe(
-      Effect.tap((admitted) =>
-        request.method === "GET" && server.table.shared === undefined
-          ? storeReachable(server, admitted.entry, request.headers["last-event-id"]) : Effect.void
-      )
-    )
-
-// A resume needs the event store: one that fails is answered in a sentence, not with the SDK's
-// bare "Error replaying events".
-const storeReachable = (server: Server, entry: HttpSessions.Entry, lastEventId: string | undefined) =>
-  lastEventId === undefined || lastEventId === "" ? Effect.void : server.store.after(entry.id, lastEventId).pipe(
-    Effect.asVoid,
-    Effect.catchTag(
-      "EventStoreError",
-      (error) =>
-        Effect.fail(
-          new HttpGuard.Refusal({
-            status: 503,
-            code: -32000,
-            message: `Service Unavailable: cannot resume: ${error.message}`,
-            retryAfter: 1
-          })
-        )
-    )
-  )
-
-// Every request in the POST had been cancelled before it arrived: each is answered as such.
-const answerDropped = (entry: HttpSessions.Entry, dropped: ReadonlyArray<unknown>) => {
-  const answers = dropped.map((id) => ({
-    jsonrpc: "2.0",
-    id,
-    error: { code: -32800, message: "Request cancelled before it started" }
-  }))
-  return HttpServerResponse.jsonUnsafe(answers.length === 1 ? answers[0] : answers, {
-    headers: { "mcp-session-id": entry.id }
-  })
-}
-
-// The transport's answer to an admitted request, and what it means for the session table.
-const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, admitted: Admitted) =>
-  Effect.gen(function*() {
-    const { body, entry, opening } = admitted
-    const { method } = request
-    const { table } = server
-    // A GET of a session shared in Redis is served from there, whoever writes its events.
-    const answering = method === "GET" && table.shared !== undefined
-      ? table.shared.openTail(entry.id, request.headers, Ref.getUnsafe(entry.version))
-      : forward(server, entry, request, body)
-    // A client gone before its `initialize` was answered never learns the session's id.
-    const web = yield* answering.pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
-    // An initialize the transport refused (a batch, a bad message) opened no session; a DELETE
-    // the transport accepted has closed it: either way the entry goes now, not when its life ends.
-    if ((opening && entry.transport.sessionId === undefined) || (method === "DELETE" && web.ok))
-      yield* table.end(entry.id)
-    if (method === "DELETE" && web.ok && table.shared !== undefined) yield* table.shared.deleted(entry.id)
-    if (opening && web.ok) {
-      // Shared before its id is handed out, so the next request finds it at any instance.
-      yield* table.share(entry, Option.match(body, { onNone: () => undefined, onSome: Web.initializeParams })).pipe(
-        Effect.tapError(() => table.end(entry.id))
-      )
-      yield* Effect.logInfo("MCP session initialized").pipe(Effect.annotateLogs("session", entry.id))
-    }
-    return yield* written(server, request, entry, web, body)
-  })
-
-// The request scope (and with it what was counted) closes when the body has been written: at once
-// for a body written whole, when its stream ends for one streamed. A POST whose requests produced
-// nothing but their answers is answered as one JSON body; a POST stream whose answers were all
-// handed on will never be resumed, so its stored events go.
-const written = (
-  server: Server,
-  request: HttpServerRequest.HttpServerRequest,
-  entry: HttpSessions.Entry,
-  web: Response,
-  body: Option.Option<unknown>
-) =>
-  Effect.gen(function*() {
-    const { method } = request
-    const expected = Option.match(body, { onNone: () => 0, onSome: (sent) => Web.requestIds(sent).length })
-    const delivered = (eventId: string) =>
-      server.runFork(
-        Effect.catchTag(
-          server.store.drop(entry.id, eventId),
-          "EventStoreError",
-          (error) => Effect.logDebug(`MCP answered stream kept: ${error.message}`)
-        )
-      )
-    const answer = method === "POST" ? yield* HttpResponse.settle(web, expected, delivered) : web
-    return HttpEffect.scopeTransferToStream(
-      yield* Web.toResponse(answer, method === "POST", method === "GET" ? unread(server, request, entry) : undefined)
-    )
-  })
-
-// A plain call to a session served here alone takes the direct road (`httpDirect`): its answer is
-// the JSON body, with nothing stored; one that produced something else first is answered with the
-// SDK's stream, as every other POST is. Anything else is not taken (`undefined`).
-const direct = (
-  server: Server,
-  request: HttpServerRequest.HttpServerRequest,
-  admitted: Admitted
-): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
-  const { body, dropped, entry, opening } = admitted
-  if (entry.direct === undefined || opening || dropped.length > 0 || Option.isNone(body)) return undefined
-  const headers = Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
-  const url = urlOf(server, request)
-  const taken = entry.direct.post(body.value, headers, url, () => Web.toWebRequest(request.method, url, headers))
-  if (taken === undefined) return undefined
-  return Effect.flatMap(taken, (outcome) =>
-    outcome._tag === "Answer"
-      ? Effect.succeed(
-        HttpServerResponse.text(outcome.json, {
-          contentType: "application/json",
-          headers: { "mcp-session-id": entry.id }
-        })
-      )
-      : written(server, request, entry, outcome.response, body))
-}
-
-// A GET stream past its buffer is closed with its connection (the transport has stored every
-// event it held), and the client resumes with `Last-Event-ID`.
-const unread = (
-  server: Server,
-  request: HttpServerRequest.HttpServerRequest,
-  entry: HttpSessions.Entry
-): Web.Unread => ({
-  maxBytes: server.maxStreamBuffer,
-  overflow: () => {
-    NodeHttpServerRequest.toServerResponse(request).destroy()
-    server.runFork(
-      Effect.logWarning(`MCP GET stream closed: its client left more than ${server.maxStreamBuffer} bytes unread`).pipe(
-        Effect.annotateLogs("session", entry.id)
-      )
-    )
-  }
-})
 
 // Which revision a request speaks, from what it says before its body: a 2026 version label, or
 // (without one) a session, belong to one era each; a GET or DELETE without a session has nothing of
@@ -356,7 +73,7 @@ const methodNotAllowed = HttpServerResponse.setHeader(
 const serve = (server: Server) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const ledger = yield* HttpDrain.openLedger(server.drain, server.table)
+    const ledger = yield* HttpDrain.openLedger(server.drain)
     if (server.drain.closing) return yield* refuse(503, -32000, "Service Unavailable: the server is shutting down")
     const refused = HttpGuard.checkHeaders(server.allow, request.headers)
     if (Option.isSome(refused)) {
@@ -373,11 +90,7 @@ const serve = (server: Server) =>
       const body = Option.isSome(read) ? read.value : yield* readBody(server, request)
       return yield* ModernHttp.post(server.modern, request, ledger, body)
     }
-    const admitted = yield* admit(server, request, ledger, read)
-    if (admitted.dropped.length > 0 && Option.isSome(admitted.body) && Web.isEmpty(admitted.body.value)) {
-      return answerDropped(admitted.entry, admitted.dropped)
-    }
-    return yield* (direct(server, request, admitted) ?? respond(server, request, admitted))
+    return yield* LegacyHttp.serve(server.legacy, request, ledger, read)
   })
 
 /**

@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect } from "effect"
+import { Duration, Effect, Queue, Schedule } from "effect"
+import type { Scope } from "effect"
 import type * as Redis from "effect/persistence/Redis"
 import { messageOf } from "../../core/ToolFailure.ts"
 
@@ -22,3 +23,25 @@ export const bounded = <A, E>(
       orElse: () => Effect.fail(fail(`Redis gave no answer within ${Duration.format(timeout)}`))
     })
   )
+
+/**
+ * Hand each message published on `channel` to `onText`, in order, for the scope's life: subscribed
+ * before this answers. Should the subscription fail for good, it is opened again each second until
+ * it holds (messages published while it was down are lost, as while the client reconnects by itself).
+ */
+export const subscribeText = (
+  redis: Redis.Redis["Service"],
+  channel: string,
+  onText: (text: string) => Effect.Effect<void>
+): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const drain = (queue: Queue.Dequeue<Redis.RedisMessage, Redis.RedisError>) =>
+      Effect.forever(Effect.flatMap(Queue.take(queue), (received) => onText(received.message))).pipe(
+        Effect.catch((error) => Effect.logWarning(`MCP bus ${channel} lost: ${String(error.cause)}`))
+      )
+    const again = Effect.scoped(Effect.flatMap(redis.subscribe(channel), drain)).pipe(
+      Effect.repeat(Schedule.spaced(Duration.seconds(1)))
+    )
+    const first = yield* redis.subscribe(channel)
+    yield* drain(first).pipe(Effect.andThen(again), Effect.forkScoped)
+  })

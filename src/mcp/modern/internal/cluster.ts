@@ -20,7 +20,6 @@ import * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import type * as Json from "../../../core/Json.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
-import * as RedisBus from "../../internal/redisBus.ts"
 import * as RedisCall from "../../internal/redisCall.ts"
 import * as Logging from "../../Logging.ts"
 import type * as Asking from "./asking.ts"
@@ -308,8 +307,8 @@ export const make = (config: Config): Effect.Effect<Cluster, never, Scope.Scope 
         onSuccess: (message) => receive(state, message)
       })
     const everyone = `${config.prefix}m:bus`
-    yield* RedisBus.subscribeText(redis, inboxOf(config, state.instance), onText)
-    yield* RedisBus.subscribeText(redis, everyone, onText)
+    yield* RedisCall.subscribeText(redis, inboxOf(config, state.instance), onText)
+    yield* RedisCall.subscribeText(redis, everyone, onText)
     // The first instance's key is everyone's; each beat puts it back should Redis have lost it.
     const proposed = Crypto.randomBytes(32).toString("base64url")
     const agree = (key: string) =>
@@ -330,7 +329,8 @@ export const make = (config: Config): Effect.Effect<Cluster, never, Scope.Scope 
       (reason) => new Error(reason)
     ).pipe(
       Effect.andThen(agree(key)),
-      Effect.catch((error) => Effect.logWarning(`MCP instance heartbeat not written: ${error.message}`))
+      // Redis away and back is said once each way by the instance's session heartbeat, beside this one.
+      Effect.catch((error) => Effect.logDebug(`MCP instance heartbeat not written: ${error.message}`))
     )
     yield* beat
     yield* beat.pipe(Effect.repeat(Schedule.spaced(config.heartbeat)), Effect.forkScoped)

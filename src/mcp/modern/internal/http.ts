@@ -10,14 +10,18 @@
  *
  * @internal
  */
-import { Cause, Deferred, Effect, Fiber, Queue, Result, Stream } from "effect"
+import { Cause, Deferred, Duration, Effect, Fiber, Queue, Result, Stream } from "effect"
 import type { Scope } from "effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Redis from "effect/persistence/Redis"
 import type * as Json from "../../../core/Json.ts"
+import type * as Face from "../../Face.ts"
 import * as HttpGuard from "../../HttpGuard.ts"
 import * as HttpDrain from "../../internal/httpDrain.ts"
+import * as RequestState from "../RequestState.ts"
+import * as Instances from "./cluster.ts"
 import * as Headers from "./headers.ts"
 import * as Listen from "./listen.ts"
 import * as Requests from "./requests.ts"
@@ -36,6 +40,56 @@ export interface Endpoint {
   /** Names each request's place among those awaited by a shutdown. */
   sequence: number
 }
+
+/** The Redis the instances share, and how they meet there. */
+export interface Cluster extends Instances.Config {
+  readonly redis: Redis.Redis["Service"]
+}
+
+/**
+ * The endpoint's 2026 path over `face`, for the scope's life; with `cluster`, joined to the other
+ * instances so a call parked on one is continued from any, a list moved through one is heard by
+ * every listener, and (unless a key was given) the instances sign with the key they agree on.
+ */
+export const make = (
+  face: Face.Face,
+  options: {
+    readonly drain: HttpDrain.Drain
+    readonly maxBodyBytes: number
+    readonly maxInFlight: number
+    readonly keepAlive: Duration.Duration
+    readonly cluster: Cluster | undefined
+  }
+): Effect.Effect<Endpoint, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { cluster } = options
+    const modern = cluster === undefined ? yield* Requests.make(face) : yield* joined(face, cluster)
+    return {
+      modern,
+      drain: options.drain,
+      closing: yield* Deferred.make<void>(),
+      maxBodyBytes: options.maxBodyBytes,
+      maxInFlight: options.maxInFlight,
+      keepAlive: Duration.toMillis(options.keepAlive),
+      sequence: 0
+    }
+  })
+
+const joined = (face: Face.Face, { redis, ...config }: Cluster) =>
+  Effect.gen(function*() {
+    const cluster = yield* Instances.make(config).pipe(Effect.provideService(Redis.Redis, redis))
+    yield* cluster.announce(face.broadcaster)
+    const modern = yield* Requests.make(face, {
+      elsewhere: cluster.elsewhere,
+      instance: cluster.instance,
+      relay: cluster.relay,
+      codec: face.requestState.given
+        ? face.requestState
+        : RequestState.make({ key: cluster.key, ttl: face.requestState.ttl })
+    })
+    cluster.serve(modern.calls)
+    return modern
+  })
 
 const encoder = new TextEncoder()
 

@@ -11,9 +11,9 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { Deferred, Duration, Effect } from "effect"
 import type { Scope } from "effect"
-import type * as Face from "../Face.ts"
-import * as RpcError from "../RpcError.ts"
-import type * as Broadcast from "./broadcast.ts"
+import type * as Face from "../../Face.ts"
+import * as RpcError from "../../RpcError.ts"
+import type * as Broadcast from "../../internal/broadcast.ts"
 
 /** The longest a subscribe waits for its subscription to go live before answering anyway. */
 export const openWait: Duration.Duration = Duration.seconds(1)

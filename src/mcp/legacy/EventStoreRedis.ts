@@ -17,7 +17,7 @@ import { Duration, Effect, Layer, Option } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import * as EventStore from "./EventStore.ts"
-import * as RedisCall from "./internal/redisCall.ts"
+import * as RedisCall from "../internal/redisCall.ts"
 
 /**
  * Bounds and naming of the Redis store.

@@ -21,7 +21,7 @@ import {
 import { Duration, Effect, Fiber, Option, Schedule } from "effect"
 import type * as EventStore from "../EventStore.ts"
 import type * as EventStoreRedis from "../EventStoreRedis.ts"
-import * as HttpGuard from "../HttpGuard.ts"
+import * as HttpGuard from "../../HttpGuard.ts"
 
 export const standalone = "_GET_stream"
 

@@ -15,8 +15,8 @@
  */
 import { Data, Duration, Effect, Option } from "effect"
 import * as Redis from "effect/persistence/Redis"
-import type * as Logging from "../Logging.ts"
-import * as RedisCall from "./redisCall.ts"
+import type * as Logging from "../../Logging.ts"
+import * as RedisCall from "../../internal/redisCall.ts"
 
 /** What Redis keeps of one session. */
 export interface Record {

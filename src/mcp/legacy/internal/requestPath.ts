@@ -14,13 +14,13 @@ import type {
   ServerRequest
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Context, Duration, Effect, Exit, Fiber, FiberSet, Option, Queue, Ref, Stream } from "effect"
-import * as Ask from "../../core/Ask.ts"
-import * as Caller from "../../core/Caller.ts"
-import type * as Elicitation from "../../core/Elicitation.ts"
-import * as Progress from "../../core/Progress.ts"
-import { messageOf } from "../../core/ToolFailure.ts"
-import * as Logging from "../Logging.ts"
-import * as RpcError from "../RpcError.ts"
+import * as Ask from "../../../core/Ask.ts"
+import * as Caller from "../../../core/Caller.ts"
+import type * as Elicitation from "../../../core/Elicitation.ts"
+import * as Progress from "../../../core/Progress.ts"
+import { messageOf } from "../../../core/ToolFailure.ts"
+import * as Logging from "../../Logging.ts"
+import * as RpcError from "../../RpcError.ts"
 
 /** The SDK's handle on one request. */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>

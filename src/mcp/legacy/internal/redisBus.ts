@@ -9,11 +9,11 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Queue, Result, Schedule, Schema } from "effect"
+import { Duration, Effect, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import * as Redis from "effect/persistence/Redis"
-import * as Logging from "../Logging.ts"
-import * as RedisCall from "./redisCall.ts"
+import * as Logging from "../../Logging.ts"
+import * as RedisCall from "../../internal/redisCall.ts"
 import * as Registry from "./redisSessions.ts"
 
 const session = Schema.String
@@ -87,7 +87,9 @@ export const make = (
     const inbox = inboxOf(config.prefix, config.instance)
     const everyone = `${config.prefix}bus`
     const onText = (text: string) => dispatch(text, handle)
-    yield* Effect.forEach([inbox, everyone], (channel) => subscribeText(redis, channel, onText), { discard: true })
+    yield* Effect.forEach([inbox, everyone], (channel) => RedisCall.subscribeText(redis, channel, onText), {
+      discard: true
+    })
     const publish = (channel: string, message: Message) =>
       RedisCall.bounded(redis.send("PUBLISH", channel, JSON.stringify(message)), config.timeout, (reason) =>
         new Registry.Failed({ reason }))
@@ -99,28 +101,6 @@ export const make = (
       broadcast: (message) =>
         publish(everyone, message)
     } satisfies Bus
-  })
-
-/**
- * Hand each message published on `channel` to `onText`, in order, for the scope's life: subscribed
- * before this answers. Should the subscription fail for good, it is opened again each second until
- * it holds (messages published while it was down are lost, as while the client reconnects by itself).
- */
-export const subscribeText = (
-  redis: Redis.Redis["Service"],
-  channel: string,
-  onText: (text: string) => Effect.Effect<void>
-): Effect.Effect<void, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const drain = (queue: Queue.Dequeue<Redis.RedisMessage, Redis.RedisError>) =>
-      Effect.forever(Effect.flatMap(Queue.take(queue), (received) => onText(received.message))).pipe(
-        Effect.catch((error) => Effect.logWarning(`MCP bus ${channel} lost: ${String(error.cause)}`))
-      )
-    const again = Effect.scoped(Effect.flatMap(redis.subscribe(channel), drain)).pipe(
-      Effect.repeat(Schedule.spaced(Duration.seconds(1)))
-    )
-    const first = yield* redis.subscribe(channel)
-    yield* drain(first).pipe(Effect.andThen(again), Effect.forkScoped)
   })
 
 const dispatch = (text: string, handle: (message: Message) => Effect.Effect<void>) =>

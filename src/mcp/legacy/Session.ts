@@ -48,11 +48,11 @@ import {
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Duration, Effect, Exit, FiberSet, Ref, Scope } from "effect"
-import type * as Face from "./Face.ts"
+import type * as Face from "../Face.ts"
 import * as Path from "./internal/requestPath.ts"
 import * as Follower from "./internal/sessionFollow.ts"
-import type * as Logging from "./Logging.ts"
-import type * as RpcError from "./RpcError.ts"
+import type * as Logging from "../Logging.ts"
+import type * as RpcError from "../RpcError.ts"
 
 /**
  * A connected session.
