@@ -2,12 +2,12 @@
 // a handler's questions travel as input-required round trips continued by a signed state, listen
 // streams carry what they asked for, and what the revision removed is refused as it says.
 import { assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Ref, Schema } from "effect"
-import { Ask, Progress, Tools } from "effect-surface"
+import { Deferred, Duration, Effect, Ref } from "effect"
+import { Progress, Tools } from "effect-surface"
 import { McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import { openGet, rawSession } from "./httpRaw.ts"
-import { contentOf, overHttp, raw } from "./modern.ts"
+import { contentOf, interview, overHttp, raw } from "./modern.ts"
 
 /** The board over HTTP, with tools that ask, count what they did and say when they end. */
 const serve = (ttl: Duration.Input = "10 minutes") =>
@@ -17,22 +17,7 @@ const serve = (ttl: Duration.Input = "10 minutes") =>
     const ended = yield* Deferred.make<void>()
     const tools = {
       ...options.tools,
-      interview: Tools.make({
-        description: "Asks a name, then what the client's model makes of it.",
-        mutates: false,
-        handler: () =>
-          Effect.gen(function*() {
-            yield* Ref.update(started, (n) => n + 1)
-            const who = yield* Ask.elicit("Your name?", Schema.Struct({ name: Schema.String }))
-            const name = who._tag === "Accept" ? who.content.name : "nobody"
-            const reply = yield* Ask.sample({
-              messages: [{ role: "user", content: { type: "text", text: `Greet ${name}` } }],
-              maxTokens: 20
-            })
-            return `${name}: ${reply.content.type === "text" ? reply.content.text : ""}`
-          }).pipe(Effect.onInterrupt(() => Deferred.succeed(ended, undefined))),
-        render: (text) => Tools.content([Tools.text(text)])
-      })
+      interview: interview(started, ended)
     }
     const stopped = yield* Deferred.make<"quiet" | "streaming">()
     const waiting = (name: "quiet" | "streaming") =>

@@ -8,7 +8,7 @@ import { Ask, Tools } from "effect-surface"
 import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import type { BoardClients } from "../../examples/board/app.ts"
-import { contentOf, overHttp, raw } from "./modern.ts"
+import { contentOf, interview, overHttp, raw } from "./modern.ts"
 import * as RedisServer from "./redisServer.ts"
 
 const say = (text: string) => Tools.content([Tools.text(text)])
@@ -19,22 +19,7 @@ const boardWithQuestions = Effect.gen(function*() {
   const started = yield* Ref.make(0)
   const tools = {
     ...options.tools,
-    interview: Tools.make({
-      description: "Asks a name, then what the client's model makes of it.",
-      mutates: false,
-      handler: () =>
-        Effect.gen(function*() {
-          yield* Ref.update(started, (n) => n + 1)
-          const who = yield* Ask.elicit("Your name?", Schema.Struct({ name: Schema.String }))
-          const name = who._tag === "Accept" ? who.content.name : "nobody"
-          const reply = yield* Ask.sample({
-            messages: [{ role: "user", content: { type: "text", text: `Greet ${name}` } }],
-            maxTokens: 20
-          })
-          return `${name}: ${reply.content.type === "text" ? reply.content.text : ""}`
-        }),
-      render: say
-    }),
+    interview: interview(started),
     add_confirmed: Tools.make({
       description: "Adds a task, then asks whether to keep its title.",
       input: Schema.Struct({ title: Schema.String }),

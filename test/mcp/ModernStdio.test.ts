@@ -68,6 +68,23 @@ describe("MCP 2026-07-28 on one channel", () => {
       assert.deepStrictEqual(contentOf(b), contentOf(a))
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
+  it.live("the Promise API's stdio door serves a 2026 client as its Effect door does", () =>
+    Effect.gen(function*() {
+      const client = yield* connect(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: ["--conditions=effect-surface-source", "test/mcp/promise-stdio-server.ts"],
+          cwd: root,
+          stderr: "ignore"
+        }),
+        "pin"
+      )
+      const added = yield* Effect.promise(() =>
+        client.callTool({ name: "tasks_add", arguments: { title: "by promise" } })
+      )
+      assert.deepStrictEqual(added.structuredContent, { id: "t1" })
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
   it.live("an in-memory connection is served in the era its client opens with, and a 2026 client's question is a round trip", () =>
     Effect.gen(function*() {
       const { clientSide, connection } = yield* inMemory

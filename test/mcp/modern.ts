@@ -4,7 +4,8 @@
 // never send (a tampered state).
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import type { Transport } from "@modelcontextprotocol/client"
-import { Effect } from "effect"
+import { Deferred, Effect, Ref, Schema } from "effect"
+import { Ask, Tools } from "effect-surface"
 
 export type Mode = "legacy" | "auto" | "pin"
 
@@ -102,4 +103,26 @@ export const raw = (
       readonly error?: { readonly code: number; readonly message: string; readonly data?: unknown }
     }
     return { status: response.status, answer, messages }
+  })
+
+/**
+ * A tool that asks a name and then what the client's model makes of it: two questions, two rounds
+ * in 2026. `started` counts its runs; `ended` completes when a run is interrupted.
+ */
+export const interview = (started: Ref.Ref<number>, ended?: Deferred.Deferred<void>) =>
+  Tools.make({
+    description: "Asks a name, then what the client's model makes of it.",
+    mutates: false,
+    handler: () =>
+      Effect.gen(function*() {
+        yield* Ref.update(started, (n) => n + 1)
+        const who = yield* Ask.elicit("Your name?", Schema.Struct({ name: Schema.String }))
+        const name = who._tag === "Accept" ? who.content.name : "nobody"
+        const reply = yield* Ask.sample({
+          messages: [{ role: "user", content: { type: "text", text: `Greet ${name}` } }],
+          maxTokens: 20
+        })
+        return `${name}: ${reply.content.type === "text" ? reply.content.text : ""}`
+      }).pipe(Effect.onInterrupt(() => ended === undefined ? Effect.void : Deferred.succeed(ended, undefined))),
+    render: (text) => Tools.content([Tools.text(text)])
   })

@@ -10,6 +10,7 @@
  *
  * @internal
  */
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Option } from "effect"
 import type { Scope } from "effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -43,7 +44,8 @@ const eraOf = (request: HttpServerRequest.HttpServerRequest): "modern" | "legacy
   return labelled !== undefined && legacyVersions.has(labelled) ? "legacy" : "undecided"
 }
 
-const legacyVersions = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+// The versions of the session era, as the SDK that serves them knows them.
+const legacyVersions: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS)
 
 // A body carrying the 2026 envelope's version speaks 2026 (the envelope is checked there); an
 // `initialize`, or anything else, is the older era's.
