@@ -185,14 +185,15 @@ const disarm = (call: Asking.Call) =>
   })
 
 // Drive the call through one round: until its handler ends (the call is over) or waits on
-// questions (the call is parked). `then` runs once the driver listens (it delivers the answers);
-// should the handler still wait on a question once it has settled, nothing new will wake the
-// driver, so it parks there and then. A request interrupted while driving cancels the call.
+// questions (the call is parked). A question asked before the driver listened parks it at once.
+// `then` (a retry's) runs once the driver listens and delivers the answers; should the handler
+// still wait on a question once it has settled, nothing new will wake the driver, so it parks there
+// and then. A request interrupted while driving cancels the call.
 const drive = (
   table: Table,
   call: Asking.Call,
   round: Asking.Round,
-  then: Effect.Effect<void>
+  then: Effect.Effect<void> | undefined
 ): Effect.Effect<Outcome> =>
   Effect.andThen(
     disarm(call),
@@ -215,15 +216,19 @@ const drive = (
       if (call.ended !== undefined) return ended(call.ended)
       call.wake = () => finish(park(table, call))
       unobserve = call.fiber?.addObserver(ended)
-      track(
-        table,
-        then.pipe(
-          Effect.andThen(settle(call)),
-          Effect.andThen(Effect.sync(() => {
-            if (call.pending.size > 0) call.wake?.()
-          }))
+      if (then === undefined) {
+        if (call.pending.size > 0) call.wake()
+      } else {
+        track(
+          table,
+          then.pipe(
+            Effect.andThen(settle(call)),
+            Effect.andThen(Effect.sync(() => {
+              if (call.pending.size > 0) call.wake?.()
+            }))
+          )
         )
-      )
+      }
       return Effect.suspend(() => {
         unobserve?.()
         call.wake = undefined
@@ -275,7 +280,7 @@ const start = (table: Table) =>
     fiber.addObserver((exit) => {
       call.ended = exit
     })
-    return drive(table, call, round, Effect.void)
+    return drive(table, call, round, undefined)
   })
 
 // Deliver what the retry answers: every answer to a waiting question must have its method's shape
