@@ -3,7 +3,8 @@
 // stateless revision, and `--requirements 2025-11-25`, sessions): exactly the scenarios each
 // revision requires, frozen at its release. Exits non-zero when either run fails a scored
 // scenario (and on any failure `examples/conformance-server/expected-failures.yaml` does not list,
-// each with its reason, when that file exists).
+// each with its reason, when that file exists). The suite runs the scenarios it does not score (the
+// tasks extension's among them) after the rest and never fails on them: this script does.
 // `npm run conformance:redis` (`--redis`): the same suite through a round-robin proxy with no
 // session affinity, in front of two instances of the server (child processes) sharing their
 // sessions in a Redis started for the run (persistence off) and stopped after it.
@@ -75,11 +76,19 @@ const run = (url: string, revision: string) =>
       stderr: "inherit",
       extendEnv: true
     })
+    let output = ""
     yield* child.stdout.pipe(
       Stream.decodeText,
-      Stream.runForEach((text) => Effect.sync(() => process.stdout.write(text)))
+      Stream.runForEach((text) =>
+        Effect.sync(() => {
+          output += text
+          process.stdout.write(text)
+        })
+      )
     )
-    return Number(yield* child.exitCode)
+    const code = Number(yield* child.exitCode)
+    const unscored = /Not scored for [^:]+: \d+ scenario\(s\) run, (\d+) failing/.exec(output)
+    return code === 0 && unscored !== null && Number(unscored[1]) > 0 ? 1 : code
   }).pipe(Effect.scoped)
 
 const main = Effect.gen(function*() {

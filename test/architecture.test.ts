@@ -157,7 +157,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "legacy/HttpResponse"
   ],
   // What the face serves beside the bundle, and what it tells every client unprompted.
-  ["AppResources", "Prompts", "internal/broadcast", "modern/Caching"],
+  ["AppResources", "Prompts", "internal/broadcast", "modern/Caching", "modern/Tasks"],
   // The face both revisions serve.
   ["Face"],
   // Each revision's machinery, over the face.
@@ -166,6 +166,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/internal/headers",
     "modern/internal/asking",
     "modern/internal/calls",
+    "modern/internal/tasks",
     "modern/internal/requests",
     "modern/internal/listen",
     "modern/internal/cluster",

@@ -10,6 +10,7 @@ import { Ask, Caller, Progress, Surface, Tools } from "effect-surface"
 import type { Bundle } from "effect-surface"
 import { McpCompletion, McpHttp, McpHttpRedis, McpPrompts } from "effect-surface/mcp"
 import type { McpAppResources, McpFace } from "effect-surface/mcp"
+import { taskTools } from "./tasks.ts"
 
 // A 1×1 PNG and a silent WAV: the smallest real files of their kinds.
 const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -451,7 +452,7 @@ export const serve = (port: number, http: Omit<McpHttp.HttpOptions, "port"> = {}
           say("prompts moved")
       })
     }
-    const everyTool = { ...tools, ...askingTools, ...triggers }
+    const everyTool = { ...tools, ...askingTools, ...taskTools, ...triggers }
     const moved: { tools: Bundle.RootTools } = { tools: everyTool }
     const ticks = yield* PubSub.unbounded<void>()
     yield* PubSub.publish(ticks, undefined).pipe(Effect.repeat(Schedule.spaced("3 seconds")), Effect.forkScoped)
@@ -463,6 +464,8 @@ export const serve = (port: number, http: Omit<McpHttp.HttpOptions, "port"> = {}
       prompts,
       resources,
       serverInfo: { name: "effect-surface-conformance", version: "0.1.0" },
+      // The suite expects a task of a call that runs half a second.
+      tasks: { after: "200 millis" },
       // A client told to poll waits this long before resuming its stream.
       http: { port, retryInterval: "500 millis", ...http }
     })

@@ -39,6 +39,48 @@ export class ResponseStream extends Context.Service<ResponseStream, {
 }>()("effect-surface/ResponseStream") {}
 
 /**
+ * Where a call may carry on as a task: a caller that can follow a task (MCP 2026-07-28 with the
+ * tasks extension) is answered with one at `begin`, and the call goes on in the background, its
+ * status and result fetched later; everywhere else `begin` does nothing and the call goes on as it
+ * was. A task-capable tool's call also begins its task by itself once it has run a while without
+ * asking anything (see the face's `tasks` settings).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Ask, Caller } from "effect-surface"
+ *
+ * // Ask first, on the request; then go on as a task.
+ * const deploy = Effect.gen(function*() {
+ *   const sure = yield* Ask.elicit("Deploy now?", Schema.Struct({ yes: Schema.Boolean }))
+ *   yield* Caller.beginTask
+ *   yield* Effect.sleep("10 minutes")
+ *   return sure._tag === "Accept" && sure.content.yes ? "deployed" : "left as it was"
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Task extends Context.Service<Task, {
+  /** Carry on as a task from here, where the caller can follow one. */
+  readonly begin: Effect.Effect<void>
+}>()("effect-surface/Task") {}
+
+/**
+ * Carry on as a task from here, as `Task`'s `begin`.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Caller } from "effect-surface"
+ * const longJob = Effect.andThen(Caller.beginTask, Effect.sleep("1 hour"))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const beginTask: Effect.Effect<void, never, Task> = Task.use((task) => task.begin)
+
+/**
  * Close the current request's response stream, as `ResponseStream`'s `close`.
  *
  * @example
@@ -56,7 +98,7 @@ export const closeResponseStream: Effect.Effect<boolean, never, ResponseStream> 
 )
 
 /**
- * What a handler on a request path may require: `Progress`, `Ask` and `ResponseStream`.
+ * What a handler on a request path may require: `Progress`, `Ask`, `ResponseStream` and `Task`.
  *
  * @example
  * ```ts
@@ -67,11 +109,11 @@ export const closeResponseStream: Effect.Effect<boolean, never, ResponseStream> 
  *
  * @since 0.1.0
  */
-export type Services = Progress.Progress | Ask.Ask | ResponseStream
+export type Services = Progress.Progress | Ask.Ask | ResponseStream | Task
 
 /**
  * The services with nothing behind them: progress goes nowhere, asking fails with
- * `ClientLacksCapability`, and there is no response stream to close.
+ * `ClientLacksCapability`, there is no response stream to close, and no task to become.
  *
  * @example
  * ```ts
@@ -84,9 +126,12 @@ export type Services = Progress.Progress | Ask.Ask | ResponseStream
  *
  * @since 0.1.0
  */
+const noTask: Task["Service"] = { begin: Effect.void }
+
 export const none: Context.Context<Services> = Context.make(Progress.Progress, Progress.none).pipe(
   Context.add(Ask.Ask, Ask.none),
-  Context.add(ResponseStream, { close: Effect.succeed(false) })
+  Context.add(ResponseStream, { close: Effect.succeed(false) }),
+  Context.add(Task, noTask)
 )
 
 /**

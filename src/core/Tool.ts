@@ -132,6 +132,12 @@ export interface Tool<S extends ToolInputSchema | undefined, Out, E, R, C> {
   /** Missing means the tool takes no input. */
   readonly input?: S
   readonly mutates: boolean
+  /**
+   * Whether a call may carry on as a task, for a caller that can follow one (MCP 2026-07-28's tasks
+   * extension): `optional` once it has run a while (or at `Caller.beginTask`), `required` always —
+   * a caller that cannot follow a task is then refused. Missing: never a task.
+   */
+  readonly task?: "optional" | "required"
   readonly handler: (input: InputOf<S>, client: C) => Effect.Effect<Out, E, R>
   // Method syntax, so its parameter is bivariant: a tool that only ever fails (`Out` = never) still
   // fits a table of tools whose answers differ.

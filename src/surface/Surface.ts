@@ -149,6 +149,11 @@ export interface Procedure {
   readonly output?: Shape
   readonly error?: Shape
   readonly mutates?: boolean
+  /**
+   * Whether a call may carry on as a task where its caller can follow one: `optional` once it has
+   * run a while, `required` always (a caller that cannot is refused). Missing: never a task.
+   */
+  readonly task?: "optional" | "required"
   readonly title?: string
   readonly description?: string
 }

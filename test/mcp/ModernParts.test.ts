@@ -12,7 +12,13 @@ import * as Wire from "../../src/mcp/modern/Wire.ts"
 
 const envelope: Wire.Envelope = {
   protocolVersion: "2026-07-28",
-  capabilities: { elicitation: true, sampling: true, roots: false, raw: { elicitation: {}, sampling: {} } },
+  capabilities: {
+    elicitation: true,
+    sampling: true,
+    roots: false,
+    tasks: false,
+    raw: { elicitation: {}, sampling: {} }
+  },
   clientInfo: undefined,
   logLevel: undefined,
   progressToken: undefined

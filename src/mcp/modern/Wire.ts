@@ -76,6 +76,20 @@ export const meta = {
 } as const
 
 /**
+ * The name of the tasks extension: a client that declares it under `capabilities.extensions` can
+ * follow a call that goes on as a task; a server advertises it in `server/discover`.
+ *
+ * @example
+ * ```ts
+ * import { McpWire } from "effect-surface/mcp"
+ * const capabilities = { extensions: { [McpWire.tasksExtension]: {} } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const tasksExtension = "io.modelcontextprotocol/tasks"
+
+/**
  * The JSON-RPC error codes of this revision (and JSON-RPC's own it uses).
  *
  * @example
@@ -219,12 +233,14 @@ export const classify = (message: unknown): Incoming => {
  * @example
  * ```ts
  * import type { McpWire } from "effect-surface/mcp"
- * const declared: McpWire.Declared = { elicitation: true, sampling: false, roots: false, raw: { elicitation: {} } }
+ * const declared: McpWire.Declared = { elicitation: true, sampling: false, roots: false, tasks: false, raw: { elicitation: {} } }
  * ```
  *
  * @since 0.1.0
  */
 export interface Declared extends Ask.Capabilities {
+  /** Whether it follows tasks (the `io.modelcontextprotocol/tasks` extension). */
+  readonly tasks: boolean
   readonly raw: { readonly [key: string]: unknown }
 }
 
@@ -236,7 +252,7 @@ export interface Declared extends Ask.Capabilities {
  * import type { McpWire } from "effect-surface/mcp"
  * const envelope: McpWire.Envelope = {
  *   protocolVersion: "2026-07-28",
- *   capabilities: { elicitation: false, sampling: false, roots: false, raw: {} },
+ *   capabilities: { elicitation: false, sampling: false, roots: false, tasks: false, raw: {} },
  *   clientInfo: undefined,
  *   logLevel: undefined,
  *   progressToken: undefined
@@ -261,7 +277,8 @@ const MetaSchema = Schema.Struct({
   [meta.clientCapabilities]: Schema.Struct({
     elicitation: Schema.optionalKey(Capability),
     sampling: Schema.optionalKey(Capability),
-    roots: Schema.optionalKey(Capability)
+    roots: Schema.optionalKey(Capability),
+    extensions: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
   }),
   [meta.clientInfo]: Schema.optionalKey(Schema.Struct({ name: Schema.String, version: Schema.String })),
   [meta.logLevel]: Schema.optionalKey(Schema.Literals(Logging.levels)),
@@ -313,6 +330,7 @@ export const envelope = (params: { readonly [key: string]: unknown }): Result.Re
         (capabilities.elicitation["form"] !== undefined || capabilities.elicitation["url"] === undefined),
       sampling: capabilities.sampling !== undefined,
       roots: capabilities.roots !== undefined,
+      tasks: capabilities.extensions?.[tasksExtension] !== undefined,
       raw: rawCapabilities
     },
     clientInfo: m[meta.clientInfo],

@@ -211,7 +211,9 @@ const requestServices = (server: Server): Context.Context<Caller.Services> =>
         return true
       })
     }),
-    Context.add(Progress.Progress, Progress.none)
+    Context.add(Progress.Progress, Progress.none),
+    // A 2025 session has no tasks: a call that would begin one goes on as it was.
+    Context.add(Caller.Task, { begin: Effect.void })
   )
 
 // The request path's context at a level: the session's, its log lines forwarded at that level, and

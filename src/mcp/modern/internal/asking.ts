@@ -37,6 +37,14 @@ export interface Question {
   readonly answered: Deferred.Deferred<unknown>
 }
 
+/**
+ * What a call that went on as a task tells its task: that its questions moved, and its progress.
+ */
+export interface TaskHooks {
+  readonly changed: () => void
+  readonly progress: (update: Progress.Update) => void
+}
+
 /** One call, parked or running: what its rounds share. */
 export interface Call {
   /** Named, and entered in the table, when it first parks: most calls never do. */
@@ -65,6 +73,14 @@ export interface Call {
   expiry: Fiber.Fiber<void> | undefined
   /** A capability the handler asked for that the client never declared. */
   lacking: "elicitation" | "sampling" | "roots" | undefined
+  /** Whether the call may go on as a task (a task-capable tool's); `undefined`: never. */
+  readonly taskSupport: "optional" | "required" | undefined
+  /** Goes on as a task from here: set while a request whose client follows tasks drives the call. */
+  begin: (() => void) | undefined
+  /** The handler asked to go on as a task before a driver listened: the next one takes it. */
+  beginAsked: boolean
+  /** Set once the call has gone on as a task. */
+  task: TaskHooks | undefined
 }
 
 // The handler's question: an answer sent ahead is taken if it has the right shape; otherwise the
@@ -88,11 +104,16 @@ export const question = <A>(
     const answered = Deferred.makeUnsafe<unknown>()
     call.pending.set(key, { request, answered })
     call.wake?.()
+    call.task?.changed()
     return Effect.flatMap(Deferred.await(answered), (answer) => {
       call.answered[key] = answer
       return Effect.fromResult(decode(answer))
     }).pipe(
-      Effect.onInterrupt(() => Effect.sync(() => call.pending.delete(key)))
+      Effect.onInterrupt(() =>
+        Effect.sync(() => {
+          if (call.pending.delete(key)) call.task?.changed()
+        })
+      )
     )
   })
 
@@ -130,7 +151,8 @@ const noting = (call: Call, asking: Ask.Ask["Service"]): Ask.Ask["Service"] => {
   }
 }
 
-// Progress and log lines go to whichever request drives the call now, on its token and at its level.
+// Progress and log lines go to whichever request drives the call now, on its token and at its level;
+// once the call is a task, its progress is the task's status message.
 export const services = (context: Context.Context<never>, call: Call): Context.Context<Caller.Services> => {
   const send = (notification: Json.JsonObject) => call.current?.notify(notification)
   const progress: Progress.Progress["Service"] = {
@@ -139,6 +161,7 @@ export const services = (context: Context.Context<never>, call: Call): Context.C
     },
     report: (update) =>
       Effect.sync(() => {
+        call.task?.progress(update)
         const token = call.current?.envelope.progressToken
         if (token === undefined) return
         send({
@@ -159,7 +182,13 @@ export const services = (context: Context.Context<never>, call: Call): Context.C
     base,
     Context.make(Ask.Ask, noting(call, Ask.make(channel(call)))).pipe(
       Context.add(Progress.Progress, progress),
-      Context.add(Caller.ResponseStream, { close: Effect.succeed(false) })
+      Context.add(Caller.ResponseStream, { close: Effect.succeed(false) }),
+      Context.add(Caller.Task, {
+        begin: Effect.sync(() => {
+          if (call.begin === undefined) call.beginAsked = true
+          else call.begin()
+        })
+      })
     )
   )
 }

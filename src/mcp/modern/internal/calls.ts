@@ -16,7 +16,7 @@
  * @internal
  */
 import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberSet, Option, Result } from "effect"
-import type { Scope } from "effect"
+import type { Duration, Scope } from "effect"
 import * as Crypto from "node:crypto"
 import * as Caller from "../../../core/Caller.ts"
 import type * as Json from "../../../core/Json.ts"
@@ -41,6 +41,8 @@ export type Outcome =
   }
   /** The parked call cannot be continued from here, for `reason` (it has ended, or its instance is out of reach). */
   | { readonly _tag: "Lost"; readonly reason: string }
+  /** The call goes on as a task: what the request answers (`resultType: "task"`). */
+  | { readonly _tag: "Task"; readonly task: Json.JsonObject }
 
 /**
  * What a call runs: its handler, its result framed for its method.
@@ -59,18 +61,32 @@ export interface Elsewhere {
 }
 
 /**
+ * Where calls go on as tasks: what the tasks table provides.
+ */
+export interface Tasking {
+  /** How long a task-capable call runs, asking nothing, before it goes on as a task. */
+  readonly after: Duration.Duration
+  /**
+   * Make `call` a task, at once (it is found from now on): what its request answers, and the
+   * effect that makes it readable everywhere the task may be asked for.
+   */
+  readonly become: (call: Asking.Call) => { readonly created: Json.JsonObject; readonly saved: Effect.Effect<void> }
+}
+
+/**
  * A face's parked calls.
  */
 export interface Calls {
   /** This instance's name in the states it signs. */
   readonly instance: string
   readonly codec: RequestState.Codec
-  /** Run a fresh call in `round`, with answers the client sent ahead. */
+  /** Run a fresh call in `round`, with answers the client sent ahead; a task-capable tool's says so. */
   readonly start: (
     job: Job,
     target: string,
     supplied: { readonly [key: string]: unknown },
-    round: Asking.Round
+    round: Asking.Round,
+    taskSupport?: "optional" | "required"
   ) => Effect.Effect<Outcome>
   /** Continue the parked call a verified state names, here or on the instance it names. */
   readonly resume: (
@@ -95,6 +111,7 @@ interface Table {
   readonly fibers: FiberSet.FiberSet<unknown, unknown>
   readonly context: Context.Context<never>
   readonly elsewhere: Elsewhere | undefined
+  readonly tasking: Tasking | undefined
 }
 
 const refusal = (message: string): Outcome => ({
@@ -104,7 +121,7 @@ const refusal = (message: string): Outcome => ({
 
 // A call that ended in failure after asking for what its client never declared failed for want of
 // it: the revision has an error for exactly that (-32021, HTTP 400), naming the capability.
-const outcomeOf = (call: Asking.Call, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>): Outcome => {
+export const outcomeOf = (call: Asking.Call, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>): Outcome => {
   const failed = Exit.isFailure(exit) || exit.value["isError"] === true
   if (failed && call.lacking !== undefined) {
     return {
@@ -184,8 +201,14 @@ const disarm = (call: Asking.Call) =>
     return expiry === undefined ? Effect.void : Fiber.interrupt(expiry)
   })
 
-// Drive the call through one round: until its handler ends (the call is over) or waits on
-// questions (the call is parked). A question asked before the driver listened parks it at once.
+// Where the call may go on as a task this round: a task-capable tool's, for a client that follows tasks.
+const taskingOf = (table: Table, call: Asking.Call, round: Asking.Round): Tasking | undefined =>
+  call.taskSupport !== undefined && round.envelope.capabilities.tasks ? table.tasking : undefined
+
+// Drive the call through one round: until its handler ends (the call is over), waits on questions
+// (the call is parked) or goes on as a task (at `Caller.beginTask`, or once it has run `after`
+// without asking; a tool that requires a task answers with one even when it ended sooner). A
+// question asked before the driver listened parks it at once.
 // `then` (a retry's) runs once the driver listens and delivers the answers; should the handler
 // still wait on a question once it has settled, nothing new will wake the driver, so it parks there
 // and then. A request interrupted while driving cancels the call.
@@ -202,19 +225,45 @@ const drive = (
       call.envelope = round.envelope
       let settled = false
       let unobserve: (() => void) | undefined
+      let grace: Fiber.Fiber<void> | undefined
+      const quiet = () => {
+        call.wake = undefined
+        call.begin = undefined
+        grace?.interruptUnsafe()
+        unobserve?.()
+      }
       const finish = (outcome: Effect.Effect<Outcome>) => {
         if (settled) return
         settled = true
-        call.wake = undefined
-        unobserve?.()
+        quiet()
         resume(Effect.ensuring(outcome, Effect.sync(() => (call.current = undefined))))
       }
+      const tasking = taskingOf(table, call, round)
+      const becomeTask = (tasking: Tasking) => {
+        if (settled) return
+        forget(table, call)
+        const made = tasking.become(call)
+        finish(Effect.as(made.saved, { _tag: "Task", task: made.created } satisfies Outcome))
+      }
       const ended = (exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>) => {
+        if (tasking !== undefined && call.taskSupport === "required") return becomeTask(tasking)
         forget(table, call)
         finish(Effect.succeed(outcomeOf(call, exit)))
       }
       if (call.ended !== undefined) return ended(call.ended)
       call.wake = () => finish(park(table, call))
+      const asked = call.beginAsked
+      call.beginAsked = false
+      if (tasking !== undefined) {
+        if (asked) return becomeTask(tasking)
+        call.begin = () => becomeTask(tasking)
+        grace = track(
+          table,
+          Effect.sleep(tasking.after).pipe(Effect.andThen(Effect.sync(() => {
+            if (call.pending.size === 0) call.begin?.()
+          })))
+        )
+      }
       unobserve = call.fiber?.addObserver(ended)
       if (then === undefined) {
         if (call.pending.size > 0) call.wake()
@@ -230,8 +279,7 @@ const drive = (
         )
       }
       return Effect.suspend(() => {
-        unobserve?.()
-        call.wake = undefined
+        quiet()
         call.current = undefined
         forget(table, call)
         return call.fiber === undefined ? Effect.void : Fiber.interrupt(call.fiber)
@@ -253,7 +301,8 @@ const start = (table: Table) =>
   job: Job,
   target: string,
   supplied: { readonly [key: string]: unknown },
-  round: Asking.Round
+  round: Asking.Round,
+  taskSupport?: "optional" | "required"
 ): Effect.Effect<Outcome> =>
   Effect.suspend(() => {
     const call: Asking.Call = {
@@ -271,7 +320,11 @@ const start = (table: Table) =>
       ended: undefined,
       fiber: undefined,
       expiry: undefined,
-      lacking: undefined
+      lacking: undefined,
+      taskSupport,
+      begin: undefined,
+      beginAsked: false,
+      task: undefined
     }
     const runFork = Effect.runForkWith(Asking.services(table.context, call))
     const fiber = runFork(job)
@@ -283,9 +336,12 @@ const start = (table: Table) =>
     return drive(table, call, round, undefined)
   })
 
-// Deliver what the retry answers: every answer to a waiting question must have its method's shape
-// (a malformed one refuses the retry and changes nothing); the others are ignored.
-const deliver = (call: Asking.Call, inputResponses: { readonly [key: string]: unknown }) => {
+/**
+ * Deliver what a retry (or a task's update) answers: every answer to a waiting question must have
+ * its method's shape (a malformed one refuses it all and changes nothing); the others are ignored.
+ * The questions answered leave `pending` as the delivery runs, before the handler goes on.
+ */
+export const deliver = (call: Asking.Call, inputResponses: { readonly [key: string]: unknown }) => {
   const answered: Array<readonly [Asking.Question, unknown]> = []
   for (const [key, pending] of call.pending) {
     if (!Object.hasOwn(inputResponses, key)) continue
@@ -299,6 +355,7 @@ const deliver = (call: Asking.Call, inputResponses: { readonly [key: string]: un
         for (const [key, waiting] of call.pending) if (waiting === pending) call.pending.delete(key)
         Deferred.doneUnsafe(pending.answered, Exit.succeed(answer))
       }
+      if (answered.length > 0) call.task?.changed()
     })
   )
 }
@@ -342,6 +399,7 @@ export const make = (options: {
   readonly codec: RequestState.Codec
   readonly instance?: string
   readonly elsewhere?: Elsewhere
+  readonly tasking?: Tasking
 }): Effect.Effect<Calls, never, Scope.Scope> =>
   Effect.gen(function*() {
     const table: Table = {
@@ -350,7 +408,8 @@ export const make = (options: {
       calls: new Map(),
       fibers: yield* FiberSet.make(),
       context: yield* Effect.context<never>(),
-      elsewhere: options.elsewhere
+      elsewhere: options.elsewhere,
+      tasking: options.tasking
     }
     const here = resumeHere(table)
     return {

@@ -59,6 +59,7 @@ const Envelope = Schema.Struct({
     elicitation: Schema.Boolean,
     sampling: Schema.Boolean,
     roots: Schema.Boolean,
+    tasks: Schema.Boolean,
     raw: Schema.Record(Schema.String, Schema.Unknown)
   }),
   clientInfo: Schema.optionalKey(Schema.Struct({ name: Schema.String, version: Schema.String })),
@@ -82,7 +83,8 @@ const Outcome = Schema.Union([
     inputRequests: Schema.Record(Schema.String, Schema.Struct({ method: Schema.String, params: JsonObject })),
     requestState: Schema.String
   }),
-  Schema.Struct({ _tag: Schema.Literal("Lost"), reason: Schema.String })
+  Schema.Struct({ _tag: Schema.Literal("Lost"), reason: Schema.String }),
+  Schema.Struct({ _tag: Schema.Literal("Task"), task: JsonObject })
 ])
 
 const Message = Schema.Union([

@@ -39,6 +39,10 @@ const nameOf = (method: string, params: { readonly [key: string]: unknown }): st
       return typeof params["name"] === "string" ? params["name"] : undefined
     case "resources/read":
       return typeof params["uri"] === "string" ? params["uri"] : undefined
+    case "tasks/get":
+    case "tasks/update":
+    case "tasks/cancel":
+      return typeof params["taskId"] === "string" ? params["taskId"] : undefined
     default:
       return undefined
   }
@@ -47,7 +51,7 @@ const nameOf = (method: string, params: { readonly [key: string]: unknown }): st
 /**
  * Check the standard headers against the body: `MCP-Protocol-Version` equals the envelope's
  * version, `Mcp-Method` the method (values are case-sensitive), and `Mcp-Name` the name or URI of a
- * call, prompt or read. The first disagreement, or `undefined`.
+ * call, prompt or read, or the task a `tasks/*` request names. The first disagreement, or `undefined`.
  */
 export const standard = (
   headers: Headers,

@@ -15,7 +15,7 @@
 import { Deferred, Duration, Effect, Exit, Result, Schema } from "effect"
 import type * as Json from "../../../core/Json.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
-import type * as Requests from "./requests.ts"
+import * as Requests from "./requests.ts"
 import * as Wire from "../Wire.ts"
 
 /**
@@ -26,13 +26,16 @@ export interface Filter {
   readonly promptsListChanged?: boolean
   readonly resourcesListChanged?: boolean
   readonly resourceSubscriptions?: ReadonlyArray<string>
+  /** Tasks whose every move is told (`notifications/tasks`), for a client that follows tasks. */
+  readonly taskIds?: ReadonlyArray<string>
 }
 
 const FilterSchema = Schema.Struct({
   toolsListChanged: Schema.optionalKey(Schema.Boolean),
   promptsListChanged: Schema.optionalKey(Schema.Boolean),
   resourcesListChanged: Schema.optionalKey(Schema.Boolean),
-  resourceSubscriptions: Schema.optionalKey(Schema.Array(Schema.String))
+  resourceSubscriptions: Schema.optionalKey(Schema.Array(Schema.String)),
+  taskIds: Schema.optionalKey(Schema.Array(Schema.String))
 })
 
 const decodeFilter = Schema.decodeUnknownResult(FilterSchema)
@@ -44,10 +47,17 @@ export interface Prepared {
 }
 
 /**
- * Read a listen request's filter: the request ready to stream, or the answer refusing it (-32602).
+ * Read a listen request's filter: the request ready to stream, or the answer refusing it (-32602,
+ * or -32021 for tasks asked by a client that does not follow them).
  */
-export const prepare = (request: Requests.Request): Result.Result<Prepared, Requests.Answer> => {
+export const prepare = (
+  request: Requests.Request,
+  envelope: Wire.Envelope
+): Result.Result<Prepared, Requests.Answer> => {
   const decoded = decodeFilter(request.params["notifications"] ?? {})
+  if (Result.isSuccess(decoded) && decoded.success.taskIds !== undefined && !envelope.capabilities.tasks) {
+    return Result.fail(Requests.tasksRequired(request.id, "listening to tasks"))
+  }
   return Result.isSuccess(decoded)
     ? Result.succeed({ id: request.id, asked: decoded.success })
     : Result.fail({
@@ -90,17 +100,26 @@ export const run = (
     for (const uri of asked.resourceSubscriptions ?? []) {
       if (Exit.isSuccess(yield* Effect.exit(face.checkUri(uri))) && !served.includes(uri)) served.push(uri)
     }
+    // Quiet until the acknowledgement has gone: nothing may precede it.
+    let acknowledged = false
+    const notice = (method: string, params: Json.JsonObject = {}) =>
+      send({ jsonrpc: "2.0", method, params: { ...params, _meta: meta } })
+    const followed: Array<string> = []
+    for (const taskId of asked.taskIds ?? []) {
+      if (followed.includes(taskId)) continue
+      const known = yield* modern.tasks.watch(taskId, (task) => {
+        if (acknowledged) notice("notifications/tasks", task)
+      })
+      if (known) followed.push(taskId)
+    }
     const honored: Filter = {
       ...(asked.toolsListChanged === true ? { toolsListChanged: true } : {}),
       ...(asked.promptsListChanged === true ? { promptsListChanged: true } : {}),
       ...(asked.resourcesListChanged === true ? { resourcesListChanged: true } : {}),
-      ...(asked.resourceSubscriptions === undefined ? {} : { resourceSubscriptions: served })
+      ...(asked.resourceSubscriptions === undefined ? {} : { resourceSubscriptions: served }),
+      ...(asked.taskIds === undefined ? {} : { taskIds: followed })
     }
     const uris = new Set(served)
-    const notice = (method: string, params: Json.JsonObject = {}) =>
-      send({ jsonrpc: "2.0", method, params: { ...params, _meta: meta } })
-    // Quiet until the acknowledgement has gone: nothing may precede it.
-    let acknowledged = false
     const member: Broadcast.Member = {
       listChanged: (list) => {
         if (acknowledged && honored[listKey[list]] === true) notice(`notifications/${list}/list_changed`)

@@ -12,6 +12,8 @@
  */
 import { Effect, Result } from "effect"
 import type { Scope } from "effect"
+import * as Crypto from "node:crypto"
+import type * as Bundle from "../../../core/Bundle.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as Face from "../../Face.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
@@ -21,7 +23,9 @@ import * as Caching from "../Caching.ts"
 import type * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
 import * as RequestState from "../RequestState.ts"
+import * as TaskSettings from "../Tasks.ts"
 import * as Wire from "../Wire.ts"
+import * as Tasks from "./tasks.ts"
 
 /**
  * What a face serves 2026 clients with: the face, its parked calls, its caching hints.
@@ -29,6 +33,8 @@ import * as Wire from "../Wire.ts"
 export interface Modern {
   readonly face: Face.Face
   readonly calls: Calls.Calls
+  /** The calls that went on as tasks. */
+  readonly tasks: Tasks.Table
   readonly caching: Caching.Caching
   /** List moves made through other instances, for this one's listeners (with instances on Redis). */
   readonly relay: Relay | undefined
@@ -74,18 +80,23 @@ export const make = (
     readonly relay?: Relay | undefined
     /** Signs this path's states: the face's own unless given (instances on Redis agree on one). */
     readonly codec?: RequestState.Codec | undefined
+    /** Where tasks are shared with the other instances. */
+    readonly store?: Tasks.Store | undefined
   } = {}
 ): Effect.Effect<Modern, never, Scope.Scope> =>
   Effect.gen(function*() {
+    const instance = options.instance ?? Crypto.randomBytes(8).toString("hex")
+    const tasks = yield* Tasks.make({ settings: TaskSettings.resolve(face.tasks), instance, store: options.store })
     const calls = yield* Calls.make({
       codec: options.codec ?? face.requestState,
-      ...(options.instance === undefined ? {} : { instance: options.instance }),
+      instance,
+      tasking: tasks.tasking,
       ...(options.elsewhere === undefined ? {} : { elsewhere: options.elsewhere })
     })
     const caching = yield* Caching.make(face.broadcaster, face.caching)
     const { name, title, version } = face.serverInfo
     const serverInfo = title === undefined ? { name, version } : { name, version, title }
-    return { face, calls, caching, relay: options.relay, resultMeta: { [Wire.meta.serverInfo]: serverInfo } }
+    return { face, calls, tasks, caching, relay: options.relay, resultMeta: { [Wire.meta.serverInfo]: serverInfo } }
   })
 
 const ok = (modern: Modern, id: Wire.Id, result: Json.JsonObject): Answer => ({
@@ -118,7 +129,8 @@ export const capabilities: Json.JsonObject = {
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: true },
   completions: {},
-  logging: {}
+  logging: {},
+  extensions: { [Wire.tasksExtension]: {} }
 }
 
 const discover = (modern: Modern, id: Wire.Id) =>
@@ -197,6 +209,28 @@ const harmless = (modern: Modern, method: string, name: string): Effect.Effect<b
     return isRecord(annotations) && annotations["readOnlyHint"] === true
   })
 
+// Whether a tool's call may go on as a task: its procedure's, or its own, say.
+const taskSupportOf = (tool: Bundle.Tool): "optional" | "required" | undefined =>
+  tool.target._tag === "Procedure" ? tool.target.procedure.task : tool.target.tool.task
+
+const supportOf = (modern: Modern, method: string, name: string) =>
+  method !== "tools/call" ? Effect.succeed(undefined) : Effect.map(modern.face.roster.current, (resolved) => {
+    const tool = resolved.toolByName.get(name)
+    return tool === undefined ? undefined : taskSupportOf(tool)
+  })
+
+/**
+ * The error for a request that needs the tasks extension from a client that did not declare it.
+ */
+export const tasksRequired = (id: Wire.Id, why: string): Answer => ({
+  status: 400,
+  body: Wire.errorOf(id, {
+    code: Wire.codes.missingCapability,
+    message: `Missing required client capability: ${why} needs the ${Wire.tasksExtension} extension`,
+    data: { requiredCapabilities: { extensions: { [Wire.tasksExtension]: {} } } }
+  })
+})
+
 // A call, a prompt or a read: a fresh round, or the next round of a call parked by an earlier one.
 const roundTrip = (
   modern: Modern,
@@ -209,53 +243,109 @@ const roundTrip = (
   if (Result.isFailure(target)) return Effect.succeed(refused(id, target.failure))
   const responses = Answers.responsesOf(params)
   if (Result.isFailure(responses)) return Effect.succeed(refused(id, responses.failure))
-  const { args, frame, job, name } = target.success
+  const { name } = target.success
+  return Effect.flatMap(
+    supportOf(modern, method, name),
+    (support) =>
+      support === "required" && !envelope.capabilities.tasks
+        ? Effect.succeed(tasksRequired(id, `tool "${name}" runs only as a task, so calling it`))
+        : rounds(modern, request, envelope, notify, target.success, responses.success, support)
+  )
+}
+
+const rounds = (
+  modern: Modern,
+  request: Request,
+  envelope: Wire.Envelope,
+  notify: Asking.Notify,
+  target: Target,
+  responses: { readonly [key: string]: unknown },
+  support: "optional" | "required" | undefined
+): Effect.Effect<Answer> => {
+  const { id, method, params } = request
+  const { args, frame, job, name } = target
   const digest = RequestState.targetOf(method, name, args)
   const round = { notify, envelope }
   const state = params["requestState"]
   const outcome = state === undefined
-    ? modern.calls.start(job, digest, responses.success, round)
+    ? modern.calls.start(job, digest, responses, round, support)
     : typeof state !== "string"
     ? Effect.succeed(stateRefused(`"params.requestState" must be the string the server sent`))
     : modern.calls.codec.verify(state, digest).pipe(
       Effect.matchEffect({
         onFailure: (refusal) => Effect.succeed(stateRefused(refusal.message)),
         onSuccess: (payload) =>
-          Effect.flatMap(modern.calls.resume(payload, responses.success, round), (resumed) =>
+          Effect.flatMap(modern.calls.resume(payload, responses, round), (resumed) =>
             resumed._tag !== "Lost"
               ? Effect.succeed(resumed)
               // Where the call cannot be continued, one that changes nothing is run again from its
               // start with every answer it had; one that may change something is never run twice.
               : Effect.flatMap(harmless(modern, method, name), (again) =>
                 again && payload.answers !== undefined
-                  ? modern.calls.start(job, digest, { ...payload.answers, ...responses.success }, round)
+                  ? modern.calls.start(job, digest, { ...payload.answers, ...responses }, round, support)
                   : Effect.succeed(stateRefused(`requestState refused: ${resumed.reason}; call again without it`))))
       })
     )
-  return Effect.map(outcome, (ended): Answer => {
-    switch (ended._tag) {
-      case "Complete":
-        return ok(modern, id, frame === undefined ? ended.result : frame(ended.result))
-      case "Error":
-        return { status: ended.status ?? 200, body: Wire.errorOf(id, ended.error) }
-      case "Lost":
-        return failed(id, { code: Wire.codes.invalidParams, message: ended.reason })
-      case "InputRequired":
-        return {
-          status: 200,
-          body: {
-            jsonrpc: "2.0",
-            id,
-            result: {
-              resultType: "input_required",
-              inputRequests: ended.inputRequests as unknown as Json.JsonObject,
-              requestState: ended.requestState,
-              _meta: modern.resultMeta
-            }
+  return Effect.map(outcome, (ended) => answerOf(modern, id, ended, frame))
+}
+
+const answerOf = (
+  modern: Modern,
+  id: Wire.Id,
+  ended: Calls.Outcome,
+  frame?: (result: Json.JsonObject) => Json.JsonObject
+): Answer => {
+  switch (ended._tag) {
+    case "Complete":
+      return ok(modern, id, frame === undefined ? ended.result : frame(ended.result))
+    case "Error":
+      return { status: ended.status ?? 200, body: Wire.errorOf(id, ended.error) }
+    case "Lost":
+      return failed(id, { code: Wire.codes.invalidParams, message: ended.reason })
+    case "Task":
+      return { status: 200, body: { jsonrpc: "2.0", id, result: { ...ended.task, _meta: modern.resultMeta } } }
+    case "InputRequired":
+      return {
+        status: 200,
+        body: {
+          jsonrpc: "2.0",
+          id,
+          result: {
+            resultType: "input_required",
+            inputRequests: ended.inputRequests as unknown as Json.JsonObject,
+            requestState: ended.requestState,
+            _meta: modern.resultMeta
           }
         }
-    }
-  })
+      }
+  }
+}
+
+// The tasks methods, for a client that follows tasks only (asked before the task is looked up).
+const taskMethod = (modern: Modern, request: Request, envelope: Wire.Envelope): Effect.Effect<Answer> => {
+  const { id, method, params } = request
+  if (!envelope.capabilities.tasks) return Effect.succeed(tasksRequired(id, method))
+  const taskId = params["taskId"]
+  if (typeof taskId !== "string") {
+    return Effect.succeed(refused(id, `"params.taskId" must be the task's id, a string`))
+  }
+  if (method === "tasks/get") {
+    return Effect.map(
+      modern.tasks.get(taskId),
+      Result.match({ onFailure: (error) => failed(id, error), onSuccess: (view) => ok(modern, id, view) })
+    )
+  }
+  const responses = params["inputResponses"]
+  if (method === "tasks/update" && !isRecord(responses)) {
+    return Effect.succeed(refused(id, `"params.inputResponses" must be an object of answers by key`))
+  }
+  const op: Tasks.Op = method === "tasks/update"
+    ? { _tag: "Update", responses: responses as Json.JsonObject }
+    : { _tag: "Cancel" }
+  return Effect.map(
+    modern.tasks.apply(taskId, op),
+    (reply) => reply._tag === "Ack" ? ok(modern, id, {}) : failed(id, reply.error)
+  )
 }
 
 const complete = (modern: Modern, id: Wire.Id, params: Json.JsonObject) => {
@@ -295,7 +385,10 @@ export const methods: ReadonlySet<string> = new Set([
   "prompts/list",
   "prompts/get",
   "completion/complete",
-  "subscriptions/listen"
+  "subscriptions/listen",
+  "tasks/get",
+  "tasks/update",
+  "tasks/cancel"
 ])
 
 /**
@@ -361,6 +454,10 @@ export const answer = (
     case "prompts/get":
     case "resources/read":
       return roundTrip(modern, request, envelope, notify)
+    case "tasks/get":
+    case "tasks/update":
+    case "tasks/cancel":
+      return taskMethod(modern, request, envelope)
     default:
       return Effect.succeed(
         failed(

@@ -43,7 +43,7 @@ const request = (channel: Channel, incoming: Requests.Request) => {
   if (Result.isFailure(checked)) return send(channel, checked.failure.body)
   const key = keyOf(incoming.id)
   const run = incoming.method === "subscriptions/listen"
-    ? Result.match(Listen.prepare(incoming), {
+    ? Result.match(Listen.prepare(incoming, checked.success), {
       onFailure: (refused) => Effect.sync(() => send(channel, refused.body)),
       onSuccess: (prepared) =>
         FiberSet.run(
