@@ -170,6 +170,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/internal/requests",
     "modern/internal/listen",
     "modern/internal/cluster",
+    "modern/internal/taskStore",
     "modern/internal/transport",
     "modern/internal/http",
     "legacy/EventStoreRedis",

@@ -111,6 +111,8 @@ export const closeResponseStream: Effect.Effect<boolean, never, ResponseStream> 
  */
 export type Services = Progress.Progress | Ask.Ask | ResponseStream | Task
 
+const noTask: Task["Service"] = { begin: Effect.void }
+
 /**
  * The services with nothing behind them: progress goes nowhere, asking fails with
  * `ClientLacksCapability`, there is no response stream to close, and no task to become.
@@ -126,8 +128,6 @@ export type Services = Progress.Progress | Ask.Ask | ResponseStream | Task
  *
  * @since 0.1.0
  */
-const noTask: Task["Service"] = { begin: Effect.void }
-
 export const none: Context.Context<Services> = Context.make(Progress.Progress, Progress.none).pipe(
   Context.add(Ask.Ask, Ask.none),
   Context.add(ResponseStream, { close: Effect.succeed(false) }),

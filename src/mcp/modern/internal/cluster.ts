@@ -137,7 +137,8 @@ interface State {
 
 const inboxOf = (config: Config, instance: string) => `${config.prefix}m:inbox:${instance}`
 const keyKey = (config: Config) => `${config.prefix}m:key`
-const liveKey = (config: Config, instance: string) => `${config.prefix}m:i:${instance}`
+/** The key an instance keeps alive while it lives: others read its absence as its death. */
+export const liveKey = (config: Config, instance: string) => `${config.prefix}m:i:${instance}`
 
 const publish = (state: State, channel: string, message: Message) =>
   RedisCall.bounded(

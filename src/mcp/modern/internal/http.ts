@@ -25,6 +25,7 @@ import * as Instances from "./cluster.ts"
 import * as Headers from "./headers.ts"
 import * as Listen from "./listen.ts"
 import * as Requests from "./requests.ts"
+import * as TaskStore from "./taskStore.ts"
 import * as Wire from "../Wire.ts"
 
 /** What every 2026 request of one endpoint shares. */
@@ -79,15 +80,18 @@ const joined = (face: Face.Face, { redis, ...config }: Cluster) =>
   Effect.gen(function*() {
     const cluster = yield* Instances.make(config).pipe(Effect.provideService(Redis.Redis, redis))
     yield* cluster.announce(face.broadcaster)
+    const store = yield* TaskStore.make(config, cluster.instance).pipe(Effect.provideService(Redis.Redis, redis))
     const modern = yield* Requests.make(face, {
       elsewhere: cluster.elsewhere,
       instance: cluster.instance,
       relay: cluster.relay,
+      store,
       codec: face.requestState.given
         ? face.requestState
         : RequestState.make({ key: cluster.key, ttl: face.requestState.ttl })
     })
     cluster.serve(modern.calls)
+    store.serve(modern.tasks)
     return modern
   })
 
