@@ -8,7 +8,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { type Child, spawnServer } from "./lib/child.ts"
-import { count, emit, envInt, interleave, median, note, now, sleep } from "./lib/measure.ts"
+import { count, emit, envInt, interleave, median, note, sleep } from "./lib/measure.ts"
+import { sample } from "./lib/throughput.ts"
 import { newClient } from "./lib/run.ts"
 import { ARGS, TOOL } from "./lib/workload.ts"
 
@@ -33,34 +34,6 @@ const openSessions = async (url: string, n: number, batch = 25): Promise<Array<C
 const closeAll = (clients: ReadonlyArray<Client>) =>
   Promise.all(clients.map((client) => client.close().catch(() => undefined)))
 
-interface Cpu {
-  readonly user: number
-  readonly system: number
-}
-
-/** One throughput sample: every session calls back to back for `ms`; calls per second, and server CPU µs per call. */
-const sample = async (
-  child: Child,
-  clients: ReadonlyArray<Client>,
-  ms: number,
-  cpuPerCall: Array<number>
-): Promise<number> => {
-  const before = await child.ask<Cpu>({ type: "cpu" })
-  let calls = 0
-  const start = now()
-  const deadline = start + ms
-  await Promise.all(clients.map(async (client) => {
-    while (now() < deadline) {
-      await client.callTool({ name: TOOL, arguments: ARGS })
-      calls++
-    }
-  }))
-  const elapsed = now() - start
-  const after = await child.ask<Cpu>({ type: "cpu" })
-  cpuPerCall.push((after.user + after.system - before.user - before.system) / calls)
-  return (calls * 1000) / elapsed
-}
-
 const throughput = async () => {
   const sessions = envInt("BENCH_HTTP_SESSIONS", 50, 50)
   const ms = count(2000, 400)
@@ -72,7 +45,10 @@ const throughput = async () => {
     for (const child of children) clients.push(await openSessions(child.url, sessions))
     const cpu = children.map((): Array<number> => [])
     note(`http: ${sessions} sessions per server, ${samples} samples × ${ms} ms each`)
-    const rates = await interleave(children.map((child, i) => () => sample(child, clients[i]!, ms, cpu[i]!)), {
+    const callers = clients.map((opened) =>
+      opened.map((client) => () => client.callTool({ name: TOOL, arguments: ARGS }))
+    )
+    const rates = await interleave(children.map((child, i) => () => sample(child, callers[i]!, ms, cpu[i]!)), {
       samples,
       warmup: 1
     })

@@ -91,6 +91,18 @@ const rows: ReadonlyArray<Row> = [
     unit: "calls/s"
   },
   {
+    label: "HTTP 2026-07-28 server CPU per call, 50 clients (peer: SDK v2 `createMcpHandler`)",
+    bench: "http2026.tools_call.server_cpu.clients50.vs_sdk_v2",
+    ai: "http2026.tools_call.server_cpu.clients50.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "HTTP 2026-07-28 throughput, 50 clients",
+    bench: "http2026.tools_call.throughput.clients50.vs_sdk_v2",
+    ai: "http2026.tools_call.throughput.clients50.vs_effect_ai",
+    unit: "calls/s"
+  },
+  {
     label: "memory per idle HTTP session (heap)",
     bench: "http.idle_session_memory.heap.sessions500.vs_raw_sdk",
     ai: "http.idle_session_memory.heap.sessions500.vs_effect_ai",
@@ -127,10 +139,11 @@ const main = async () => {
     const figure = JSON.parse(line) as Figure
     figures.set(figure.bench, figure)
   }
-  // The idle-memory figure is named by its session count, which the run chose.
+  // Figures are named by their session (or client) count, which the run chose.
+  const counted = /(sessions|clients)\d+/
   const named = (name: string) =>
     figures.get(name) ??
-      [...figures.values()].find((f) => f.bench.replace(/sessions\d+/, "") === name.replace(/sessions\d+/, ""))
+      [...figures.values()].find((f) => f.bench.replace(counted, "") === name.replace(counted, ""))
   process.stdout.write("| figure | ours | peer | ratio | vs effect/ai |\n|---|---|---|---|---|\n")
   for (const row of rows) {
     const figure = named(row.bench)

@@ -2,7 +2,8 @@
 // `ours` (McpHttp.serve), `ours-redis` (the same, its sessions shared in the Redis at REDIS_URL,
 // answering to the names in ALLOWED_HOSTS too), `raw` (node:http + the SDK's
 // StreamableHTTPServerTransport, one SDK Server per session, as the SDK documents) or `effect-ai`
-// (its `McpServer.layerHttp`). All bind 127.0.0.1 on a free port.
+// (its `McpServer.layerHttp`; `effect-ai-2026` serves 2026-07-28 alone) or `sdk-v2` (SDK v2's `createMcpHandler`, the 2026-07-28 peer, loaded
+// only when asked for). All bind 127.0.0.1 on a free port.
 // IPC: it sends `{ type: "ready", url }`; it answers `{ type: "memory" }` (after forcing GC, when
 // run with --expose-gc) and `{ type: "cpu" }`; it exits when the parent disconnects.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
@@ -81,14 +82,17 @@ const serveOurs = async (redisUrl?: string): Promise<string> => {
   return served.url
 }
 
-// effect/ai's own Streamable HTTP endpoint (`layerHttp`, 2025-11-25 so the SDK client can speak it).
-const serveEffectAi = async (): Promise<string> => {
+// effect/ai's own Streamable HTTP endpoint (`layerHttp`): 2025-11-25, so the SDK 1.x client can
+// speak it, or 2026-07-28 alone for the stateless figures.
+const serveEffectAi = async (
+  protocol: typeof McpProtocol.v2025_11_25 | typeof McpProtocol.v2026_07_28 = McpProtocol.v2025_11_25
+): Promise<string> => {
   const node = http.createServer()
   const app = HttpRouter.serve(
     AiMcpServer.layerHttp({
       ...aiServerInfo,
       path: "/mcp",
-      protocols: [McpProtocol.v2025_11_25],
+      protocols: [protocol],
       registrations: aiRegistrations
     }),
     { disableLogger: true, disableListenLog: true }
@@ -113,9 +117,13 @@ const url = kind === "ours"
   ? (await serveRawHttp()).url
   : kind === "effect-ai"
   ? await serveEffectAi()
+  : kind === "effect-ai-2026"
+  ? await serveEffectAi(McpProtocol.v2026_07_28)
+  : kind === "sdk-v2"
+  ? (await (await import("../lib/sdkV2Http.ts")).serveSdkV2Http()).url
   : undefined
 if (url === undefined) {
-  process.stderr.write(`usage: http.ts ours|ours-redis|raw|effect-ai (got ${String(kind)})\n`)
+  process.stderr.write(`usage: http.ts ours|ours-redis|raw|effect-ai|effect-ai-2026|sdk-v2 (got ${String(kind)})\n`)
   process.exit(2)
 }
 send({ type: "ready", url })
