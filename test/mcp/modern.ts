@@ -81,7 +81,8 @@ export const raw = (
   capabilities: Record<string, unknown> = {}
 ) =>
   Effect.promise(async () => {
-    const name = typeof params["name"] === "string" ? params["name"] : params["uri"]
+    // The standard Mcp-Name: a call's or a prompt's name, a read's URI, a task's id.
+    const name = [params["name"], params["uri"], params["taskId"]].find((value) => typeof value === "string")
     const response = await fetch(url, {
       method: "POST",
       headers: {
