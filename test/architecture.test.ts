@@ -167,6 +167,8 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/internal/asking",
     "modern/internal/calls",
     "modern/internal/tasks",
+    "modern/internal/replies",
+    "modern/internal/roundTrip",
     "modern/internal/requests",
     "modern/internal/listen",
     "modern/internal/cluster",

@@ -117,6 +117,30 @@ export const question = <A>(
     )
   })
 
+/**
+ * Deliver what a retry (or a task's update) answers: every answer to a waiting question must have
+ * its method's shape (a malformed one refuses it all and changes nothing); the others are ignored.
+ * The questions answered leave `pending` as the delivery runs, before the handler goes on.
+ */
+export const deliver = (call: Call, inputResponses: { readonly [key: string]: unknown }) => {
+  const answered: Array<readonly [Question, unknown]> = []
+  for (const [key, pending] of call.pending) {
+    if (!Object.hasOwn(inputResponses, key)) continue
+    const shaped = Answers.check(pending.request.method, inputResponses[key])
+    if (Result.isFailure(shaped)) return Result.fail(`inputResponses["${key}"]: ${shaped.failure}`)
+    answered.push([pending, inputResponses[key]])
+  }
+  return Result.succeed(
+    Effect.sync(() => {
+      for (const [pending, answer] of answered) {
+        for (const [key, waiting] of call.pending) if (waiting === pending) call.pending.delete(key)
+        Deferred.doneUnsafe(pending.answered, Exit.succeed(answer))
+      }
+      if (answered.length > 0) call.task?.changed()
+    })
+  )
+}
+
 const keyOf = (call: Call, kind: string, asked: Ask.Asked) => asked.key ?? `${kind}-${++call.asked}`
 
 const channel = (call: Call): Ask.Channel => ({

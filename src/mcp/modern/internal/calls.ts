@@ -10,12 +10,13 @@
  * fiber goes on. So what the handler did before it asked happens once, however many rounds it takes.
  * Questions asked side by side in one round travel together; an answer the client sent ahead is
  * taken without asking; a call no retry continues ends after the state's lifetime, through its
- * finalizers; a retry whose stream drops cancels the call. Everything that crosses — a round's
+ * finalizers; a retry whose stream drops cancels the call. A task-capable tool's call may instead
+ * go on as a task (the tasks table takes it from the driver). Everything that crosses — a round's
  * outcome, its notifications — is JSON, so another instance can drive a call parked here.
  *
  * @internal
  */
-import { Cause, Context, Deferred, Effect, Exit, Fiber, FiberSet, Option, Result } from "effect"
+import { Cause, Context, Effect, Exit, Fiber, FiberSet, Option, Result } from "effect"
 import type { Duration, Scope } from "effect"
 import * as Crypto from "node:crypto"
 import * as Caller from "../../../core/Caller.ts"
@@ -336,30 +337,6 @@ const start = (table: Table) =>
     return drive(table, call, round, undefined)
   })
 
-/**
- * Deliver what a retry (or a task's update) answers: every answer to a waiting question must have
- * its method's shape (a malformed one refuses it all and changes nothing); the others are ignored.
- * The questions answered leave `pending` as the delivery runs, before the handler goes on.
- */
-export const deliver = (call: Asking.Call, inputResponses: { readonly [key: string]: unknown }) => {
-  const answered: Array<readonly [Asking.Question, unknown]> = []
-  for (const [key, pending] of call.pending) {
-    if (!Object.hasOwn(inputResponses, key)) continue
-    const shaped = Answers.check(pending.request.method, inputResponses[key])
-    if (Result.isFailure(shaped)) return Result.fail(`inputResponses["${key}"]: ${shaped.failure}`)
-    answered.push([pending, inputResponses[key]])
-  }
-  return Result.succeed(
-    Effect.sync(() => {
-      for (const [pending, answer] of answered) {
-        for (const [key, waiting] of call.pending) if (waiting === pending) call.pending.delete(key)
-        Deferred.doneUnsafe(pending.answered, Exit.succeed(answer))
-      }
-      if (answered.length > 0) call.task?.changed()
-    })
-  )
-}
-
 const resumeHere = (table: Table) =>
 (
   payload: RequestState.Payload,
@@ -379,7 +356,7 @@ const resumeHere = (table: Table) =>
         )
       )
     }
-    const delivery = deliver(call, inputResponses)
+    const delivery = Asking.deliver(call, inputResponses)
     if (Result.isFailure(delivery)) return Effect.succeed(refusal(delivery.failure))
     return drive(table, call, round, delivery.success)
   })

@@ -15,7 +15,8 @@
 import { Deferred, Duration, Effect, Exit, Result, Schema } from "effect"
 import type * as Json from "../../../core/Json.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
-import * as Requests from "./requests.ts"
+import * as Replies from "./replies.ts"
+import type * as Requests from "./requests.ts"
 import * as Wire from "../Wire.ts"
 
 /**
@@ -56,7 +57,7 @@ export const prepare = (
 ): Result.Result<Prepared, Requests.Answer> => {
   const decoded = decodeFilter(request.params["notifications"] ?? {})
   if (Result.isSuccess(decoded) && decoded.success.taskIds !== undefined && !envelope.capabilities.tasks) {
-    return Result.fail(Requests.tasksRequired(request.id, "listening to tasks"))
+    return Result.fail(Replies.tasksRequired(request.id, "listening to tasks"))
   }
   return Result.isSuccess(decoded)
     ? Result.succeed({ id: request.id, asked: decoded.success })

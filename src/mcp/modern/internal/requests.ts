@@ -4,27 +4,29 @@
  * With no session, a request is whole in itself: its envelope says which revision it speaks and
  * what its client can be asked, and the answer says what kind of result it is and who gave it. This
  * module is that path over the shared face — discovery, the lists with their caching hints, calls,
- * reads, prompts and completion — so HTTP and stdio (and a test) serve 2026 clients the same way. A
- * call, a read or a prompt may end its round `input_required` (`Calls`); every other method answers
- * at once. Transports add only what is theirs: headers, streams, cancellation.
+ * reads, prompts, completion and tasks — so HTTP and stdio (and a test) serve 2026 clients the same
+ * way. A call, a read or a prompt may end its round `input_required` (`Calls`), and a call may go on
+ * as a task (`Tasks`); every other method answers at once. Transports add only what is theirs:
+ * headers, streams, cancellation.
  *
  * @internal
  */
 import { Effect, Result } from "effect"
 import type { Scope } from "effect"
 import * as Crypto from "node:crypto"
-import type * as Bundle from "../../../core/Bundle.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as Face from "../../Face.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
 import * as RpcError from "../../RpcError.ts"
-import * as Answers from "./answers.ts"
 import * as Caching from "../Caching.ts"
 import type * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
 import * as RequestState from "../RequestState.ts"
 import * as TaskSettings from "../Tasks.ts"
 import * as Wire from "../Wire.ts"
+import * as Replies from "./replies.ts"
+import { type Answer, failed, isRecord, ok, refused, type Request } from "./replies.ts"
+import { roundTrip } from "./roundTrip.ts"
 import * as Tasks from "./tasks.ts"
 
 /**
@@ -51,22 +53,7 @@ export interface Relay {
   readonly leave: (member: Broadcast.Member) => Effect.Effect<void>
 }
 
-/**
- * An answer: the JSON-RPC response, and the HTTP status the revision gives it.
- */
-export interface Answer {
-  readonly status: number
-  readonly body: Json.JsonObject
-}
-
-/**
- * A request already sorted by `Wire.classify`.
- */
-export interface Request {
-  readonly id: Wire.Id
-  readonly method: string
-  readonly params: { readonly [key: string]: unknown }
-}
+export type { Answer, Request } from "./replies.ts"
 
 /**
  * Serve 2026 clients from `face` for the scope's life; `elsewhere` continues calls parked on other
@@ -98,28 +85,6 @@ export const make = (
     const serverInfo = title === undefined ? { name, version } : { name, version, title }
     return { face, calls, tasks, caching, relay: options.relay, resultMeta: { [Wire.meta.serverInfo]: serverInfo } }
   })
-
-const ok = (modern: Modern, id: Wire.Id, result: Json.JsonObject): Answer => ({
-  status: 200,
-  body: {
-    jsonrpc: "2.0",
-    id,
-    result: {
-      ...result,
-      resultType: "complete",
-      _meta: result["_meta"] === undefined ? modern.resultMeta
-        : { ...(result["_meta"] as Json.JsonObject), ...modern.resultMeta }
-    }
-  }
-})
-
-const failed = (id: Wire.Id | null, error: RpcError.Rpc | Wire.Refused): Answer => ({
-  status: error instanceof Wire.Refused ? error.status : 200,
-  body: Wire.errorOf(id, error)
-})
-
-const refused = (id: Wire.Id, message: string): Answer =>
-  failed(id, new Wire.Refused({ status: 200, code: Wire.codes.invalidParams, message }))
 
 /**
  * The capabilities a 2026 client is told of in `server/discover`.
@@ -155,176 +120,10 @@ const listed = (
   items: Effect.Effect<ReadonlyArray<Json.JsonObject>>
 ) => Effect.map(items, (all) => ok(modern, id, { [key]: all as Array<Json.JsonObject>, ...modern.caching.list(list) }))
 
-const isRecord = (u: unknown): u is Json.JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
-
-// What a round-trippable request names, and its arguments: the state it may carry is bound to both.
-interface Target {
-  readonly name: string
-  readonly args: unknown
-  readonly job: Calls.Job
-  readonly frame?: (result: Json.JsonObject) => Json.JsonObject
-}
-
-const targetOf = (modern: Modern, method: string, params: Json.JsonObject): Result.Result<Target, string> => {
-  const { face } = modern
-  switch (method) {
-    case "tools/call": {
-      const { arguments: args = {}, name } = params
-      if (typeof name !== "string") return Result.fail(`"params.name" must be the tool's name, a string`)
-      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${JSON.stringify(args)}`)
-      return Result.succeed({ name, args, job: face.callTool(name, args) as Calls.Job })
-    }
-    case "prompts/get": {
-      const { arguments: args = {}, name } = params
-      if (typeof name !== "string") return Result.fail(`"params.name" must be the prompt's name, a string`)
-      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${JSON.stringify(args)}`)
-      return Result.succeed({ name, args, job: face.getPrompt(name, args) as unknown as Calls.Job })
-    }
-    default: {
-      const { uri } = params
-      if (typeof uri !== "string") return Result.fail(`"params.uri" must be the resource's URI, a string`)
-      return Result.succeed({
-        name: uri,
-        args: null,
-        job: Effect.map(
-          face.readResource(uri),
-          (contents) => ({ contents: contents as unknown as Array<Json.JsonObject> })
-        ),
-        frame: (result) => ({ ...result, ...modern.caching.read })
-      })
-    }
-  }
-}
-
-const stateRefused = (message: string): Calls.Outcome => ({
-  _tag: "Error",
-  error: { code: Wire.codes.invalidParams, message }
-})
-
-// Whether running a request again changes nothing: a prompt, a read, or a tool that says it only reads.
-const harmless = (modern: Modern, method: string, name: string): Effect.Effect<boolean> =>
-  method !== "tools/call" ? Effect.succeed(true) : Effect.map(modern.face.roster.current, (resolved) => {
-    const tool = resolved.advertisedTools.find((advertised) => advertised["name"] === name)
-    const annotations = tool?.["annotations"]
-    return isRecord(annotations) && annotations["readOnlyHint"] === true
-  })
-
-// Whether a tool's call may go on as a task: its procedure's, or its own, say.
-const taskSupportOf = (tool: Bundle.Tool): "optional" | "required" | undefined =>
-  tool.target._tag === "Procedure" ? tool.target.procedure.task : tool.target.tool.task
-
-const supportOf = (modern: Modern, method: string, name: string) =>
-  method !== "tools/call" ? Effect.succeed(undefined) : Effect.map(modern.face.roster.current, (resolved) => {
-    const tool = resolved.toolByName.get(name)
-    return tool === undefined ? undefined : taskSupportOf(tool)
-  })
-
-/**
- * The error for a request that needs the tasks extension from a client that did not declare it.
- */
-export const tasksRequired = (id: Wire.Id, why: string): Answer => ({
-  status: 400,
-  body: Wire.errorOf(id, {
-    code: Wire.codes.missingCapability,
-    message: `Missing required client capability: ${why} needs the ${Wire.tasksExtension} extension`,
-    data: { requiredCapabilities: { extensions: { [Wire.tasksExtension]: {} } } }
-  })
-})
-
-// A call, a prompt or a read: a fresh round, or the next round of a call parked by an earlier one.
-const roundTrip = (
-  modern: Modern,
-  request: Request,
-  envelope: Wire.Envelope,
-  notify: Asking.Notify
-): Effect.Effect<Answer> => {
-  const { id, method, params } = request
-  const target = targetOf(modern, method, params as Json.JsonObject)
-  if (Result.isFailure(target)) return Effect.succeed(refused(id, target.failure))
-  const responses = Answers.responsesOf(params)
-  if (Result.isFailure(responses)) return Effect.succeed(refused(id, responses.failure))
-  const { name } = target.success
-  return Effect.flatMap(
-    supportOf(modern, method, name),
-    (support) =>
-      support === "required" && !envelope.capabilities.tasks
-        ? Effect.succeed(tasksRequired(id, `tool "${name}" runs only as a task, so calling it`))
-        : rounds(modern, request, envelope, notify, target.success, responses.success, support)
-  )
-}
-
-const rounds = (
-  modern: Modern,
-  request: Request,
-  envelope: Wire.Envelope,
-  notify: Asking.Notify,
-  target: Target,
-  responses: { readonly [key: string]: unknown },
-  support: "optional" | "required" | undefined
-): Effect.Effect<Answer> => {
-  const { id, method, params } = request
-  const { args, frame, job, name } = target
-  const digest = RequestState.targetOf(method, name, args)
-  const round = { notify, envelope }
-  const state = params["requestState"]
-  const outcome = state === undefined
-    ? modern.calls.start(job, digest, responses, round, support)
-    : typeof state !== "string"
-    ? Effect.succeed(stateRefused(`"params.requestState" must be the string the server sent`))
-    : modern.calls.codec.verify(state, digest).pipe(
-      Effect.matchEffect({
-        onFailure: (refusal) => Effect.succeed(stateRefused(refusal.message)),
-        onSuccess: (payload) =>
-          Effect.flatMap(modern.calls.resume(payload, responses, round), (resumed) =>
-            resumed._tag !== "Lost"
-              ? Effect.succeed(resumed)
-              // Where the call cannot be continued, one that changes nothing is run again from its
-              // start with every answer it had; one that may change something is never run twice.
-              : Effect.flatMap(harmless(modern, method, name), (again) =>
-                again && payload.answers !== undefined
-                  ? modern.calls.start(job, digest, { ...payload.answers, ...responses }, round, support)
-                  : Effect.succeed(stateRefused(`requestState refused: ${resumed.reason}; call again without it`))))
-      })
-    )
-  return Effect.map(outcome, (ended) => answerOf(modern, id, ended, frame))
-}
-
-const answerOf = (
-  modern: Modern,
-  id: Wire.Id,
-  ended: Calls.Outcome,
-  frame?: (result: Json.JsonObject) => Json.JsonObject
-): Answer => {
-  switch (ended._tag) {
-    case "Complete":
-      return ok(modern, id, frame === undefined ? ended.result : frame(ended.result))
-    case "Error":
-      return { status: ended.status ?? 200, body: Wire.errorOf(id, ended.error) }
-    case "Lost":
-      return failed(id, { code: Wire.codes.invalidParams, message: ended.reason })
-    case "Task":
-      return { status: 200, body: { jsonrpc: "2.0", id, result: { ...ended.task, _meta: modern.resultMeta } } }
-    case "InputRequired":
-      return {
-        status: 200,
-        body: {
-          jsonrpc: "2.0",
-          id,
-          result: {
-            resultType: "input_required",
-            inputRequests: ended.inputRequests as unknown as Json.JsonObject,
-            requestState: ended.requestState,
-            _meta: modern.resultMeta
-          }
-        }
-      }
-  }
-}
-
 // The tasks methods, for a client that follows tasks only (asked before the task is looked up).
 const taskMethod = (modern: Modern, request: Request, envelope: Wire.Envelope): Effect.Effect<Answer> => {
   const { id, method, params } = request
-  if (!envelope.capabilities.tasks) return Effect.succeed(tasksRequired(id, method))
+  if (!envelope.capabilities.tasks) return Effect.succeed(Replies.tasksRequired(id, method))
   const taskId = params["taskId"]
   if (typeof taskId !== "string") {
     return Effect.succeed(refused(id, `"params.taskId" must be the task's id, a string`))

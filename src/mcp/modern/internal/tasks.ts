@@ -21,7 +21,7 @@ import type * as Progress from "../../../core/Progress.ts"
 import type * as RpcError from "../../RpcError.ts"
 import type * as Tasks from "../Tasks.ts"
 import * as Wire from "../Wire.ts"
-import type * as Asking from "./asking.ts"
+import * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
 
 /** How a task ended. */
@@ -294,7 +294,7 @@ const applyHere = (state: State) => (taskId: string, op: Op): Effect.Effect<Repl
       stop(state, task)
       return Effect.as(save(state, task), { _tag: "Ack" } as const)
     }
-    const delivery = Calls.deliver(task.call, op.responses)
+    const delivery = Asking.deliver(task.call, op.responses)
     if (Result.isFailure(delivery)) {
       return Effect.succeed<Reply>({
         _tag: "Refused",
