@@ -30,7 +30,7 @@ import * as AppResources from "./AppResources.ts"
 import * as Completion from "./Completion.ts"
 import * as Broadcast from "./internal/broadcast.ts"
 import type * as Caching from "./modern/Caching.ts"
-import type * as Tasks from "./modern/Tasks.ts"
+import * as Tasks from "./modern/Tasks.ts"
 import * as RequestState from "./modern/RequestState.ts"
 import type * as Logging from "./Logging.ts"
 import * as Prompts from "./Prompts.ts"
@@ -191,7 +191,7 @@ export interface Face {
   /** Signs and checks the `requestState` of 2026-07-28 round trips. */
   readonly requestState: RequestState.Codec
   readonly caching: Caching.Options
-  readonly tasks: Tasks.Options
+  readonly tasks: Tasks.Settings
   /** A tool call; a retired tool answers as an `isError` result naming why. */
   readonly callTool: (
     name: string,
@@ -407,7 +407,7 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
       logLevel: settings.logLevel ?? "info",
       requestState: RequestState.make({ ...settings.requestState, key: yield* stateKey(settings) }),
       caching: settings.caching ?? {},
-      tasks: settings.tasks ?? {},
+      tasks: Tasks.resolve(settings.tasks),
       callTool: callTool(env),
       listResources: Effect.zipWith(roster.current, SubscriptionRef.get(apps), (resolved, compiled) => [
         ...resolved.advertisedResources,

@@ -90,7 +90,7 @@ export const question = <A>(
   key: string,
   request: Answers.InputRequest,
   decode: (answer: unknown) => Result.Result<A, string>
-): Effect.Effect<A, string> =>
+): Effect.Effect<A, Error> =>
   Effect.suspend(() => {
     if (call.supplied.has(key)) {
       const given = call.supplied.get(key)
@@ -101,17 +101,27 @@ export const question = <A>(
         return Effect.succeed(decoded.success)
       }
     }
+    // Two questions under one key would share one answer: the second is refused, the first waits on.
+    if (call.pending.has(key)) {
+      return Effect.fail(
+        new Error(`a question keyed "${key}" is already waiting for its answer; give each question its own key`)
+      )
+    }
     const answered = Deferred.makeUnsafe<unknown>()
-    call.pending.set(key, { request, answered })
+    const waiting: Question = { request, answered }
+    call.pending.set(key, waiting)
     call.wake?.()
     call.task?.changed()
     return Effect.flatMap(Deferred.await(answered), (answer) => {
       call.answered[key] = answer
-      return Effect.fromResult(decode(answer))
+      // An Error, so the handler reads the reason as written.
+      return Effect.mapError(Effect.fromResult(decode(answer)), (reason) => new Error(reason))
     }).pipe(
       Effect.onInterrupt(() =>
         Effect.sync(() => {
-          if (call.pending.delete(key)) call.task?.changed()
+          if (call.pending.get(key) !== waiting) return
+          call.pending.delete(key)
+          call.task?.changed()
         })
       )
     )

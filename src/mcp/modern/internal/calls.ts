@@ -256,7 +256,12 @@ const drive = (
       const asked = call.beginAsked
       call.beginAsked = false
       if (tasking !== undefined) {
-        if (asked) return becomeTask(tasking)
+        // Asked for while the call was parked: the task goes on with the answers this retry brought.
+        if (asked) {
+          becomeTask(tasking)
+          if (then !== undefined) track(table, then)
+          return
+        }
         call.begin = () => becomeTask(tasking)
         grace = track(
           table,

@@ -22,7 +22,6 @@ import * as Caching from "../Caching.ts"
 import type * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
 import * as RequestState from "../RequestState.ts"
-import * as TaskSettings from "../Tasks.ts"
 import * as Wire from "../Wire.ts"
 import * as Replies from "./replies.ts"
 import { type Answer, failed, isRecord, ok, refused, type Request } from "./replies.ts"
@@ -73,7 +72,7 @@ export const make = (
 ): Effect.Effect<Modern, never, Scope.Scope> =>
   Effect.gen(function*() {
     const instance = options.instance ?? Crypto.randomBytes(8).toString("hex")
-    const tasks = yield* Tasks.make({ settings: TaskSettings.resolve(face.tasks), instance, store: options.store })
+    const tasks = yield* Tasks.make({ settings: face.tasks, instance, store: options.store })
     const calls = yield* Calls.make({
       codec: options.codec ?? face.requestState,
       instance,

@@ -32,7 +32,8 @@ type End =
 
 interface Task {
   readonly id: string
-  readonly call: Asking.Call
+  /** The call while it runs; let go once it has ended, so only what the task shows is kept. */
+  call: Asking.Call | undefined
   readonly createdAt: number
   lastUpdatedAt: number
   statusMessage: string | undefined
@@ -88,8 +89,14 @@ export interface Table {
   readonly apply: (taskId: string, op: Op) => Effect.Effect<Reply>
   /** Update or cancel a task run here (what another instance forwards). */
   readonly applyHere: (taskId: string, op: Op) => Effect.Effect<Reply>
-  /** Follow a task's moves for the scope's life; `false` when no such task is known. */
-  readonly watch: (taskId: string, watcher: Watcher) => Effect.Effect<boolean, never, Scope.Scope>
+  /**
+   * Follow a task's moves for the scope's life: the effect that tells the watcher how the task stands
+   * now (in order with its moves), or `undefined` when no such task is known.
+   */
+  readonly watch: (
+    taskId: string,
+    watcher: Watcher
+  ) => Effect.Effect<Effect.Effect<void> | undefined, never, Scope.Scope>
   /** How many tasks are kept here. */
   readonly size: Effect.Effect<number>
 }
@@ -108,7 +115,7 @@ const terminal: ReadonlySet<unknown> = new Set(["completed", "failed", "cancelle
 
 const statusOf = (task: Task): string =>
   task.end === undefined
-    ? task.call.pending.size > 0 ? "input_required" : "working"
+    ? (task.call?.pending.size ?? 0) > 0 ? "input_required" : "working"
     : task.end._tag === "Completed"
     ? "completed"
     : task.end._tag === "Failed"
@@ -130,9 +137,10 @@ const view = (state: State, task: Task): View => {
   const { end } = task
   if (end?._tag === "Completed") return { ...head(state, task), result: end.result }
   if (end?._tag === "Failed") return { ...head(state, task), error: { ...end.error } as Json.JsonObject }
-  if (end !== undefined || task.call.pending.size === 0) return head(state, task)
+  const pending = task.call?.pending
+  if (end !== undefined || pending === undefined || pending.size === 0) return head(state, task)
   const inputRequests: Record<string, Json.JsonObject> = {}
-  for (const [key, question] of task.call.pending) inputRequests[key] = question.request as unknown as Json.JsonObject
+  for (const [key, question] of pending) inputRequests[key] = question.request as unknown as Json.JsonObject
   return { ...head(state, task), inputRequests }
 }
 
@@ -191,42 +199,50 @@ const progressMessage = (update: Progress.Update) =>
 
 // A call over is completed (a tool's error included) or failed (a JSON-RPC error); one stopped
 // by anything but a cancel or its time running out was stopped by its server going away.
-const ended = (state: State, task: Task, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>) => {
-  if (task.end !== undefined) return
+const ended = (state: State, task: Task, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>): void => {
+  const call = task.call
+  if (task.end !== undefined || call === undefined) return
   if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
-    return fail(state, task, "the task was stopped before it finished: its server is shutting down")
+    fail(state, task, "the task was stopped before it finished: its server is shutting down")
+    return
   }
-  const outcome = Calls.outcomeOf(task.call, exit)
-  if (outcome._tag === "Complete") {
-    const result: Json.JsonObject = { ...outcome.result, resultType: "complete" }
-    const bytes = Buffer.byteLength(JSON.stringify(result))
-    if (bytes > state.settings.maxResultBytes) {
-      return fail(
-        state,
-        task,
-        `the task's result is ${bytes} bytes, over the ${state.settings.maxResultBytes} bytes this server keeps`
-      )
-    }
-    task.end = { _tag: "Completed", result }
-  } else {
+  const outcome = Calls.outcomeOf(call, exit)
+  if (outcome._tag !== "Complete") {
     const error = outcome._tag === "Error"
       ? outcome.error
       : { code: Wire.codes.internalError, message: "the task ended without a result" }
-    task.end = { _tag: "Failed", error }
-    task.statusMessage = error.message
+    close(state, task, { _tag: "Failed", error }, error.message)
+    return
   }
-  changed(state, task)
+  const result: Json.JsonObject = { ...outcome.result, resultType: "complete" }
+  const bytes = Buffer.byteLength(JSON.stringify(result))
+  if (bytes > state.settings.maxResultBytes) {
+    fail(
+      state,
+      task,
+      `the task's result is ${bytes} bytes, over the ${state.settings.maxResultBytes} bytes this server keeps`
+    )
+    return
+  }
+  close(state, task, { _tag: "Completed", result })
 }
 
-const fail = (state: State, task: Task, message: string) => {
-  task.end = { _tag: "Failed", error: { code: Wire.codes.internalError, message } }
-  task.statusMessage = message
+// The task's end: told, and its call let go. What the call still runs (a cancelled or expired
+// task's fiber) is returned for `stop`.
+const close = (state: State, task: Task, end: End, message?: string) => {
+  const fiber = task.call?.fiber
+  task.end = end
+  task.call = undefined
+  if (message !== undefined) task.statusMessage = message
   changed(state, task)
+  return fiber
 }
+
+const fail = (state: State, task: Task, message: string) =>
+  close(state, task, { _tag: "Failed", error: { code: Wire.codes.internalError, message } }, message)
 
 // Ends the call's fiber through its finalizers, without holding up whoever ended it.
-const stop = (state: State, task: Task) => {
-  const fiber = task.call.fiber
+const stop = (state: State, fiber: Fiber.Fiber<unknown, unknown> | undefined) => {
   if (fiber !== undefined) track(state, Fiber.interrupt(fiber))
 }
 
@@ -234,8 +250,7 @@ const stop = (state: State, task: Task) => {
 const expire = (state: State, task: Task) =>
   Effect.sync(() => {
     if (task.end === undefined) {
-      fail(state, task, `the task outlived its time to live (${state.settings.ttlMs} ms) and was stopped`)
-      stop(state, task)
+      stop(state, fail(state, task, `the task outlived its time to live (${state.settings.ttlMs} ms) and was stopped`))
     }
     state.tasks.delete(task.id)
     task.watchers.clear()
@@ -287,14 +302,13 @@ const applyHere = (state: State) => (taskId: string, op: Op): Effect.Effect<Repl
     if (task === undefined) return Effect.succeed<Reply>({ _tag: "Refused", error: unknown(taskId) })
     // A task that has ended takes nothing more, and says so by acknowledging.
     if (task.end !== undefined) return Effect.succeed<Reply>({ _tag: "Ack" })
+    const call = task.call
+    if (call === undefined) return Effect.succeed<Reply>({ _tag: "Ack" })
     if (op._tag === "Cancel") {
-      task.end = { _tag: "Cancelled" }
-      task.statusMessage = "cancelled at the client's request"
-      changed(state, task)
-      stop(state, task)
+      stop(state, close(state, task, { _tag: "Cancelled" }, "cancelled at the client's request"))
       return Effect.as(save(state, task), { _tag: "Ack" } as const)
     }
-    const delivery = Asking.deliver(task.call, op.responses)
+    const delivery = Asking.deliver(call, op.responses)
     if (Result.isFailure(delivery)) {
       return Effect.succeed<Reply>({
         _tag: "Refused",
@@ -334,7 +348,7 @@ const shared = (
     if (terminal.has(stored.view["status"]) || stored.owner === state.instance) return Result.succeed(stored)
     const living = yield* store.alive(stored.owner)
     if (living) return Result.succeed(stored)
-    return Result.succeed({ ...stored, view: yield* orphaned(state, store, stored) })
+    return Result.succeed({ ...stored, version: stored.version + 1, view: yield* orphaned(state, store, stored) })
   })
 
 const get = (state: State) => (taskId: string): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
@@ -372,7 +386,11 @@ const apply = (state: State) => (taskId: string, op: Op): Effect.Effect<Reply> =
     )
   })
 
-const watch = (state: State) => (taskId: string, watcher: Watcher): Effect.Effect<boolean, never, Scope.Scope> =>
+const watch = (state: State) =>
+(
+  taskId: string,
+  watcher: Watcher
+): Effect.Effect<Effect.Effect<void> | undefined, never, Scope.Scope> =>
   Effect.suspend(() => {
     const task = state.tasks.get(taskId)
     if (task !== undefined) {
@@ -381,21 +399,27 @@ const watch = (state: State) => (taskId: string, watcher: Watcher): Effect.Effec
           Effect.sync(() => task.watchers.add(watcher)),
           () => Effect.sync(() => task.watchers.delete(watcher))
         ),
-        true
+        Effect.sync(() => watcher(view(state, task)))
       )
     }
     const { store } = state
-    if (store === undefined) return Effect.succeed(false)
+    if (store === undefined) return Effect.succeed(undefined)
+    // Reads of announced moves may finish out of order: the watcher hears only newer ones.
+    let told = -1
     const hear = Effect.flatMap(Effect.result(shared(state, store, taskId)), (found) =>
       Effect.sync(() => {
-        if (Result.isSuccess(found) && Result.isSuccess(found.success)) watcher(found.success.success.view)
+        if (Result.isFailure(found) || Result.isFailure(found.success)) return
+        const stored = found.success.success
+        if (stored.version <= told) return
+        told = stored.version
+        watcher(stored.view)
       }))
     return Effect.flatMap(
       Effect.result(store.load(taskId)),
       (found) =>
         Result.isFailure(found) || found.success === undefined
-          ? Effect.succeed(false)
-          : Effect.as(store.follow(taskId, () => state.runFork(hear)), true)
+          ? Effect.succeed(undefined)
+          : Effect.as(store.follow(taskId, () => state.runFork(hear)), hear)
     )
   })
 
