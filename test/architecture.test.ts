@@ -166,6 +166,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/internal/headers",
     "modern/internal/asking",
     "modern/internal/calls",
+    "modern/internal/sharedTasks",
     "modern/internal/tasks",
     "modern/internal/replies",
     "modern/internal/roundTrip",

@@ -23,6 +23,8 @@ import type * as Tasks from "../Tasks.ts"
 import * as Wire from "../Wire.ts"
 import * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
+import * as Shared from "./sharedTasks.ts"
+import type { Op, Reply, Store, View, Watcher } from "./sharedTasks.ts"
 
 /** How a task ended. */
 type End =
@@ -45,38 +47,7 @@ interface Task {
   dirty: boolean
 }
 
-/** A task as `tasks/get` shows it, less its `resultType`: what `notifications/tasks` carries too. */
-export type View = Json.JsonObject
-
-/** Someone following a task's moves (a listen stream). */
-export type Watcher = (view: View) => void
-
-/** A task as the instances share it: who runs it, its move, and how it stands. */
-export interface Stored {
-  readonly owner: string
-  readonly version: number
-  readonly view: View
-}
-
-/** What a client asks of a task: answers to its questions, or its end. */
-export type Op =
-  | { readonly _tag: "Update"; readonly responses: { readonly [key: string]: unknown } }
-  | { readonly _tag: "Cancel" }
-
-/** How an update or a cancel went. */
-export type Reply = { readonly _tag: "Ack" } | { readonly _tag: "Refused"; readonly error: RpcError.Rpc }
-
-/** Where tasks are shared between instances (Redis). */
-export interface Store {
-  /** Write a task's state for `ttlMs`, unless a newer move of it is there already. */
-  readonly save: (stored: Stored, ttlMs: number) => Effect.Effect<void, Error>
-  readonly load: (taskId: string) => Effect.Effect<Stored | undefined, Error>
-  /** Hand an op to the instance running the task, and its reply back. */
-  readonly forward: (owner: string, taskId: string, op: Op) => Effect.Effect<Reply, Error>
-  readonly alive: (owner: string) => Effect.Effect<boolean, Error>
-  /** Hear each move of a task run elsewhere, for the scope's life. */
-  readonly follow: (taskId: string, moved: () => void) => Effect.Effect<void, never, Scope.Scope>
-}
+export type { Op, Reply, Store, Stored, View, Watcher } from "./sharedTasks.ts"
 
 /** A face's tasks. */
 export interface Table {
@@ -110,8 +81,6 @@ interface State {
   readonly runFork: <A, E>(effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
   readonly now: () => number
 }
-
-const terminal: ReadonlySet<unknown> = new Set(["completed", "failed", "cancelled"])
 
 const statusOf = (task: Task): string =>
   task.end === undefined
@@ -286,20 +255,10 @@ const become = (state: State) => (call: Asking.Call) => {
 
 // --- what clients ask ---------------------------------------------------------------------------
 
-const unknown = (taskId: string): RpcError.Rpc => ({
-  code: Wire.codes.invalidParams,
-  message: `Failed to retrieve task: no task "${taskId}" (it never was, or its time to live has passed)`
-})
-
-const unreadable = (error: Error): RpcError.Rpc => ({
-  code: Wire.codes.internalError,
-  message: `the task could not be read from the instances' store: ${error.message}`
-})
-
 const applyHere = (state: State) => (taskId: string, op: Op): Effect.Effect<Reply> =>
   Effect.suspend(() => {
     const task = state.tasks.get(taskId)
-    if (task === undefined) return Effect.succeed<Reply>({ _tag: "Refused", error: unknown(taskId) })
+    if (task === undefined) return Effect.succeed<Reply>({ _tag: "Refused", error: Shared.unknown(taskId) })
     // A task that has ended takes nothing more, and says so by acknowledging.
     if (task.end !== undefined) return Effect.succeed<Reply>({ _tag: "Ack" })
     const call = task.call
@@ -319,71 +278,20 @@ const applyHere = (state: State) => (taskId: string, op: Op): Effect.Effect<Repl
     return delivery.success.pipe(Effect.andThen(save(state, task)), Effect.as({ _tag: "Ack" } as const))
   })
 
-// A task run by an instance that has gone is over: failed, saying so, for every instance that asks.
-const orphaned = (state: State, store: Store, stored: Stored): Effect.Effect<View> => {
-  const message = `the task was lost: instance ${stored.owner}, which ran it, stopped before it finished`
-  const { inputRequests: _, ...rest } = stored.view
-  const failed: View = {
-    ...rest,
-    status: "failed",
-    statusMessage: message,
-    lastUpdatedAt: new Date(state.now()).toISOString(),
-    error: { code: Wire.codes.internalError, message }
-  }
-  const ttl = typeof stored.view["ttlMs"] === "number" ? stored.view["ttlMs"] : state.settings.ttlMs
-  const created = Date.parse(String(stored.view["createdAt"]))
-  return store.save({ ...stored, version: stored.version + 1, view: failed }, Math.max(1, created + ttl - state.now()))
-    .pipe(Effect.ignore, Effect.as(failed))
-}
-
-// A task stored by another instance, as it stands now.
-const shared = (
-  state: State,
-  store: Store,
-  taskId: string
-): Effect.Effect<Result.Result<Stored, RpcError.Rpc>, Error> =>
-  Effect.gen(function*() {
-    const stored = yield* store.load(taskId)
-    if (stored === undefined) return Result.fail(unknown(taskId))
-    if (terminal.has(stored.view["status"]) || stored.owner === state.instance) return Result.succeed(stored)
-    const living = yield* store.alive(stored.owner)
-    if (living) return Result.succeed(stored)
-    return Result.succeed({ ...stored, version: stored.version + 1, view: yield* orphaned(state, store, stored) })
-  })
-
 const get = (state: State) => (taskId: string): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
   Effect.suspend(() => {
     const task = state.tasks.get(taskId)
     if (task !== undefined) return Effect.succeed(Result.succeed(view(state, task)))
     const { store } = state
-    if (store === undefined) return Effect.succeed(Result.fail(unknown(taskId)))
-    return shared(state, store, taskId).pipe(
-      Effect.map(Result.map((stored) => stored.view)),
-      Effect.catch((error) => Effect.succeed(Result.fail(unreadable(error))))
-    )
+    if (store === undefined) return Effect.succeed(Result.fail(Shared.unknown(taskId)))
+    return Shared.get(elsewhere(state, store), taskId)
   })
 
 const apply = (state: State) => (taskId: string, op: Op): Effect.Effect<Reply> =>
   Effect.suspend(() => {
     const { store } = state
     if (state.tasks.has(taskId) || store === undefined) return applyHere(state)(taskId, op)
-    return shared(state, store, taskId).pipe(
-      Effect.flatMap((found): Effect.Effect<Reply, Error> => {
-        if (Result.isFailure(found)) return Effect.succeed({ _tag: "Refused", error: found.failure })
-        const stored = found.success
-        if (terminal.has(stored.view["status"])) return Effect.succeed({ _tag: "Ack" })
-        return store.forward(stored.owner, taskId, op)
-      }),
-      Effect.catch((error) =>
-        Effect.succeed<Reply>({
-          _tag: "Refused",
-          error: {
-            code: Wire.codes.internalError,
-            message: `the instance running the task could not be reached: ${error.message}`
-          }
-        })
-      )
-    )
+    return Shared.apply(elsewhere(state, store), taskId, op)
   })
 
 const watch = (state: State) =>
@@ -404,24 +312,17 @@ const watch = (state: State) =>
     }
     const { store } = state
     if (store === undefined) return Effect.succeed(undefined)
-    // Reads of announced moves may finish out of order: the watcher hears only newer ones.
-    let told = -1
-    const hear = Effect.flatMap(Effect.result(shared(state, store, taskId)), (found) =>
-      Effect.sync(() => {
-        if (Result.isFailure(found) || Result.isFailure(found.success)) return
-        const stored = found.success.success
-        if (stored.version <= told) return
-        told = stored.version
-        watcher(stored.view)
-      }))
-    return Effect.flatMap(
-      Effect.result(store.load(taskId)),
-      (found) =>
-        Result.isFailure(found) || found.success === undefined
-          ? Effect.succeed(undefined)
-          : Effect.as(store.follow(taskId, () => state.runFork(hear)), hear)
-    )
+    return Shared.follow(elsewhere(state, store), taskId, watcher)
   })
+
+// What reading a task run by another instance needs of this one.
+const elsewhere = (state: State, store: Shared.Store): Shared.Elsewhere => ({
+  store,
+  instance: state.instance,
+  ttlMs: state.settings.ttlMs,
+  now: state.now,
+  runFork: state.runFork
+})
 
 /**
  * The tasks of one face, for the scope's life: closing it stops every task still running (each
