@@ -46,3 +46,16 @@ export const cpuMsOf = async (pid: number | null | undefined): Promise<number | 
 
 // USER_HZ: 100 on every Linux Node runs on.
 const clockTicks = 100
+
+/** The resident memory (VmRSS, KiB) of process `pid`, read from outside; undefined where /proc is not. */
+export const rssKiBOf = async (pid: number | null | undefined): Promise<number | undefined> => {
+  if (pid === null || pid === undefined) return undefined
+  try {
+    const { readFile } = await import("node:fs/promises")
+    const status = await readFile(`/proc/${pid}/status`, "utf8")
+    const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1]
+    return kib === undefined ? undefined : Number(kib)
+  } catch {
+    return undefined
+  }
+}
