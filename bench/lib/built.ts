@@ -59,3 +59,18 @@ export const rssKiBOf = async (pid: number | null | undefined): Promise<number |
     return undefined
   }
 }
+
+/** The process a launcher ended in: `pid` followed down through its only child while it has one
+ * (`npm run` → the script's `node`), so CPU and memory are read from the server, not its launcher. */
+export const serverPidOf = async (pid: number | null | undefined): Promise<number | undefined> => {
+  if (pid === null || pid === undefined) return undefined
+  const { readFile } = await import("node:fs/promises")
+  let at = pid
+  for (let depth = 0; depth < 4; depth++) {
+    const children = await readFile(`/proc/${at}/task/${at}/children`, "utf8").catch(() => "")
+    const pids = children.split(" ").filter((x) => x !== "").map(Number)
+    if (pids.length !== 1) break
+    at = pids[0]!
+  }
+  return at
+}

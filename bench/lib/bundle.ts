@@ -25,15 +25,7 @@ const build = async (kind: "ours" | "raw"): Promise<string> => {
   dir ??= fs.mkdtempSync(path.join(os.tmpdir(), "effect-surface-bundle-"))
   const outfile = path.join(dir, `${kind}.mjs`)
   await esbuild.build({
-    ...(kind === "ours"
-      ? { entryPoints: [path.join(servers, "hostOurs.ts")] }
-      : {
-        stdin: {
-          contents: `import { serveRaw } from "./hostRaw.ts"\nawait serveRaw()\n`,
-          resolveDir: servers,
-          loader: "ts" as const
-        }
-      }),
+    entryPoints: [path.join(servers, kind === "ours" ? "hostOurs.ts" : "hostRaw.ts")],
     bundle: true,
     platform: "node",
     format: "esm",

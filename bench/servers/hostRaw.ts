@@ -1,6 +1,7 @@
 // The raw SDK's low-level `Server` serving `add({ a, b })`: the same tool as ours advertises, byte
 // for byte, a plain check of the arguments and the same framing. It loads the SDK and nothing of
 // `effect`; `rawAddServer` is also what the Effect floor (bench/servers/host.ts) runs under NodeRuntime.
+// Run as the entry (`node hostRaw.ts`, or bundled), it serves on this process's stdio.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
@@ -43,3 +44,5 @@ export const serveRaw = async (): Promise<void> => {
   await rawAddServer().connect(new StdioServerTransport())
   process.stdin.once("end", () => process.exit(0))
 }
+
+if (import.meta.main) await serveRaw()
