@@ -123,8 +123,11 @@ export interface Guard {
   readonly authenticate: (
     authorization: string | undefined
   ) => Effect.Effect<Identity.Principal, HttpGuard.Refusal>
-  /** The 403 for a request needing `scope`. */
-  readonly insufficientScope: (scope: string, what: string) => HttpGuard.Refusal
+  /**
+   * The 403 for a request needing `scope`; its challenge asks for the scopes the caller already
+   * holds and that one, so a client stepping up keeps what it had.
+   */
+  readonly insufficientScope: (scope: string, what: string, held?: ReadonlyArray<string>) => HttpGuard.Refusal
 }
 
 const quoted = (value: string) => `"${value.replace(/["\\]/g, "")}"`
@@ -186,7 +189,7 @@ export const guard = (server: ResourceServer["Service"], url: string): Guard => 
       Effect.flatMap((principal) => {
         const lacking = required.find((scope) => !principal.scopes.includes(scope))
         return lacking === undefined ? Effect.succeed(principal)
-          : Effect.fail(insufficientScope(lacking, "this server"))
+          : Effect.fail(insufficientScope(lacking, "this server", principal.scopes))
       }),
       Effect.catchTags({
         InvalidToken: (invalid) => Effect.fail(unauthorized(invalid.message, "invalid_token")),
@@ -195,14 +198,14 @@ export const guard = (server: ResourceServer["Service"], url: string): Guard => 
       })
     )
   }
-  const insufficientScope = (scope: string, what: string) =>
+  const insufficientScope = (scope: string, what: string, held: ReadonlyArray<string> = []) =>
     new HttpGuard.Refusal({
       status: 403,
       code: -32001,
       message: `Forbidden: ${what} needs scope ${scope}, which this token was not granted`,
       challenge: challenge(
         { code: "insufficient_scope", description: `${what} needs scope ${scope}` },
-        [...new Set([...required, scope])].join(" ")
+        [...new Set([...required, ...held, scope])].join(" ")
       )
     })
   return { resource, metadataUrl, metadata, authenticate, insufficientScope }

@@ -112,7 +112,7 @@ describe("the HTTP face as a resource server", () => {
         })
         assert.strictEqual(refused.status, 403)
         assert.include(refused.challenge ?? "", `error="insufficient_scope"`)
-        assert.include(refused.challenge ?? "", `scope="board:write"`)
+        assert.include(refused.challenge ?? "", `scope="board:read board:write"`)
         const hidden = yield* request(served.url, nobody, "tools/call", { name: "whoami", arguments: {} })
         assert.strictEqual(hidden.status, 403)
         assert.include(hidden.challenge ?? "", `scope="board:read"`)

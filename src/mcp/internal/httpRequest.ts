@@ -94,7 +94,7 @@ const checkScopes = (auth: NonNullable<Server["auth"]>, caller: Identity.Princip
       (needed) =>
         needed === undefined || Identity.allows(caller, needed.scope)
           ? Effect.void
-          : Effect.fail(auth.guard.insufficientScope(needed.scope, needed.what))
+          : Effect.fail(auth.guard.insufficientScope(needed.scope, needed.what, caller.scopes))
     )
   }, { discard: true })
 
