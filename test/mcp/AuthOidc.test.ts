@@ -21,7 +21,10 @@ class MemoryProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined
   saved: OAuthTokens | undefined
   verifier = ""
-  constructor(readonly redirectUri: string) {}
+  readonly redirectUri: string
+  constructor(redirectUri: string) {
+    this.redirectUri = redirectUri
+  }
   get redirectUrl() {
     return this.redirectUri
   }
@@ -132,7 +135,8 @@ describe("the board behind oidc-provider", () => {
       )
       // The 403 named the scope: the SDK asks the person again, for what it held and board:write.
       assert.instanceOf(refused, UnauthorizedError)
-      assert.deepStrictEqual(provider.authorizationUrl?.searchParams.get("scope")?.split(" ").sort(), [
+      const stepUp = provider.authorizationUrl as URL | undefined
+      assert.deepStrictEqual(stepUp?.searchParams.get("scope")?.split(" ").sort(), [
         "board:read",
         "board:write"
       ])

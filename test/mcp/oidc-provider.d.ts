@@ -16,7 +16,7 @@ declare module "oidc-provider" {
     readonly grantId?: string
   }
 
-  export default class Provider {
+  export class Provider {
     constructor(issuer: string, configuration: Record<string, unknown>)
     readonly issuer: string
     readonly Grant: {

@@ -10,7 +10,7 @@ import type { Scope } from "effect"
 import * as Jose from "jose"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
-import Provider from "oidc-provider"
+import { Provider } from "oidc-provider"
 
 export interface Oidc {
   readonly issuer: string
