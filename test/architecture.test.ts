@@ -154,12 +154,15 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/Wire",
     "modern/RequestState",
     "legacy/EventStore",
-    "legacy/HttpResponse"
+    "legacy/HttpResponse",
+    "internal/authDiscovery",
+    "TokenVerifier",
+    "Auth"
   ],
   // What the face serves beside the bundle, and what it tells every client unprompted.
   ["AppResources", "Prompts", "internal/broadcast", "modern/Caching", "modern/Tasks"],
-  // The face both revisions serve.
-  ["Face"],
+  // The face both revisions serve, and what each caller of it is shown.
+  ["Scopes", "Face"],
   // Each revision's machinery, over the face.
   [
     "modern/internal/answers",
