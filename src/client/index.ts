@@ -26,6 +26,7 @@ export * as McpTokenStoreSqlite from "./TokenStoreSqlite.ts"
 export {
   createMemoryMcpConnectionStore,
   createSqliteMcpConnectionStore,
+  createSqliteMcpTokenStore,
   mcpTools,
   rebuildMcpToolsFromStorage,
   retrustMcpServer

@@ -8,7 +8,14 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Path from "node:path"
-import { McpCallResult, McpStore, McpTokenStoreSqlite, McpToolset } from "effect-surface/client"
+import {
+  createSqliteMcpTokenStore,
+  McpCallResult,
+  McpStore,
+  McpTokenStoreSqlite,
+  McpToolset,
+  mcpTools
+} from "effect-surface/client"
 import { authorizationServer, browser, resourceServer } from "./oauthServers.ts"
 import { tempDir } from "./servers.ts"
 
@@ -190,6 +197,35 @@ describe("OAuth sign-in", () => {
         })
         assert.lengthOf(person.visited, 0)
         assert.isTrue(diagnostics.some((m) => m.includes("does not advertise PKCE with S256")), diagnostics.join("\n"))
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the Promise API signs in with a Promise-returning authorize and keeps the sign-in in its SQLite token store",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer()
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const dir = yield* tempDir
+        const text = yield* Effect.promise(async () => {
+          const tokenStore = createSqliteMcpTokenStore(Path.join(dir, "tokens.db"))
+          const toolset = await mcpTools([entry(rs.url)], {
+            allowedHosts: ["127.0.0.1"],
+            authorize: (url) => Effect.runPromise(person.authorize(url)),
+            tokenStore
+          })
+          try {
+            const result = await toolset.tools["guarded__read"]!.execute({})
+            return McpCallResult.textOf(result)
+          } finally {
+            await toolset.close()
+            await tokenStore.close()
+          }
+        })
+        assert.strictEqual(text, "read done")
+        assert.lengthOf(person.visited, 1)
       }),
     { timeout: 60_000 }
   )
