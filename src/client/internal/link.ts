@@ -38,6 +38,7 @@ import {
 import * as Hosts from "../Hosts.ts"
 import * as Store from "../Store.ts"
 import * as Transports from "../Transports.ts"
+import * as Dial from "./dial.ts"
 import * as Listing from "./listing.ts"
 import * as Redact from "./redact.ts"
 import * as Remote from "./remote.ts"
@@ -306,10 +307,11 @@ export const make = (
     const dial = Effect.gen(function*() {
       if (token.resolve !== undefined) yield* token.resolve
       const opened = yield* open.success(token.bearer)
-      const owned = yield* Remote.connect(opened.transport, {
+      const owned = yield* Dial.connect(opened, {
         server: config.name,
         clientInfo: env.options.clientInfo ?? { name: "effect-surface", version: "0.1.0" },
-        roots: env.options.roots,
+        handlers: env.options,
+        protocol: config.protocol ?? env.options.protocol ?? "auto",
         onToolsChanged: () => Queue.offerUnsafe(changed, undefined)
       })
       // Listed before the pool hands it out: a restarted server's changed tool is judged before
