@@ -20,6 +20,8 @@ export * as McpDisclosure from "./Disclosure.ts"
 export * as McpDrift from "./Drift.ts"
 export * as McpStore from "./Store.ts"
 export * as McpStoreSqlite from "./StoreSqlite.ts"
+export * as McpQuestions from "./Questions.ts"
+export * as McpResources from "./Resources.ts"
 export {
   createMemoryMcpConnectionStore,
   createSqliteMcpConnectionStore,

@@ -59,11 +59,12 @@ export interface Mirrored {
 
 // A header name a tool may declare: visible ASCII token characters, no space, no colon.
 const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-const primitive = new Set(["string", "number", "integer", "boolean"])
+// The revision mirrors only values a header carries exactly: a fraction may not survive the trip.
+const primitive = new Set(["string", "integer", "boolean"])
 
 /**
  * The arguments a tool's input schema mirrors into headers, or why the tool is unusable: a name that
- * is empty or not a header token, a mirrored value that is not a string, number or boolean, or two
+ * is empty or not a header token, a mirrored value that is not a string, integer or boolean, or two
  * arguments mirrored into one header (names compare without case).
  */
 export const mirroredOf = (inputSchema: unknown): Result.Result<ReadonlyArray<Mirrored>, string> => {
@@ -81,7 +82,7 @@ export const mirroredOf = (inputSchema: unknown): Result.Result<ReadonlyArray<Mi
         if (typeof header !== "string" || !token.test(header))
           return `argument "${at}" declares x-mcp-header ${JSON.stringify(header)}, which is not a header name`
         if (typeof child["type"] !== "string" || !primitive.has(child["type"]))
-          return `argument "${at}" is mirrored into a header but is not a string, number or boolean`
+          return `argument "${at}" is mirrored into a header but is not a string, integer or boolean`
         if (seen.has(header.toLowerCase())) return `two arguments are mirrored into the header "${header}"`
         seen.add(header.toLowerCase())
         found.push({ path: [...path, key], header })
@@ -176,19 +177,19 @@ export const connect = (options: Options): Effect.Effect<Owned.Owned<Remote.Remo
           return kept
         })
     )
+    const bounded = (timeoutMs: number) => <A>(effect: Effect.Effect<A, Remote.Failure | Asked.Unanswered>) =>
+      effect.pipe(
+        Effect.mapError(unanswered),
+        Effect.timeoutOrElse({ duration: timeoutMs, orElse: () => Effect.fail(new Remote.TimedOut({ timeoutMs })) })
+      )
     const remote: Remote.Remote = {
       protocol: "2026-07-28",
       list,
       call: (tool, args, timeoutMs) =>
         drive("tools/call", { name: tool, arguments: args }, {
           headers: paramHeaders(mirroring.get(tool) ?? [], args)
-        }).pipe(
-          Effect.mapError(unanswered),
-          Effect.timeoutOrElse({
-            duration: timeoutMs,
-            orElse: () => Effect.fail(new Remote.TimedOut({ timeoutMs }))
-          })
-        )
+        }).pipe(bounded(timeoutMs)),
+      request: (method, params, timeoutMs) => drive(method, params).pipe(bounded(timeoutMs))
     }
     return { client: remote, dispose: Effect.void, settlesPending: true, onClose: channel.onClose }
   })

@@ -62,6 +62,12 @@ export interface Remote {
   readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge>
   /** A `tools/call` bounded by `timeoutMs`, from when it is sent. */
   readonly call: (tool: string, args: unknown, timeoutMs: number) => Effect.Effect<unknown, Failure | TimedOut>
+  /** Any other request (a read, a prompt, a listing), bounded by `timeoutMs`; its raw result. */
+  readonly request: (
+    method: string,
+    params: { readonly [key: string]: unknown },
+    timeoutMs: number
+  ) => Effect.Effect<unknown, Failure | TimedOut>
   /** Which revision this session speaks. */
   readonly protocol: "2025-11-25" | "2026-07-28"
 }
@@ -139,7 +145,13 @@ const DEADLINE_PASSED = "the request's deadline passed"
 // A `tools/call` with its deadline armed on the connection's deadlines: when it passes, the
 // request's signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an
 // interruption does the same. One callback, no fiber of its own.
-const call = (client: Client, deadlines: Deadlines.Deadlines, params: Record<string, unknown>, timeoutMs: number) =>
+const call = (
+  client: Client,
+  deadlines: Deadlines.Deadlines,
+  params: Record<string, unknown>,
+  timeoutMs: number,
+  method = "tools/call"
+) =>
   Effect.callback<unknown, Failure | TimedOut>((resume) => {
     const controller = new AbortController()
     let expired = false
@@ -147,7 +159,7 @@ const call = (client: Client, deadlines: Deadlines.Deadlines, params: Record<str
       expired = true
       controller.abort(DEADLINE_PASSED)
     })
-    client.request({ method: "tools/call", params }, ResultSchema, {
+    client.request({ method, params }, ResultSchema, {
       signal: controller.signal,
       timeout: NO_SDK_TIMEOUT
     }).then(
@@ -277,7 +289,9 @@ export const connect = (
       call: (tool, args, timeoutMs) =>
         Effect.suspend(() =>
           closed ? Effect.fail(gone) : call(client, deadlines, { name: tool, arguments: args }, timeoutMs)
-        )
+        ),
+      request: (method, params, timeoutMs) =>
+        Effect.suspend(() => closed ? Effect.fail(gone) : call(client, deadlines, { ...params }, timeoutMs, method))
     }
     return {
       client: remote,
