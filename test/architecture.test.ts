@@ -58,7 +58,7 @@ const rank: Record<Layer, number> = { surface: 0, core: 1, face: 2, barrel: 3 }
 // on the public modules (never `internal/`) of the faces named here: an ACP session's tools are a
 // client toolset built from its editor's `mcpServers`; serveTools and Guard are served by the MCP face
 // over the client toolset; the command line runs them; the client's 2026 request path decodes with
-// the MCP face's wire shapes (`McpWire`), one definition for both ends.
+// the MCP face's wire shapes (`McpWire`, `McpResults`), one definition for both ends.
 const composes: Readonly<Record<string, ReadonlyArray<string>>> = {
   client: ["mcp"],
   acp: ["client"],
@@ -154,6 +154,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "internal/redisCall",
     "internal/httpDrain",
     "modern/Wire",
+    "modern/Results",
     "modern/RequestState",
     "legacy/EventStore",
     "legacy/HttpResponse"

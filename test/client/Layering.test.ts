@@ -1,6 +1,6 @@
 // The client face stands on the core, and of the MCP server face it reads only the 2026 wire shapes
-// (`McpWire`, one definition for both ends); the SDK's code is imported only by the two transport
-// modules, so a protocol revision moves there alone (others may name its `Transport` type).
+// (`McpWire`, `McpResults`: one definition for both ends); the SDK's code is imported only by the
+// two transport modules, so a protocol revision moves there alone (others name its `Transport` type).
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -19,7 +19,7 @@ describe("src/client layering", () => {
     assert.isAbove(sources.length, 10)
     const offending = sources.flatMap((file) =>
       importsOf(file).filter((spec) =>
-        /(^|\/)mcp(\/|$)/.test(spec) && spec.startsWith(".") && !spec.endsWith("/mcp/modern/Wire.ts")
+        /(^|\/)mcp(\/|$)/.test(spec) && spec.startsWith(".") && !/\/mcp\/modern\/(Wire|Results)\.ts$/.test(spec)
       ).map((spec) => `${file}: ${spec}`)
     )
     assert.deepStrictEqual(offending, [])

@@ -11,6 +11,7 @@
  */
 import { Effect, Result, Schedule, Schema } from "effect"
 import type { Scope } from "effect"
+import * as Results from "../../mcp/modern/Results.ts"
 import * as Wire from "../../mcp/modern/Wire.ts"
 import type * as Owned from "../../surface/Owned.ts"
 import type * as Channels from "./channels.ts"
@@ -19,10 +20,10 @@ import * as Redact from "./redact.ts"
 import * as Remote from "./remote.ts"
 import * as Requests from "./requests.ts"
 
-const decodeDiscovered = Schema.decodeUnknownResult(Wire.Discovered)
+const decodeDiscovered = Schema.decodeUnknownResult(Results.Discovered)
 
 /** What `server/discover` answered. */
-export type Discovered = typeof Wire.Discovered.Type
+export type Discovered = typeof Results.Discovered.Type
 
 /**
  * Ask the server what it speaks: its discovery when it speaks this revision; otherwise a
@@ -113,7 +114,7 @@ export const paramHeaders = (mirrored: ReadonlyArray<Mirrored>, args: unknown): 
   const headers: Record<string, string> = {}
   for (const { header, path } of mirrored) {
     const value = at(args, path)
-    if (typeof value === "string") headers[`mcp-param-${header.toLowerCase()}`] = Wire.headerValue(value)
+    if (typeof value === "string") headers[`mcp-param-${header.toLowerCase()}`] = Results.headerValue(value)
     else if (typeof value === "number" || typeof value === "boolean")
       headers[`mcp-param-${header.toLowerCase()}`] = String(value)
   }

@@ -11,6 +11,7 @@
  * revision's own wire schemas (`McpWire`), shared with the server face.
  */
 import { Effect, Result, Schema } from "effect"
+import * as Results from "../../mcp/modern/Results.ts"
 import * as Wire from "../../mcp/modern/Wire.ts"
 import type * as Channels from "./channels.ts"
 import * as Questions from "./questions.ts"
@@ -32,8 +33,8 @@ export type Send = (
   options?: { readonly headers?: Readonly<Record<string, string>>; readonly onNotice?: Channels.OnNotice }
 ) => Effect.Effect<Json, Remote.Failure>
 
-const decodeResponse = Schema.decodeUnknownResult(Wire.Response)
-const decodeKind = Schema.decodeUnknownResult(Wire.ResultKind)
+const decodeResponse = Schema.decodeUnknownResult(Results.Response)
+const decodeKind = Schema.decodeUnknownResult(Results.ResultKind)
 
 // The name a request targets, mirrored into `Mcp-Name`.
 const nameOf = (method: string, params: Json): string | undefined => {
@@ -54,7 +55,7 @@ export const headersOf = (method: string, params: Json): Record<string, string> 
   return {
     "mcp-protocol-version": Wire.version,
     "mcp-method": method,
-    ...(name === undefined ? {} : { "mcp-name": Wire.headerValue(name) })
+    ...(name === undefined ? {} : { "mcp-name": Results.headerValue(name) })
   }
 }
 
