@@ -19,6 +19,7 @@ import * as Modern from "./modern.ts"
 import * as Asked from "./questions.ts"
 import * as Remote from "./remote.ts"
 import * as Requests from "./requests.ts"
+import * as Tasks from "./tasks.ts"
 
 /** What a dial needs beyond a session's options: the revision asked for. */
 export interface Options extends Remote.Options {
@@ -32,9 +33,10 @@ const spokeOtherwise = (error: Remote.Failure): boolean => error._tag === "McpRe
 // ignores requests it does not know.
 const PROBE_WAIT = "10 seconds"
 
+// A 2026 client follows tasks (the extension): a long call answered with one is waited on for its caller.
 const identityOf = (options: Remote.Options): Requests.Identity => ({
   clientInfo: options.clientInfo,
-  capabilities: Asked.capabilities(options.handlers)
+  capabilities: { ...Asked.capabilities(options.handlers), extensions: { [Tasks.extension]: {} } }
 })
 
 const overChannel = (transport: Transport, options: Options) =>

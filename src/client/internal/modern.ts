@@ -19,6 +19,7 @@ import * as Asked from "./questions.ts"
 import * as Redact from "./redact.ts"
 import * as Remote from "./remote.ts"
 import * as Requests from "./requests.ts"
+import * as Tasks from "./tasks.ts"
 
 const decodeDiscovered = Schema.decodeUnknownResult(Results.Discovered)
 
@@ -152,7 +153,13 @@ export const connect = (options: Options): Effect.Effect<Owned.Owned<Remote.Remo
   Effect.gen(function*() {
     const { channel, discovered, send, server } = options
     const answer = Asked.answerer(options.handlers)
-    const drive = Requests.roundTrip(send, (question) => answer(server, question))
+    const ask = (question: Asked.Question) => answer(server, question)
+    // A call answered with a task is followed to its result under the same deadline.
+    const drive = Requests.roundTrip(
+      send,
+      ask,
+      (kind, result) => kind === "task" ? Tasks.follow(send, ask)(result) : undefined
+    )
     const mirroring = new Map<string, ReadonlyArray<Mirrored>>()
     const tools = discovered.capabilities["tools"]
     if (isRecord(tools) && tools["listChanged"] === true)

@@ -128,7 +128,10 @@ export const MAX_ROUNDS = 16
  * How a round ended that is neither an answer nor a question (a task, in the tasks extension): the
  * raw result and how to go on. Left to the caller; without one such a result is refused.
  */
-export type OnOther = (kind: string, result: Json) => Effect.Effect<Json, Remote.Failure> | undefined
+export type OnOther = (
+  kind: string,
+  result: Json
+) => Effect.Effect<Json, Remote.Failure | Questions.Unanswered> | undefined
 
 const unknownKind = (kind: string) =>
   new Remote.Rejected({
