@@ -16,6 +16,7 @@
 import { Cause, Clock, Effect, Exit, Fiber, FiberSet, Result } from "effect"
 import type { Scope } from "effect"
 import * as Crypto from "node:crypto"
+import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as Progress from "../../../core/Progress.ts"
 import type * as RpcError from "../../RpcError.ts"
@@ -53,9 +54,17 @@ export type Watcher = (view: View) => void
 /** A task as the instances share it: who runs it, its move, and how it stands. */
 export interface Stored {
   readonly owner: string
+  /** Whose task it is (`holderOf` the caller that started it): only that caller is shown it. */
+  readonly caller: string
   readonly version: number
   readonly view: View
 }
+
+/**
+ * The key a task is held by: the caller that started it. A task is shown, updated and cancelled
+ * for that caller only; to anyone else it does not exist.
+ */
+export const holderOf = (caller: Identity.Principal): string => `${caller._tag}:${caller.subject}`
 
 /** What a client asks of a task: answers to its questions, or its end. */
 export type Op =
@@ -82,14 +91,21 @@ export interface Table {
   readonly settings: Tasks.Settings
   /** What the calls table makes tasks with. */
   readonly tasking: Calls.Tasking
-  /** A task as `tasks/get` shows it, wherever it runs, or the error saying why there is none. */
-  readonly get: (taskId: string) => Effect.Effect<Result.Result<View, RpcError.Rpc>>
-  /** Update or cancel a task, wherever it runs. */
-  readonly apply: (taskId: string, op: Op) => Effect.Effect<Reply>
+  /**
+   * A task as `tasks/get` shows it to `caller`, wherever it runs, or the error saying why there is
+   * none (a task another caller started is, to this one, unknown).
+   */
+  readonly get: (taskId: string, caller?: Identity.Principal) => Effect.Effect<Result.Result<View, RpcError.Rpc>>
+  /** Update or cancel a task of `caller`'s, wherever it runs. */
+  readonly apply: (taskId: string, op: Op, caller?: Identity.Principal) => Effect.Effect<Reply>
   /** Update or cancel a task run here (what another instance forwards). */
   readonly applyHere: (taskId: string, op: Op) => Effect.Effect<Reply>
-  /** Follow a task's moves for the scope's life; `false` when no such task is known. */
-  readonly watch: (taskId: string, watcher: Watcher) => Effect.Effect<boolean, never, Scope.Scope>
+  /** Follow a task of `caller`'s for the scope's life; `false` when it knows no such task. */
+  readonly watch: (
+    taskId: string,
+    watcher: Watcher,
+    caller?: Identity.Principal
+  ) => Effect.Effect<boolean, never, Scope.Scope>
   /** How many tasks are kept here. */
   readonly size: Effect.Effect<number>
 }
@@ -148,7 +164,13 @@ const save = (state: State, task: Task): Effect.Effect<void> => {
   const { store } = state
   if (store === undefined) return Effect.void
   const left = task.createdAt + state.settings.ttlMs - state.now()
-  return store.save({ owner: state.instance, version: task.version, view: view(state, task) }, Math.max(1, left)).pipe(
+  const stored = {
+    owner: state.instance,
+    caller: holderOf(task.call.caller),
+    version: task.version,
+    view: view(state, task)
+  }
+  return store.save(stored, Math.max(1, left)).pipe(
     Effect.catch((error) =>
       Effect.logWarning(`MCP task ${task.id} not written to the instances' store: ${error.message}`)
     )
@@ -326,34 +348,53 @@ const orphaned = (state: State, store: Store, stored: Stored): Effect.Effect<Vie
 const shared = (
   state: State,
   store: Store,
-  taskId: string
+  taskId: string,
+  caller: Identity.Principal
 ): Effect.Effect<Result.Result<Stored, RpcError.Rpc>, Error> =>
   Effect.gen(function*() {
     const stored = yield* store.load(taskId)
-    if (stored === undefined) return Result.fail(unknown(taskId))
+    if (stored === undefined || stored.caller !== holderOf(caller)) return Result.fail(unknown(taskId))
     if (terminal.has(stored.view["status"]) || stored.owner === state.instance) return Result.succeed(stored)
     const living = yield* store.alive(stored.owner)
     if (living) return Result.succeed(stored)
     return Result.succeed({ ...stored, view: yield* orphaned(state, store, stored) })
   })
 
-const get = (state: State) => (taskId: string): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
+// A task run here, when it is `caller`'s; another caller's is not there for this one.
+const ownTask = (state: State, taskId: string, caller: Identity.Principal) => {
+  const task = state.tasks.get(taskId)
+  return task !== undefined && holderOf(task.call.caller) === holderOf(caller) ? task : undefined
+}
+
+const get = (state: State) =>
+(
+  taskId: string,
+  caller: Identity.Principal = Identity.local
+): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
   Effect.suspend(() => {
-    const task = state.tasks.get(taskId)
+    const task = ownTask(state, taskId, caller)
     if (task !== undefined) return Effect.succeed(Result.succeed(view(state, task)))
     const { store } = state
-    if (store === undefined) return Effect.succeed(Result.fail(unknown(taskId)))
-    return shared(state, store, taskId).pipe(
+    if (store === undefined || state.tasks.has(taskId)) return Effect.succeed(Result.fail(unknown(taskId)))
+    return shared(state, store, taskId, caller).pipe(
       Effect.map(Result.map((stored) => stored.view)),
       Effect.catch((error) => Effect.succeed(Result.fail(unreadable(error))))
     )
   })
 
-const apply = (state: State) => (taskId: string, op: Op): Effect.Effect<Reply> =>
+const apply = (state: State) =>
+(
+  taskId: string,
+  op: Op,
+  caller: Identity.Principal = Identity.local
+): Effect.Effect<Reply> =>
   Effect.suspend(() => {
     const { store } = state
-    if (state.tasks.has(taskId) || store === undefined) return applyHere(state)(taskId, op)
-    return shared(state, store, taskId).pipe(
+    if (ownTask(state, taskId, caller) !== undefined) return applyHere(state)(taskId, op)
+    if (state.tasks.has(taskId) || store === undefined) {
+      return Effect.succeed<Reply>({ _tag: "Refused", error: unknown(taskId) })
+    }
+    return shared(state, store, taskId, caller).pipe(
       Effect.flatMap((found): Effect.Effect<Reply, Error> => {
         if (Result.isFailure(found)) return Effect.succeed({ _tag: "Refused", error: found.failure })
         const stored = found.success
@@ -372,9 +413,14 @@ const apply = (state: State) => (taskId: string, op: Op): Effect.Effect<Reply> =
     )
   })
 
-const watch = (state: State) => (taskId: string, watcher: Watcher): Effect.Effect<boolean, never, Scope.Scope> =>
+const watch = (state: State) =>
+(
+  taskId: string,
+  watcher: Watcher,
+  caller: Identity.Principal = Identity.local
+): Effect.Effect<boolean, never, Scope.Scope> =>
   Effect.suspend(() => {
-    const task = state.tasks.get(taskId)
+    const task = ownTask(state, taskId, caller)
     if (task !== undefined) {
       return Effect.as(
         Effect.acquireRelease(
@@ -385,15 +431,15 @@ const watch = (state: State) => (taskId: string, watcher: Watcher): Effect.Effec
       )
     }
     const { store } = state
-    if (store === undefined) return Effect.succeed(false)
-    const hear = Effect.flatMap(Effect.result(shared(state, store, taskId)), (found) =>
+    if (store === undefined || state.tasks.has(taskId)) return Effect.succeed(false)
+    const hear = Effect.flatMap(Effect.result(shared(state, store, taskId, caller)), (found) =>
       Effect.sync(() => {
         if (Result.isSuccess(found) && Result.isSuccess(found.success)) watcher(found.success.success.view)
       }))
     return Effect.flatMap(
       Effect.result(store.load(taskId)),
       (found) =>
-        Result.isFailure(found) || found.success === undefined
+        Result.isFailure(found) || found.success === undefined || found.success.caller !== holderOf(caller)
           ? Effect.succeed(false)
           : Effect.as(store.follow(taskId, () => state.runFork(hear)), true)
     )
