@@ -156,6 +156,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "legacy/EventStore",
     "legacy/HttpResponse",
     "internal/authDiscovery",
+    "internal/verifiedTokens",
     "TokenVerifier",
     "Auth"
   ],
