@@ -159,6 +159,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "legacy/EventStore",
     "legacy/HttpResponse",
     "internal/authDiscovery",
+    "internal/verifiedTokens",
     "TokenVerifier",
     "Auth"
   ],
