@@ -38,14 +38,14 @@ const askingServer = Effect.gen(function*() {
 })
 
 /** The example agent to a scripted editor, its toolset allowed to reach the loopback server. */
-const example = (options: ScriptedEditor.Options) =>
+const example = (options: ScriptedEditor.Options, protocol: "auto" | "2025-11-25" = "auto") =>
   ScriptedEditor.make(options).pipe(
     Effect.provide(
       Layer.effect(
         AcpAgent.AcpAgent,
         AcpAgent.make(handler, {
           agentCapabilities: { mcpCapabilities: AcpToolset.mcpCapabilities },
-          session: AcpToolset.layer({ ...SessionTools.options, allowedHosts: ["127.0.0.1"] })
+          session: AcpToolset.layer({ ...SessionTools.options, allowedHosts: ["127.0.0.1"], protocol })
         })
       ).pipe(Layer.provide(AcpChecks.layer))
     )
@@ -94,6 +94,27 @@ describe("a server's question in an ACP session", () => {
         yield* editor.prompt(session, "call board__greet {}")
         assert.include(said(yield* editor.updates), "no name (Decline)")
         assert.lengthOf((yield* editor.log).filter(isRequest("elicitation/create")), 0)
+      }),
+    30_000
+  )
+
+  it.live(
+    "a 2025 server's elicitation request is put to the editor of the turn whose call caused it",
+    () =>
+      Effect.gen(function*() {
+        const served = yield* askingServer
+        const editor = yield* example({
+          script: {
+            "session/request_permission": allow,
+            "elicitation/create": ScriptedEditor.answer({ action: "accept", content: { name: "Grace" } })
+          }
+        }, "2025-11-25")
+        const session = yield* editor.newSession({
+          mcpServers: [{ type: "http", name: "board", url: served.url, headers: [] }]
+        })
+        yield* editor.prompt(session, "call board__greet {}")
+        assert.include(said(yield* editor.updates), "hello Grace")
+        assert.lengthOf((yield* editor.log).filter(isRequest("elicitation/create")), 1)
       }),
     30_000
   )

@@ -9,6 +9,7 @@ import { Ask, Tools } from "effect-surface"
 import { McpCallResult, McpToolset } from "effect-surface/client"
 import type { McpConfig } from "effect-surface/client"
 import { McpHttp } from "effect-surface/mcp"
+import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
 import { serverOptions } from "../../examples/board/app.ts"
 import { childrenMentioning, entry, everythingHttp, everythingStdio, recordingProxy } from "./servers.ts"
@@ -173,4 +174,40 @@ describe("both eras", () => {
       }),
     60_000
   )
+
+  it.live("a probe refused for want of a credential (401) is not taken for an older server: no initialize follows", () =>
+    Effect.gen(function*() {
+      const bodies: Array<string> = []
+      const server = Http.createServer((req, res) => {
+        let body = ""
+        req.on("data", (chunk: Buffer) => (body += chunk.toString()))
+        req.on("end", () => {
+          bodies.push(body)
+          res.writeHead(401, { "www-authenticate": "Bearer" }).end()
+        })
+      })
+      const port = yield* Effect.acquireRelease(
+        Effect.callback<number>((resume) => {
+          server.listen(0, "127.0.0.1", () => {
+            const address = server.address()
+            resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
+          })
+        }),
+        () =>
+          Effect.callback<void>((resume) => {
+            server.close(() => resume(Effect.void))
+          })
+      )
+      const toolset = yield* McpToolset.make([{
+        name: "locked",
+        type: "streamable-http",
+        url: `http://127.0.0.1:${port}/mcp`
+      }], {
+        allowedHosts: ["127.0.0.1"]
+      })
+      const unavailable = (yield* toolset.diagnostics).find((d) => d.kind === "server-unavailable")
+      assert.include(unavailable?.message ?? "", "401")
+      assert.isAbove(bodies.length, 0)
+      assert.isTrue(bodies.every((body) => body.includes("server/discover")), bodies.join(" | "))
+    }))
 })

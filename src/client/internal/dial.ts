@@ -26,8 +26,10 @@ export interface Options extends Remote.Options {
   readonly protocol: Config.Protocol
 }
 
-// A failure that says the server is there but does not speak 2026 (as opposed to one that is not there).
-const spokeOtherwise = (error: Remote.Failure): boolean => error._tag === "McpRejected"
+// A failure that says the server is there but does not speak 2026 — as opposed to one that is not
+// there, or that wants a credential first (401, 403), which the older revision would be refused too.
+const spokeOtherwise = (error: Remote.Failure): boolean =>
+  error._tag === "McpRejected" && error.code !== 401 && error.code !== 403
 
 // How long a probe on a shared channel waits for an answer before the server is taken to be one that
 // ignores requests it does not know.

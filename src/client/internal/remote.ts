@@ -21,7 +21,7 @@ import {
   ResultSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Data, Effect, Predicate, Result, Schema } from "effect"
+import { Context, Data, Effect, Predicate, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import { messageOf } from "../../core/ToolFailure.ts"
 import { LinkError } from "../../surface/LinkError.ts"
@@ -228,11 +228,18 @@ export const listAll = (
   })
 
 // The server's questions reach the toolset's handlers; only those given were advertised, and the
-// SDK answers the others "method not found".
-const answerQuestions = (client: Client, server: string, handlers: Questions.Handlers) => {
+// SDK answers the others "method not found". A 2025 question arrives as a request of its own, apart
+// from the call that caused it, so a handler runs in the context of the call made last on this
+// session (an ACP turn's editor, say), as a 2026 question runs in its call's own.
+const answerQuestions = (
+  client: Client,
+  server: string,
+  handlers: Questions.Handlers,
+  caller: () => Context.Context<never>
+) => {
   const answer = Asked.answerer(handlers)
   const ask = (method: string, params: unknown) =>
-    Effect.runPromise(
+    Effect.runPromiseWith(caller())(
       answer(server, { method, params: params as { readonly [key: string]: unknown } }).pipe(
         Effect.catch((unanswered) => Effect.fail(new McpError(unanswered.code, unanswered.reason)))
       )
@@ -265,7 +272,17 @@ export const connect = (
       { name: options.clientInfo.name, version: options.clientInfo.version },
       { capabilities: Asked.capabilities(handlers) }
     )
-    answerQuestions(client, options.server, handlers)
+    let caller = Context.empty() as Context.Context<never>
+    answerQuestions(client, options.server, handlers, () => caller)
+    // Noted only where a question can come: a toolset with no handlers is asked nothing.
+    const asks = handlers.elicit !== undefined || handlers.sample !== undefined || handlers.roots !== undefined
+    const noting = <A, E>(effect: Effect.Effect<A, E>) =>
+      asks
+        ? Effect.contextWith((context: Context.Context<never>) => {
+          caller = context
+          return effect
+        })
+        : effect
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged())
     const listeners = new Set<() => void>()
     let closed = false
@@ -288,10 +305,12 @@ export const connect = (
       ),
       call: (tool, args, timeoutMs) =>
         Effect.suspend(() =>
-          closed ? Effect.fail(gone) : call(client, deadlines, { name: tool, arguments: args }, timeoutMs)
+          closed ? Effect.fail(gone) : noting(call(client, deadlines, { name: tool, arguments: args }, timeoutMs))
         ),
       request: (method, params, timeoutMs) =>
-        Effect.suspend(() => closed ? Effect.fail(gone) : call(client, deadlines, { ...params }, timeoutMs, method))
+        Effect.suspend(() =>
+          closed ? Effect.fail(gone) : noting(call(client, deadlines, { ...params }, timeoutMs, method))
+        )
     }
     return {
       client: remote,

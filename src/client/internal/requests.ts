@@ -66,11 +66,11 @@ const rejection = (status: number, message: unknown): Remote.Rejected => {
     const { code, message: reason } = decoded.success.error
     return new Remote.Rejected({ code, reason })
   }
-  return new Remote.Rejected({
-    code: -32603,
-    reason: status >= 300 ? `the server answered HTTP ${status} without a JSON-RPC response`
-      : "the server answered something that is not a JSON-RPC response"
-  })
+  // An HTTP refusal with no JSON-RPC error keeps its status as the code, as the 2025 transport's does
+  // (a 401 is a sign-in to make, not a revision to fall back from).
+  return status >= 300
+    ? new Remote.Rejected({ code: status, reason: `the server answered HTTP ${status} without a JSON-RPC response` })
+    : new Remote.Rejected({ code: -32603, reason: "the server answered something that is not a JSON-RPC response" })
 }
 
 const supportsOurs = (message: unknown): boolean => {
