@@ -103,6 +103,26 @@ describe("OAuth sign-in", () => {
   )
 
   it.live(
+    "a step-up the person declines fails that call with AuthFailed, and the token held still serves the rest",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer({ preRegistered })
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const toolset = yield* McpToolset.make([entry(rs.url, client)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: (url) =>
+            person.visited.length === 0 ? person.authorize(url) : Effect.fail(new Error("the person closed the tab"))
+        })
+        const refused = yield* Effect.flip(toolset.call("guarded__write", {}))
+        assert.strictEqual(refused._tag, "AuthFailed")
+        assert.include(refused.message, "the person closed the tab")
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__read", {})), "read done")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
     "no token is in a log line or the connection store; the SQLite token store holds it, readable by its owner only",
     () =>
       Effect.gen(function*() {

@@ -105,7 +105,8 @@ export const make = (env: Env): Effect.Effect<Session> =>
       store: env.store,
       current,
       run: (effect) => run(effect),
-      now: () => Date.now()
+      // The toolset's clock, the one `fresh` reads expiries against.
+      now: () => Effect.runSyncWith(context)(Clock.currentTimeMillis)
     }
     let loaded = false
     const load = Effect.suspend(() =>
