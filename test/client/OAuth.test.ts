@@ -103,6 +103,31 @@ describe("OAuth sign-in", () => {
   )
 
   it.live(
+    "calls refused together wait for one refresh, then all go through with its token",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer()
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const toolset = yield* McpToolset.make([entry(rs.url)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: person.authorize
+        })
+        yield* toolset.call("guarded__read", {})
+        rs.revoked.add(rs.bearers.at(-1)!)
+        const answers = yield* Effect.forEach(
+          [1, 2, 3, 4],
+          () => Effect.map(toolset.call("guarded__read", {}), McpCallResult.textOf),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(answers, ["read done", "read done", "read done", "read done"])
+        assert.deepStrictEqual(as.grants, ["authorization_code", "refresh_token"])
+        assert.lengthOf(person.visited, 1)
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
     "a step-up the person declines fails that call with AuthFailed, and the token held still serves the rest",
     () =>
       Effect.gen(function*() {
