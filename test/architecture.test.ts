@@ -154,18 +154,22 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/Wire",
     "modern/RequestState",
     "legacy/EventStore",
-    "legacy/HttpResponse"
+    "legacy/HttpResponse",
+    "internal/authDiscovery",
+    "TokenVerifier",
+    "Auth"
   ],
   // What the face serves beside the bundle, and what it tells every client unprompted.
   ["AppResources", "Prompts", "internal/broadcast", "modern/Caching", "modern/Tasks"],
-  // The face both revisions serve.
-  ["Face"],
+  // The face both revisions serve, and what each caller of it is shown.
+  ["Scopes", "Face"],
   // Each revision's machinery, over the face.
   [
     "modern/internal/answers",
     "modern/internal/headers",
     "modern/internal/asking",
     "modern/internal/calls",
+    "modern/internal/sharedTasks",
     "modern/internal/tasks",
     "modern/internal/replies",
     "modern/internal/roundTrip",

@@ -174,6 +174,104 @@ describe("MCP 2026-07-28 tasks", () => {
       assert.deepStrictEqual((yield* got(tasks, taskId))["result"], { ...text("Ada"), resultType: "complete" })
     }))
 
+  it.effect("a handler's side that begins the task while the call is parked: the retry is answered with the task, and the answers it brought reach the handler", () =>
+    Effect.gen(function*() {
+      const { calls, tasks } = yield* face()
+      const job = Effect.all([
+        Ask.elicit("Name?", Schema.Struct({ name: Schema.String }), { key: "who" }),
+        Effect.andThen(Effect.sleep("5 seconds"), Caller.beginTask)
+      ], { concurrency: 2 }).pipe(
+        Effect.map(([answer]) => text(answer._tag === "Accept" ? answer.content.name : "?")),
+        Effect.orDie
+      )
+      const first = yield* calls.start(job, "t", {}, round(), "optional")
+      if (first._tag !== "InputRequired") return assert.fail(first._tag)
+      yield* TestClock.adjust("5 seconds")
+      const payload = yield* calls.codec.verify(first.requestState, "t")
+      const second = yield* calls.resume(payload, { who: { action: "accept", content: { name: "Ada" } } }, round())
+      const taskId = taskIdOf(second)
+      yield* Effect.yieldNow
+      const done = yield* got(tasks, taskId)
+      assert.strictEqual(done["status"], "completed")
+      assert.deepStrictEqual(done["result"], { ...text("Ada"), resultType: "complete" })
+    }))
+
+  it.effect("a second question under a key already waiting is refused, naming the key; the first still takes its answer", () =>
+    Effect.gen(function*() {
+      const { calls, tasks } = yield* face()
+      const ask = (message: string) => Ask.elicit(message, Schema.Struct({ name: Schema.String }), { key: "who" })
+      const job = Caller.beginTask.pipe(
+        Effect.andThen(Effect.all([ask("Name?"), Effect.flip(Effect.andThen(Effect.yieldNow, ask("Again?")))], {
+          concurrency: 2
+        })),
+        Effect.map(([answer, refused]) =>
+          text(`${answer._tag === "Accept" ? answer.content.name : "?"}: ${refused.message}`)
+        ),
+        Effect.orDie
+      )
+      const taskId = taskIdOf(yield* calls.start(job, "t", {}, round(), "required"))
+      yield* Effect.yieldNow
+      const asking = yield* got(tasks, taskId)
+      assert.deepStrictEqual(asking["inputRequests"], {
+        who: { method: "elicitation/create", params: (asking["inputRequests"] as any).who.params }
+      })
+      assert.strictEqual((asking["inputRequests"] as any).who.params.message, "Name?")
+      yield* tasks.apply(taskId, { _tag: "Update", responses: { who: { action: "accept", content: { name: "Ada" } } } })
+      yield* Effect.yieldNow
+      const done = yield* got(tasks, taskId)
+      const said = ((done["result"] as any).content as Array<{ text: string }>)[0]!.text
+      assert.match(said, /^Ada: /)
+      assert.include(said, `a question keyed "who" is already waiting`)
+    }))
+
+  it.effect("settings a face cannot keep are refused where it is built, each naming the setting", () =>
+    Effect.sync(() => {
+      for (
+        const [options, named] of [
+          [{ ttl: -1 }, "tasks.ttl"],
+          [{ ttl: "Infinity" }, "tasks.ttl"],
+          [{ after: "soon" as Duration.Input }, "tasks.after"],
+          [{ pollInterval: 0 }, "tasks.pollInterval"],
+          [{ maxResultBytes: 0 }, "tasks.maxResultBytes"],
+          [{ maxResultBytes: 1.5 }, "tasks.maxResultBytes"]
+        ] as const
+      ) {
+        assert.throws(() => McpTasks.resolve(options), RangeError, named)
+      }
+      assert.deepStrictEqual(McpTasks.resolve({ after: 0, ttl: "1 minute" }).ttlMs, 60_000)
+    }))
+
+  it.effect("a follower of a task run elsewhere hears only newer moves, however the store's reads interleave", () =>
+    Effect.gen(function*() {
+      const stored = (version: number, status: string): Tasks.Stored => ({
+        owner: "there",
+        version,
+        view: { taskId: "far", status, createdAt: new Date(0).toISOString(), ttlMs: 60_000 }
+      })
+      // The first move's read is slower than the second's: it finishes last.
+      const reads = [
+        Effect.succeed(stored(1, "working")),
+        Effect.as(Effect.sleep("2 seconds"), stored(2, "input_required")),
+        Effect.as(Effect.sleep("1 second"), stored(3, "completed"))
+      ]
+      let moved: () => void = () => {}
+      const store: Tasks.Store = {
+        save: () => Effect.void,
+        load: () => reads.shift() ?? Effect.succeed(stored(3, "completed")),
+        forward: () => Effect.succeed({ _tag: "Ack" }),
+        alive: () => Effect.succeed(true),
+        follow: (_, hear) => Effect.sync(() => void (moved = hear))
+      }
+      const tasks = yield* Tasks.make({ settings: McpTasks.resolve(), instance: "here", store })
+      const heard: Array<unknown> = []
+      const tell = yield* tasks.watch("far", (task) => heard.push(task["status"]))
+      assert.isDefined(tell)
+      moved()
+      moved()
+      yield* TestClock.adjust("3 seconds")
+      assert.deepStrictEqual(heard, ["completed"])
+    }).pipe(Effect.scoped))
+
   it.effect("progress while the task runs is its status message", () =>
     Effect.gen(function*() {
       const { calls, tasks } = yield* face()
@@ -225,7 +323,7 @@ describe("MCP 2026-07-28 tasks", () => {
       const forever = slow(3600).pipe(Effect.onInterrupt(() => Ref.set(finalized, true)))
       const runningId = taskIdOf(yield* started(calls, forever, "optional"))
       const heard: Array<Json.JsonObject> = []
-      assert.isTrue(yield* tasks.watch(runningId, (task) => heard.push(task)))
+      assert.isDefined(yield* tasks.watch(runningId, (task) => heard.push(task)))
       yield* TestClock.adjust("58 seconds")
       assert.strictEqual((yield* got(tasks, doneId))["status"], "completed")
       yield* TestClock.adjust("2 seconds")
@@ -245,8 +343,8 @@ describe("MCP 2026-07-28 tasks", () => {
       const job = slow(2).pipe(Effect.andThen(Progress.report({ progress: 1 })), Effect.andThen(slow(2, "end")))
       const taskId = taskIdOf(yield* started(calls, job, "optional"))
       const heard: Array<Json.JsonObject> = []
-      assert.isTrue(yield* tasks.watch(taskId, (task) => heard.push(task)))
-      assert.isFalse(yield* tasks.watch("no-such-task", () => {}))
+      assert.isDefined(yield* tasks.watch(taskId, (task) => heard.push(task)))
+      assert.isUndefined(yield* tasks.watch("no-such-task", () => {}))
       yield* TestClock.adjust("3 seconds")
       assert.deepStrictEqual(heard.map((task) => [task["status"], task["statusMessage"]]), [
         ["working", "1 done"],

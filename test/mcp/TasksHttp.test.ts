@@ -126,6 +126,30 @@ describe("MCP tasks over HTTP", () => {
   )
 
   it.live(
+    "a listen stream opened after its task ended is told the task as it stands, right after the acknowledgement",
+    () =>
+      Effect.gen(function*() {
+        const { url } = yield* serve(0)
+        const { answer } = yield* raw(url, 1, "tools/call", {
+          name: "slow_compute",
+          arguments: { seconds: 1, label: "told late" }
+        }, follows)
+        const taskId = String(answer.result?.["taskId"])
+        yield* poll(url, taskId, "completed")
+        const messages = yield* listen(url, [taskId], (message) => message.method === "notifications/tasks")
+        assert.deepStrictEqual(messages.map((message) => message.method), [
+          "notifications/subscriptions/acknowledged",
+          "notifications/tasks"
+        ])
+        assert.strictEqual(messages[1].params.status, "completed")
+        assert.deepStrictEqual(contentOf(messages[1].params.result), [
+          { type: "text", text: `Computation "told late" completed after 1 seconds. Result: 42.` }
+        ])
+      }).pipe(Effect.scoped),
+    { timeout: 30_000 }
+  )
+
+  it.live(
     "a client that does not follow tasks: tasks methods and listening to tasks are refused naming the extension, a tool that requires a task is refused, one that may is answered in full",
     () =>
       Effect.gen(function*() {

@@ -2,7 +2,9 @@
 // Redis: a task started through one is read, answered and cancelled through the other, and one whose
 // instance is killed outright is reported failed there. Every request is sent where the test says.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import * as TaskStore from "../../src/mcp/modern/internal/taskStore.ts"
 import * as Instances from "./cluster/instances.ts"
 import { raw } from "./modern.ts"
 import * as RedisServer from "./redisServer.ts"
@@ -101,5 +103,26 @@ describe("MCP tasks on two instances sharing Redis", () => {
         assert.strictEqual((yield* get(b.url, taskId))["status"], "failed")
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
+  )
+
+  it.effect(
+    "an op forwarded to an instance that never replies fails after the timeout, naming it, and leaves nothing waiting; so does one interrupted",
+    () =>
+      Effect.gen(function*() {
+        const store = yield* TaskStore.make({
+          prefix: "t:",
+          heartbeat: Duration.seconds(1),
+          timeout: Duration.seconds(2)
+        }, "here")
+        const unanswered = yield* Effect.forkChild(Effect.flip(store.forward("gone", "task", { _tag: "Cancel" })))
+        const abandoned = yield* Effect.forkChild(store.forward("gone", "other", { _tag: "Cancel" }))
+        yield* Effect.sleep("100 millis").pipe(TestClock.withLive)
+        assert.strictEqual(yield* store.waiting, 2)
+        yield* Fiber.interrupt(abandoned)
+        yield* TestClock.adjust("2 seconds")
+        assert.include((yield* Fiber.join(unanswered)).message, "instance gone did not answer within 2s")
+        assert.strictEqual(yield* store.waiting, 0)
+      }).pipe(Effect.scoped, Effect.provide(RedisServer.layer)),
+    { timeout: 30_000 }
   )
 })

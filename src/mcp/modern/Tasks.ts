@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Duration } from "effect"
+import { Duration, Option } from "effect"
 
 /**
  * A face's task settings, each with its default.
@@ -52,11 +52,19 @@ export interface Settings {
   readonly maxResultBytes: number
 }
 
-// The wire carries both as positive integers.
-const positiveMillis = (input: Duration.Input): number => Math.max(1, Math.round(Duration.toMillis(input)))
+// A setting the face could not keep is refused where the face is built, naming it.
+const duration = (name: string, input: Duration.Input, least: number): number => {
+  const millis = Option.match(Duration.fromInput(input), { onNone: () => Number.NaN, onSome: Duration.toMillis })
+  if (!Number.isFinite(millis) || millis < least) {
+    throw new RangeError(`tasks.${name} must be a finite duration of at least ${least} ms; got ${String(input)}`)
+  }
+  // The wire carries the durations as whole milliseconds.
+  return Math.round(millis)
+}
 
 /**
- * Fill in the defaults.
+ * Fill in the defaults; a setting out of range (a negative or infinite duration, a result bound that
+ * is not a positive whole number of bytes) throws a `RangeError` naming it.
  *
  * @example
  * ```ts
@@ -66,9 +74,15 @@ const positiveMillis = (input: Duration.Input): number => Math.max(1, Math.round
  *
  * @since 0.1.0
  */
-export const resolve = (options: Options = {}): Settings => ({
-  after: Duration.fromInputUnsafe(options.after ?? Duration.seconds(1)),
-  ttlMs: positiveMillis(options.ttl ?? Duration.hours(1)),
-  pollIntervalMs: positiveMillis(options.pollInterval ?? Duration.millis(500)),
-  maxResultBytes: options.maxResultBytes ?? 1_048_576
-})
+export const resolve = (options: Options = {}): Settings => {
+  const maxResultBytes = options.maxResultBytes ?? 1_048_576
+  if (!Number.isSafeInteger(maxResultBytes) || maxResultBytes < 1) {
+    throw new RangeError(`tasks.maxResultBytes must be a positive whole number of bytes; got ${maxResultBytes}`)
+  }
+  return {
+    after: Duration.millis(duration("after", options.after ?? Duration.seconds(1), 0)),
+    ttlMs: duration("ttl", options.ttl ?? Duration.hours(1), 1),
+    pollIntervalMs: duration("pollInterval", options.pollInterval ?? Duration.millis(500), 1),
+    maxResultBytes
+  }
+}

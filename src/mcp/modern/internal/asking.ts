@@ -13,6 +13,7 @@ import { Context, Deferred, Effect, Exit, Result } from "effect"
 import type { Fiber } from "effect"
 import * as Ask from "../../../core/Ask.ts"
 import * as Caller from "../../../core/Caller.ts"
+import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import * as Progress from "../../../core/Progress.ts"
 import * as Logging from "../../Logging.ts"
@@ -29,6 +30,8 @@ export type Notify = (notification: Json.JsonObject) => void
 export interface Round {
   readonly notify: Notify
   readonly envelope: Wire.Envelope
+  /** Who sent the request (the local caller where nothing was verified). */
+  readonly caller?: Identity.Principal
 }
 
 /** A question asked and not yet answered. */
@@ -50,6 +53,8 @@ export interface Call {
   /** Named, and entered in the table, when it first parks: most calls never do. */
   id: string | undefined
   readonly target: string
+  /** Who started the call: its handler's `Identity`, and the owner of the task it may become. */
+  readonly caller: Identity.Principal
   /** The number of `input_required` answers issued so far: a state answers the last one. */
   round: number
   /** The request driving the call now; none while it is parked. */
@@ -90,7 +95,7 @@ export const question = <A>(
   key: string,
   request: Answers.InputRequest,
   decode: (answer: unknown) => Result.Result<A, string>
-): Effect.Effect<A, string> =>
+): Effect.Effect<A, Error> =>
   Effect.suspend(() => {
     if (call.supplied.has(key)) {
       const given = call.supplied.get(key)
@@ -101,17 +106,27 @@ export const question = <A>(
         return Effect.succeed(decoded.success)
       }
     }
+    // Two questions under one key would share one answer: the second is refused, the first waits on.
+    if (call.pending.has(key)) {
+      return Effect.fail(
+        new Error(`a question keyed "${key}" is already waiting for its answer; give each question its own key`)
+      )
+    }
     const answered = Deferred.makeUnsafe<unknown>()
-    call.pending.set(key, { request, answered })
+    const waiting: Question = { request, answered }
+    call.pending.set(key, waiting)
     call.wake?.()
     call.task?.changed()
     return Effect.flatMap(Deferred.await(answered), (answer) => {
       call.answered[key] = answer
-      return Effect.fromResult(decode(answer))
+      // An Error, so the handler reads the reason as written.
+      return Effect.mapError(Effect.fromResult(decode(answer)), (reason) => new Error(reason))
     }).pipe(
       Effect.onInterrupt(() =>
         Effect.sync(() => {
-          if (call.pending.delete(key)) call.task?.changed()
+          if (call.pending.get(key) !== waiting) return
+          call.pending.delete(key)
+          call.task?.changed()
         })
       )
     )
@@ -207,6 +222,7 @@ export const services = (context: Context.Context<never>, call: Call): Context.C
     Context.make(Ask.Ask, noting(call, Ask.make(channel(call)))).pipe(
       Context.add(Progress.Progress, progress),
       Context.add(Caller.ResponseStream, { close: Effect.succeed(false) }),
+      Context.add(Identity.Identity, call.caller),
       Context.add(Caller.Task, {
         begin: Effect.sync(() => {
           if (call.begin === undefined) call.beginAsked = true

@@ -106,12 +106,15 @@ export const run = (
     const notice = (method: string, params: Json.JsonObject = {}) =>
       send({ jsonrpc: "2.0", method, params: { ...params, _meta: meta } })
     const followed: Array<string> = []
+    const standing: Array<Effect.Effect<void>> = []
     for (const taskId of asked.taskIds ?? []) {
       if (followed.includes(taskId)) continue
-      const known = yield* modern.tasks.watch(taskId, (task) => {
+      const tell = yield* modern.tasks.watch(taskId, (task) => {
         if (acknowledged) notice("notifications/tasks", task)
       })
-      if (known) followed.push(taskId)
+      if (tell === undefined) continue
+      followed.push(taskId)
+      standing.push(tell)
     }
     const honored: Filter = {
       ...(asked.toolsListChanged === true ? { toolsListChanged: true } : {}),
@@ -147,6 +150,8 @@ export const run = (
     )
     notice("notifications/subscriptions/acknowledged", { notifications: honored as Json.JsonObject })
     acknowledged = true
+    // A task may have moved, or ended, before the client listened: each is told as it stands now.
+    yield* Effect.all(standing, { discard: true })
     yield* closing
     send({ jsonrpc: "2.0", id, result: { resultType: "complete", _meta: { ...modern.resultMeta, ...meta } } })
   }).pipe(Effect.scoped)

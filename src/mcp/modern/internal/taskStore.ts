@@ -22,6 +22,8 @@ import type * as Tasks from "./tasks.ts"
 /** The store, and where forwarded ops are applied (once the tasks table is known). */
 export interface TaskStore extends Tasks.Store {
   readonly serve: (tasks: Tasks.Table) => void
+  /** How many forwarded ops wait for their reply now. */
+  readonly waiting: Effect.Effect<number>
 }
 
 const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
@@ -156,9 +158,10 @@ const load = (state: State) => (taskId: string) =>
       : Effect.fail(new Error(`task ${taskId} is stored in a shape this instance cannot read`))
   })
 
-const forward = (state: State) => (owner: string, taskId: string, op: Tasks.Op) =>
-  Effect.gen(function*() {
-    const ticket = Crypto.randomBytes(12).toString("base64url")
+// The ticket is dropped however the wait ends (a reply, its time running out, an interrupt).
+const forward = (state: State) => (owner: string, taskId: string, op: Tasks.Op) => {
+  const ticket = Crypto.randomBytes(12).toString("base64url")
+  return Effect.gen(function*() {
     const reply = yield* Deferred.make<Tasks.Reply>()
     state.waiting.set(ticket, reply)
     yield* publish(state, inboxOf(state.config, owner), {
@@ -177,9 +180,8 @@ const forward = (state: State) => (owner: string, taskId: string, op: Tasks.Op) 
           )
       })
     )
-  }).pipe(Effect.ensuring(Effect.sync(() => {
-    for (const [ticket, waiting] of state.waiting) if (Deferred.isDoneUnsafe(waiting)) state.waiting.delete(ticket)
-  })))
+  }).pipe(Effect.ensuring(Effect.sync(() => state.waiting.delete(ticket))))
+}
 
 const follow = (state: State) => (taskId: string, moved: () => void): Effect.Effect<void, never, Scope.Scope> =>
   Effect.acquireRelease(
@@ -234,6 +236,7 @@ export const make = (
       follow: follow(state),
       serve: (tasks) => {
         state.tasks = tasks
-      }
+      },
+      waiting: Effect.sync(() => state.waiting.size)
     }
   })

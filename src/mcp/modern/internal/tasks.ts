@@ -23,6 +23,8 @@ import type * as Tasks from "../Tasks.ts"
 import * as Wire from "../Wire.ts"
 import * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
+import * as Shared from "./sharedTasks.ts"
+import type { Op, Reply, Store, View, Watcher } from "./sharedTasks.ts"
 
 /** How a task ended. */
 type End =
@@ -32,7 +34,8 @@ type End =
 
 interface Task {
   readonly id: string
-  readonly call: Asking.Call
+  /** The call while it runs; let go once it has ended, so only what the task shows is kept. */
+  call: Asking.Call | undefined
   readonly createdAt: number
   lastUpdatedAt: number
   statusMessage: string | undefined
@@ -44,38 +47,7 @@ interface Task {
   dirty: boolean
 }
 
-/** A task as `tasks/get` shows it, less its `resultType`: what `notifications/tasks` carries too. */
-export type View = Json.JsonObject
-
-/** Someone following a task's moves (a listen stream). */
-export type Watcher = (view: View) => void
-
-/** A task as the instances share it: who runs it, its move, and how it stands. */
-export interface Stored {
-  readonly owner: string
-  readonly version: number
-  readonly view: View
-}
-
-/** What a client asks of a task: answers to its questions, or its end. */
-export type Op =
-  | { readonly _tag: "Update"; readonly responses: { readonly [key: string]: unknown } }
-  | { readonly _tag: "Cancel" }
-
-/** How an update or a cancel went. */
-export type Reply = { readonly _tag: "Ack" } | { readonly _tag: "Refused"; readonly error: RpcError.Rpc }
-
-/** Where tasks are shared between instances (Redis). */
-export interface Store {
-  /** Write a task's state for `ttlMs`, unless a newer move of it is there already. */
-  readonly save: (stored: Stored, ttlMs: number) => Effect.Effect<void, Error>
-  readonly load: (taskId: string) => Effect.Effect<Stored | undefined, Error>
-  /** Hand an op to the instance running the task, and its reply back. */
-  readonly forward: (owner: string, taskId: string, op: Op) => Effect.Effect<Reply, Error>
-  readonly alive: (owner: string) => Effect.Effect<boolean, Error>
-  /** Hear each move of a task run elsewhere, for the scope's life. */
-  readonly follow: (taskId: string, moved: () => void) => Effect.Effect<void, never, Scope.Scope>
-}
+export type { Op, Reply, Store, Stored, View, Watcher } from "./sharedTasks.ts"
 
 /** A face's tasks. */
 export interface Table {
@@ -88,8 +60,14 @@ export interface Table {
   readonly apply: (taskId: string, op: Op) => Effect.Effect<Reply>
   /** Update or cancel a task run here (what another instance forwards). */
   readonly applyHere: (taskId: string, op: Op) => Effect.Effect<Reply>
-  /** Follow a task's moves for the scope's life; `false` when no such task is known. */
-  readonly watch: (taskId: string, watcher: Watcher) => Effect.Effect<boolean, never, Scope.Scope>
+  /**
+   * Follow a task's moves for the scope's life: the effect that tells the watcher how the task stands
+   * now (in order with its moves), or `undefined` when no such task is known.
+   */
+  readonly watch: (
+    taskId: string,
+    watcher: Watcher
+  ) => Effect.Effect<Effect.Effect<void> | undefined, never, Scope.Scope>
   /** How many tasks are kept here. */
   readonly size: Effect.Effect<number>
 }
@@ -104,11 +82,9 @@ interface State {
   readonly now: () => number
 }
 
-const terminal: ReadonlySet<unknown> = new Set(["completed", "failed", "cancelled"])
-
 const statusOf = (task: Task): string =>
   task.end === undefined
-    ? task.call.pending.size > 0 ? "input_required" : "working"
+    ? (task.call?.pending.size ?? 0) > 0 ? "input_required" : "working"
     : task.end._tag === "Completed"
     ? "completed"
     : task.end._tag === "Failed"
@@ -130,9 +106,10 @@ const view = (state: State, task: Task): View => {
   const { end } = task
   if (end?._tag === "Completed") return { ...head(state, task), result: end.result }
   if (end?._tag === "Failed") return { ...head(state, task), error: { ...end.error } as Json.JsonObject }
-  if (end !== undefined || task.call.pending.size === 0) return head(state, task)
+  const pending = task.call?.pending
+  if (end !== undefined || pending === undefined || pending.size === 0) return head(state, task)
   const inputRequests: Record<string, Json.JsonObject> = {}
-  for (const [key, question] of task.call.pending) inputRequests[key] = question.request as unknown as Json.JsonObject
+  for (const [key, question] of pending) inputRequests[key] = question.request as unknown as Json.JsonObject
   return { ...head(state, task), inputRequests }
 }
 
@@ -191,42 +168,50 @@ const progressMessage = (update: Progress.Update) =>
 
 // A call over is completed (a tool's error included) or failed (a JSON-RPC error); one stopped
 // by anything but a cancel or its time running out was stopped by its server going away.
-const ended = (state: State, task: Task, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>) => {
-  if (task.end !== undefined) return
+const ended = (state: State, task: Task, exit: Exit.Exit<Json.JsonObject, RpcError.Refusal>): void => {
+  const call = task.call
+  if (task.end !== undefined || call === undefined) return
   if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) {
-    return fail(state, task, "the task was stopped before it finished: its server is shutting down")
+    fail(state, task, "the task was stopped before it finished: its server is shutting down")
+    return
   }
-  const outcome = Calls.outcomeOf(task.call, exit)
-  if (outcome._tag === "Complete") {
-    const result: Json.JsonObject = { ...outcome.result, resultType: "complete" }
-    const bytes = Buffer.byteLength(JSON.stringify(result))
-    if (bytes > state.settings.maxResultBytes) {
-      return fail(
-        state,
-        task,
-        `the task's result is ${bytes} bytes, over the ${state.settings.maxResultBytes} bytes this server keeps`
-      )
-    }
-    task.end = { _tag: "Completed", result }
-  } else {
+  const outcome = Calls.outcomeOf(call, exit)
+  if (outcome._tag !== "Complete") {
     const error = outcome._tag === "Error"
       ? outcome.error
       : { code: Wire.codes.internalError, message: "the task ended without a result" }
-    task.end = { _tag: "Failed", error }
-    task.statusMessage = error.message
+    close(state, task, { _tag: "Failed", error }, error.message)
+    return
   }
-  changed(state, task)
+  const result: Json.JsonObject = { ...outcome.result, resultType: "complete" }
+  const bytes = Buffer.byteLength(JSON.stringify(result))
+  if (bytes > state.settings.maxResultBytes) {
+    fail(
+      state,
+      task,
+      `the task's result is ${bytes} bytes, over the ${state.settings.maxResultBytes} bytes this server keeps`
+    )
+    return
+  }
+  close(state, task, { _tag: "Completed", result })
 }
 
-const fail = (state: State, task: Task, message: string) => {
-  task.end = { _tag: "Failed", error: { code: Wire.codes.internalError, message } }
-  task.statusMessage = message
+// The task's end: told, and its call let go. What the call still runs (a cancelled or expired
+// task's fiber) is returned for `stop`.
+const close = (state: State, task: Task, end: End, message?: string) => {
+  const fiber = task.call?.fiber
+  task.end = end
+  task.call = undefined
+  if (message !== undefined) task.statusMessage = message
   changed(state, task)
+  return fiber
 }
+
+const fail = (state: State, task: Task, message: string) =>
+  close(state, task, { _tag: "Failed", error: { code: Wire.codes.internalError, message } }, message)
 
 // Ends the call's fiber through its finalizers, without holding up whoever ended it.
-const stop = (state: State, task: Task) => {
-  const fiber = task.call.fiber
+const stop = (state: State, fiber: Fiber.Fiber<unknown, unknown> | undefined) => {
   if (fiber !== undefined) track(state, Fiber.interrupt(fiber))
 }
 
@@ -234,8 +219,7 @@ const stop = (state: State, task: Task) => {
 const expire = (state: State, task: Task) =>
   Effect.sync(() => {
     if (task.end === undefined) {
-      fail(state, task, `the task outlived its time to live (${state.settings.ttlMs} ms) and was stopped`)
-      stop(state, task)
+      stop(state, fail(state, task, `the task outlived its time to live (${state.settings.ttlMs} ms) and was stopped`))
     }
     state.tasks.delete(task.id)
     task.watchers.clear()
@@ -271,30 +255,19 @@ const become = (state: State) => (call: Asking.Call) => {
 
 // --- what clients ask ---------------------------------------------------------------------------
 
-const unknown = (taskId: string): RpcError.Rpc => ({
-  code: Wire.codes.invalidParams,
-  message: `Failed to retrieve task: no task "${taskId}" (it never was, or its time to live has passed)`
-})
-
-const unreadable = (error: Error): RpcError.Rpc => ({
-  code: Wire.codes.internalError,
-  message: `the task could not be read from the instances' store: ${error.message}`
-})
-
 const applyHere = (state: State) => (taskId: string, op: Op): Effect.Effect<Reply> =>
   Effect.suspend(() => {
     const task = state.tasks.get(taskId)
-    if (task === undefined) return Effect.succeed<Reply>({ _tag: "Refused", error: unknown(taskId) })
+    if (task === undefined) return Effect.succeed<Reply>({ _tag: "Refused", error: Shared.unknown(taskId) })
     // A task that has ended takes nothing more, and says so by acknowledging.
     if (task.end !== undefined) return Effect.succeed<Reply>({ _tag: "Ack" })
+    const call = task.call
+    if (call === undefined) return Effect.succeed<Reply>({ _tag: "Ack" })
     if (op._tag === "Cancel") {
-      task.end = { _tag: "Cancelled" }
-      task.statusMessage = "cancelled at the client's request"
-      changed(state, task)
-      stop(state, task)
+      stop(state, close(state, task, { _tag: "Cancelled" }, "cancelled at the client's request"))
       return Effect.as(save(state, task), { _tag: "Ack" } as const)
     }
-    const delivery = Asking.deliver(task.call, op.responses)
+    const delivery = Asking.deliver(call, op.responses)
     if (Result.isFailure(delivery)) {
       return Effect.succeed<Reply>({
         _tag: "Refused",
@@ -305,74 +278,27 @@ const applyHere = (state: State) => (taskId: string, op: Op): Effect.Effect<Repl
     return delivery.success.pipe(Effect.andThen(save(state, task)), Effect.as({ _tag: "Ack" } as const))
   })
 
-// A task run by an instance that has gone is over: failed, saying so, for every instance that asks.
-const orphaned = (state: State, store: Store, stored: Stored): Effect.Effect<View> => {
-  const message = `the task was lost: instance ${stored.owner}, which ran it, stopped before it finished`
-  const { inputRequests: _, ...rest } = stored.view
-  const failed: View = {
-    ...rest,
-    status: "failed",
-    statusMessage: message,
-    lastUpdatedAt: new Date(state.now()).toISOString(),
-    error: { code: Wire.codes.internalError, message }
-  }
-  const ttl = typeof stored.view["ttlMs"] === "number" ? stored.view["ttlMs"] : state.settings.ttlMs
-  const created = Date.parse(String(stored.view["createdAt"]))
-  return store.save({ ...stored, version: stored.version + 1, view: failed }, Math.max(1, created + ttl - state.now()))
-    .pipe(Effect.ignore, Effect.as(failed))
-}
-
-// A task stored by another instance, as it stands now.
-const shared = (
-  state: State,
-  store: Store,
-  taskId: string
-): Effect.Effect<Result.Result<Stored, RpcError.Rpc>, Error> =>
-  Effect.gen(function*() {
-    const stored = yield* store.load(taskId)
-    if (stored === undefined) return Result.fail(unknown(taskId))
-    if (terminal.has(stored.view["status"]) || stored.owner === state.instance) return Result.succeed(stored)
-    const living = yield* store.alive(stored.owner)
-    if (living) return Result.succeed(stored)
-    return Result.succeed({ ...stored, view: yield* orphaned(state, store, stored) })
-  })
-
 const get = (state: State) => (taskId: string): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
   Effect.suspend(() => {
     const task = state.tasks.get(taskId)
     if (task !== undefined) return Effect.succeed(Result.succeed(view(state, task)))
     const { store } = state
-    if (store === undefined) return Effect.succeed(Result.fail(unknown(taskId)))
-    return shared(state, store, taskId).pipe(
-      Effect.map(Result.map((stored) => stored.view)),
-      Effect.catch((error) => Effect.succeed(Result.fail(unreadable(error))))
-    )
+    if (store === undefined) return Effect.succeed(Result.fail(Shared.unknown(taskId)))
+    return Shared.get(elsewhere(state, store), taskId)
   })
 
 const apply = (state: State) => (taskId: string, op: Op): Effect.Effect<Reply> =>
   Effect.suspend(() => {
     const { store } = state
     if (state.tasks.has(taskId) || store === undefined) return applyHere(state)(taskId, op)
-    return shared(state, store, taskId).pipe(
-      Effect.flatMap((found): Effect.Effect<Reply, Error> => {
-        if (Result.isFailure(found)) return Effect.succeed({ _tag: "Refused", error: found.failure })
-        const stored = found.success
-        if (terminal.has(stored.view["status"])) return Effect.succeed({ _tag: "Ack" })
-        return store.forward(stored.owner, taskId, op)
-      }),
-      Effect.catch((error) =>
-        Effect.succeed<Reply>({
-          _tag: "Refused",
-          error: {
-            code: Wire.codes.internalError,
-            message: `the instance running the task could not be reached: ${error.message}`
-          }
-        })
-      )
-    )
+    return Shared.apply(elsewhere(state, store), taskId, op)
   })
 
-const watch = (state: State) => (taskId: string, watcher: Watcher): Effect.Effect<boolean, never, Scope.Scope> =>
+const watch = (state: State) =>
+(
+  taskId: string,
+  watcher: Watcher
+): Effect.Effect<Effect.Effect<void> | undefined, never, Scope.Scope> =>
   Effect.suspend(() => {
     const task = state.tasks.get(taskId)
     if (task !== undefined) {
@@ -381,23 +307,22 @@ const watch = (state: State) => (taskId: string, watcher: Watcher): Effect.Effec
           Effect.sync(() => task.watchers.add(watcher)),
           () => Effect.sync(() => task.watchers.delete(watcher))
         ),
-        true
+        Effect.sync(() => watcher(view(state, task)))
       )
     }
     const { store } = state
-    if (store === undefined) return Effect.succeed(false)
-    const hear = Effect.flatMap(Effect.result(shared(state, store, taskId)), (found) =>
-      Effect.sync(() => {
-        if (Result.isSuccess(found) && Result.isSuccess(found.success)) watcher(found.success.success.view)
-      }))
-    return Effect.flatMap(
-      Effect.result(store.load(taskId)),
-      (found) =>
-        Result.isFailure(found) || found.success === undefined
-          ? Effect.succeed(false)
-          : Effect.as(store.follow(taskId, () => state.runFork(hear)), true)
-    )
+    if (store === undefined) return Effect.succeed(undefined)
+    return Shared.follow(elsewhere(state, store), taskId, watcher)
   })
+
+// What reading a task run by another instance needs of this one.
+const elsewhere = (state: State, store: Shared.Store): Shared.Elsewhere => ({
+  store,
+  instance: state.instance,
+  ttlMs: state.settings.ttlMs,
+  now: state.now,
+  runFork: state.runFork
+})
 
 /**
  * The tasks of one face, for the scope's life: closing it stops every task still running (each
