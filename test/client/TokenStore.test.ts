@@ -2,7 +2,7 @@
 // forgotten per issuer or whole; the SQLite file created 0600, and a row that is not a credential
 // refused by name without quoting it.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import type { Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -23,7 +23,32 @@ const stores: ReadonlyArray<
   ["SQLite", Effect.flatMap(tempDir, (dir) => McpTokenStoreSqlite.make(Path.join(dir, "tokens.db")))]
 ]
 
+// Credentials as token endpoints and registrations answer them (strings and whole seconds).
+const Answered = Schema.Struct({
+  client: Schema.optionalKey(Schema.Struct({
+    client_id: Schema.String,
+    client_secret: Schema.optionalKey(Schema.String)
+  })),
+  tokens: Schema.optionalKey(Schema.Struct({
+    access_token: Schema.String,
+    token_type: Schema.String,
+    refresh_token: Schema.optionalKey(Schema.String),
+    scope: Schema.optionalKey(Schema.String),
+    expires_in: Schema.optionalKey(Schema.Int)
+  })),
+  expiresAt: Schema.optionalKey(Schema.Int)
+})
+
 describe("token stores", () => {
+  it.effect.prop("whatever credentials an authorization server answered come back from SQLite as they were saved", [
+    Answered
+  ], ([answered]) =>
+    Effect.gen(function*() {
+      const store = yield* McpTokenStoreSqlite.make(":memory:")
+      yield* store.save({ server: SERVER, issuer: "https://one.example", credentials: answered })
+      assert.deepStrictEqual(yield* store.get(SERVER, "https://one.example"), answered)
+    }))
+
   for (const [kind, open] of stores) {
     it.live(`${kind}: credentials are kept per server and issuer, the latest saved is what requests carry, and remove forgets one issuer's or all`, () =>
       Effect.gen(function*() {

@@ -53,6 +53,17 @@ interface Challenge {
   readonly error?: string | undefined
 }
 
+// The SDK, or the sentence saying it must be installed.
+const sdkFor = (server: string) =>
+  Effect.tryPromise({
+    try: loadSdk,
+    catch: () =>
+      new OAuth.SignInFailed({
+        server,
+        reason: "signing in needs @modelcontextprotocol/client, an optional peer dependency: install it"
+      })
+  })
+
 const failed = (server: string) => (error: unknown) =>
   error instanceof OAuth.SignInFailed ? error
     : new OAuth.SignInFailed({ server, reason: Redact.text(messageOf(error)) })
@@ -125,7 +136,7 @@ export const make = (env: Env): Effect.Effect<Session> =>
     // the code exchanged. A refresh ends at the first answer.
     const attempt = (challenge: Challenge, scope: string | undefined, force: boolean) =>
       Effect.gen(function*() {
-        const sdkModule = yield* Effect.tryPromise({ try: loadSdk, catch: failed(env.server) })
+        const sdkModule = yield* sdkFor(env.server)
         const state = Provider.attempt()
         const provider = Provider.make(providerEnv, state)
         const common = {
@@ -166,7 +177,7 @@ export const make = (env: Env): Effect.Effect<Session> =>
 
     const challengeOf = (response: Response) =>
       Effect.map(
-        Effect.promise(loadSdk),
+        sdkFor(env.server),
         (sdkModule) => ({ sdkModule, challenge: sdkModule.extractWWWAuthenticateParams(response) })
       )
 
