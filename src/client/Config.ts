@@ -469,6 +469,18 @@ export const wire = <S>(
     const refused = OptionChecks.refusal(options)
     if (refused !== undefined) return yield* refuse(refused)
     const checked = yield* Effect.forEach(servers, checkServer)
+    const tokenStore: unknown = options.tokenStore
+    if (
+      tokenStore !== undefined &&
+      !(typeof tokenStore === "object" && tokenStore !== null &&
+        ["get", "latest", "save", "remove"].every((key) =>
+          typeof (tokenStore as Record<string, unknown>)[key] === "function"
+        ))
+    ) {
+      return yield* refuse(
+        "tokenStore must be a token store (McpTokenStoreSqlite.make, McpTokenStore.makeMemory, or your own)"
+      )
+    }
     const signsIn = checked.find((s) => (s.type === "streamable-http" || s.type === "sse") && s.oauth !== undefined)
     if (signsIn !== undefined && typeof options.authorize !== "function") {
       return yield* refuse(

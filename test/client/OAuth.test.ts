@@ -12,6 +12,7 @@ import {
   createSqliteMcpTokenStore,
   McpCallResult,
   McpStore,
+  McpTokenStore,
   McpTokenStoreSqlite,
   McpToolset,
   mcpTools
@@ -280,5 +281,17 @@ describe("OAuth sign-in", () => {
       const refused = yield* Effect.flip(McpToolset.make([entry("http://127.0.0.1:9/mcp")], {}))
       assert.strictEqual(refused._tag, "WiringError")
       assert.include(refused.message, "needs authorize")
+    }))
+
+  it.effect("a token store of the wrong shape is refused at wiring time, naming the option", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(
+        McpToolset.make([entry("http://127.0.0.1:9/mcp")], {
+          authorize: () => Effect.succeed(new URL(REDIRECT)),
+          tokenStore: { get: () => Effect.void } as unknown as McpTokenStore.TokenStore
+        })
+      )
+      assert.strictEqual(refused._tag, "WiringError")
+      assert.include(refused.message, "tokenStore must be a token store")
     }))
 })
