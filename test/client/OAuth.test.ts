@@ -283,6 +283,21 @@ describe("OAuth sign-in", () => {
       assert.include(refused.message, "needs authorize")
     }))
 
+  it.effect("an oauth entry whose metadata document is not an https URL with a path is refused, naming the field", () =>
+    Effect.gen(function*() {
+      const server = entry("http://127.0.0.1:9/mcp")
+      const refused = yield* Effect.flip(
+        McpToolset.make([{
+          ...server,
+          oauth: { ...server.oauth, clientMetadataUrl: "http://agent.example/client.json" }
+        }], {
+          authorize: () => Effect.succeed(new URL(REDIRECT))
+        })
+      )
+      assert.strictEqual(refused._tag, "WiringError")
+      assert.include(refused.message, `"oauth.clientMetadataUrl" must be an https URL with a path`)
+    }))
+
   it.effect("a token store of the wrong shape is refused at wiring time, naming the option", () =>
     Effect.gen(function*() {
       const refused = yield* Effect.flip(
