@@ -19,6 +19,7 @@ import type * as Roster from "../core/Roster.ts"
 import type { Diagnostic } from "./Diagnostic.ts"
 import type * as Disclosure from "./Disclosure.ts"
 import { WiringError } from "./Errors.ts"
+import * as OAuthChecks from "./internal/oauthChecks.ts"
 import * as OptionChecks from "./internal/options.ts"
 import * as Redact from "./internal/redact.ts"
 import * as Names from "./Names.ts"
@@ -389,14 +390,7 @@ const ServerSchema = Schema.Union([
     type: Schema.Literals(["streamable-http", "sse"]),
     url: Schema.String,
     headers: Schema.optionalKey(Strings),
-    oauth: Schema.optionalKey(Schema.Struct({
-      clientName: Schema.NonEmptyString,
-      redirectUrl: Schema.String,
-      clientMetadataUrl: Schema.optionalKey(Schema.String),
-      clientId: Schema.optionalKey(Schema.NonEmptyString),
-      clientSecret: Schema.optionalKey(Schema.String),
-      scope: Schema.optionalKey(Schema.String)
-    }))
+    oauth: Schema.optionalKey(OAuthChecks.ServerOptionsSchema)
   }),
   Schema.Struct({ ...common, type: Schema.Literal("transport"), open: Schema.Unknown }),
   Schema.Struct({ ...common, type: Schema.Literal("local"), core: Schema.Unknown })
@@ -404,15 +398,6 @@ const ServerSchema = Schema.Union([
 const decodeServer = Schema.decodeUnknownResult(ServerSchema, { errors: "all" })
 
 const refuse = (reason: string) => Effect.fail(new WiringError({ reason }))
-
-const oauthRefusal = (oauth: OAuth.ServerOptions): string | undefined => {
-  if (!URL.canParse(oauth.redirectUrl)) return `"oauth.redirectUrl" is not a URL`
-  const document = oauth.clientMetadataUrl
-  if (document === undefined) return undefined
-  const url = URL.canParse(document) ? new URL(document) : undefined
-  return url?.protocol === "https:" && url.pathname !== "/" ? undefined
-    : `"oauth.clientMetadataUrl" must be an https URL with a path (the client's metadata document)`
-}
 
 const checkServer = (entry: unknown, index: number): Effect.Effect<Server, WiringError> => {
   const decoded = decodeServer(entry)
@@ -434,7 +419,7 @@ const checkServer = (entry: unknown, index: number): Effect.Effect<Server, Wirin
     return refuse(`${label} cannot be used: "url" is not a URL`)
   }
   if ((server.type === "streamable-http" || server.type === "sse") && server.oauth !== undefined) {
-    const refused = oauthRefusal(server.oauth)
+    const refused = OAuthChecks.serverRefusal(server.oauth)
     if (refused !== undefined) return refuse(`${label} cannot be used: ${refused}`)
   }
   // The decoded value is the entry itself, checked: its functions and readonly arrays kept as given.
@@ -494,11 +479,8 @@ export const wire = <S>(
     if (refused !== undefined) return yield* refuse(refused)
     const checked = yield* Effect.forEach(servers, checkServer)
     const signsIn = checked.find((s) => (s.type === "streamable-http" || s.type === "sse") && s.oauth !== undefined)
-    if (signsIn !== undefined && typeof options.authorize !== "function") {
-      return yield* refuse(
-        `server "${signsIn.name}" signs in with oauth, so the toolset needs authorize: a function that takes the person to the authorization URL and answers the URL they came back to`
-      )
-    }
+    const oauthRefused = OAuthChecks.optionsRefusal(signsIn?.name, options)
+    if (oauthRefused !== undefined) return yield* refuse(oauthRefused)
     const { collisions, keys } = Names.serverKeys(checked.map(identityOf))
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS

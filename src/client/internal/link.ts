@@ -183,7 +183,9 @@ const unavailable = (name: string, server: string) =>
 
 const remoteFailure =
   (name: string, server: string) =>
-  (error: Remote.Rejected | Hosts.Refused): McpProtocolError | HostNotAllowed | ServerUnavailable => {
+  (error: Remote.Rejected | Hosts.Refused): AuthFailed | McpProtocolError | HostNotAllowed | ServerUnavailable => {
+    // 401: the server took no request without a credential it accepts (an OAuth sign-in failed).
+    if (error._tag === "McpRejected" && error.code === 401) return new AuthFailed({ server, reason: error.reason })
     if (error._tag === "McpRejected")
       return new McpProtocolError({ name, server, code: error.code, reason: error.reason })
     return error.reason === "host"

@@ -114,6 +114,9 @@ export const classify = (error: unknown): Failure => {
   // The fetch guard's own refusal, come back through the SDK's promise as the value it raised.
   // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment
   if (Predicate.isTagged(error, "McpHostRefused")) return error as Hosts.Refused
+  // An OAuth sign-in that failed at the transport's fetch: the server refused the request unsigned.
+  if (Predicate.isTagged(error, "McpSignInFailed"))
+    return new Rejected({ code: 401, reason: Redact.text(messageOf(error)) })
   if (error instanceof McpError) {
     return linkClosed.has(error.code)
       ? new LinkError({ phase: "call", reason: "the connection closed before the answer came" })
