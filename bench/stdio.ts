@@ -17,7 +17,8 @@
 // as a host runs an installed copy: built JavaScript (lib/built.ts). The launch options a user may
 // take are measured beside the default, each for ours and for the raw SDK alike: Node's module
 // compile cache (`NODE_COMPILE_CACHE` in the server's environment; its first start, which writes the
-// cache, apart from later ones) and one bundled file per server (lib/bundle.ts).
+// cache, apart from later ones), one bundled file per server (lib/bundle.ts), and for ours a V8
+// startup snapshot.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import * as fs from "node:fs"
@@ -26,7 +27,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ADD_ANSWER, ADD_ARGS, ADD_TOOL } from "./lib/adder.ts"
 import { builtPackage, cpuMsOf, rssKiBOf } from "./lib/built.ts"
-import { bundled, removeBundles } from "./lib/bundle.ts"
+import { bundled, removeBundles, snapshotted } from "./lib/bundle.ts"
 import { serverNodeFlags } from "./lib/child.ts"
 import { concurrent, config, count, emit, median, note, now, sequential } from "./lib/measure.ts"
 
@@ -44,6 +45,8 @@ interface Launch {
   readonly cache?: string
   /** Run this bundled file instead of the server's modules. */
   readonly bundle?: string
+  /** Start from this V8 startup snapshot (node arguments) instead. */
+  readonly snapshot?: ReadonlyArray<string>
 }
 
 interface Started {
@@ -63,7 +66,9 @@ const start = async (launch: Launch): Promise<Started> => {
   const t0 = now()
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: launch.bundle === undefined
+    args: launch.snapshot !== undefined
+      ? [...serverNodeFlags, ...launch.snapshot]
+      : launch.bundle === undefined
       ? [...serverNodeFlags, ...conditions, script, launch.kind]
       : [...serverNodeFlags, launch.bundle],
     ...(launch.cache === undefined ? {} : { env: { NODE_COMPILE_CACHE: launch.cache } }),
@@ -179,7 +184,8 @@ const options = [
   "raw-cache",
   "ours-bundle",
   "raw-bundle",
-  "ours-bundle-cache"
+  "ours-bundle-cache",
+  "ours-snapshot"
 ] as const
 type Option = (typeof options)[number]
 
@@ -209,6 +215,8 @@ const launchOptions = async (sizes: Sizes) => {
           return { kind: "raw", bundle: await bundled("raw") }
         case "ours-bundle-cache":
           return { kind: "ours", bundle: await bundled("ours"), cache: warmCache("ours-bundle") }
+        case "ours-snapshot":
+          return { kind: "ours", snapshot: await snapshotted() }
       }
     }
     // Each warm cache is written by one start that is not counted.
@@ -370,6 +378,8 @@ const launchFigures = async (sizes: Sizes, taken: Record<(typeof kinds)[number],
     ["compile_cache.vs_raw_sdk", measured["ours-cache"], taken.raw],
     ["bundle.vs_raw_sdk", measured["ours-bundle"], taken.raw],
     ["bundle_compile_cache.vs_raw_sdk", measured["ours-bundle-cache"], taken.raw],
+    ["snapshot.vs_raw_sdk", measured["ours-snapshot"], taken.raw],
+    ["snapshot.vs_raw_sdk_bundle", measured["ours-snapshot"], measured["raw-bundle"]],
     // The same option taken by both.
     ["compile_cache.vs_raw_sdk_compile_cache", measured["ours-cache"], measured["raw-cache"]],
     ["bundle.vs_raw_sdk_bundle", measured["ours-bundle"], measured["raw-bundle"]],

@@ -63,6 +63,16 @@ const rows: ReadonlyArray<Row> = [
     unit: "ms"
   },
   {
+    label: "the same, ours started from a V8 startup snapshot",
+    bench: "stdio.spawn_to_first_call.snapshot.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "the same, against the raw SDK bundled",
+    bench: "stdio.spawn_to_first_call.snapshot.vs_raw_sdk_bundle",
+    unit: "ms"
+  },
+  {
     label: "stdio server resident memory after its first answer (RSS, from outside)",
     bench: "stdio.rss_after_first_call.vs_raw_sdk",
     ai: "stdio.rss_after_first_call.vs_effect_ai",
