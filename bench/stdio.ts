@@ -57,6 +57,8 @@ interface Started {
   readonly firstCpuMs: number
   /** The server's resident memory right after its first answer, KiB (NaN where it cannot be read). */
   readonly rssKiB: number
+  /** The server's CPU milliseconds so far. */
+  readonly cpuMs: () => Promise<number>
   readonly call: () => Promise<unknown>
 }
 
@@ -85,12 +87,13 @@ const start = async (launch: Launch): Promise<Started> => {
     await client.close()
     throw new Error(`${launch.kind} answered ${JSON.stringify(first)}`)
   }
-  return { client, firstMs, firstCpuMs: firstCpuMs ?? Number.NaN, rssKiB: rssKiB ?? Number.NaN, call }
+  const cpuMs = async () => (await cpuMsOf(transport.pid)) ?? Number.NaN
+  return { client, firstMs, firstCpuMs: firstCpuMs ?? Number.NaN, rssKiB: rssKiB ?? Number.NaN, cpuMs, call }
 }
 
 type Figures =
   & Record<
-    "spawn" | "spawnCpu" | "rss" | "coldSeq" | "coldPar" | "warmSeq" | "warmPar",
+    "spawn" | "spawnCpu" | "rss" | "coldSeq" | "coldPar" | "coldSeqCpu" | "coldParCpu" | "warmSeq" | "warmPar",
     Array<number>
   >
   & {
@@ -104,6 +107,8 @@ const emptyFigures = (): Figures => ({
   rss: [],
   coldSeq: [],
   coldPar: [],
+  coldSeqCpu: [],
+  coldParCpu: [],
   warmSeq: [],
   warmPar: [],
   curves: []
@@ -119,7 +124,9 @@ const round = async (kind: Kind, into: Figures, sizes: Sizes): Promise<void> => 
     into.spawn.push(first.firstMs)
     into.spawnCpu.push(first.firstCpuMs)
     into.rss.push(first.rssKiB)
+    const cpu0 = await first.cpuMs()
     into.coldSeq.push(await sequential(sizes.cold, first.call))
+    into.coldSeqCpu.push(((await first.cpuMs()) - cpu0) * 1000 / sizes.cold)
   } finally {
     await first.client.close()
   }
@@ -130,7 +137,11 @@ const round = async (kind: Kind, into: Figures, sizes: Sizes): Promise<void> => 
     into.rss.push(second.rssKiB)
     // The first 1,000 calls are the cold figure; every round of the warm-up is a point of the curve.
     const curve: Array<number> = []
-    for (let done = 0; done < sizes.warm; done += STEP) curve.push(await concurrent(STEP, 64, second.call))
+    const cpu0 = await second.cpuMs()
+    for (let done = 0; done < sizes.warm; done += STEP) {
+      curve.push(await concurrent(STEP, 64, second.call))
+      if (done + STEP === sizes.cold) into.coldParCpu.push(((await second.cpuMs()) - cpu0) * 1000 / sizes.cold)
+    }
     into.curves.push(curve)
     const coldRounds = curve.slice(0, sizes.cold / STEP)
     into.coldPar.push(coldRounds.reduce((sum, x) => sum + x, 0) / coldRounds.length)
@@ -194,6 +205,7 @@ interface OptionFigures {
   readonly spawnCpu: Array<number>
   readonly rss: Array<number>
   readonly coldSeq: Array<number>
+  readonly coldSeqCpu: Array<number>
 }
 
 const launchOptions = async (sizes: Sizes) => {
@@ -226,7 +238,9 @@ const launchOptions = async (sizes: Sizes) => {
       await primed.client.close()
     }
     const taken = Object.fromEntries(
-      options.map((option): [Option, OptionFigures] => [option, { spawn: [], spawnCpu: [], rss: [], coldSeq: [] }])
+      options.map((
+        option
+      ): [Option, OptionFigures] => [option, { spawn: [], spawnCpu: [], rss: [], coldSeq: [], coldSeqCpu: [] }])
     ) as Record<Option, OptionFigures>
     for (let r = 0; r < sizes.rounds; r++) {
       for (let k = 0; k < options.length; k++) {
@@ -236,7 +250,9 @@ const launchOptions = async (sizes: Sizes) => {
           taken[option].spawn.push(started.firstMs)
           taken[option].spawnCpu.push(started.firstCpuMs)
           taken[option].rss.push(started.rssKiB)
+          const cpu0 = await started.cpuMs()
           taken[option].coldSeq.push(await sequential(sizes.cold, started.call))
+          taken[option].coldSeqCpu.push(((await started.cpuMs()) - cpu0) * 1000 / sizes.cold)
         } finally {
           await started.client.close()
         }
@@ -328,6 +344,16 @@ export const run = async (): Promise<void> => {
     "µs per call amortized over the first 1,000 calls (64 in flight), median",
     pick("coldPar")
   )
+  report(
+    "tools_call.stdio.cold.sequential.cpu",
+    "server CPU µs per call over the first 1,000 calls (what load moves least), median",
+    pick("coldSeqCpu")
+  )
+  report(
+    "tools_call.stdio.cold.inflight64.cpu",
+    "server CPU µs per call over the first 1,000 calls, 64 in flight (what load moves least), median",
+    pick("coldParCpu")
+  )
   report("tools_call.stdio.sequential", `µs per call after ${sizes.warm} calls, median`, pick("warmSeq"))
   report(
     "tools_call.stdio.inflight64",
@@ -406,6 +432,12 @@ const launchFigures = async (sizes: Sizes, taken: Record<(typeof kinds)[number],
       ours: median(ours.coldSeq),
       peer: median(peer.coldSeq),
       unit: coldUnit
+    })
+    emit({
+      bench: `tools_call.stdio.cold.sequential.cpu.${name}`,
+      ours: median(ours.coldSeqCpu),
+      peer: median(peer.coldSeqCpu),
+      unit: "server CPU µs per call over the first 1,000 calls (sequential), median"
     })
     emit({ bench: `stdio.rss_after_first_call.${name}`, ours: median(ours.rss), peer: median(peer.rss), unit: rssUnit })
   }
