@@ -154,12 +154,18 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/Wire",
     "modern/RequestState",
     "legacy/EventStore",
-    "legacy/HttpResponse"
+    "legacy/HttpResponse",
+    "internal/peer",
+    "internal/consoleState",
+    "internal/consolePage",
+    "internal/consoleHttp"
   ],
   // What the face serves beside the bundle, and what it tells every client unprompted.
   ["AppResources", "Prompts", "internal/broadcast", "modern/Caching", "modern/Tasks"],
   // The face both revisions serve.
   ["Face"],
+  // The operator's console over the face.
+  ["internal/consoleRoster", "Console"],
   // Each revision's machinery, over the face.
   [
     "modern/internal/answers",

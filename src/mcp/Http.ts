@@ -21,6 +21,7 @@ import { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
+import * as Console from "./Console.ts"
 import * as EventStore from "./legacy/EventStore.ts"
 import * as Face from "./Face.ts"
 import * as HttpGuard from "./HttpGuard.ts"
@@ -141,6 +142,8 @@ export interface Served {
   readonly sessions: Effect.Effect<ReadonlyArray<string>>
   /** End a session as a `DELETE` would (shared in Redis, at every instance). */
   readonly endSession: (id: string) => Effect.Effect<void>
+  /** The operator's console page, when a `McpConsole` layer is provided. */
+  readonly console?: string
 }
 
 /**
@@ -216,10 +219,13 @@ const inUse = (cause: unknown): boolean =>
  * @since 0.1.0
  */
 export const serveFace = (
-  face: Face.Face,
+  given: Face.Face,
   options: HttpOptions = {}
 ): Effect.Effect<Served, ServeError | HttpGuard.UnguardedBind, Scope.Scope> =>
   Effect.gen(function*() {
+    // With the console provided, calls go through it (shown, and held where it says) and it is mounted.
+    const operator = yield* Effect.serviceOption(Console.Console)
+    const face = Option.isSome(operator) ? yield* operator.value.attach(given) : given
     const host = options.host ?? "127.0.0.1"
     const path = options.path ?? "/mcp"
     yield* HttpGuard.checkBind({
@@ -273,14 +279,29 @@ export const serveFace = (
     })
     const router = yield* HttpRouter.make
     yield* router.add("*", path, endpoint)
+    const console = Option.map(operator, (console) => urlFor(host, port, console.path))
+    if (Option.isSome(operator)) {
+      // The wildcard route serves the page's own path too.
+      yield* router.add("*", `${operator.value.path}/*`, operator.value.handler)
+    }
     yield* server.serve(HttpRequest.onPath(path, endpoint, router.asHttpEffect()))
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
     yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout, modern.closing))
     yield* Effect.logInfo(`MCP over HTTP at ${url}`)
+    if (Option.isSome(console)) yield* Effect.logInfo(`Console at ${console.value}`)
     const endSession = (id: string) =>
       Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
-    return { url, host, port, path, face, sessions: table.ids, endSession } satisfies Served
+    return {
+      url,
+      host,
+      port,
+      path,
+      face,
+      sessions: table.ids,
+      endSession,
+      ...(Option.isSome(console) ? { console: console.value } : {})
+    } satisfies Served
   })
 
 // Where the instances sharing sessions in Redis meet, for the stateless revision too.

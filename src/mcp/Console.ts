@@ -1,0 +1,327 @@
+/**
+ * The operator's console: a live page, served beside an MCP endpoint, showing what agents are shown
+ * and what they do, where a person approves the calls a policy holds back.
+ *
+ * An MCP server puts an application in front of agents; the person running it otherwise sees none of
+ * it. Provided as a Layer, the console is mounted by `McpHttp` on the same server (at `/console` by
+ * default; absent, nothing is mounted): the roster exactly as listed, each call as it happens (caller,
+ * tool, decision, outcome, duration; argument values only when `showArguments` is on), the clients
+ * seen, the exposed cells' values and any audit rows written to it, all pushed over one event stream.
+ * A call `hold` names waits for the operator's Approve or Deny, bounded by `approvalTimeout` and
+ * refused with a sentence when nobody answers; `layerApproval` offers the same page as the `Approval`
+ * service to any other policy that asks. The page answers loopback clients only unless `allowRemote`,
+ * and every action needs the page's own token and a same-origin request.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Deferred, Duration, Effect, FiberMap, Layer, Option, Ref } from "effect"
+import type { Scope } from "effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Approval from "../core/Approval.ts"
+import type * as Json from "../core/Json.ts"
+import * as ToolFailure from "../core/ToolFailure.ts"
+import * as ToolResult from "../core/ToolResult.ts"
+import type * as Face from "./Face.ts"
+import * as ConsoleHttp from "./internal/consoleHttp.ts"
+import * as ConsoleRoster from "./internal/consoleRoster.ts"
+import * as State from "./internal/consoleState.ts"
+import { Peer } from "./internal/peer.ts"
+
+/**
+ * How the console is served and what it holds back.
+ *
+ * @example
+ * ```ts
+ * import type { McpConsole } from "effect-surface/mcp"
+ *
+ * const options: McpConsole.Options = {
+ *   hold: (call) => call.tool.startsWith("tasks_delete"),
+ *   approvalTimeout: "2 minutes"
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Where the page is mounted on the endpoint's server. Default `/console`. */
+  readonly path?: `/${string}`
+  /** Answer clients that are not on this machine. Default `false`: a request from elsewhere is answered 403. */
+  readonly allowRemote?: boolean
+  /** Show argument values on the page. Default `false`: the page shows which tool, never what it was given. */
+  readonly showArguments?: boolean
+  /** Which calls wait for the operator: tool names, or a predicate. Default none. */
+  readonly hold?: ReadonlyArray<string> | ((call: { readonly tool: string; readonly args: unknown }) => boolean)
+  /** How long a held call waits before it is refused. Default 2 minutes. */
+  readonly approvalTimeout?: Duration.Input
+  /** How many calls, decisions and audit rows the page keeps. Default 200. */
+  readonly history?: number
+  /** The page's heading. Default the server's name. */
+  readonly title?: string
+}
+
+/**
+ * What a held call was answered, and by whom: the page (`operator at 127.0.0.1`) or the clock.
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "effect-surface"
+ * import type { McpConsole } from "effect-surface/mcp"
+ *
+ * const answered: McpConsole.Answer = { decision: Approval.allow, by: "operator at 127.0.0.1" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Answer {
+  readonly decision: Approval.Decision
+  readonly by: string
+}
+
+/**
+ * The console, as a service: `McpHttp` mounts it when it is in context.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpConsole } from "effect-surface/mcp"
+ *
+ * const waiting = Effect.flatMap(Effect.service(McpConsole.Console), (console) => Effect.map(console.state.snapshot, (s) => s.held.length))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Console extends Context.Service<Console, {
+  readonly path: `/${string}`
+  readonly state: State.State
+  /** Wrap a face so its calls are shown (and the ones `hold` names wait); follows its roster until the scope closes. */
+  readonly attach: (face: Face.Face) => Effect.Effect<Face.Face, never, Scope.Scope>
+  /** Put a request to the operator and wait (bounded) for the answer. */
+  readonly ask: (request: Approval.Request, caller?: string) => Effect.Effect<Answer>
+  /** Answer a held call; `false` when nothing waits under `id`. */
+  readonly decide: (id: string, decision: "allow" | "deny", by: string) => Effect.Effect<boolean>
+  /** Show an audit row (a guard's, or the application's own) on the page. */
+  readonly audit: (row: Json.JsonObject) => Effect.Effect<void>
+  /** The page, its event stream and its actions, for the endpoint's router. */
+  readonly handler: Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    HttpServerRequest.HttpServerRequest | Scope.Scope
+  >
+}>()("effect-surface/McpConsole") {}
+
+const holdsOf = (hold: Options["hold"]): (tool: string, args: unknown) => boolean => {
+  if (hold === undefined) return () => false
+  if (typeof hold === "function") return (tool, args) => hold({ tool, args })
+  const names = new Set(hold)
+  return (tool) => names.has(tool)
+}
+
+/**
+ * Make the console: its state, its held calls and its page.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpConsole } from "effect-surface/mcp"
+ *
+ * const console = McpConsole.make({ hold: ["tasks_delete"] }) // Effect<Console["Service"], never, Scope>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const keep = options.history ?? 200
+  const timeout = Duration.fromInputUnsafe(options.approvalTimeout ?? "2 minutes")
+  const state = yield* State.make(keep)
+  const pending = yield* Ref.make(new Map<string, Deferred.Deferred<Answer>>())
+  const counter = yield* Ref.make(0)
+  const nextId = Ref.modify(counter, (n) => [(n + 1).toString(36), n + 1] as const)
+  const shows = options.showArguments === true
+  const argsOf = (args: unknown) => shows ? { args } : {}
+  const title = yield* Ref.make(options.title ?? "effect-surface")
+
+  const decide = (id: string, decision: "allow" | "deny", by: string) =>
+    Effect.flatMap(Ref.get(pending), (map) => {
+      const waiting = map.get(id)
+      if (waiting === undefined) return Effect.succeed(false)
+      const answer: Answer = decision === "allow"
+        ? { decision: Approval.allow, by }
+        : { decision: Approval.deny(`the operator (${by}) denied this call`), by }
+      return Deferred.succeed(waiting, answer)
+    })
+
+  const settle = (held: State.Held, answer: Answer) =>
+    Effect.gen(function*() {
+      yield* Ref.update(pending, (map) => {
+        const next = new Map(map)
+        next.delete(held.id)
+        return next
+      })
+      const time = yield* Clock.currentTimeMillis
+      const decision = answer.decision._tag === "Allow" ? "allow" as const : "deny" as const
+      const reason = answer.decision._tag === "Deny" ? answer.decision.reason : undefined
+      yield* state.apply({
+        _tag: "decided",
+        decided: { id: held.id, time, tool: held.tool, decision, by: answer.by, reason }
+      })
+      yield* Effect.logInfo(`console: ${decision} ${held.tool} (by ${answer.by})`).pipe(
+        Effect.annotateLogs({ held: held.id, tool: held.tool, decision, by: answer.by })
+      )
+    })
+
+  const ask = (request: Approval.Request, caller = "in process"): Effect.Effect<Answer> =>
+    Effect.gen(function*() {
+      const id = yield* nextId
+      const time = yield* Clock.currentTimeMillis
+      const waiting = yield* Deferred.make<Answer>()
+      yield* Ref.update(pending, (map) => new Map(map).set(id, waiting))
+      const held: State.Held = {
+        id,
+        time,
+        deadline: time + Duration.toMillis(timeout),
+        tool: request.toolName,
+        server: request.server,
+        caller,
+        description: request.description,
+        ...argsOf(request.args)
+      }
+      yield* state.apply({ _tag: "held", held })
+      const answered = yield* Deferred.await(waiting).pipe(
+        Effect.timeoutOption(timeout),
+        Effect.onInterrupt(() =>
+          settle(held, {
+            decision: Approval.deny("the call was cancelled while it waited"),
+            by: "the caller, who cancelled"
+          })
+        )
+      )
+      const answer = Option.getOrElse(answered, (): Answer => ({
+        decision: Approval.deny(
+          `calling ${request.toolName} needs the operator's approval, and nobody gave it within ${
+            Duration.format(timeout)
+          }`
+        ),
+        by: "nobody (timed out)"
+      }))
+      yield* settle(held, answer)
+      return answer
+    })
+
+  const holds = holdsOf(options.hold)
+
+  const attach = (face: Face.Face) =>
+    Effect.gen(function*() {
+      yield* Ref.set(title, options.title ?? face.serverInfo.title ?? face.serverInfo.name)
+      const cells = yield* FiberMap.make<string>()
+      yield* ConsoleRoster.follow(face, state, cells).pipe(Effect.forkScoped)
+      const callTool: Face.Face["callTool"] = (name, args) =>
+        Effect.gen(function*() {
+          const peer = yield* Peer
+          const caller = State.callerOf(peer)
+          const id = yield* nextId
+          const time = yield* Clock.currentTimeMillis
+          yield* ConsoleRoster.noteClient(state, peer, caller, time)
+          const row: State.CallRow = {
+            id,
+            time,
+            tool: name,
+            caller,
+            decision: "allow",
+            outcome: "running",
+            ...argsOf(args)
+          }
+          const ended = (outcome: State.CallRow["outcome"], over: Partial<State.CallRow> = {}) =>
+            Effect.flatMap(
+              Clock.currentTimeMillis,
+              (now) => state.apply({ _tag: "call", call: { ...row, ...over, outcome, durationMs: now - time } })
+            )
+          let approved: Partial<State.CallRow> = {}
+          if (holds(name, args)) {
+            yield* state.apply({ _tag: "call", call: { ...row, decision: "held" } })
+            const answer = yield* ask({ toolName: name, server: face.serverInfo.name, tool: name, args }, caller).pipe(
+              Effect.onInterrupt(() => ended("cancelled", { decision: "held" }))
+            )
+            if (answer.decision._tag === "Deny") {
+              yield* ended("refused", { decision: "denied", decidedBy: answer.by })
+              return ToolResult.failure(ToolFailure.make(answer.decision.reason, { tool: name, decidedBy: answer.by }))
+            }
+            approved = { decision: "approved", decidedBy: answer.by }
+            yield* state.apply({ _tag: "call", call: { ...row, ...approved } })
+          } else {
+            yield* state.apply({ _tag: "call", call: row })
+          }
+          return yield* face.callTool(name, args).pipe(
+            Effect.onExit((exit) =>
+              ended(
+                exit._tag === "Success" ? (exit.value.isError === true ? "error" : "ok") : "cancelled",
+                approved
+              )
+            )
+          )
+        })
+      return { ...face, callTool } satisfies Face.Face
+    })
+
+  const tokens = yield* ConsoleHttp.tokens
+  const path = options.path ?? "/console"
+  const handler = ConsoleHttp.handler({
+    path,
+    allowRemote: options.allowRemote === true,
+    tokens,
+    title: Ref.get(title),
+    state,
+    decide
+  })
+  return Console.of({
+    path,
+    state,
+    attach,
+    ask,
+    decide,
+    audit: (row) => state.apply({ _tag: "audit", row }),
+    handler
+  })
+})
+
+/**
+ * The console as a layer: `McpHttp` serves the page beside the endpoint while it is provided.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpConsole, McpHttp } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
+ *
+ * declare const options: McpFace.Options
+ * const app = McpHttp.layer({ ...options, http: { port: 3000 } }).pipe(
+ *   Layer.provide(McpConsole.layer({ hold: ["tasks_delete"] }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options = {}): Layer.Layer<Console> => Layer.effect(Console, make(options))
+
+/**
+ * The page as the `Approval` service: any policy's *ask* (a client toolset's, a guard's) waits for
+ * the operator's Approve or Deny on the console, bounded by its `approvalTimeout`.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpConsole } from "effect-surface/mcp"
+ *
+ * const approvals = McpConsole.layerApproval.pipe(Layer.provideMerge(McpConsole.layer()))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerApproval: Layer.Layer<Approval.Approval, never, Console> = Layer.effect(
+  Approval.Approval,
+  Effect.map(
+    Effect.service(Console),
+    (console) =>
+      Approval.Approval.of({ decide: (request) => Effect.map(console.ask(request), (answer) => answer.decision) })
+  )
+)
