@@ -158,14 +158,16 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "internal/peer",
     "internal/consoleState",
     "internal/consolePage",
-    "internal/consoleHttp"
+    "internal/consoleHttp",
+    "internal/consoleBus",
+    "internal/consoleHolds"
   ],
   // What the face serves beside the bundle, and what it tells every client unprompted.
   ["AppResources", "Prompts", "internal/broadcast", "modern/Caching", "modern/Tasks"],
   // The face both revisions serve.
   ["Face"],
   // The operator's console over the face.
-  ["internal/consoleRoster", "Console"],
+  ["internal/consoleRoster", "internal/consoleCalls", "Console"],
   // Each revision's machinery, over the face.
   [
     "modern/internal/answers",

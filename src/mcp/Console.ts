@@ -14,19 +14,19 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Deferred, Duration, Effect, FiberMap, Layer, Option, Ref } from "effect"
+import { Context, Duration, Effect, FiberMap, Layer, Ref } from "effect"
 import type { Scope } from "effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Approval from "../core/Approval.ts"
 import type * as Json from "../core/Json.ts"
-import * as ToolFailure from "../core/ToolFailure.ts"
-import * as ToolResult from "../core/ToolResult.ts"
 import type * as Face from "./Face.ts"
+import * as ConsoleBus from "./internal/consoleBus.ts"
+import * as ConsoleCalls from "./internal/consoleCalls.ts"
+import * as ConsoleHolds from "./internal/consoleHolds.ts"
 import * as ConsoleHttp from "./internal/consoleHttp.ts"
 import * as ConsoleRoster from "./internal/consoleRoster.ts"
 import * as State from "./internal/consoleState.ts"
-import { Peer } from "./internal/peer.ts"
 
 /**
  * How the console is served and what it holds back.
@@ -73,10 +73,7 @@ export interface Options {
  *
  * @since 0.1.0
  */
-export interface Answer {
-  readonly decision: Approval.Decision
-  readonly by: string
-}
+export interface Answer extends ConsoleHolds.Answer {}
 
 /**
  * The console, as a service: `McpHttp` mounts it when it is in context.
@@ -94,8 +91,11 @@ export interface Answer {
 export class Console extends Context.Service<Console, {
   readonly path: `/${string}`
   readonly state: State.State
-  /** Wrap a face so its calls are shown (and the ones `hold` names wait); follows its roster until the scope closes. */
-  readonly attach: (face: Face.Face) => Effect.Effect<Face.Face, never, Scope.Scope>
+  /**
+   * Wrap a face so its calls are shown (and the ones `hold` names wait), following its roster until
+   * the scope closes; with `cluster`, shared with the consoles of the other instances.
+   */
+  readonly attach: (face: Face.Face, cluster?: ConsoleBus.Cluster) => Effect.Effect<Face.Face, never, Scope.Scope>
   /** Put a request to the operator and wait (bounded) for the answer. */
   readonly ask: (request: Approval.Request, caller?: string) => Effect.Effect<Answer>
   /** Answer a held call; `false` when nothing waits under `id`. */
@@ -110,7 +110,7 @@ export class Console extends Context.Service<Console, {
   >
 }>()("effect-surface/McpConsole") {}
 
-const holdsOf = (hold: Options["hold"]): (tool: string, args: unknown) => boolean => {
+const holdingOf = (hold: Options["hold"]): (tool: string, args: unknown) => boolean => {
   if (hold === undefined) return () => false
   if (typeof hold === "function") return (tool, args) => hold({ tool, args })
   const names = new Set(hold)
@@ -125,160 +125,46 @@ const holdsOf = (hold: Options["hold"]): (tool: string, args: unknown) => boolea
  * import { Effect } from "effect"
  * import { McpConsole } from "effect-surface/mcp"
  *
- * const console = McpConsole.make({ hold: ["tasks_delete"] }) // Effect<Console["Service"], never, Scope>
+ * const console = McpConsole.make({ hold: ["tasks_delete"] }) // Effect<Console["Service"]>
  * ```
  *
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
-  const keep = options.history ?? 200
-  const timeout = Duration.fromInputUnsafe(options.approvalTimeout ?? "2 minutes")
-  const state = yield* State.make(keep)
-  const pending = yield* Ref.make(new Map<string, Deferred.Deferred<Answer>>())
-  const counter = yield* Ref.make(0)
-  const nextId = Ref.modify(counter, (n) => [(n + 1).toString(36), n + 1] as const)
-  const shows = options.showArguments === true
-  const argsOf = (args: unknown) => shows ? { args } : {}
+  const state = yield* State.make(options.history ?? 200)
+  const bus = yield* Ref.make(ConsoleBus.alone(state))
+  const showArguments = options.showArguments === true
+  const holds = yield* ConsoleHolds.make({
+    state,
+    bus,
+    timeout: Duration.fromInputUnsafe(options.approvalTimeout ?? "2 minutes"),
+    showArguments
+  })
   const title = yield* Ref.make(options.title ?? "effect-surface")
-
-  const decide = (id: string, decision: "allow" | "deny", by: string) =>
-    Effect.flatMap(Ref.get(pending), (map) => {
-      const waiting = map.get(id)
-      if (waiting === undefined) return Effect.succeed(false)
-      const answer: Answer = decision === "allow"
-        ? { decision: Approval.allow, by }
-        : { decision: Approval.deny(`the operator (${by}) denied this call`), by }
-      return Deferred.succeed(waiting, answer)
-    })
-
-  const settle = (held: State.Held, answer: Answer) =>
-    Effect.gen(function*() {
-      yield* Ref.update(pending, (map) => {
-        const next = new Map(map)
-        next.delete(held.id)
-        return next
-      })
-      const time = yield* Clock.currentTimeMillis
-      const decision = answer.decision._tag === "Allow" ? "allow" as const : "deny" as const
-      const reason = answer.decision._tag === "Deny" ? answer.decision.reason : undefined
-      yield* state.apply({
-        _tag: "decided",
-        decided: { id: held.id, time, tool: held.tool, decision, by: answer.by, reason }
-      })
-      yield* Effect.logInfo(`console: ${decision} ${held.tool} (by ${answer.by})`).pipe(
-        Effect.annotateLogs({ held: held.id, tool: held.tool, decision, by: answer.by })
-      )
-    })
-
-  const ask = (request: Approval.Request, caller = "in process"): Effect.Effect<Answer> =>
-    Effect.gen(function*() {
-      const id = yield* nextId
-      const time = yield* Clock.currentTimeMillis
-      const waiting = yield* Deferred.make<Answer>()
-      yield* Ref.update(pending, (map) => new Map(map).set(id, waiting))
-      const held: State.Held = {
-        id,
-        time,
-        deadline: time + Duration.toMillis(timeout),
-        tool: request.toolName,
-        server: request.server,
-        caller,
-        description: request.description,
-        ...argsOf(request.args)
-      }
-      yield* state.apply({ _tag: "held", held })
-      const answered = yield* Deferred.await(waiting).pipe(
-        Effect.timeoutOption(timeout),
-        Effect.onInterrupt(() =>
-          settle(held, {
-            decision: Approval.deny("the call was cancelled while it waited"),
-            by: "the caller, who cancelled"
-          })
-        )
-      )
-      const answer = Option.getOrElse(answered, (): Answer => ({
-        decision: Approval.deny(
-          `calling ${request.toolName} needs the operator's approval, and nobody gave it within ${
-            Duration.format(timeout)
-          }`
-        ),
-        by: "nobody (timed out)"
-      }))
-      yield* settle(held, answer)
-      return answer
-    })
-
-  const holds = holdsOf(options.hold)
-
-  const attach = (face: Face.Face) =>
+  const watcher: ConsoleCalls.Watcher = { state, bus, holds, holding: holdingOf(options.hold), showArguments }
+  const attach = (face: Face.Face, cluster?: ConsoleBus.Cluster) =>
     Effect.gen(function*() {
       yield* Ref.set(title, options.title ?? face.serverInfo.title ?? face.serverInfo.name)
-      const cells = yield* FiberMap.make<string>()
-      yield* ConsoleRoster.follow(face, state, cells).pipe(Effect.forkScoped)
-      const callTool: Face.Face["callTool"] = (name, args) =>
-        Effect.gen(function*() {
-          const peer = yield* Peer
-          const caller = State.callerOf(peer)
-          const id = yield* nextId
-          const time = yield* Clock.currentTimeMillis
-          yield* ConsoleRoster.noteClient(state, peer, caller, time)
-          const row: State.CallRow = {
-            id,
-            time,
-            tool: name,
-            caller,
-            decision: "allow",
-            outcome: "running",
-            ...argsOf(args)
-          }
-          const ended = (outcome: State.CallRow["outcome"], over: Partial<State.CallRow> = {}) =>
-            Effect.flatMap(
-              Clock.currentTimeMillis,
-              (now) => state.apply({ _tag: "call", call: { ...row, ...over, outcome, durationMs: now - time } })
-            )
-          let approved: Partial<State.CallRow> = {}
-          if (holds(name, args)) {
-            yield* state.apply({ _tag: "call", call: { ...row, decision: "held" } })
-            const answer = yield* ask({ toolName: name, server: face.serverInfo.name, tool: name, args }, caller).pipe(
-              Effect.onInterrupt(() => ended("cancelled", { decision: "held" }))
-            )
-            if (answer.decision._tag === "Deny") {
-              yield* ended("refused", { decision: "denied", decidedBy: answer.by })
-              return ToolResult.failure(ToolFailure.make(answer.decision.reason, { tool: name, decidedBy: answer.by }))
-            }
-            approved = { decision: "approved", decidedBy: answer.by }
-            yield* state.apply({ _tag: "call", call: { ...row, ...approved } })
-          } else {
-            yield* state.apply({ _tag: "call", call: row })
-          }
-          return yield* face.callTool(name, args).pipe(
-            Effect.onExit((exit) =>
-              ended(
-                exit._tag === "Success" ? (exit.value.isError === true ? "error" : "ok") : "cancelled",
-                approved
-              )
-            )
-          )
-        })
-      return { ...face, callTool } satisfies Face.Face
+      if (cluster !== undefined)
+        yield* Ref.set(bus, yield* ConsoleBus.join(state, cluster, holds.instance, holds.decideHere))
+      yield* ConsoleRoster.follow(face, state, yield* FiberMap.make<string>()).pipe(Effect.forkScoped)
+      return { ...face, callTool: ConsoleCalls.watch(face, watcher) } satisfies Face.Face
     })
-
-  const tokens = yield* ConsoleHttp.tokens
   const path = options.path ?? "/console"
   const handler = ConsoleHttp.handler({
     path,
     allowRemote: options.allowRemote === true,
-    tokens,
+    tokens: yield* ConsoleHttp.tokens,
     title: Ref.get(title),
     state,
-    decide
+    decide: holds.decide
   })
   return Console.of({
     path,
     state,
     attach,
-    ask,
-    decide,
+    ask: (request, caller = "in process") => holds.ask(request, caller),
+    decide: holds.decide,
     audit: (row) => state.apply({ _tag: "audit", row }),
     handler
   })

@@ -223,9 +223,6 @@ export const serveFace = (
   options: HttpOptions = {}
 ): Effect.Effect<Served, ServeError | HttpGuard.UnguardedBind, Scope.Scope> =>
   Effect.gen(function*() {
-    // With the console provided, calls go through it (shown, and held where it says) and it is mounted.
-    const operator = yield* Effect.serviceOption(Console.Console)
-    const face = Option.isSome(operator) ? yield* operator.value.attach(given) : given
     const host = options.host ?? "127.0.0.1"
     const path = options.path ?? "/mcp"
     yield* HttpGuard.checkBind({
@@ -244,6 +241,11 @@ export const serveFace = (
     const allow = yield* allowFor(options, host, port)
     const local = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
     const shared = yield* Effect.serviceOption(HttpRedis.SharedSessions)
+    // With the console provided, calls go through it (shown, and held where it says) and it is mounted.
+    const operator = yield* Effect.serviceOption(Console.Console)
+    const face = Option.isSome(operator)
+      ? yield* operator.value.attach(given, Option.getOrUndefined(Option.map(shared, clusterOf)))
+      : given
     const table = yield* sessionTable(face, local, options, shared)
     // Shared sessions keep their events in Redis beside them.
     const store = table.shared?.store ?? local

@@ -12,7 +12,6 @@
 import { Effect, FiberMap, Stream } from "effect"
 import type * as Bundle from "../../core/Bundle.ts"
 import type * as Face from "../Face.ts"
-import type { Peer } from "./peer.ts"
 import type * as State from "./consoleState.ts"
 
 const groups = ["cells", "collections", "streams", "events"] as const
@@ -96,22 +95,3 @@ export const follow = (face: Face.Face, state: State.State, cells: FiberMap.Fibe
       }
     }))
 }
-
-/** Note a client seen calling, keyed by its session (or, without one, its name and era). */
-export const noteClient = (state: State.State, peer: Peer | undefined, caller: string, time: number) =>
-  Effect.gen(function*() {
-    if (peer === undefined) return
-    const key = peer.session ?? `${peer.client?.name ?? "client"}@${peer.era}`
-    const before = (yield* state.snapshot).clients.find((c) => c.key === key)
-    yield* state.apply({
-      _tag: "client",
-      client: {
-        key,
-        era: peer.era,
-        name: caller,
-        session: peer.session,
-        lastSeen: time,
-        calls: (before?.calls ?? 0) + 1
-      }
-    })
-  })
