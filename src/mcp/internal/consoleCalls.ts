@@ -39,7 +39,15 @@ const noteClient = (
     const name = peer.client === undefined ? "a client" : `${peer.client.name} ${peer.client.version}`
     yield* share({
       _tag: "client",
-      client: { key, era: peer.era, name, session: peer.session, lastSeen: time, calls: (before?.calls ?? 0) + 1 }
+      client: {
+        key,
+        era: peer.era,
+        name,
+        session: peer.session,
+        instance: watcher.holds.instance,
+        lastSeen: time,
+        calls: (before?.calls ?? 0) + 1
+      }
     })
   })
 

@@ -93,7 +93,8 @@ function rosterView() {
 function sideView() {
   return [
     el("h2", {}, "Clients"),
-    el("table", {}, ...state.clients.map((c) => el("tr", {}, el("td", {}, c.name), el("td", {}, c.era), el("td", { class: "mute" }, c.calls + " call(s), last " + time(c.lastSeen))))),
+    el("table", {}, ...state.clients.map((c) => el("tr", {}, el("td", {}, c.name), el("td", {}, c.era), el("td", { class: "mute" }, c.session ? "session " + c.session.slice(0, 8) : ""),
+      el("td", { class: "mute" }, "instance " + c.instance), el("td", { class: "mute" }, c.calls + " call(s), last " + time(c.lastSeen))))),
     el("h2", {}, "Cells"),
     el("table", {}, ...Object.entries(state.cells).map(([uri, text]) => el("tr", {}, el("td", {}, el("code", {}, uri)), el("td", {}, el("code", {}, text))))),
     el("h2", {}, "Decisions"),

@@ -68,6 +68,8 @@ export interface Client {
   readonly era: string
   readonly name: string
   readonly session?: string | undefined
+  /** The console (one per instance) that saw it: on Redis, which instance the client reached. */
+  readonly instance: string
   readonly lastSeen: number
   readonly calls: number
 }
