@@ -2,7 +2,7 @@
 // (`{ bench, ours, peer, ratio, unit }`, the unit saying which way the ratio is taken), progress on
 // stderr. Each peer is measured in the same run on this machine, interleaved with ours.
 //   BENCH_QUICK=1              a smoke run of every figure (seconds, not a measurement)
-//   BENCH_ONLY=regex           families to run: inmemory, pool, startup, stdio, http, http2026, scale, fanout, acp, toolset, stores, redis
+//   BENCH_ONLY=regex           families to run: inmemory, pool, startup, stdio, outside, http, http2026, scale, fanout, acp, toolset, stores, redis
 //   BENCH_EFFORT=x             multiply every sample and iteration count (not sizes) by x
 //   BENCH_HTTP_SESSIONS=50     concurrent sessions (2026: clients) for HTTP throughput
 //   BENCH_HTTP2026_CLIENT=sdk  drive the 2026 figures with SDK v2 clients, not raw POSTs (bench/http2026.ts)
@@ -23,6 +23,7 @@ const families: ReadonlyArray<
   { name: "pool", load: () => import("./pool.ts") },
   { name: "startup", load: () => import("./startup.ts") },
   { name: "stdio", load: () => import("./stdio.ts") },
+  { name: "outside", load: () => import("./outside.ts") },
   { name: "http", load: () => import("./http.ts") },
   { name: "http2026", load: () => import("./http2026.ts") },
   { name: "scale", load: () => import("./scale.ts") },

@@ -5,9 +5,9 @@ import { text } from "node:stream/consumers"
 
 interface Figure {
   readonly bench: string
-  readonly ours: number
-  readonly peer: number
-  readonly ratio: number
+  readonly ours: number | null
+  readonly peer: number | null
+  readonly ratio: number | null
 }
 
 interface Row {
@@ -16,7 +16,7 @@ interface Row {
   readonly bench: string
   /** The same figure against effect/ai, where the run has one. */
   readonly ai?: string
-  readonly unit: "ms" | "µs" | "KiB" | "calls/s" | "B"
+  readonly unit: "ms" | "µs" | "KiB" | "MB" | "calls/s" | "calls" | "B"
 }
 
 const rows: ReadonlyArray<Row> = [
@@ -36,6 +36,42 @@ const rows: ReadonlyArray<Row> = [
     label: "the same, against the Effect floor (the raw server under `NodeRuntime`)",
     bench: "stdio.spawn_to_first_call.vs_effect_floor",
     unit: "ms"
+  },
+  {
+    label: "the same, with Node's compile cache: the first start after install (`NODE_COMPILE_CACHE`)",
+    bench: "stdio.spawn_to_first_call.compile_cache_first_start.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "the same, with Node's compile cache: later starts",
+    bench: "stdio.spawn_to_first_call.compile_cache.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "the same, both with the compile cache",
+    bench: "stdio.spawn_to_first_call.compile_cache.vs_raw_sdk_compile_cache",
+    unit: "ms"
+  },
+  {
+    label: "the same, the server bundled into one file (esbuild)",
+    bench: "stdio.spawn_to_first_call.bundle.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "the same, both bundled",
+    bench: "stdio.spawn_to_first_call.bundle.vs_raw_sdk_bundle",
+    unit: "ms"
+  },
+  {
+    label: "stdio server resident memory after its first answer (RSS, from outside)",
+    bench: "stdio.rss_after_first_call.vs_raw_sdk",
+    ai: "stdio.rss_after_first_call.vs_effect_ai",
+    unit: "MB"
+  },
+  {
+    label: "the same, the server bundled",
+    bench: "stdio.rss_after_first_call.bundle.vs_raw_sdk",
+    unit: "MB"
   },
   {
     label: "`tools/call`, stdio, cold, sequential",
@@ -62,6 +98,11 @@ const rows: ReadonlyArray<Row> = [
     unit: "µs"
   },
   {
+    label: "calls until per-call time reaches the raw SDK's warm figure (×1.15), 64 in flight",
+    bench: "tools_call.stdio.calls_to_steady.inflight64.vs_raw_sdk",
+    unit: "calls"
+  },
+  {
     label: "`tools/call`, in memory, sequential",
     bench: "tools_call.inmemory.sequential.vs_raw_sdk",
     ai: "tools_call.inmemory.sequential.vs_effect_ai(in_process_json_frames)",
@@ -77,6 +118,26 @@ const rows: ReadonlyArray<Row> = [
     label: "heap allocated per in-memory `tools/call` (client and server)",
     bench: "tools_call.inmemory.heap_allocated.inflight64.vs_raw_sdk",
     unit: "B"
+  },
+  {
+    label: "toolset `call` vs the SDK `Client`, same server, in memory, sequential",
+    bench: "toolset.call.inmemory.sequential.vs_sdk_client",
+    unit: "µs"
+  },
+  {
+    label: "the same, 64 in flight",
+    bench: "toolset.call.inmemory.inflight64.vs_sdk_client",
+    unit: "µs"
+  },
+  {
+    label: "the same over stdio, sequential",
+    bench: "toolset.call.stdio.sequential.vs_sdk_client",
+    unit: "µs"
+  },
+  {
+    label: "the same over stdio, 64 in flight",
+    bench: "toolset.call.stdio.inflight64.vs_sdk_client",
+    unit: "µs"
   },
   {
     label: "HTTP server CPU per call, 50 sessions",
@@ -109,6 +170,21 @@ const rows: ReadonlyArray<Row> = [
     unit: "KiB"
   },
   {
+    label: "the same, against a raw SDK session tuned alike (validator built lazily)",
+    bench: "http.idle_session_memory.heap.sessions500.vs_raw_sdk_tuned",
+    unit: "KiB"
+  },
+  {
+    label: "HTTP session shared in Redis vs in memory, instance CPU per call, 50 sessions",
+    bench: "redis.tools_call.server_cpu.sessions50.one_on_redis.vs_in_memory",
+    unit: "µs"
+  },
+  {
+    label: "the same, with Redis's own CPU",
+    bench: "redis.tools_call.cpu_with_redis.sessions50.one_on_redis.vs_in_memory",
+    unit: "µs"
+  },
+  {
     label: "`tools/list`, 10,000 tools",
     bench: "scale.tools_list.n10000.vs_raw_sdk_prebuilt_array",
     unit: "ms"
@@ -125,12 +201,18 @@ const rows: ReadonlyArray<Row> = [
   }
 ]
 
-const shown = (value: number, unit: Row["unit"]): string =>
-  unit === "B"
+const shown = (value: number | null, unit: Row["unit"]): string =>
+  value === null
+    ? "—"
+    : unit === "B"
     ? `${(value / 1024).toFixed(1)} KiB`
+    : unit === "MB"
+    ? `${(value / 1024).toFixed(0)} MB`
+    : unit === "calls"
+    ? value.toFixed(0)
     : `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${unit}`
 
-const ratio = (r: number): string => (r >= 10 ? r.toFixed(1) : r.toFixed(2))
+const ratio = (r: number | null): string => (r === null ? "—" : r >= 10 ? r.toFixed(1) : r.toFixed(2))
 
 const main = async () => {
   const figures = new Map<string, Figure>()

@@ -3,9 +3,14 @@
 // JavaScript: an installed package runs its build (dist/); a clone runs the TypeScript sources with
 // no build step, under a Node that strips types — this one when it can (22.18 and later), otherwise
 // the project's pinned Node 24 (the `node` dev dependency) — with the condition that resolves the
-// package to its sources.
+// package to its sources. Either way it runs with Node's module compile cache on (in NODE_COMPILE_CACHE,
+// or Node's default directory under the system's temporary one): a host starts the command for every
+// session, and every start after the first reads the compiled modules back instead of compiling them.
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
+import * as Module from "node:module"
+import { tmpdir } from "node:os"
 import { dirname, join, sep } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 
@@ -41,6 +46,8 @@ if (installed || !existsSync(sources)) {
         : `effect-surface: neither the sources (${sources}) nor a build (${built}) is here`
     )
   }
+  // Before the build is imported, so its modules are compiled through the cache (Node 22.1 and later).
+  Module.enableCompileCache?.()
   await import(pathToFileURL(built).href)
 } else {
   const node = stripsTypes ? process.execPath : existsSync(pinned) ? pinned : undefined
@@ -50,8 +57,11 @@ if (installed || !existsSync(sources)) {
         "run npm install (it brings the project's Node 24), or use a newer node"
     )
   }
+  // The child is a fresh Node: its cache is switched on through its environment.
+  const env = { NODE_COMPILE_CACHE: join(tmpdir(), "node-compile-cache"), ...process.env }
   const child = spawn(node, ["--conditions=effect-surface-source", sources, ...process.argv.slice(2)], {
-    stdio: "inherit"
+    stdio: "inherit",
+    env
   })
   // The child owns the terminal's signals; this process only waits for it and passes its end on.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal))

@@ -155,6 +155,9 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/RequestState",
     "legacy/EventStore",
     "legacy/HttpResponse",
+    "internal/authDiscovery",
+    "TokenVerifier",
+    "Auth",
     "internal/peer",
     "internal/consoleState",
     "internal/consolePage",
@@ -164,8 +167,8 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
   ],
   // What the face serves beside the bundle, and what it tells every client unprompted.
   ["AppResources", "Prompts", "internal/broadcast", "modern/Caching", "modern/Tasks"],
-  // The face both revisions serve.
-  ["Face"],
+  // The face both revisions serve, and what each caller of it is shown.
+  ["Scopes", "Face"],
   // The operator's console over the face.
   ["internal/consoleRoster", "internal/consoleCalls", "Console"],
   // Each revision's machinery, over the face.

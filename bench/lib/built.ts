@@ -46,3 +46,31 @@ export const cpuMsOf = async (pid: number | null | undefined): Promise<number | 
 
 // USER_HZ: 100 on every Linux Node runs on.
 const clockTicks = 100
+
+/** The resident memory (VmRSS, KiB) of process `pid`, read from outside; undefined where /proc is not. */
+export const rssKiBOf = async (pid: number | null | undefined): Promise<number | undefined> => {
+  if (pid === null || pid === undefined) return undefined
+  try {
+    const { readFile } = await import("node:fs/promises")
+    const status = await readFile(`/proc/${pid}/status`, "utf8")
+    const kib = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1]
+    return kib === undefined ? undefined : Number(kib)
+  } catch {
+    return undefined
+  }
+}
+
+/** The process a launcher ended in: `pid` followed down through its only child while it has one
+ * (`npm run` → the script's `node`), so CPU and memory are read from the server, not its launcher. */
+export const serverPidOf = async (pid: number | null | undefined): Promise<number | undefined> => {
+  if (pid === null || pid === undefined) return undefined
+  const { readFile } = await import("node:fs/promises")
+  let at = pid
+  for (let depth = 0; depth < 4; depth++) {
+    const children = await readFile(`/proc/${at}/task/${at}/children`, "utf8").catch(() => "")
+    const pids = children.split(" ").filter((x) => x !== "").map(Number)
+    if (pids.length !== 1) break
+    at = pids[0]!
+  }
+  return at
+}

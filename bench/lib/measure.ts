@@ -8,7 +8,7 @@ import * as v8 from "node:v8"
 export const config = {
   /** `BENCH_QUICK=1`: every figure, few samples — a smoke run, not a measurement. */
   quick: process.env.BENCH_QUICK === "1" || process.env.BENCH_QUICK === "true",
-  /** `BENCH_ONLY=regex`: run only the families whose name matches (inmemory, pool, startup, stdio, http, http2026, scale, fanout, acp, toolset, stores, redis). */
+  /** `BENCH_ONLY=regex`: run only the families whose name matches (inmemory, pool, startup, stdio, outside, http, http2026, scale, fanout, acp, toolset, stores, redis). */
   only: process.env.BENCH_ONLY === undefined || process.env.BENCH_ONLY === "" ? undefined
     : new RegExp(process.env.BENCH_ONLY),
   /** `BENCH_EFFORT=0.5`: multiply every sample and iteration count (not sizes) by this factor. */

@@ -36,7 +36,9 @@ export interface RawHttp {
   readonly close: () => Promise<void>
 }
 
-export const serveRawHttp = async (options?: { readonly resources?: boolean }): Promise<RawHttp> => {
+export const serveRawHttp = async (
+  options?: { readonly resources?: boolean; readonly tuned?: boolean }
+): Promise<RawHttp> => {
   const sessions = new Map<string, StreamableHTTPServerTransport>()
   const servers = new Set<Server>()
   const node = http.createServer((req, res) => {

@@ -3,6 +3,8 @@
 // as a surface procedure; the raw SDK peer with a hand-written `tools/call` handler (a plain check
 // of the arguments, the same framing: JSON text plus `structuredContent`); effect/ai as a Toolkit.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import {
   CallToolRequestSchema,
   type CallToolResult,
@@ -60,6 +62,11 @@ const inputSchema = {
   required: ["text"]
 } as const
 
+const lazyValidator = (): jsonSchemaValidator => {
+  let built: AjvJsonSchemaValidator | undefined
+  return { getValidator: (schema) => (built ??= new AjvJsonSchemaValidator()).getValidator(schema) }
+}
+
 const rpcError = (code: number, message: string): Error => Object.assign(new Error(message), { code })
 
 /**
@@ -67,10 +74,13 @@ const rpcError = (code: number, message: string): Error => Object.assign(new Err
  * the arguments with a plain check, call the same implementation, frame the same text and
  * `structuredContent`. Extra capabilities (resources) are for the fan-out peer.
  */
-export const makeRawServer = (options?: { readonly resources?: boolean }): Server => {
+export const makeRawServer = (options?: { readonly resources?: boolean; readonly tuned?: boolean }): Server => {
   const server = new Server(
     { name: "echo-raw", version: "0.0.0" },
     {
+      // Tuned as ours is: the Ajv validator the SDK builds for every session's elicitations is
+      // built on the first one (no session here elicits).
+      ...(options?.tuned === true ? { jsonSchemaValidator: lazyValidator() } : {}),
       capabilities: {
         tools: { listChanged: true },
         ...(options?.resources === true ? { resources: { subscribe: true } } : {})

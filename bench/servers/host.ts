@@ -8,85 +8,19 @@
 //   node --conditions=effect-surface-source bench/servers/host.ts ours|raw|effect-ai|effect-floor|ours-mcp-barrel
 const kind = process.argv[2]
 
-type Ours = {
-  readonly runMain: (typeof import("@effect/platform-node/NodeRuntime"))["runMain"]
-  readonly surface: Pick<typeof import("effect-surface"), "Client" | "Expose" | "Implementation" | "Surface">
-  readonly serveStdio: (typeof import("effect-surface/mcp/stdio"))["serveStdio"]
+const oursFromTheBarrel = async () => {
+  const { runMain } = await import("@effect/platform-node/NodeRuntime")
+  const { serveStdio } = await import("effect-surface/mcp")
+  const { serveAdd } = await import("./addOurs.ts")
+  serveAdd(runMain, serveStdio)
 }
 
-// As the README writes it: NodeRuntime from its own subpath, the package's root and its stdio entry.
-const oursByTheBook = async (): Promise<Ours> => ({
-  runMain: (await import("@effect/platform-node/NodeRuntime")).runMain,
-  surface: await import("effect-surface"),
-  serveStdio: (await import("effect-surface/mcp/stdio")).serveStdio
-})
-
-// The same program taking `serveStdio` from the full MCP barrel.
-const oursFromTheBarrel = async (): Promise<Ours> => ({
-  runMain: (await import("@effect/platform-node/NodeRuntime")).runMain,
-  surface: await import("effect-surface"),
-  serveStdio: (await import("effect-surface/mcp")).serveStdio
-})
-
-const ours = async ({ runMain, serveStdio, surface }: Ours) => {
-  const { Client, Expose, Implementation, Surface } = surface
-  const { Effect, Schema } = await import("effect")
-  const { add, ADD_DESCRIPTION } = await import("../lib/adder.ts")
-  const AddInput = Schema.Struct({ a: Schema.Finite, b: Schema.Finite })
-  const AddOutput = Schema.Struct({ sum: Schema.Finite })
-  const MathSurface = Surface.make({
-    procedures: { math: { add: { input: AddInput, output: AddOutput, mutates: false, description: ADD_DESCRIPTION } } }
-  })
-  const expose = Expose.make(MathSurface, { procedures: { "math.add": true } })
-  const implemented = Implementation.make(MathSurface, {
-    procedures: { math: { add: (input) => Effect.succeed(add(input)) } }
-  })
-  runMain(serveStdio({
-    core: { surface: MathSurface, expose },
-    client: Effect.succeed({ core: Client.erase(Client.directDispatch(implemented)), clients: {} }),
-    serverInfo: { name: "add-ours", version: "0.0.0" }
-  }))
-}
-
-const raw = async (underEffect: boolean) => {
-  const { Server } = await import("@modelcontextprotocol/sdk/server/index.js")
+const effectFloor = async () => {
   const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js")
-  const { CallToolRequestSchema, ListToolsRequestSchema } = await import("@modelcontextprotocol/sdk/types.js")
-  const { add, ADD_DESCRIPTION, ADD_TOOL } = await import("../lib/adder.ts")
-  const server = new Server({ name: "add-raw", version: "0.0.0" }, { capabilities: { tools: { listChanged: true } } })
-  // The same tool as ours advertises, byte for byte.
-  const inputSchema = {
-    type: "object",
-    properties: { a: { type: "number" }, b: { type: "number" } },
-    required: ["a", "b"]
-  } as const
-  server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [{
-      name: ADD_TOOL,
-      description: ADD_DESCRIPTION,
-      inputSchema,
-      annotations: { readOnlyHint: true, destructiveHint: false }
-    }]
-  }))
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    if (request.params.name !== ADD_TOOL) {
-      throw Object.assign(new Error(`unknown tool "${request.params.name}"`), { code: -32602 })
-    }
-    const a: unknown = request.params.arguments?.["a"]
-    const b: unknown = request.params.arguments?.["b"]
-    if (typeof a !== "number" || !Number.isFinite(a) || typeof b !== "number" || !Number.isFinite(b)) {
-      return { isError: true, content: [{ type: "text" as const, text: "a, b: expected numbers" }] }
-    }
-    const out = add({ a, b })
-    return { content: [{ type: "text" as const, text: JSON.stringify(out) }], structuredContent: out }
-  })
-  if (!underEffect) {
-    await server.connect(new StdioServerTransport())
-    process.stdin.once("end", () => process.exit(0))
-    return
-  }
+  const { rawAddServer } = await import("./hostRaw.ts")
   const { Effect } = await import("effect")
   const { runMain } = await import("@effect/platform-node/NodeRuntime")
+  const server = rawAddServer()
   runMain(Effect.gen(function*() {
     yield* Effect.promise(() => server.connect(new StdioServerTransport()))
     yield* Effect.callback<void>((resume) => {
@@ -118,10 +52,12 @@ const effectAi = async () => {
   NodeRuntime.runMain(Layer.launch(layer))
 }
 
-if (kind === "ours") await ours(await oursByTheBook())
-else if (kind === "ours-mcp-barrel") await ours(await oursFromTheBarrel())
-else if (kind === "raw") await raw(false)
-else if (kind === "effect-floor") await raw(true)
+// As the README writes it (bench/servers/hostOurs.ts): NodeRuntime from its own subpath, the
+// package's root and its stdio entry.
+if (kind === "ours") await import("./hostOurs.ts")
+else if (kind === "ours-mcp-barrel") await oursFromTheBarrel()
+else if (kind === "raw") await (await import("./hostRaw.ts")).serveRaw()
+else if (kind === "effect-floor") await effectFloor()
 else if (kind === "effect-ai") await effectAi()
 else {
   process.stderr.write(`usage: host.ts ours|raw|effect-ai|effect-floor|ours-mcp-barrel (got ${String(kind)})\n`)

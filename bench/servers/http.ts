@@ -1,7 +1,8 @@
 // A Streamable HTTP MCP server for the HTTP benchmark, run as a child process with an IPC channel:
 // `ours` (McpHttp.serve), `ours-redis` (the same, its sessions shared in the Redis at REDIS_URL,
 // answering to the names in ALLOWED_HOSTS too), `raw` (node:http + the SDK's
-// StreamableHTTPServerTransport, one SDK Server per session, as the SDK documents) or `effect-ai`
+// StreamableHTTPServerTransport, one SDK Server per session, as the SDK documents; `raw-tuned` the
+// same with the SDK's elicitation validator built lazily, as ours builds it) or `effect-ai`
 // (its `McpServer.layerHttp`; `effect-ai-2026` serves 2026-07-28 alone) or `sdk-v2` (SDK v2's `createMcpHandler`, the 2026-07-28 peer, loaded
 // only when asked for). All bind 127.0.0.1 on a free port.
 // IPC: it sends `{ type: "ready", url }`; it answers `{ type: "memory" }` (after forcing GC, when
@@ -115,6 +116,8 @@ const url = kind === "ours"
   ? await serveOurs(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
   : kind === "raw"
   ? (await serveRawHttp()).url
+  : kind === "raw-tuned"
+  ? (await serveRawHttp({ tuned: true })).url
   : kind === "effect-ai"
   ? await serveEffectAi()
   : kind === "effect-ai-2026"
@@ -123,7 +126,9 @@ const url = kind === "ours"
   ? (await (await import("../lib/sdkV2Http.ts")).serveSdkV2Http()).url
   : undefined
 if (url === undefined) {
-  process.stderr.write(`usage: http.ts ours|ours-redis|raw|effect-ai|effect-ai-2026|sdk-v2 (got ${String(kind)})\n`)
+  process.stderr.write(
+    `usage: http.ts ours|ours-redis|raw|raw-tuned|effect-ai|effect-ai-2026|sdk-v2 (got ${String(kind)})\n`
+  )
   process.exit(2)
 }
 send({ type: "ready", url })

@@ -2,7 +2,7 @@
 import { Clock, Console, Duration, Effect, Schema } from "effect"
 import type { Bundle } from "effect-surface"
 import { Client, Expose, Implementation, Resolver, Surface, Tools } from "effect-surface"
-import type { McpFace } from "effect-surface/mcp"
+import type { McpFace, McpScopes } from "effect-surface/mcp"
 import { encodePng } from "./png.ts"
 import { promptsOver } from "./prompts.ts"
 import * as BoardState from "./state.ts"
@@ -57,15 +57,26 @@ export const Stopwatch = Surface.make({
   procedures: { watch: { lap: { output: Schema.Int, description: "Record a lap and return the count." } } }
 })
 
+// Behind a resource server (AUTH_ISSUER), a token with `board:read` sees the reads and lists, and
+// `board:write` also the procedures that change the board; served without one, every caller sees all.
+const read = { scope: "board:read" } as const
+const write = { scope: "board:write" } as const
+
 export const boardExpose = Expose.make(Board, {
-  cells: { focus: true },
-  collections: { tasks: true },
-  streams: { activity: true },
-  events: { completed: true },
-  procedures: { "tasks.add": true, "tasks.complete": true, "tasks.open": true, "board.focus": true }
+  cells: { focus: read },
+  collections: { tasks: read },
+  streams: { activity: read },
+  events: { completed: read },
+  procedures: { "tasks.add": write, "tasks.complete": write, "tasks.open": read, "board.focus": write }
 })
 
-export const stopwatchExpose = Expose.make(Stopwatch, { cells: { laps: true }, procedures: { "watch.lap": true } })
+export const stopwatchExpose = Expose.make(Stopwatch, { cells: { laps: read }, procedures: { "watch.lap": write } })
+
+/** The scopes of the tools and prompts the expose map does not name. */
+export const boardScopes: McpScopes.Options = {
+  tools: { board_progress: "board:read", tasks_require: "board:read", stopwatch_wait: "board:read" },
+  prompts: Object.fromEntries(["plan_next", "review_task"].map((name) => [name, "board:read"]))
+}
 
 /** The board over its state (in memory unless given one in Redis). */
 export const makeBoardWith = (state: BoardState.BoardState) =>
@@ -203,6 +214,7 @@ const optionsFor = (typed: BoardClients): McpFace.Options<never, never, BoardCli
   tools: rootTools,
   client: Effect.succeed(typed),
   prompts: promptsOver(typed),
+  scopes: boardScopes,
   serverInfo: { name: "board", version: "0.1.0", title: "Task board" },
   instructions:
     "A task board. Tasks are resources under surface://collections/tasks; add and complete them with the tasks_* tools."

@@ -12,13 +12,14 @@
  */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Cause, Console, Effect, Logger } from "effect"
+import { Cause, Console, Context, Effect, Logger } from "effect"
 import type { Scope } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Caller from "../core/Caller.ts"
 import * as Engine from "../core/Engine.ts"
 import * as Fields from "../core/Fields.ts"
+import * as Progress from "../core/Progress.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Roster from "../core/Roster.ts"
 import { messageOf } from "../core/ToolFailure.ts"
@@ -73,11 +74,14 @@ export const wordsOf = (origin: Bundle.Origin): ReadonlyArray<string> => {
   }
 }
 
+// What a handler may ask of a shell: no questions; its progress is the command's (on stderr).
+const atTheShell = Context.omit(Progress.Progress)(Caller.none)
+
 // A name the roster no longer serves is answered as a refusal, like any other.
 const callThrough = (engine: Engine.Engine["Service"], name: string) => (args: unknown) =>
   engine.call(name, args).pipe(
     Effect.catch((refused) => Effect.succeed(ToolResult.failure(refused))),
-    Caller.detached
+    Effect.provideContext(atTheShell)
   )
 
 /**
@@ -92,11 +96,15 @@ const callThrough = (engine: Engine.Engine["Service"], name: string) => (args: u
  *
  * @since 0.1.0
  */
-export const verbs: Effect.Effect<ReadonlyArray<CliCommands.Verb>, never, Engine.Engine | Roster.Roster> = Effect.gen(
+export const verbs: Effect.Effect<
+  ReadonlyArray<CliCommands.Verb<never, Progress.Progress>>,
+  never,
+  Engine.Engine | Roster.Roster
+> = Effect.gen(
   function*() {
     const engine = yield* Engine.Engine
     const resolved = yield* (yield* Roster.Roster).current
-    return resolved.tools.map((tool): CliCommands.Verb => ({
+    return resolved.tools.map((tool): CliCommands.Verb<never, Progress.Progress> => ({
       words: wordsOf(tool.origin),
       description: tool.description,
       input: Fields.fromJsonSchema(tool.input.jsonSchema),

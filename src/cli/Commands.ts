@@ -14,6 +14,7 @@ import { Console, Data, Effect, Result, Stdio, Stream } from "effect"
 import { CliOutput, Command } from "effect/cli"
 import type * as Fields from "../core/Fields.ts"
 import type * as Json from "../core/Json.ts"
+import * as Progress from "../core/Progress.ts"
 import type * as ToolResult from "../core/ToolResult.ts"
 import * as CliFlags from "./Flags.ts"
 
@@ -159,6 +160,31 @@ export const presenter: CliOutput.Presenter = {
   }
 }
 
+/**
+ * Progress as a command line shows it while a call runs: each report a line on `stdio`'s stderr
+ * (stdout carries the answer alone), its count and message. Every verb's call has it.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Stdio } from "effect"
+ * import { Progress } from "effect-surface"
+ * import { CliCommands } from "effect-surface/cli"
+ *
+ * declare const job: Effect.Effect<string, never, Progress.Progress>
+ * const shown = Effect.flatMap(Effect.service(Stdio.Stdio), (stdio) =>
+ *   job.pipe(Effect.provideService(Progress.Progress, CliCommands.progress(stdio)))) // "… 1/3 fetched" on stderr
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const progress = (stdio: Stdio.Stdio): Progress.Progress["Service"] => ({
+  token: undefined,
+  report: (update) => {
+    const count = update.total === undefined ? `${update.progress}` : `${update.progress}/${update.total}`
+    return write(stdio.stderr(), update.message === undefined ? `… ${count}` : `… ${count} ${update.message}`)
+  }
+})
+
 // What a handler prints goes to stderr while a call runs: stdout carries the answer alone.
 const toStderr: Console.Console = {
   ...globalThis.console,
@@ -169,7 +195,7 @@ const toStderr: Console.Console = {
 }
 
 // `any` input: a command's parsed input is contravariant, and each leaf's differs.
-type Built<E, R> = Command.Command<string, any, {}, E | CallFailed, R | Stdio.Stdio>
+type Built<E, R> = Command.Command<string, any, {}, E | CallFailed, Exclude<R, Progress.Progress> | Stdio.Stdio>
 
 const leafCommand = <E, R>(name: string, verb: Verb<E, R>): Result.Result<Built<E, R>, VerbClash> =>
   Result.match(CliFlags.leaves(verb.input), {
@@ -177,10 +203,12 @@ const leafCommand = <E, R>(name: string, verb: Verb<E, R>): Result.Result<Built<
     onSuccess: (leaves) =>
       Result.succeed(
         Command.make(name, CliFlags.config(leaves), (parsed) =>
-          Effect.flatMap(
-            Effect.provideService(verb.run(CliFlags.args(leaves, parsed)), Console.Console, toStderr),
-            report
-          )).pipe(
+          Effect.flatMap(Effect.service(Stdio.Stdio), (stdio) =>
+            verb.run(CliFlags.args(leaves, parsed)).pipe(
+              Effect.provideService(Console.Console, toStderr),
+              Effect.provideService(Progress.Progress, progress(stdio)),
+              Effect.flatMap(report)
+            ))).pipe(
             Command.withDescription(verb.description)
           )
       )

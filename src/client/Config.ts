@@ -22,8 +22,10 @@ import { WiringError } from "./Errors.ts"
 import * as OptionChecks from "./internal/options.ts"
 import * as Redact from "./internal/redact.ts"
 import * as Names from "./Names.ts"
+import type * as OAuth from "./OAuth.ts"
 import type * as Policy from "./Policy.ts"
 import type * as Store from "./Store.ts"
+import type * as TokenStore from "./TokenStore.ts"
 import type { OpenTransport } from "./Transports.ts"
 
 /**
@@ -83,6 +85,8 @@ export interface StreamableHttp extends Common {
   readonly type: "streamable-http"
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Sign in with OAuth when the server asks (`McpOAuth`); the toolset's `authorize` takes the person there. */
+  readonly oauth?: OAuth.ServerOptions | undefined
 }
 
 /**
@@ -100,6 +104,8 @@ export interface Sse extends Common {
   readonly type: "sse"
   readonly url: string
   readonly headers?: Readonly<Record<string, string>> | undefined
+  /** Sign in with OAuth when the server asks (`McpOAuth`). */
+  readonly oauth?: OAuth.ServerOptions | undefined
 }
 
 /**
@@ -270,6 +276,10 @@ export interface Options<S = unknown> {
   readonly storage?: Store.Store | undefined
   /** How much of the tools' schemas a model is shown (default 20,000 tokens per server), and the tool-count cap (128). */
   readonly disclosure?: Disclosure.Options | undefined
+  /** Takes the person to an authorization URL and answers where they came back: needed by servers with `oauth`. */
+  readonly authorize?: OAuth.Authorize | undefined
+  /** Where OAuth sign-ins are kept (default: in memory, for the toolset's life). */
+  readonly tokenStore?: TokenStore.TokenStore | undefined
 }
 
 /**
@@ -354,7 +364,15 @@ const ServerSchema = Schema.Union([
     ...common,
     type: Schema.Literals(["streamable-http", "sse"]),
     url: Schema.String,
-    headers: Schema.optionalKey(Strings)
+    headers: Schema.optionalKey(Strings),
+    oauth: Schema.optionalKey(Schema.Struct({
+      clientName: Schema.NonEmptyString,
+      redirectUrl: Schema.String,
+      clientMetadataUrl: Schema.optionalKey(Schema.String),
+      clientId: Schema.optionalKey(Schema.NonEmptyString),
+      clientSecret: Schema.optionalKey(Schema.String),
+      scope: Schema.optionalKey(Schema.String)
+    }))
   }),
   Schema.Struct({ ...common, type: Schema.Literal("transport"), open: Schema.Unknown }),
   Schema.Struct({ ...common, type: Schema.Literal("local"), core: Schema.Unknown })
@@ -362,6 +380,15 @@ const ServerSchema = Schema.Union([
 const decodeServer = Schema.decodeUnknownResult(ServerSchema, { errors: "all" })
 
 const refuse = (reason: string) => Effect.fail(new WiringError({ reason }))
+
+const oauthRefusal = (oauth: OAuth.ServerOptions): string | undefined => {
+  if (!URL.canParse(oauth.redirectUrl)) return `"oauth.redirectUrl" is not a URL`
+  const document = oauth.clientMetadataUrl
+  if (document === undefined) return undefined
+  const url = URL.canParse(document) ? new URL(document) : undefined
+  return url?.protocol === "https:" && url.pathname !== "/" ? undefined
+    : `"oauth.clientMetadataUrl" must be an https URL with a path (the client's metadata document)`
+}
 
 const checkServer = (entry: unknown, index: number): Effect.Effect<Server, WiringError> => {
   const decoded = decodeServer(entry)
@@ -381,6 +408,10 @@ const checkServer = (entry: unknown, index: number): Effect.Effect<Server, Wirin
   }
   if ((server.type === "streamable-http" || server.type === "sse") && !URL.canParse(server.url)) {
     return refuse(`${label} cannot be used: "url" is not a URL`)
+  }
+  if ((server.type === "streamable-http" || server.type === "sse") && server.oauth !== undefined) {
+    const refused = oauthRefusal(server.oauth)
+    if (refused !== undefined) return refuse(`${label} cannot be used: ${refused}`)
   }
   // The decoded value is the entry itself, checked: its functions and readonly arrays kept as given.
   return Effect.succeed(entry as Server)
@@ -438,6 +469,12 @@ export const wire = <S>(
     const refused = OptionChecks.refusal(options)
     if (refused !== undefined) return yield* refuse(refused)
     const checked = yield* Effect.forEach(servers, checkServer)
+    const signsIn = checked.find((s) => (s.type === "streamable-http" || s.type === "sse") && s.oauth !== undefined)
+    if (signsIn !== undefined && typeof options.authorize !== "function") {
+      return yield* refuse(
+        `server "${signsIn.name}" signs in with oauth, so the toolset needs authorize: a function that takes the person to the authorization URL and answers the URL they came back to`
+      )
+    }
     const { collisions, keys } = Names.serverKeys(checked.map(identityOf))
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS

@@ -22,6 +22,8 @@ import * as McpToolset from "./McpToolset.ts"
 import type * as Policy from "./Policy.ts"
 import * as Store from "./Store.ts"
 import * as StoreSqlite from "./StoreSqlite.ts"
+import * as TokenStore from "./TokenStore.ts"
+import * as TokenStoreSqlite from "./TokenStoreSqlite.ts"
 
 type Awaitable<A> = A | PromiseLike<A>
 
@@ -43,7 +45,7 @@ type Awaitable<A> = A | PromiseLike<A>
  * @since 0.1.0
  */
 export interface Options<S = unknown>
-  extends Omit<Config.Options<S>, "auth" | "allowedHosts" | "policy" | "onDiagnostic">
+  extends Omit<Config.Options<S>, "auth" | "allowedHosts" | "policy" | "onDiagnostic" | "authorize">
 {
   readonly allowedHosts?:
     | ReadonlyArray<string>
@@ -53,6 +55,8 @@ export interface Options<S = unknown>
   readonly policy?: { readonly decide: (request: Policy.Request) => Awaitable<Policy.Decision> } | undefined
   readonly approve?: ((request: Approval.Request) => Awaitable<boolean>) | undefined
   readonly onDiagnostic?: ((diagnostic: Diagnostic.Diagnostic) => void) | undefined
+  /** Takes the person to an authorization URL and resolves to the URL they came back to (servers with `oauth`). */
+  readonly authorize?: ((authorizationUrl: URL) => Awaitable<URL>) | undefined
 }
 
 /**
@@ -109,7 +113,7 @@ const lift = <A>(f: () => Awaitable<A>): Effect.Effect<A, unknown> =>
   Effect.tryPromise({ try: async () => f(), catch: (e) => e })
 
 const toEffectOptions = <S>(options: Options<S>): Config.Options<S> => {
-  const { allowedHosts, approve: _approve, auth, onDiagnostic, policy, ...rest } = options
+  const { allowedHosts, approve: _approve, auth, authorize, onDiagnostic, policy, ...rest } = options
   return {
     ...rest,
     ...(allowedHosts === undefined ? {} : {
@@ -117,6 +121,7 @@ const toEffectOptions = <S>(options: Options<S>): Config.Options<S> => {
         : allowedHosts
     }),
     ...(auth === undefined ? {} : { auth: (server, context) => lift(() => auth(server, context)) }),
+    ...(authorize === undefined ? {} : { authorize: (url) => lift(() => authorize(url)) }),
     ...(policy === undefined ? {}
       : { policy: { decide: (request) => Effect.orDie(lift(() => policy.decide(request))) } }),
     ...(onDiagnostic === undefined ? {} : { onDiagnostic })
@@ -315,3 +320,45 @@ export const createSqliteMcpConnectionStore = (path: string): SqliteStore => {
  */
 export const retrustMcpServer = (store: Store.Store, serverName: string): Promise<number> =>
   Effect.runPromise(McpToolset.retrust(store, serverName))
+
+/**
+ * A SQLite token store, to pass as `tokenStore`.
+ *
+ * @example
+ * ```ts
+ * import type { McpPromise } from "effect-surface/client"
+ * declare const tokenStore: McpPromise.SqliteTokenStore
+ * await tokenStore.close()
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface SqliteTokenStore extends TokenStore.TokenStore {
+  /** Close the database; may be called more than once. */
+  readonly close: () => Promise<void>
+}
+
+/**
+ * Open (creating it with mode 0600 as needed) a SQLite token store at `path`, to pass as
+ * `tokenStore`: OAuth sign-ins then outlive the process. Throws the `TokenStoreError` when the file
+ * cannot be opened or was written by a later version.
+ *
+ * @example
+ * ```ts
+ * import { createSqliteMcpTokenStore, mcpTools } from "effect-surface/client"
+ * declare const openBrowserAndWaitForCallback: (url: URL) => Promise<URL>
+ * const tokenStore = createSqliteMcpTokenStore("tokens.db")
+ * const toolset = await mcpTools(
+ *   [{ name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp",
+ *      oauth: { clientName: "my agent", redirectUrl: "http://127.0.0.1:8765/callback" } }],
+ *   { authorize: openBrowserAndWaitForCallback, tokenStore }
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const createSqliteMcpTokenStore = (path: string): SqliteTokenStore => {
+  const runtime = ManagedRuntime.make(TokenStoreSqlite.layer(path))
+  const store = runtime.runSync(Effect.service(TokenStore.McpTokenStore))
+  return { ...store, close: () => runtime.dispose() }
+}

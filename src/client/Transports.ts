@@ -202,16 +202,22 @@ export interface HttpGuard {
   /** The hosts were allowed by default, not named: reach public addresses only (`McpHosts`). */
   readonly publicOnly?: boolean | undefined
   readonly bearer: () => string | undefined
+  /** Wraps the guarded `fetch` (an OAuth sign-in answering a 401 there). */
+  readonly wrap?: ((fetch: GuardedFetch) => GuardedFetch) | undefined
 }
 
-const guardFor = (config: HttpEntry, guard: HttpGuard) =>
-  Hosts.guardedFetch({
+type GuardedFetch = (input: string | URL, init?: RequestInit) => Promise<Response>
+
+const guardFor = (config: HttpEntry, guard: HttpGuard): GuardedFetch => {
+  const guarded = Hosts.guardedFetch({
     allowed: guard.allowed,
     publicOnly: guard.publicOnly,
     url: new URL(config.url),
     bearer: guard.bearer,
     secretHeaders: Object.keys(config.headers ?? {})
   })
+  return guard.wrap === undefined ? guarded : guard.wrap(guarded)
+}
 
 /**
  * A Streamable HTTP transport whose every request goes through the guarded `fetch`.

@@ -20,9 +20,13 @@ export * as McpDisclosure from "./Disclosure.ts"
 export * as McpDrift from "./Drift.ts"
 export * as McpStore from "./Store.ts"
 export * as McpStoreSqlite from "./StoreSqlite.ts"
+export * as McpOAuth from "./OAuth.ts"
+export * as McpTokenStore from "./TokenStore.ts"
+export * as McpTokenStoreSqlite from "./TokenStoreSqlite.ts"
 export {
   createMemoryMcpConnectionStore,
   createSqliteMcpConnectionStore,
+  createSqliteMcpTokenStore,
   mcpTools,
   rebuildMcpToolsFromStorage,
   retrustMcpServer

@@ -245,6 +245,8 @@ export interface Resource {
   readonly kind: "cell" | "collection" | "stream" | "event"
   readonly sibling: string | undefined
   readonly key: string
+  /** The scope a caller's token must hold to see and use it (the expose map's `scope`); none: any caller. */
+  readonly scope?: string | undefined
   /** The value schema of a cell, the entry schema of a stream or event, the item schema of a collection. */
   readonly schema: Surface.Shape
   /** The whole declaration, for a collection: its key schema is needed to encode a snapshot. */
@@ -280,6 +282,8 @@ export interface Template {
   readonly name: string
   readonly sibling: string | undefined
   readonly key: string
+  /** The scope a caller's token must hold to see and use it (the expose map's `scope`); none: any caller. */
+  readonly scope?: string | undefined
   readonly collection: Surface.Collection
   /** The item schema's JSON encoder. */
   readonly encode: Codec
@@ -312,6 +316,8 @@ export interface Tool {
   readonly title: string | undefined
   readonly description: string
   readonly mutates: boolean
+  /** The scope a caller's token must hold to see and call it; none: any caller. */
+  readonly scope?: string | undefined
   /** A bespoke tool's `_meta`, listed verbatim; `undefined` lists no `_meta` key. */
   readonly meta: Json.JsonObject | undefined
   /** A bespoke tool's own `annotations`, listed verbatim; `undefined` lists those `mutates` implies. */

@@ -12,6 +12,7 @@
  */
 import { Context, Effect } from "effect"
 import * as Ask from "./Ask.ts"
+import * as Identity from "./Identity.ts"
 import * as Progress from "./Progress.ts"
 
 /**
@@ -98,7 +99,8 @@ export const closeResponseStream: Effect.Effect<boolean, never, ResponseStream> 
 )
 
 /**
- * What a handler on a request path may require: `Progress`, `Ask`, `ResponseStream` and `Task`.
+ * What a handler on a request path may require: `Progress`, `Ask`, `ResponseStream`, `Task` and who
+ * is calling (`Identity`).
  *
  * @example
  * ```ts
@@ -109,13 +111,14 @@ export const closeResponseStream: Effect.Effect<boolean, never, ResponseStream> 
  *
  * @since 0.1.0
  */
-export type Services = Progress.Progress | Ask.Ask | ResponseStream | Task
+export type Services = Progress.Progress | Ask.Ask | ResponseStream | Task | Identity.Identity
 
 const noTask: Task["Service"] = { begin: Effect.void }
 
 /**
  * The services with nothing behind them: progress goes nowhere, asking fails with
- * `ClientLacksCapability`, there is no response stream to close, and no task to become.
+ * `ClientLacksCapability`, there is no response stream to close, no task to become, and the caller
+ * is the local one (`Identity.local`).
  *
  * @example
  * ```ts
@@ -131,7 +134,8 @@ const noTask: Task["Service"] = { begin: Effect.void }
 export const none: Context.Context<Services> = Context.make(Progress.Progress, Progress.none).pipe(
   Context.add(Ask.Ask, Ask.none),
   Context.add(ResponseStream, { close: Effect.succeed(false) }),
-  Context.add(Task, noTask)
+  Context.add(Task, noTask),
+  Context.add(Identity.Identity, Identity.local)
 )
 
 /**

@@ -122,6 +122,7 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
     title: procedure.title,
     description: described(procedure.description, () => `Calls ${ns}.${verb} on ${surfaceName(sibling)}.`),
     mutates,
+    scope: exposed.scope,
     meta: undefined,
     annotations: undefined,
     input: compileInput(procedure.input),
@@ -181,7 +182,8 @@ export const resolveExpose = (
             schema: collection.value,
             collection,
             encode,
-            encodeKey
+            encodeKey,
+            scope: checked.scopes.get(`${group}/${key}`)
           })
           templates.push({
             uriTemplate: `${uriOf(group, sibling, key)}/${ID}`,
@@ -191,7 +193,8 @@ export const resolveExpose = (
             collection,
             encode,
             encodeKey,
-            decodeKey: decoderOf(collection.key)
+            decodeKey: decoderOf(collection.key),
+            scope: checked.scopes.get(`${group}/${key}`)
           })
         } else {
           const member = spec[group][key]
@@ -203,7 +206,8 @@ export const resolveExpose = (
             sibling,
             key,
             schema: member.schema,
-            encode: encoderOf(member.schema)
+            encode: encoderOf(member.schema),
+            scope: checked.scopes.get(`${group}/${key}`)
           })
         }
       }

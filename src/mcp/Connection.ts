@@ -15,8 +15,6 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, Exit, Option, Scope } from "effect"
 import type * as Face from "./Face.ts"
-import * as Requests from "./modern/internal/requests.ts"
-import * as ModernTransport from "./modern/internal/transport.ts"
 import * as Wire from "./modern/Wire.ts"
 import * as Session from "./legacy/Session.ts"
 
@@ -82,6 +80,13 @@ export const opensModern = (message: unknown): boolean => {
   return typeof meta === "object" && meta !== null && Wire.meta.protocolVersion in meta
 }
 
+// The 2026 request path (nine modules), loaded when a client first opens in that revision: a host
+// starts a stdio server for every session and most still open with `initialize`, so a start does not
+// wait for modules its client may never use.
+const modernPath = Effect.promise(() =>
+  Promise.all([import("./modern/internal/requests.ts"), import("./modern/internal/transport.ts")])
+)
+
 // The transport, started already, handed to the SDK with the message it first read: starting it
 // again is a no-op, and that message is delivered first.
 const replaying = (inner: Transport, first: JSONRPCMessage): Transport => {
@@ -136,6 +141,7 @@ export const connect = (
     const serve = (first: JSONRPCMessage) =>
       opensModern(first)
         ? Effect.gen(function*() {
+          const [Requests, ModernTransport] = yield* modernPath
           const modern = yield* Requests.make(face)
           const ended = yield* ModernTransport.serve(modern, transport, first)
           yield* Deferred.succeed(opened, Option.none())

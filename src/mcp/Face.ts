@@ -35,6 +35,7 @@ import * as RequestState from "./modern/RequestState.ts"
 import type * as Logging from "./Logging.ts"
 import * as Prompts from "./Prompts.ts"
 import * as RpcError from "./RpcError.ts"
+import * as Scopes from "./Scopes.ts"
 
 /**
  * What the MCP face adds to the core's engine: how it introduces itself, what it offers beside the
@@ -72,6 +73,11 @@ export interface Settings {
   readonly caching?: Caching.Options
   /** How 2026-07-28 calls of task-capable tools run as tasks (when, how long they are kept). */
   readonly tasks?: Tasks.Options
+  /**
+   * The scopes of what the expose map does not name (bespoke tools, prompts, app resources): behind
+   * a resource server, each is shown only to callers whose token holds its scope.
+   */
+  readonly scopes?: Scopes.Options
 }
 
 /**
@@ -209,6 +215,10 @@ export interface Face {
     Caller.Services
   >
   readonly complete: (request: CompleteRequest) => Effect.Effect<Completion.Completion, RpcError.Refusal>
+  /** What one caller is shown: every list narrowed to its scopes (cached per scope set). */
+  readonly view: Scopes.Scopes["view"]
+  /** The scope a request needs (a call, a read, a prompt, a completion), if any. */
+  readonly needs: Scopes.Scopes["needs"]
   /** Whether anything serves `uri`, of either kind: a refusal naming it when nothing does. */
   readonly checkUri: (uri: string) => Effect.Effect<void, RpcError.Refusal>
   readonly readResource: (uri: string) => Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, RpcError.Refusal>
@@ -387,6 +397,11 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
       prompts: { current: SubscriptionRef.get(prompts), changes: SubscriptionRef.changes(prompts) },
       appResources: { current: SubscriptionRef.get(apps), changes: SubscriptionRef.changes(apps) }
     }
+    const scopes = Scopes.make(settings.scopes ?? {}, {
+      resolved: roster.current,
+      prompts: lists.prompts.current,
+      apps: lists.appResources.current
+    })
     const broadcaster = yield* Broadcast.make({
       roster,
       apps: lists.appResources,
@@ -424,6 +439,8 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
       getPrompt: (name, args) =>
         Effect.flatMap(promptNamed(env, name), (prompt) => Prompts.get(name, prompt, args, env.pool.use)),
       complete: complete(env),
+      view: scopes.view,
+      needs: scopes.needs,
       checkUri: checkUri(env),
       readResource: readResource(env),
       watch: watch(env),

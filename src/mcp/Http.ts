@@ -21,6 +21,8 @@ import { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Auth from "./Auth.ts"
 import * as Console from "./Console.ts"
 import * as EventStore from "./legacy/EventStore.ts"
 import * as Face from "./Face.ts"
@@ -260,9 +262,12 @@ export const serveFace = (
       keepAlive: Duration.fromInputUnsafe(options.keepAlive ?? "15 seconds"),
       cluster: Option.getOrUndefined(Option.map(shared, clusterOf))
     })
+    const resourceServer = yield* Effect.serviceOption(Auth.ResourceServer)
+    const guard = Option.map(resourceServer, (server) => Auth.guard(server, url))
     // One endpoint: its exact path is matched at once; every other URL goes through a router with
     // the one route, so the forms a router matches (a trailing slash, …) are served as they were.
     const endpoint = HttpRequest.handler({
+      ...(Option.isSome(guard) ? { auth: { guard: guard.value, needs: face.needs } } : {}),
       drain,
       allow,
       maxBodyBytes,
@@ -281,6 +286,12 @@ export const serveFace = (
     })
     const router = yield* HttpRouter.make
     yield* router.add("*", path, endpoint)
+    if (Option.isSome(guard)) {
+      const metadata = HttpServerResponse.jsonUnsafe(guard.value.metadata)
+      for (const at of Auth.metadataPaths(path)) {
+        yield* router.add("GET", at as HttpRouter.PathInput, Effect.succeed(metadata))
+      }
+    }
     const console = Option.map(operator, (console) => urlFor(host, port, console.path))
     if (Option.isSome(operator)) {
       // The wildcard route serves the page's own path too.

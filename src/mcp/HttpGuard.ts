@@ -35,6 +35,8 @@ export class Refusal extends Data.TaggedError("Refusal")<{
   readonly code: number
   readonly message: string
   readonly retryAfter?: number
+  /** A `WWW-Authenticate` challenge, for a request refused by the resource server (401, 403). */
+  readonly challenge?: string
 }> {}
 
 /**
@@ -59,6 +61,8 @@ export const respond = (refusal: Refusal): HttpServerResponse.HttpServerResponse
       ? { status: refusal.status, headers: { connection: "close" } }
       : refusal.retryAfter !== undefined
       ? { status: refusal.status, headers: { "retry-after": String(refusal.retryAfter) } }
+      : refusal.challenge !== undefined
+      ? { status: refusal.status, headers: { "www-authenticate": refusal.challenge } }
       : { status: refusal.status }
   )
 

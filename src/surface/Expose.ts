@@ -20,11 +20,26 @@ import * as Surface from "./Surface.ts"
  * ```ts
  * import type { Expose } from "effect-surface"
  * const readOnly: Expose.ProcedureEntry = { mutates: false }
+ * const guarded: Expose.ProcedureEntry = { scope: "board:write" } // shown only to tokens granted it
  * ```
  *
  * @since 0.1.0
  */
-export type ProcedureEntry = true | { readonly mutates?: boolean }
+export type ProcedureEntry = true | { readonly mutates?: boolean; readonly scope?: string }
+
+/**
+ * How one member is exposed: `true`, or `{ scope }` — shown, over an HTTP face behind a resource
+ * server, only to callers whose token holds that scope.
+ *
+ * @example
+ * ```ts
+ * import type { Expose } from "effect-surface"
+ * const entry: Expose.MemberEntry = { scope: "board:read" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type MemberEntry = true | { readonly scope: string }
 
 /**
  * The expose map of a surface: each group names the members that cross, by their spec key;
@@ -42,10 +57,10 @@ export type ProcedureEntry = true | { readonly mutates?: boolean }
  * @since 0.1.0
  */
 export interface ExposeMap<S extends Surface.Spec> {
-  readonly cells?: { readonly [K in keyof S["cells"]]?: true }
-  readonly collections?: { readonly [K in keyof S["collections"]]?: true }
-  readonly streams?: { readonly [K in keyof S["streams"]]?: true }
-  readonly events?: { readonly [K in keyof S["events"]]?: true }
+  readonly cells?: { readonly [K in keyof S["cells"]]?: MemberEntry }
+  readonly collections?: { readonly [K in keyof S["collections"]]?: MemberEntry }
+  readonly streams?: { readonly [K in keyof S["streams"]]?: MemberEntry }
+  readonly events?: { readonly [K in keyof S["events"]]?: MemberEntry }
   readonly procedures?: { readonly [K in Surface.ProcedureName<S>]?: ProcedureEntry }
 }
 
@@ -62,10 +77,10 @@ export interface ExposeMap<S extends Surface.Spec> {
  * @since 0.1.0
  */
 export interface AnyExposeMap {
-  readonly cells?: { readonly [key: string]: boolean | undefined }
-  readonly collections?: { readonly [key: string]: boolean | undefined }
-  readonly streams?: { readonly [key: string]: boolean | undefined }
-  readonly events?: { readonly [key: string]: boolean | undefined }
+  readonly cells?: { readonly [key: string]: MemberEntry | false | undefined }
+  readonly collections?: { readonly [key: string]: MemberEntry | false | undefined }
+  readonly streams?: { readonly [key: string]: MemberEntry | false | undefined }
+  readonly events?: { readonly [key: string]: MemberEntry | false | undefined }
   readonly procedures?: { readonly [name: string]: ProcedureEntry | false | undefined }
 }
 
@@ -101,6 +116,8 @@ export interface ExposedProcedure {
   readonly verb: string
   readonly procedure: Surface.Procedure
   readonly mutates: boolean
+  /** The scope a caller's token must hold to see and call it; none: every caller. */
+  readonly scope?: string | undefined
 }
 
 /**
@@ -123,6 +140,8 @@ export interface Checked {
   readonly streams: ReadonlyArray<string>
   readonly events: ReadonlyArray<string>
   readonly procedures: ReadonlyArray<ExposedProcedure>
+  /** The scope each member needs, keyed `"<group>/<key>"` (procedures: their own entry). */
+  readonly scopes: ReadonlyMap<string, string>
 }
 
 const groups = ["cells", "collections", "streams", "events", "procedures"] as const
@@ -248,23 +267,51 @@ const shown = (u: unknown): string =>
     : typeof u === "string" ? JSON.stringify(u)
     : String(u)
 
-const memberEntry = "a member is exposed by true and denied by false or by leaving it out"
+const memberEntry = "a member is exposed by true or { scope: string } and denied by false or by leaving it out"
 const procedureEntry =
-  "a procedure is exposed by true or { mutates?: boolean } and denied by false or by leaving it out"
+  "a procedure is exposed by true or { mutates?: boolean, scope?: string } and denied by false or by leaving it out"
 
 /** A procedure entry decoded: `undefined` denies, otherwise the `mutates` override (maybe none). */
-type Decoded = { readonly exposed: false } | { readonly exposed: true; readonly mutates: boolean | undefined }
+type Decoded =
+  | { readonly exposed: false }
+  | { readonly exposed: true; readonly mutates: boolean | undefined; readonly scope: string | undefined }
+
+// A scope is an RFC 6749 scope-token: printable ASCII, no space, quote or backslash.
+const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/
+
+const decodeScope = (entry: Entries): string | undefined | { readonly refused: string } => {
+  const scope = Object.hasOwn(entry, "scope") ? entry["scope"] : undefined
+  if (scope === undefined) return undefined
+  return typeof scope === "string" && scopeToken.test(scope)
+    ? scope
+    : { refused: `"scope" is ${shown(scope)}: it must be one OAuth scope (printable, no spaces or quotes)` }
+}
 
 const decodeProcedureEntry = (entry: unknown): Decoded | string => {
-  if (entry === true) return { exposed: true, mutates: undefined }
+  if (entry === true) return { exposed: true, mutates: undefined, scope: undefined }
   if (entry === false || entry === undefined) return { exposed: false }
   if (!isEntries(entry)) return `${shown(entry)} is not an entry: ${procedureEntry}`
-  const extra = Object.keys(entry).find((field) => field !== "mutates")
+  const extra = Object.keys(entry).find((field) => field !== "mutates" && field !== "scope")
   if (extra !== undefined) return `unknown field "${extra}": ${procedureEntry}`
   const mutates = Object.hasOwn(entry, "mutates") ? entry["mutates"] : undefined
   if (mutates !== undefined && typeof mutates !== "boolean")
     return `"mutates" is ${shown(mutates)}: it must be true or false`
-  return { exposed: true, mutates }
+  const scope = decodeScope(entry)
+  if (typeof scope === "object") return scope.refused
+  return { exposed: true, mutates, scope }
+}
+
+// A member's entry decoded: exposed (with its scope, maybe none), denied, or refused with a reason.
+const decodeMemberEntry = (entry: unknown): Decoded | string => {
+  if (entry === true) return { exposed: true, mutates: undefined, scope: undefined }
+  if (entry === false || entry === undefined) return { exposed: false }
+  if (!isEntries(entry)) return `${shown(entry)} is not an entry: ${memberEntry}`
+  const extra = Object.keys(entry).find((field) => field !== "scope")
+  if (extra !== undefined) return `unknown field "${extra}": ${memberEntry}`
+  const scope = decodeScope(entry)
+  if (typeof scope === "object") return scope.refused
+  if (scope === undefined) return memberEntry
+  return { exposed: true, mutates: undefined, scope }
 }
 
 /**
@@ -319,21 +366,18 @@ export const check = (
           new InvalidExposeEntry({ face, key: group, reason: `it is ${shown(entries)}, not an object of entries` })
         )
     }
+    const scopes = new Map<string, string>()
     const named = (group: Exclude<GroupName, "procedures">) =>
       Effect.gen(function*() {
         const entries = yield* entriesOf(group)
         const exposed = new Set<string>()
         for (const key of Object.keys(entries)) {
           if (!Object.hasOwn(spec[group], key)) return yield* new UnknownExposeKey({ face, group, key })
-          const entry = entries[key]
-          if (entry === true) exposed.add(key)
-          else if (entry !== false && entry !== undefined) {
-            return yield* new InvalidExposeEntry({
-              face,
-              group,
-              key,
-              reason: `${shown(entry)} is not an entry: ${memberEntry}`
-            })
+          const decoded = decodeMemberEntry(entries[key])
+          if (typeof decoded === "string") return yield* new InvalidExposeEntry({ face, group, key, reason: decoded })
+          if (decoded.exposed) {
+            exposed.add(key)
+            if (decoded.scope !== undefined) scopes.set(`${group}/${key}`, decoded.scope)
           }
         }
         return Object.keys(spec[group]).filter((key) => exposed.has(key))
@@ -343,7 +387,7 @@ export const check = (
     const streams = yield* named("streams")
     const events = yield* named("events")
     const procedureEntries = yield* entriesOf("procedures")
-    const overrides = new Map<string, boolean | undefined>()
+    const overrides = new Map<string, { readonly mutates: boolean | undefined; readonly scope: string | undefined }>()
     for (const name of Object.keys(procedureEntries)) {
       const address = Surface.splitProcedureName(name)
       if (address === undefined || Surface.procedureAt(spec, address.ns, address.verb) === undefined) {
@@ -353,17 +397,21 @@ export const check = (
       if (typeof decoded === "string") {
         return yield* new InvalidExposeEntry({ face, group: "procedures", key: name, reason: decoded })
       }
-      if (decoded.exposed) overrides.set(name, decoded.mutates)
+      if (decoded.exposed) {
+        overrides.set(name, decoded)
+        if (decoded.scope !== undefined) scopes.set(`procedures/${name}`, decoded.scope)
+      }
     }
     // Spec order, so every face lists procedures the same way whatever order the map was written in.
     const procedures = Object.entries(spec.procedures).flatMap(([ns, verbs]) =>
       Object.entries(verbs).flatMap(([verb, procedure]): ReadonlyArray<ExposedProcedure> => {
         const name = `${ns}.${verb}`
-        if (!overrides.has(name)) return []
-        return [{ ns, verb, procedure, mutates: overrides.get(name) ?? procedure.mutates ?? true }]
+        const entry = overrides.get(name)
+        if (entry === undefined) return []
+        return [{ ns, verb, procedure, mutates: entry.mutates ?? procedure.mutates ?? true, scope: entry.scope }]
       })
     )
-    return { cells, collections, streams, events, procedures }
+    return { cells, collections, streams, events, procedures, scopes }
   })
 
 /**

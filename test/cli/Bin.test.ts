@@ -52,6 +52,24 @@ describe("the effect-surface bin", () => {
       assert.match(help.stdout, /serve\s+Serve exactly the granted tools/)
     }))
 
+  it("runs with Node's compile cache on, by default under the temporary directory, so later starts read their modules compiled", () => {
+    const tmp = Fs.mkdtempSync(Path.join(Os.tmpdir(), "compile-cache-"))
+    try {
+      const { NODE_OPTIONS: _ignored, NODE_COMPILE_CACHE: _unset, ...env } = process.env
+      const ran = spawnSync(process.execPath, [binPath, "--version"], {
+        encoding: "utf8",
+        env: { ...env, TMPDIR: tmp }
+      })
+      assert.strictEqual(ran.status, 0, ran.stderr)
+      // Node's default directory: one subdirectory per Node version and V8 flags, holding the modules.
+      const cache = Path.join(tmp, "node-compile-cache")
+      const written = Fs.readdirSync(cache).flatMap((version) => Fs.readdirSync(Path.join(cache, version)))
+      assert.isAbove(written.length, 10)
+    } finally {
+      Fs.rmSync(tmp, { recursive: true, force: true })
+    }
+  })
+
   it.live.runIf(olderNode !== undefined)(
     "runs under an older system Node by re-running itself under the project's Node 24",
     () =>

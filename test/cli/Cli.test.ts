@@ -2,7 +2,7 @@
 // tools/call reaches, with the answer on stdout and a refusal's sentence on stderr.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Schema } from "effect"
-import { Surface, Tools } from "effect-surface"
+import { Progress, Surface, Tools } from "effect-surface"
 import { Cli } from "effect-surface/cli"
 import type { McpFace } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
@@ -28,6 +28,16 @@ const shopOptions: McpFace.Options = {
   core: { surface: Surface.make({}), expose: {} },
   tools: {
     place_order: shop,
+    export_all: Tools.make({
+      description: "Export everything, telling how far it got.",
+      input: Schema.Struct({}),
+      mutates: false,
+      handler: () =>
+        Progress.report({ progress: 1, total: 2, message: "exported the tasks" }).pipe(
+          Effect.andThen(Progress.report({ progress: 2, total: 2 })),
+          Effect.as("exported")
+        )
+    }),
     ping: Tools.make({
       description: "Answer pong.",
       input: Schema.Struct({}),
@@ -55,6 +65,14 @@ describe("the command-line face", () => {
       const text = listed.contents[0] !== undefined && "text" in listed.contents[0] ? listed.contents[0].text : ""
       assert.include(text, "asked by an agent")
       assert.include(text, "typed in a shell")
+    }))
+
+  it.live("a call's progress is shown on stderr as it runs, and stdout carries its answer alone", () =>
+    Effect.gen(function*() {
+      const ran = yield* runCli(Cli.run({ ...shopOptions, name: "shop" }, ["export-all"]))
+      assert.isTrue(Exit.isSuccess(ran.exit))
+      assert.strictEqual(ran.stdout, `"exported"\n`)
+      assert.strictEqual(ran.stderr, "… 1/2 exported the tasks\n… 2/2\n")
     }))
 
   it.live("a refused call prints the sentence MCP answers with on stderr, and fails", () =>

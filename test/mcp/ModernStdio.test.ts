@@ -7,19 +7,48 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Deferred, Effect, Schema } from "effect"
 import { Ask, Tools } from "effect-surface"
 import { McpConnection, McpFace } from "effect-surface/mcp"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { serverOptions } from "../../examples/board/app.ts"
 import { connect, contentOf } from "./modern.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
+const stdioArgs = ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"]
+
 const stdio = () =>
   new StdioClientTransport({
     command: process.execPath,
-    args: ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"],
+    args: stdioArgs,
     cwd: root,
     stderr: "ignore"
   })
+
+/** The stdio command started with the module-noting preload; `loaded` reads what it loaded, once it has exited. */
+const noted = Effect.gen(function*() {
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "loaded-modules-"))),
+    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+  )
+  const out = Path.join(dir, "loaded.txt")
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "./test/mcp/loadedModules.ts", ...stdioArgs],
+    cwd: root,
+    env: { ...process.env as Record<string, string>, LOADED_MODULES_OUT: out },
+    stderr: "ignore"
+  })
+  const loaded = Effect.promise(async () => {
+    for (let i = 0; i < 200 && !Fs.existsSync(out); i++) await new Promise((done) => setTimeout(done, 50))
+    return Fs.readFileSync(out, "utf8").split("\n").filter((url) => url !== "")
+  })
+  return { transport, loaded }
+})
+
+const modernRequestPath = (urls: ReadonlyArray<string>) =>
+  urls.filter((url) => /mcp\/modern\/internal\/(requests|transport)\.[jt]s$/.test(url))
 
 /** The board's face with a tool that asks and one that waits, served on an in-memory channel. */
 const inMemory = Effect.gen(function*() {
@@ -67,6 +96,28 @@ describe("MCP 2026-07-28 on one channel", () => {
       // Each process has its own board: each gets its first task.
       assert.deepStrictEqual(contentOf(b), contentOf(a))
     }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live(
+    "a stdio server loads the 2026 request path only when its client opens in 2026",
+    () =>
+      Effect.gen(function*() {
+        const loadedBy = (mode: "legacy" | "auto") =>
+          Effect.gen(function*() {
+            const { loaded, transport } = yield* noted
+            yield* Effect.scoped(Effect.gen(function*() {
+              const client = yield* connect(transport, mode)
+              const answered = yield* Effect.promise(() =>
+                client.callTool({ name: "tasks_add", arguments: { title: "one" } })
+              )
+              assert.deepStrictEqual(answered.structuredContent, { id: "t1" })
+            }))
+            return modernRequestPath(yield* loaded)
+          }).pipe(Effect.scoped)
+        assert.deepStrictEqual(yield* loadedBy("legacy"), [])
+        assert.strictEqual((yield* loadedBy("auto")).length, 2)
+      }),
+    { timeout: 60_000 }
+  )
 
   it.live("the Promise API's stdio door serves a 2026 client as its Effect door does", () =>
     Effect.gen(function*() {

@@ -78,7 +78,14 @@ describe("Expose", () => {
   it.effect("exposure is default-deny and a procedure mutates unless it or its entry says otherwise", () =>
     Effect.gen(function*() {
       const none = yield* Expose.check(Todos, {}, "mcp")
-      assert.deepStrictEqual(none, { cells: [], collections: [], streams: [], events: [], procedures: [] })
+      assert.deepStrictEqual(none, {
+        cells: [],
+        collections: [],
+        streams: [],
+        events: [],
+        procedures: [],
+        scopes: new Map()
+      })
       const some = yield* Expose.check(Todos, {
         collections: { todos: true },
         procedures: { "todo.add": true, "todo.count": true, "todo.complete": { mutates: false } }
@@ -136,7 +143,17 @@ describe("Expose", () => {
         [
           { collections: { todos: { mutates: false } } },
           { group: "collections", key: "todos" },
-          `an object is not an entry`
+          `unknown field "mutates": a member is exposed by true or { scope: string }`
+        ],
+        [
+          { cells: { filter: { scope: "has space" } } },
+          { group: "cells", key: "filter" },
+          `"scope" is "has space": it must be one OAuth scope`
+        ],
+        [
+          { procedures: { "todo.add": { scope: 7 } } },
+          { group: "procedures", key: "todo.add" },
+          `"scope" is 7: it must be one OAuth scope`
         ],
         [{ cells: null }, { key: "cells" }, `invalid group "cells": it is null`],
         [{ procedure: { "todo.add": true } }, { key: "procedure" }, `invalid group "procedure"`],

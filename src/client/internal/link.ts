@@ -37,8 +37,10 @@ import {
 } from "../Errors.ts"
 import * as Hosts from "../Hosts.ts"
 import * as Store from "../Store.ts"
+import * as TokenStore from "../TokenStore.ts"
 import * as Transports from "../Transports.ts"
 import * as Listing from "./listing.ts"
+import * as OAuthSession from "./oauthSession.ts"
 import * as Redact from "./redact.ts"
 import * as Remote from "./remote.ts"
 import type * as Stored from "./stored.ts"
@@ -96,6 +98,23 @@ const allowedHostsFor = (
   )
 }
 
+// An entry's OAuth sign-in, over the toolset's token store (or one of its own, in memory).
+const signIn = (
+  config: Config.StreamableHttp | Config.Sse,
+  options: Config.Options<any>,
+  allowed: ReadonlyArray<string>,
+  publicOnly: boolean
+): Effect.Effect<OAuthSession.Session | undefined> => {
+  const oauth = config.oauth
+  const authorize = options.authorize
+  if (oauth === undefined || authorize === undefined) return Effect.succeed(undefined)
+  return Effect.flatMap(
+    options.tokenStore === undefined ? TokenStore.makeMemory : Effect.succeed(options.tokenStore),
+    (store) =>
+      OAuthSession.make({ server: config.name, url: config.url, options: oauth, authorize, store, allowed, publicOnly })
+  )
+}
+
 // How this entry's transport is opened, or the diagnostic saying why it is not.
 const opener = (
   wired: Config.Wired<Config.Remote>,
@@ -123,8 +142,15 @@ const opener = (
           const literal = publicOnly ? Hosts.unnamedRefusal(url) : undefined
           if (literal !== undefined)
             return Effect.fail(Diagnostic.hostNotAllowed(config.name, url.host, literal.message))
-          return Effect.succeed((bearer) =>
-            Effect.succeed(Transports.openHttp(config, { allowed, publicOnly, bearer }))
+          return Effect.map(
+            signIn(config, options, allowed, publicOnly),
+            (session): Open => (bearer) =>
+              Effect.succeed(Transports.openHttp(config, {
+                allowed,
+                publicOnly,
+                bearer: session === undefined ? bearer : () => session.bearer() ?? bearer(),
+                wrap: session?.wrap
+              }))
           )
         }
       )

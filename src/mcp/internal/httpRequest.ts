@@ -15,6 +15,8 @@ import { Effect, Option } from "effect"
 import type { Scope } from "effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Identity from "../../core/Identity.ts"
+import type * as Auth from "../Auth.ts"
 import * as HttpGuard from "../HttpGuard.ts"
 import * as LegacyHttp from "../legacy/internal/http.ts"
 import * as ModernHttp from "../modern/internal/http.ts"
@@ -28,6 +30,15 @@ export interface Server {
   readonly maxBodyBytes: number
   readonly legacy: LegacyHttp.Server
   readonly modern: ModernHttp.Endpoint
+  /** The resource server every request passes, when the endpoint is served behind one. */
+  readonly auth?: {
+    readonly guard: Auth.Guard
+    /** The scope a JSON-RPC request needs, and what it is for; none for one any caller may send. */
+    readonly needs: (
+      method: string,
+      params: unknown
+    ) => Effect.Effect<{ readonly scope: string; readonly what: string } | undefined>
+  }
 }
 
 const refuse = (status: number, code: number, message: string) =>
@@ -72,6 +83,21 @@ const methodNotAllowed = HttpServerResponse.setHeader(
   "GET, POST, DELETE"
 )
 
+// Every request a body carries (one, or a batch) must be within the caller's scopes.
+const checkScopes = (auth: NonNullable<Server["auth"]>, caller: Identity.Principal, body: unknown) =>
+  Effect.forEach(Array.isArray(body) ? body : [body], (message) => {
+    if (typeof message !== "object" || message === null || !("method" in message)) return Effect.void
+    const { method, params } = message as { readonly method: unknown; readonly params?: unknown }
+    if (typeof method !== "string") return Effect.void
+    return Effect.flatMap(
+      auth.needs(method, params),
+      (needed) =>
+        needed === undefined || Identity.allows(caller, needed.scope)
+          ? Effect.void
+          : Effect.fail(auth.guard.insufficientScope(needed.scope, needed.what, caller.scopes))
+    )
+  }, { discard: true })
+
 const serve = (server: Server) =>
   Effect.gen(function*() {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -82,17 +108,26 @@ const serve = (server: Server) =>
       yield* Effect.logDebug(`MCP over HTTP refused: ${refused.value.message}`)
       return yield* refused.value
     }
+    const auth = server.auth
+    // Before anything else is read or run: a request the resource server refuses reaches nothing.
+    const caller = auth === undefined ? undefined : yield* auth.guard.authenticate(request.headers["authorization"])
     const method = request.method
     if (method !== "GET" && method !== "POST" && method !== "DELETE") return methodNotAllowed
     const era = eraOf(request)
     if (era === "modern" && method !== "POST") return ModernHttp.methodNotAllowed()
-    // A POST that names no session and no revision says which it is in its body.
-    const read = era === "undecided" ? Option.some(yield* readBody(server, request)) : Option.none()
+    // A POST that names no session and no revision says which it is in its body; behind a resource
+    // server every POST is read here, so a request its token does not reach is refused 403.
+    const read = era === "undecided" || (auth !== undefined && method === "POST")
+      ? Option.some(yield* readBody(server, request))
+      : Option.none()
+    if (auth !== undefined && caller !== undefined && Option.isSome(read)) {
+      yield* checkScopes(auth, caller, read.value)
+    }
     if (era === "modern" || (Option.isSome(read) && isModernBody(read.value))) {
       const body = Option.isSome(read) ? read.value : yield* readBody(server, request)
-      return yield* ModernHttp.post(server.modern, request, ledger, body)
+      return yield* ModernHttp.post(server.modern, request, ledger, body, caller)
     }
-    return yield* LegacyHttp.serve(server.legacy, request, ledger, read)
+    return yield* LegacyHttp.serve(server.legacy, request, ledger, read, caller)
   })
 
 /**

@@ -48,6 +48,7 @@ import {
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Duration, Effect, Exit, FiberSet, Ref, Scope } from "effect"
+import * as Identity from "../../core/Identity.ts"
 import type * as Face from "../Face.ts"
 import * as Path from "./internal/requestPath.ts"
 import * as Follower from "./internal/sessionFollow.ts"
@@ -292,11 +293,13 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
       return text === undefined ? result : { ...result, instructions: text }
     })
   }
+  // Each list is what the request's caller may see (everything, for a caller not authenticated).
+  const view = (extra: Path.Extra) => face.view(Path.callerOf(extra) ?? Identity.local)
   server.setRequestHandler(
     ListToolsRequestSchema,
-    () =>
-      handle(Effect.map(face.roster.current, (resolved): ListToolsResult => // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
-      ({ tools: resolved.advertisedTools as ListToolsResult["tools"] })))
+    (_, extra) =>
+      handle(Effect.map(view(extra), (shown): ListToolsResult => // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
+      ({ tools: shown.tools as ListToolsResult["tools"] })))
   )
   // Registered with the loose request shape: the SDK's own parse would answer a malformed call
   // (`arguments: 0`) as an internal error, where its tools/call check answers -32602 naming it.
@@ -311,11 +314,11 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
   })
   server.setRequestHandler(
     ListPromptsRequestSchema,
-    () =>
+    (_, extra) =>
       handle(
         Effect.map(
-          face.listPrompts,
-          (prompts): ListPromptsResult => ({ prompts: prompts as ListPromptsResult["prompts"] })
+          view(extra),
+          (shown): ListPromptsResult => ({ prompts: shown.prompts as ListPromptsResult["prompts"] })
         )
       )
   )
@@ -331,22 +334,22 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
   )
   server.setRequestHandler(
     ListResourcesRequestSchema,
-    () =>
+    (_, extra) =>
       handle(
         Effect.map(
-          face.listResources,
-          (resources): ListResourcesResult => ({ resources: resources as ListResourcesResult["resources"] })
+          view(extra),
+          (shown): ListResourcesResult => ({ resources: shown.resources as ListResourcesResult["resources"] })
         )
       )
   )
   server.setRequestHandler(
     ListResourceTemplatesRequestSchema,
-    () =>
+    (_, extra) =>
       handle(
         Effect.map(
-          face.listResourceTemplates,
-          (templates): ListResourceTemplatesResult => ({
-            resourceTemplates: templates as ListResourceTemplatesResult["resourceTemplates"]
+          view(extra),
+          (shown): ListResourceTemplatesResult => ({
+            resourceTemplates: shown.templates as ListResourceTemplatesResult["resourceTemplates"]
           })
         )
       )

@@ -10,6 +10,7 @@
  *
  * @internal
  */
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect, Option, Ref } from "effect"
 import type { Scope } from "effect"
@@ -18,10 +19,12 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpGuard from "../../HttpGuard.ts"
 import * as HttpDrain from "../../internal/httpDrain.ts"
+import type * as Identity from "../../../core/Identity.ts"
 import type * as EventStore from "../EventStore.ts"
 import * as HttpResponse from "../HttpResponse.ts"
 import type * as HttpSessions from "../HttpSessions.ts"
 import * as Web from "./web.ts"
+import * as Path from "./requestPath.ts"
 
 /** What every 2025 request of one served endpoint reads and counts. */
 export interface Server {
@@ -64,7 +67,8 @@ const forward = (
   server: Server,
   entry: HttpSessions.Entry,
   request: HttpServerRequest.HttpServerRequest,
-  body: Option.Option<unknown>
+  body: Option.Option<unknown>,
+  authInfo: AuthInfo | undefined
 ) =>
   Effect.tryPromise({
     try: () =>
@@ -74,7 +78,10 @@ const forward = (
           urlOf(server, request),
           Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
         ),
-        Option.isSome(body) ? { parsedBody: body.value } : undefined
+        {
+          ...(Option.isSome(body) ? { parsedBody: body.value } : {}),
+          ...(authInfo === undefined ? {} : { authInfo })
+        }
       ),
     catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
   })
@@ -215,7 +222,12 @@ const answerDropped = (entry: HttpSessions.Entry, dropped: ReadonlyArray<unknown
 }
 
 // The transport's answer to an admitted request, and what it means for the session table.
-const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, admitted: Admitted) =>
+const respond = (
+  server: Server,
+  request: HttpServerRequest.HttpServerRequest,
+  admitted: Admitted,
+  authInfo: AuthInfo | undefined
+) =>
   Effect.gen(function*() {
     const { body, entry, opening } = admitted
     const { method } = request
@@ -223,7 +235,7 @@ const respond = (server: Server, request: HttpServerRequest.HttpServerRequest, a
     // A GET of a session shared in Redis is served from there, whoever writes its events.
     const answering = method === "GET" && table.shared !== undefined
       ? table.shared.openTail(entry.id, request.headers, Ref.getUnsafe(entry.version))
-      : forward(server, entry, request, body)
+      : forward(server, entry, request, body, authInfo)
     // A client gone before its `initialize` was answered never learns the session's id.
     const web = yield* answering.pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
     // An initialize the transport refused (a batch, a bad message) opened no session; a DELETE
@@ -275,13 +287,20 @@ const written = (
 const direct = (
   server: Server,
   request: HttpServerRequest.HttpServerRequest,
-  admitted: Admitted
+  admitted: Admitted,
+  authInfo: AuthInfo | undefined
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
   const { body, dropped, entry, opening } = admitted
   if (entry.direct === undefined || opening || dropped.length > 0 || Option.isNone(body)) return undefined
   const headers = Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
   const url = urlOf(server, request)
-  const taken = entry.direct.post(body.value, headers, url, () => Web.toWebRequest(request.method, url, headers))
+  const taken = entry.direct.post(
+    body.value,
+    headers,
+    url,
+    () => Web.toWebRequest(request.method, url, headers),
+    authInfo
+  )
   if (taken === undefined) return undefined
   return Effect.flatMap(taken, (outcome) =>
     outcome._tag === "Answer"
@@ -314,18 +333,20 @@ const unread = (
 
 /**
  * Answer one request of a session (a POST, a GET or a DELETE), counted on `ledger`; `read` is its
- * body when the endpoint read it to learn its revision.
+ * body when the endpoint read it to learn its revision; `caller`, who a resource server found sent it.
  */
 export const serve = (
   server: Server,
   request: HttpServerRequest.HttpServerRequest,
   ledger: HttpDrain.Ledger,
-  read: Option.Option<unknown>
+  read: Option.Option<unknown>,
+  caller?: Identity.Principal
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal | HttpSessions.Unavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const admitted = yield* admit(server, request, ledger, read)
     if (admitted.dropped.length > 0 && Option.isSome(admitted.body) && Web.isEmpty(admitted.body.value)) {
       return answerDropped(admitted.entry, admitted.dropped)
     }
-    return yield* (direct(server, request, admitted) ?? respond(server, request, admitted))
+    const authInfo = caller === undefined ? undefined : Path.authInfoOf(caller)
+    return yield* (direct(server, request, admitted, authInfo) ?? respond(server, request, admitted, authInfo))
   })

@@ -16,6 +16,7 @@
  *
  * @since 0.1.0
  */
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js"
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
@@ -45,7 +46,8 @@ export interface Direct extends Transport {
     body: unknown,
     headers: Readonly<Record<string, string>>,
     url: string,
-    request: () => Request
+    request: () => Request,
+    authInfo?: AuthInfo
   ) => Effect.Effect<Outcome> | undefined
 }
 
@@ -53,6 +55,7 @@ interface Waiting {
   readonly id: RequestId
   readonly message: JSONRPCMessage
   readonly request: () => Request
+  readonly authInfo: AuthInfo | undefined
   resume: ((outcome: Outcome) => void) | undefined
   /** Set once the request is the SDK transport's: settled when that transport has taken it. */
   handedOver: Promise<void> | undefined
@@ -137,7 +140,10 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
   const handOver = (entry: Waiting): Promise<void> => {
     if (entry.handedOver !== undefined) return entry.handedOver
     entry.handing = true
-    entry.handedOver = sdk.handleRequest(entry.request(), { parsedBody: entry.message }).then(
+    entry.handedOver = sdk.handleRequest(entry.request(), {
+      parsedBody: entry.message,
+      ...(entry.authInfo === undefined ? {} : { authInfo: entry.authInfo })
+    }).then(
       (response) => {
         if (entry.abandoned) void response.body?.cancel().catch(() => undefined)
         else settle(entry, { _tag: "Stream", response })
@@ -155,10 +161,12 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
   const extraFor = (entry: Waiting, headers: Readonly<Record<string, string>>, url: string): MessageExtraInfo => {
     const version = headers["mcp-protocol-version"] ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION
     const requestInfo = { headers, url: new URL(url) }
+    const authInfo = entry.authInfo === undefined ? {} : { authInfo: entry.authInfo }
     // Offered where the SDK's transport offers them: a stream its client can resume.
-    if (version < "2025-11-25") return { requestInfo }
+    if (version < "2025-11-25") return { requestInfo, ...authInfo }
     return {
       requestInfo,
+      ...authInfo,
       closeSSEStream: () => {
         if (waiting.get(entry.id) === entry) void handOver(entry).then(() => sdk.closeSSEStream(entry.id))
       },
@@ -166,7 +174,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
     }
   }
 
-  const post: Direct["post"] = (body, headers, url, request) => {
+  const post: Direct["post"] = (body, headers, url, request, authInfo) => {
     const message = plainRequest(body)
     if (message === undefined || closed || sdk.sessionId === undefined || !acceptable(headers)) return undefined
     if (waiting.has(message.id) || viaSdk.has(message.id) || direct.onmessage === undefined) return undefined
@@ -176,6 +184,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
         id: message.id,
         message,
         request,
+        authInfo,
         resume: (outcome) => resume(Effect.succeed(outcome)),
         handedOver: undefined,
         handing: false,

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import type {
@@ -17,6 +18,7 @@ import { Cause, Context, Duration, Effect, Exit, Fiber, FiberSet, Option, Queue,
 import * as Ask from "../../../core/Ask.ts"
 import * as Caller from "../../../core/Caller.ts"
 import type * as Elicitation from "../../../core/Elicitation.ts"
+import * as Identity from "../../../core/Identity.ts"
 import * as Progress from "../../../core/Progress.ts"
 import { messageOf } from "../../../core/ToolFailure.ts"
 import * as Logging from "../../Logging.ts"
@@ -213,7 +215,9 @@ const requestServices = (server: Server): Context.Context<Caller.Services> =>
     }),
     Context.add(Progress.Progress, Progress.none),
     // A 2025 session has no tasks: a call that would begin one goes on as it was.
-    Context.add(Caller.Task, { begin: Effect.void })
+    Context.add(Caller.Task, { begin: Effect.void }),
+    // Each request that came with a verified token names its own caller (see `serve`).
+    Context.add(Identity.Identity, Identity.local)
   )
 
 // The request path's context at a level: the session's, its log lines forwarded at that level, and
@@ -255,13 +259,33 @@ export const serve = <A>(
     ),
     (progress) => Effect.provideService(effect, Progress.Progress, progress)
   )
+  const at = Context.add(forwardingAt(session, Ref.getUnsafe(session.level)), CurrentRequest, pending)
+  const caller = callerOf(extra)
   return handleIn(
     session,
-    Context.add(forwardingAt(session, Ref.getUnsafe(session.level)), CurrentRequest, pending),
+    caller === undefined ? at : Context.add(at, Identity.Identity, caller),
     reporting,
     pending
   )
 }
+
+/**
+ * The caller a resource server verified for this request, handed to the SDK's transport with it
+ * (`authInfo`); none where the request came unauthenticated.
+ */
+export const callerOf = (extra: { readonly authInfo?: { readonly extra?: Record<string, unknown> } }) =>
+  extra.authInfo?.extra?.["caller"] as Identity.Principal | undefined
+
+/**
+ * What the SDK's transport is handed with a request a resource server verified: the caller, and
+ * never the token (the SDK's field is left empty, so nothing downstream can log or forward it).
+ */
+export const authInfoOf = (caller: Identity.Principal): AuthInfo => ({
+  token: "",
+  clientId: caller.clientId,
+  scopes: [...caller.scopes],
+  extra: { caller }
+})
 
 /** Serve a request that needs none of the request services. */
 export const handle = <A>(session: Session, effect: Effect.Effect<A, RpcError.Refusal>): A | Promise<A> =>

@@ -13,6 +13,7 @@ import { Context, Deferred, Effect, Exit, Result } from "effect"
 import type { Fiber } from "effect"
 import * as Ask from "../../../core/Ask.ts"
 import * as Caller from "../../../core/Caller.ts"
+import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import * as Progress from "../../../core/Progress.ts"
 import * as Logging from "../../Logging.ts"
@@ -29,6 +30,8 @@ export type Notify = (notification: Json.JsonObject) => void
 export interface Round {
   readonly notify: Notify
   readonly envelope: Wire.Envelope
+  /** Who sent the request (the local caller where nothing was verified). */
+  readonly caller?: Identity.Principal
 }
 
 /** A question asked and not yet answered. */
@@ -50,6 +53,8 @@ export interface Call {
   /** Named, and entered in the table, when it first parks: most calls never do. */
   id: string | undefined
   readonly target: string
+  /** Who started the call: its handler's `Identity`, and the owner of the task it may become. */
+  readonly caller: Identity.Principal
   /** The number of `input_required` answers issued so far: a state answers the last one. */
   round: number
   /** The request driving the call now; none while it is parked. */
@@ -217,6 +222,7 @@ export const services = (context: Context.Context<never>, call: Call): Context.C
     Context.make(Ask.Ask, noting(call, Ask.make(channel(call)))).pipe(
       Context.add(Progress.Progress, progress),
       Context.add(Caller.ResponseStream, { close: Effect.succeed(false) }),
+      Context.add(Identity.Identity, call.caller),
       Context.add(Caller.Task, {
         begin: Effect.sync(() => {
           if (call.begin === undefined) call.beginAsked = true

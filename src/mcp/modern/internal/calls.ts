@@ -19,6 +19,7 @@
 import { Cause, Context, Effect, Exit, Fiber, FiberSet, Option, Result } from "effect"
 import type { Duration, Scope } from "effect"
 import * as Crypto from "node:crypto"
+import * as Identity from "../../../core/Identity.ts"
 import * as Caller from "../../../core/Caller.ts"
 import type * as Json from "../../../core/Json.ts"
 import { messageOf } from "../../../core/ToolFailure.ts"
@@ -314,6 +315,7 @@ const start = (table: Table) =>
     const call: Asking.Call = {
       id: undefined,
       target,
+      caller: round.caller ?? Identity.local,
       round: 0,
       // The handler starts on this request: what it sends at once goes to it.
       current: round,

@@ -18,6 +18,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Redis from "effect/persistence/Redis"
 import type * as Json from "../../../core/Json.ts"
 import type * as Face from "../../Face.ts"
+import type * as Identity from "../../../core/Identity.ts"
 import * as HttpGuard from "../../HttpGuard.ts"
 import * as HttpDrain from "../../internal/httpDrain.ts"
 import * as RequestState from "../RequestState.ts"
@@ -234,7 +235,8 @@ export const post = (
   endpoint: Endpoint,
   request: HttpServerRequest.HttpServerRequest,
   ledger: HttpDrain.Ledger,
-  read: unknown
+  read: unknown,
+  caller?: Identity.Principal
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal, Scope.Scope> =>
   Effect.gen(function*() {
     const incoming = Wire.classify(read)
@@ -274,5 +276,5 @@ export const post = (
       endpoint.maxInFlight
     )
     if (admitted === undefined) return yield* busy(endpoint.maxInFlight)
-    return yield* answered(endpoint, incoming, checked.success)
+    return yield* answered(endpoint, caller === undefined ? incoming : { ...incoming, caller }, checked.success)
   })

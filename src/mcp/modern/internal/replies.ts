@@ -4,6 +4,7 @@
  *
  * @internal
  */
+import type * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as RpcError from "../../RpcError.ts"
 import * as Wire from "../Wire.ts"
@@ -23,6 +24,8 @@ export interface Request {
   readonly id: Wire.Id
   readonly method: string
   readonly params: { readonly [key: string]: unknown }
+  /** Who sent it, where a resource server verified its token; otherwise the local caller. */
+  readonly caller?: Identity.Principal
 }
 
 /**

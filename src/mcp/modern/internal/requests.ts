@@ -15,6 +15,7 @@ import { Effect, Result } from "effect"
 import type { Scope } from "effect"
 import * as Crypto from "node:crypto"
 import type * as Json from "../../../core/Json.ts"
+import * as Identity from "../../../core/Identity.ts"
 import type * as Face from "../../Face.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
 import * as RpcError from "../../RpcError.ts"
@@ -217,6 +218,8 @@ export const check = (
   return Result.succeed(envelope.success)
 }
 
+const callerOf = (request: Request) => request.caller ?? Identity.local
+
 /**
  * Answer one request whose envelope `check` accepted; `notify` takes the notifications that belong
  * to it (progress, log lines), sent before the answer.
@@ -232,20 +235,33 @@ export const answer = (
   switch (method) {
     case "server/discover":
       return discover(modern, id)
+    // Each list is what the request's caller may see (everything, for a caller not authenticated).
     case "tools/list":
+      return listed(modern, id, "tools", "tools", Effect.map(face.view(callerOf(request)), (shown) => shown.tools))
+    case "resources/list":
       return listed(
         modern,
         id,
-        "tools",
-        "tools",
-        Effect.map(face.roster.current, (resolved) => resolved.advertisedTools)
+        "resources",
+        "resources",
+        Effect.map(face.view(callerOf(request)), (shown) => shown.resources)
       )
-    case "resources/list":
-      return listed(modern, id, "resources", "resources", face.listResources)
     case "resources/templates/list":
-      return listed(modern, id, "resourceTemplates", "resources", face.listResourceTemplates)
+      return listed(
+        modern,
+        id,
+        "resourceTemplates",
+        "resources",
+        Effect.map(face.view(callerOf(request)), (shown) => shown.templates)
+      )
     case "prompts/list":
-      return listed(modern, id, "prompts", "prompts", face.listPrompts)
+      return listed(
+        modern,
+        id,
+        "prompts",
+        "prompts",
+        Effect.map(face.view(callerOf(request)), (shown) => shown.prompts)
+      )
     case "completion/complete":
       return complete(modern, id, params as Json.JsonObject)
     case "tools/call":

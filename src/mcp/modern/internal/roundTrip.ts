@@ -10,6 +10,7 @@
  */
 import { Effect, Result } from "effect"
 import type * as Bundle from "../../../core/Bundle.ts"
+import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as Face from "../../Face.ts"
 import { Peer } from "../../internal/peer.ts"
@@ -137,7 +138,7 @@ const rounds = (
   const { id, method, params } = request
   const { args, frame, job, name } = target
   const digest = RequestState.targetOf(method, name, args)
-  const round = { notify, envelope }
+  const round = { notify, envelope, caller: request.caller ?? Identity.local }
   const state = params["requestState"]
   const outcome = state === undefined
     ? modern.calls.start(job, digest, responses, round, support)

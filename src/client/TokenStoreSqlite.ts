@@ -1,0 +1,174 @@
+/**
+ * The token store on SQLite, through `node:sqlite`: sign-ins that outlive the process, in a file
+ * only its owner can read.
+ *
+ * The file is created with mode 0600 before SQLite opens it (SQLite would create it with the
+ * process's umask, usually world-readable), and a file that already exists is left as its owner
+ * set it. One table, `mcp_oauth_credentials`, one row per server and issuer, the credentials as
+ * JSON text read back through `McpTokenStore.CredentialsSchema`; `saved` orders a server's rows, so
+ * the latest is the one its requests carry. Schema version in `PRAGMA user_version`.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Layer, Predicate, Result } from "effect"
+import type { Scope } from "effect"
+import * as Fs from "node:fs"
+import type { DatabaseSync } from "node:sqlite"
+import { messageOf } from "../core/ToolFailure.ts"
+import { type Credentials, McpTokenStore, toCredentials, type TokenStore, TokenStoreError } from "./TokenStore.ts"
+
+/**
+ * The schema version this module writes and reads.
+ *
+ * @example
+ * ```ts
+ * import { McpTokenStoreSqlite } from "effect-surface/client"
+ * McpTokenStoreSqlite.SCHEMA_VERSION // 1
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const SCHEMA_VERSION = 1
+
+const CREATE = `CREATE TABLE mcp_oauth_credentials (
+  server TEXT NOT NULL,
+  issuer TEXT NOT NULL,
+  credentials TEXT NOT NULL,
+  saved INTEGER NOT NULL,
+  PRIMARY KEY (server, issuer)
+) STRICT`
+
+// The reason of a failure never quotes a statement's arguments, so never a credential.
+const attempt = <A>(operation: string, run: () => A): Effect.Effect<A, TokenStoreError> =>
+  Effect.try({
+    try: run,
+    catch: (error) =>
+      // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment
+      Predicate.isTagged(error, "TokenStoreError") ? error as TokenStoreError
+        : new TokenStoreError({ operation, reason: messageOf(error) })
+  })
+
+const versionOf = (db: DatabaseSync): number => Number(db.prepare("PRAGMA user_version").get()?.["user_version"] ?? 0)
+
+const migrate = (db: DatabaseSync): void => {
+  db.exec("BEGIN IMMEDIATE")
+  try {
+    if (versionOf(db) === 0) {
+      db.exec(CREATE)
+      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
+    }
+    db.exec("COMMIT")
+  } catch (error) {
+    db.exec("ROLLBACK")
+    throw error
+  }
+}
+
+// A new file is created readable and writable by its owner only, before SQLite writes a byte to it.
+const createPrivate = (path: string): void => {
+  if (path === ":memory:" || Fs.existsSync(path)) return
+  Fs.closeSync(Fs.openSync(path, "wx", 0o600))
+}
+
+const open = (path: string): Effect.Effect<DatabaseSync, TokenStoreError> =>
+  attempt(`open ${path}`, () => {
+    createPrivate(path)
+    const db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(path)
+    try {
+      db.exec("PRAGMA busy_timeout = 5000")
+      if (versionOf(db) < SCHEMA_VERSION) migrate(db)
+      const version = versionOf(db)
+      if (version !== SCHEMA_VERSION) {
+        throw new Error(
+          `its schema is version ${version}, written by a later version of this package; this one reads version ${SCHEMA_VERSION}`
+        )
+      }
+      return db
+    } catch (error) {
+      db.close()
+      throw error
+    }
+  })
+
+const credentialsOf = (text: unknown, operation: string): Credentials => {
+  const checked = toCredentials(typeof text === "string" ? JSON.parse(text) : undefined, operation)
+  if (Result.isFailure(checked)) throw checked.failure
+  return checked.success
+}
+
+const SELECT = "SELECT server, issuer, credentials FROM mcp_oauth_credentials"
+const UPSERT = `INSERT INTO mcp_oauth_credentials (server, issuer, credentials, saved)
+  VALUES (?, ?, ?, (SELECT coalesce(max(saved), 0) + 1 FROM mcp_oauth_credentials))
+  ON CONFLICT (server, issuer) DO UPDATE SET credentials = excluded.credentials, saved = excluded.saved`
+
+const storeOver = (db: DatabaseSync): TokenStore => ({
+  get: (server, issuer) =>
+    attempt(`read the credentials of ${server}`, () => {
+      const row = db.prepare(`${SELECT} WHERE server = ? AND issuer = ?`).get(server, issuer)
+      return row === undefined ? undefined : credentialsOf(row["credentials"], `read the credentials of ${server}`)
+    }),
+  latest: (server) =>
+    attempt(`read the credentials of ${server}`, () => {
+      const row = db.prepare(`${SELECT} WHERE server = ? ORDER BY saved DESC LIMIT 1`).get(server)
+      return row === undefined ? undefined : {
+        server,
+        issuer: String(row["issuer"]),
+        credentials: credentialsOf(row["credentials"], `read the credentials of ${server}`)
+      }
+    }),
+  save: (entry) =>
+    Effect.flatMap(
+      Effect.fromResult(toCredentials(entry.credentials, `save the credentials of ${entry.server}`)),
+      (credentials) =>
+        attempt(
+          `save the credentials of ${entry.server}`,
+          () => void db.prepare(UPSERT).run(entry.server, entry.issuer, JSON.stringify(credentials))
+        )
+    ),
+  remove: (server, issuer) =>
+    attempt(`remove the credentials of ${server}`, () =>
+      issuer === undefined
+        ? void db.prepare("DELETE FROM mcp_oauth_credentials WHERE server = ?").run(server)
+        : void db.prepare("DELETE FROM mcp_oauth_credentials WHERE server = ? AND issuer = ?").run(server, issuer))
+})
+
+/**
+ * Open (creating it with mode 0600, and migrating, as needed) the token store at `path` in the
+ * current scope; the scope's end closes the database.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpTokenStoreSqlite, McpToolset } from "effect-surface/client"
+ * declare const authorize: (url: URL) => Effect.Effect<URL>
+ * const program = Effect.scoped(Effect.gen(function*() {
+ *   const tokenStore = yield* McpTokenStoreSqlite.make("tokens.db")
+ *   return yield* McpToolset.make(
+ *     [{ name: "docs", type: "streamable-http", url: "https://mcp.example.com/mcp",
+ *        oauth: { clientName: "my agent", redirectUrl: "http://127.0.0.1:8765/callback" } }],
+ *     { authorize, tokenStore }
+ *   )
+ * }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = (path: string): Effect.Effect<TokenStore, TokenStoreError, Scope.Scope> =>
+  Effect.map(Effect.acquireRelease(open(path), (db) => Effect.sync(() => db.isOpen && db.close())), storeOver)
+
+/**
+ * The SQLite token store as a layer.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpTokenStore, McpTokenStoreSqlite } from "effect-surface/client"
+ * const program = Effect.flatMap(Effect.service(McpTokenStore.McpTokenStore), (s) => s.latest("x")).pipe(
+ *   Effect.provide(McpTokenStoreSqlite.layer("tokens.db"))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (path: string): Layer.Layer<McpTokenStore, TokenStoreError> =>
+  Layer.effect(McpTokenStore, make(path))

@@ -1,0 +1,220 @@
+/**
+ * One server's OAuth sign-in, at the `fetch` its transport sends through: the bearer of the moment
+ * on every request, a sign-in on a 401, a step-up on a 403 `insufficient_scope`, and the request
+ * sent again once it is done.
+ *
+ * Sign-ins are taken one at a time (a semaphore): requests refused together wait for the one
+ * sign-in, then go again with its token. An access token past its expiry is refreshed before the
+ * request leaves. A step-up asks for the scopes held and those demanded, at most
+ * `OAuth.MAX_STEP_UPS` times a request, and never for scopes already asked for: a server that
+ * keeps refusing gets its 403 back, not a loop of sign-ins. The SDK (`@modelcontextprotocol/client`)
+ * is loaded with the first sign-in, so a toolset that signs in to nothing needs none of it.
+ */
+import type * as Sdk from "@modelcontextprotocol/client"
+import { Clock, Effect, MutableRef, Semaphore } from "effect"
+import { messageOf } from "../../core/ToolFailure.ts"
+import * as Hosts from "../Hosts.ts"
+import * as OAuth from "../OAuth.ts"
+import type * as TokenStore from "../TokenStore.ts"
+import * as Provider from "./oauthProvider.ts"
+import * as Redact from "./redact.ts"
+
+type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>
+
+let sdk: Promise<typeof Sdk> | undefined
+const loadSdk = () => sdk ??= import("@modelcontextprotocol/client")
+
+/**
+ * What a server's sign-in needs: the entry's name and URL, its `oauth` options, the toolset's
+ * `authorize` and token store, and the hosts its authorization server may be reached at.
+ */
+export interface Env {
+  readonly server: string
+  readonly url: string
+  readonly options: OAuth.ServerOptions
+  readonly authorize: OAuth.Authorize
+  readonly store: TokenStore.TokenStore
+  readonly allowed: ReadonlyArray<string>
+  readonly publicOnly: boolean
+}
+
+/**
+ * A server's sign-in: the bearer its requests carry, and the wrapper its transport's `fetch` goes
+ * through.
+ */
+export interface Session {
+  readonly bearer: () => string | undefined
+  readonly wrap: (next: Fetch) => Fetch
+}
+
+interface Challenge {
+  readonly resourceMetadataUrl?: URL | undefined
+  readonly scope?: string | undefined
+  readonly error?: string | undefined
+}
+
+const failed = (server: string) => (error: unknown) =>
+  error instanceof OAuth.SignInFailed ? error
+    : new OAuth.SignInFailed({ server, reason: Redact.text(messageOf(error)) })
+
+// The authorization server's requests: each host checked like the server's own (with no
+// allowedHosts, any host at a public address), no bearer, and redirects checked at every hop.
+const authorizationFetch = (env: Env): Fetch => (input, init) => {
+  const url = new URL(input)
+  return Hosts.guardedFetch({
+    allowed: env.publicOnly ? [url.host] : env.allowed,
+    publicOnly: env.publicOnly,
+    url,
+    bearer: () => undefined,
+    secretHeaders: []
+  })(url, init)
+}
+
+// The URL the person came back to, checked: ours, with our state, carrying a code.
+const codeFrom = (back: URL, options: OAuth.ServerOptions, state: string) => {
+  const expected = new URL(options.redirectUrl)
+  if (back.origin !== expected.origin || back.pathname !== expected.pathname) {
+    return Effect.fail(`the authorization answered a URL other than the redirectUrl`)
+  }
+  const error = back.searchParams.get("error")
+  if (error !== null) return Effect.fail(`the authorization server refused the authorization (${error})`)
+  if (back.searchParams.get("state") !== state) {
+    return Effect.fail("the authorization answer's state is not this sign-in's, so it was not used")
+  }
+  const code = back.searchParams.get("code")
+  return code === null ? Effect.fail("the authorization answer carries no code") : Effect.succeed(code)
+}
+
+const covers = (sdkModule: typeof Sdk, held: string | undefined, wanted: string | undefined) =>
+  !sdkModule.isStrictScopeSuperset(wanted, held)
+
+/**
+ * A server's sign-in, starting from what the store holds for it.
+ */
+export const make = (env: Env): Effect.Effect<Session> =>
+  Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    const run = Effect.runPromiseWith(context)
+    const current = MutableRef.make<Provider.Current | undefined>(undefined)
+    const asked = MutableRef.make<string | undefined>(undefined)
+    const permit = yield* Semaphore.make(1)
+    const asFetch = authorizationFetch(env)
+    const providerEnv: Provider.Env = {
+      url: env.url,
+      options: env.options,
+      store: env.store,
+      current,
+      run: (effect) => run(effect),
+      now: () => Date.now()
+    }
+    let loaded = false
+    const load = Effect.suspend(() =>
+      loaded ? Effect.void : Effect.map(Effect.orElseSucceed(env.store.latest(env.url), () => undefined), (entry) => {
+        loaded = true
+        if (MutableRef.get(current) === undefined) {
+          MutableRef.set(current, Provider.currentOf(entry?.credentials.tokens, entry?.credentials.expiresAt))
+        }
+      })
+    )
+
+    const auth = (sdkModule: typeof Sdk, provider: Sdk.OAuthClientProvider, options: Sdk.AuthOptions) =>
+      Effect.tryPromise({ try: () => sdkModule.auth(provider, options), catch: failed(env.server) })
+
+    // One attempt: the SDK's steps until it answers REDIRECT, the person through `authorize`, then
+    // the code exchanged. A refresh ends at the first answer.
+    const attempt = (challenge: Challenge, scope: string | undefined, force: boolean) =>
+      Effect.gen(function*() {
+        const sdkModule = yield* Effect.tryPromise({ try: loadSdk, catch: failed(env.server) })
+        const state = Provider.attempt()
+        const provider = Provider.make(providerEnv, state)
+        const common = {
+          serverUrl: env.url,
+          fetchFn: asFetch,
+          ...(challenge.resourceMetadataUrl === undefined ? {}
+            : { resourceMetadataUrl: challenge.resourceMetadataUrl }),
+          ...(scope === undefined ? {} : { scope })
+        }
+        if (scope !== undefined) MutableRef.set(asked, scope)
+        const first = yield* auth(sdkModule, provider, { ...common, forceReauthorization: force })
+        if (first === "AUTHORIZED") return
+        const url = state.authorizationUrl
+        if (url === undefined)
+          return yield* new OAuth.SignInFailed({ server: env.server, reason: "no authorization URL was made" })
+        const back = yield* Effect.mapError(env.authorize(url), (e) =>
+          new OAuth.SignInFailed({
+            server: env.server,
+            reason: `the authorization did not complete (${messageOf(e)})`
+          }))
+        const code = yield* Effect.mapError(
+          codeFrom(back, env.options, state.state),
+          (reason) => new OAuth.SignInFailed({ server: env.server, reason })
+        )
+        const iss = back.searchParams.get("iss")
+        yield* auth(sdkModule, provider, { ...common, authorizationCode: code, ...(iss === null ? {} : { iss }) })
+      })
+
+    // A sign-in unless another one already replaced the token the refused request carried.
+    const signIn = (challenge: Challenge, sent: string | undefined, scope: string | undefined, force: boolean) =>
+      permit.withPermits(1)(
+        Effect.suspend(() =>
+          !force && MutableRef.get(current)?.token !== sent && MutableRef.get(current) !== undefined
+            ? Effect.void
+            : attempt(challenge, scope, force)
+        )
+      )
+
+    const challengeOf = (response: Response) =>
+      Effect.map(
+        Effect.promise(loadSdk),
+        (sdkModule) => ({ sdkModule, challenge: sdkModule.extractWWWAuthenticateParams(response) })
+      )
+
+    const send = (next: Fetch, input: string | URL, init: RequestInit | undefined) =>
+      Effect.tryPromise({ try: () => next(input, init), catch: (e) => e })
+
+    const discard = (response: Response) => Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
+
+    // Before a request leaves: an access token past its expiry is refreshed while it can be.
+    const fresh = Effect.gen(function*() {
+      yield* load
+      const now = yield* Clock.currentTimeMillis
+      const held = MutableRef.get(current)
+      if (held?.expiresAt !== undefined && held.expiresAt <= now && held.refreshable) {
+        yield* Effect.ignore(signIn({}, held.token, undefined, false))
+      }
+    })
+
+    const request = (next: Fetch, input: string | URL, init: RequestInit | undefined) =>
+      Effect.gen(function*() {
+        yield* fresh
+        let sent = MutableRef.get(current)?.token
+        let response = yield* send(next, input, init)
+        if (response.status === 401) {
+          const { challenge, sdkModule } = yield* challengeOf(response)
+          yield* discard(response)
+          const scope = challenge.scope === undefined ? undefined
+            : sdkModule.computeScopeUnion(MutableRef.get(current)?.scope, challenge.scope)
+          yield* signIn(challenge, sent, scope, false)
+          sent = MutableRef.get(current)?.token
+          response = yield* send(next, input, init)
+        }
+        for (let stepUps = 0; response.status === 403 && stepUps < OAuth.MAX_STEP_UPS; stepUps++) {
+          const { challenge, sdkModule } = yield* challengeOf(response)
+          if (challenge.error !== "insufficient_scope") break
+          const held = sdkModule.computeScopeUnion(MutableRef.get(current)?.scope, MutableRef.get(asked))
+          const wanted = sdkModule.computeScopeUnion(held, challenge.scope)
+          // Asking again for scopes already asked for cannot change the answer.
+          if (covers(sdkModule, held, wanted)) break
+          yield* discard(response)
+          yield* signIn(challenge, sent, wanted, true)
+          sent = MutableRef.get(current)?.token
+          response = yield* send(next, input, init)
+        }
+        return response
+      })
+
+    return {
+      bearer: () => MutableRef.get(current)?.token,
+      wrap: (next) => (input, init) => run(request(next, input, init))
+    }
+  })

@@ -1,0 +1,404 @@
+/**
+ * Checking a bearer token, as a service the user provides or swaps.
+ *
+ * A resource server must know, for each request, whether its token was issued by the authorization
+ * server it trusts, for this resource, and still holds — and it must not decide that itself in
+ * three places. So verification is one service with three implementations: JWTs checked against
+ * the issuer's keys found through its metadata (`layerJwt`, the default, using `jose`), asking the
+ * issuer through token introspection (`layerIntrospection`, RFC 7662), and a fixed table for tests
+ * (`layerTest`). Every one answers a token it cannot accept with `InvalidToken` (a 401) and an
+ * issuer it cannot reach with `VerifierUnavailable` (a refusal, never an open door). The token
+ * itself is never logged, kept or put in a message.
+ *
+ * @since 0.1.0
+ */
+import { Clock, Context, Data, Duration, Effect, Layer, Option, Ref, Semaphore } from "effect"
+import * as Jose from "jose"
+import * as Identity from "../core/Identity.ts"
+import * as Discovery from "./internal/authDiscovery.ts"
+
+/**
+ * A token this resource server does not accept: malformed, expired, not yet valid, for another
+ * audience, from another issuer, signed with an algorithm or key it does not trust.
+ *
+ * @example
+ * ```ts
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ * const refused = new McpTokenVerifier.InvalidToken({ reason: "the token has expired" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class InvalidToken extends Data.TaggedError("InvalidToken")<{ readonly reason: string }> {
+  override get message(): string {
+    return `the bearer token was refused: ${this.reason}`
+  }
+}
+
+/**
+ * The authorization server could not be asked (down, slow, answering nonsense): no token can be
+ * checked, so none is accepted.
+ *
+ * @example
+ * ```ts
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ * const down = new McpTokenVerifier.VerifierUnavailable({ issuer: "https://auth.example.com", reason: "connection refused" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class VerifierUnavailable extends Data.TaggedError("VerifierUnavailable")<{
+  readonly issuer: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `the authorization server ${this.issuer} could not be reached to check the token (${this.reason}), so the request is refused`
+  }
+}
+
+/**
+ * Verifies a bearer token for one resource (its audience) and says who it names.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ *
+ * const who = (token: string) =>
+ *   Effect.flatMap(McpTokenVerifier.TokenVerifier.asEffect(), (verifier) => verifier.verify(token, "https://mcp.example.com/mcp"))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class TokenVerifier extends Context.Service<TokenVerifier, {
+  /** The authorization server whose tokens are accepted (named in the protected-resource metadata). */
+  readonly issuer: string
+  readonly verify: (
+    token: string,
+    audience: string
+  ) => Effect.Effect<Identity.Principal, InvalidToken | VerifierUnavailable>
+}>()("effect-surface/McpTokenVerifier") {}
+
+/**
+ * The algorithms accepted by default: asymmetric only, so a public key can never be used as an
+ * HMAC secret, and never `none`.
+ *
+ * @example
+ * ```ts
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ * McpTokenVerifier.defaultAlgorithms.includes("HS256") // false
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const defaultAlgorithms: ReadonlyArray<string> = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519"
+]
+
+/**
+ * How JWTs are checked.
+ *
+ * @example
+ * ```ts
+ * import type { McpTokenVerifier } from "effect-surface/mcp"
+ * const options: McpTokenVerifier.JwtOptions = { issuer: "https://auth.example.com", clockSkew: "30 seconds" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface JwtOptions {
+  /** The issuer: tokens must carry it as `iss`; its keys are found through its metadata. */
+  readonly issuer: string
+  /** The key set's URL, when the issuer publishes no metadata. */
+  readonly jwksUri?: string
+  /** Default `defaultAlgorithms`; symmetric algorithms and `none` are refused whatever is given. */
+  readonly algorithms?: ReadonlyArray<string>
+  /** How far `exp` and `nbf` may be off. Default 30 seconds, at most 5 minutes. */
+  readonly clockSkew?: Duration.Input
+  /** The least time between two fetches of the key set for an unknown `kid`. Default 30 seconds. */
+  readonly refetchCooldown?: Duration.Input
+  /** How long a fetched key set is trusted before it is fetched again. Default 10 minutes. */
+  readonly keysMaxAge?: Duration.Input
+  /** How long the issuer may take to answer. Default 5 seconds. */
+  readonly timeout?: Duration.Input
+}
+
+const maxSkew = Duration.minutes(5)
+
+const asymmetric = (algorithms: ReadonlyArray<string>) =>
+  algorithms.filter((alg) => alg !== "none" && !alg.startsWith("HS"))
+
+// jose's error codes that mean the token (not the issuer) is at fault.
+const tokenFault = (code: string) =>
+  code.startsWith("ERR_JWT") || code.startsWith("ERR_JWS") || code === "ERR_JWKS_NO_MATCHING_KEY" ||
+  code === "ERR_JWKS_MULTIPLE_MATCHING_KEYS" || code === "ERR_JOSE_ALG_NOT_ALLOWED" ||
+  code === "ERR_JOSE_NOT_SUPPORTED"
+
+const codeOf = (cause: unknown): string =>
+  typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : ""
+
+const reasonOf = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+/**
+ * The caller a set of verified claims names: `sub` (or the client, for a token of its own), the
+ * client from `client_id` or `azp`, the scopes from `scope` (space-separated) or `scp`.
+ *
+ * @example
+ * ```ts
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ * McpTokenVerifier.principalOf({ sub: "ada", client_id: "cli", scope: "board:read board:write" }).scopes // ["board:read", "board:write"]
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const principalOf = (claims: { readonly [claim: string]: unknown }): Identity.Principal => {
+  const text = (value: unknown) => typeof value === "string" && value !== "" ? value : undefined
+  const clientId = text(claims["client_id"]) ?? text(claims["azp"]) ?? ""
+  const scope = claims["scope"]
+  const scp = claims["scp"]
+  const scopes = typeof scope === "string"
+    ? scope.split(" ").filter((s) => s !== "")
+    : Array.isArray(scp)
+    ? scp.filter((s): s is string => typeof s === "string")
+    : []
+  return Identity.token({ subject: text(claims["sub"]) ?? clientId, clientId, scopes, claims })
+}
+
+// The issuer's metadata, its failures as the verifier's.
+const discover = (issuer: string, timeout: number) =>
+  Effect.map(Discovery.make(issuer, timeout), ({ metadata }) => ({
+    metadata: Effect.mapError(metadata, ({ reason }) => new VerifierUnavailable({ issuer, reason }))
+  }))
+
+const millis = (input: Duration.Input | undefined, fallback: Duration.Input) =>
+  Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
+
+/**
+ * Verify JWT access tokens against the issuer's key set: found through its RFC 8414 (or OpenID)
+ * metadata once, cached, fetched again when it ages or when a token names a `kid` it lacks (at most
+ * once per `refetchCooldown`), with `iss`, `aud`, `exp`, `nbf` and the algorithm checked.
+ *
+ * @example
+ * ```ts
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ * const verifier = McpTokenVerifier.layerJwt({ issuer: "https://auth.example.com" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
+  const issuer = options.issuer
+  const timeout = millis(options.timeout, "5 seconds")
+  const algorithms = asymmetric(options.algorithms ?? defaultAlgorithms)
+  const skew = Duration.min(Duration.fromInputUnsafe(options.clockSkew ?? "30 seconds"), maxSkew)
+  const lookup = yield* discover(issuer, timeout)
+  const keys = yield* Ref.make(Option.none<Jose.JWTVerifyGetKey>())
+  const lock = yield* Semaphore.make(1)
+  const keySet = (uri: string) =>
+    Jose.createRemoteJWKSet(new URL(uri), {
+      timeoutDuration: timeout,
+      cooldownDuration: millis(options.refetchCooldown, "30 seconds"),
+      cacheMaxAge: millis(options.keysMaxAge, "10 minutes")
+    })
+  const getKeys = Effect.flatMap(
+    Ref.get(keys),
+    (known) =>
+      Option.isSome(known) ? Effect.succeed(known.value) : lock.withPermits(1)(
+        Effect.flatMap(Ref.get(keys), (again) =>
+          Option.isSome(again) ? Effect.succeed(again.value) : Effect.tap(
+            options.jwksUri !== undefined
+              ? Effect.succeed(keySet(options.jwksUri))
+              : Effect.flatMap(lookup.metadata, (metadata) =>
+                typeof metadata["jwks_uri"] === "string"
+                  ? Effect.succeed(keySet(metadata["jwks_uri"]))
+                  : Effect.fail(new VerifierUnavailable({ issuer, reason: "its metadata names no jwks_uri" }))),
+            (found) => Ref.set(keys, Option.some(found))
+          ))
+      )
+  )
+  const verify = (token: string, audience: string) =>
+    Effect.gen(function*() {
+      const jwks = yield* getKeys
+      const now = yield* Clock.currentTimeMillis
+      const verified = yield* Effect.tryPromise({
+        try: () =>
+          Jose.jwtVerify(token, jwks, {
+            issuer,
+            audience,
+            algorithms: [...algorithms],
+            clockTolerance: Duration.toSeconds(skew),
+            currentDate: new Date(now),
+            requiredClaims: ["exp"]
+          }),
+        catch: (cause) =>
+          tokenFault(codeOf(cause))
+            ? new InvalidToken({ reason: reasonOf(cause) })
+            : new VerifierUnavailable({ issuer, reason: `its key set could not be read: ${reasonOf(cause)}` })
+      })
+      return principalOf(verified.payload)
+    })
+  return TokenVerifier.of({ issuer, verify })
+})
+
+/**
+ * `makeJwt` as a layer.
+ *
+ * @example
+ * ```ts
+ * import { McpAuth, McpTokenVerifier } from "effect-surface/mcp"
+ * import { Layer } from "effect"
+ *
+ * const auth = McpAuth.layer({ scopesSupported: ["board:read"] }).pipe(
+ *   Layer.provide(McpTokenVerifier.layerJwt({ issuer: "https://auth.example.com" }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerJwt = (options: JwtOptions): Layer.Layer<TokenVerifier> =>
+  Layer.effect(TokenVerifier, makeJwt(options))
+
+/**
+ * How tokens are introspected.
+ *
+ * @example
+ * ```ts
+ * import type { McpTokenVerifier } from "effect-surface/mcp"
+ * const options: McpTokenVerifier.IntrospectionOptions = { issuer: "https://auth.example.com", clientId: "mcp", clientSecret: "s3cret" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface IntrospectionOptions {
+  readonly issuer: string
+  /** The introspection endpoint, when the issuer's metadata names none. */
+  readonly endpoint?: string
+  /** The resource server's own credentials at the issuer (HTTP Basic). */
+  readonly clientId: string
+  readonly clientSecret: string
+  readonly clockSkew?: Duration.Input
+  readonly timeout?: Duration.Input
+}
+
+const audiences = (aud: unknown): ReadonlyArray<string> =>
+  typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === "string") : []
+
+/**
+ * Verify tokens by asking the issuer (RFC 7662): an inactive token, one for another audience or
+ * another issuer, or one past its `exp` is refused.
+ *
+ * @example
+ * ```ts
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ * const verifier = McpTokenVerifier.layerIntrospection({ issuer: "https://auth.example.com", clientId: "mcp", clientSecret: "s3cret" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const makeIntrospection = Effect.fnUntraced(function*(options: IntrospectionOptions) {
+  const issuer = options.issuer
+  const timeout = millis(options.timeout, "5 seconds")
+  const skew = Duration.toMillis(Duration.min(Duration.fromInputUnsafe(options.clockSkew ?? "30 seconds"), maxSkew))
+  const lookup = yield* discover(issuer, timeout)
+  const endpoint = options.endpoint !== undefined ? Effect.succeed(options.endpoint) : Effect.flatMap(
+    lookup.metadata,
+    (metadata) =>
+      typeof metadata["introspection_endpoint"] === "string"
+        ? Effect.succeed(metadata["introspection_endpoint"])
+        : Effect.fail(new VerifierUnavailable({ issuer, reason: "its metadata names no introspection_endpoint" }))
+  )
+  const basic = `Basic ${
+    Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString(
+      "base64"
+    )
+  }`
+  const verify = (token: string, audience: string) =>
+    Effect.gen(function*() {
+      const url = yield* endpoint
+      const answer = yield* Effect.mapError(
+        Discovery.fetchJson(url, timeout, {
+          method: "POST",
+          headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString()
+        }),
+        ({ reason }) => new VerifierUnavailable({ issuer, reason })
+      )
+      const now = yield* Clock.currentTimeMillis
+      if (answer["active"] !== true) return yield* new InvalidToken({ reason: "the issuer says it is not active" })
+      if (!audiences(answer["aud"]).includes(audience)) {
+        return yield* new InvalidToken({ reason: `it was not issued for ${audience}` })
+      }
+      if (answer["iss"] !== undefined && answer["iss"] !== issuer) {
+        return yield* new InvalidToken({ reason: "it was issued by another authorization server" })
+      }
+      const exp = answer["exp"]
+      if (typeof exp === "number" && exp * 1000 + skew < now) {
+        return yield* new InvalidToken({ reason: "the token has expired" })
+      }
+      return principalOf(answer)
+    })
+  return TokenVerifier.of({ issuer, verify })
+})
+
+/**
+ * `makeIntrospection` as a layer.
+ *
+ * @example
+ * ```ts
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ * const verifier = McpTokenVerifier.layerIntrospection({ issuer: "https://auth.example.com", clientId: "mcp", clientSecret: "s3cret" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerIntrospection = (options: IntrospectionOptions): Layer.Layer<TokenVerifier> =>
+  Layer.effect(TokenVerifier, makeIntrospection(options))
+
+/**
+ * A verifier for tests: each known token names its caller, for the audience given; any other
+ * token is refused.
+ *
+ * @example
+ * ```ts
+ * import { Identity } from "effect-surface"
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ *
+ * const verifier = McpTokenVerifier.layerTest({
+ *   issuer: "https://auth.test",
+ *   audience: "http://127.0.0.1:3000/mcp",
+ *   tokens: { "reader-token": Identity.token({ subject: "ada", clientId: "cli", scopes: ["board:read"] }) }
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerTest = (options: {
+  readonly issuer: string
+  /** The resource the tokens were issued for; undefined: whatever resource asks. */
+  readonly audience?: string
+  readonly tokens: { readonly [token: string]: Identity.Principal }
+}): Layer.Layer<TokenVerifier> =>
+  Layer.succeed(
+    TokenVerifier,
+    TokenVerifier.of({
+      issuer: options.issuer,
+      verify: (token, audience) => {
+        const principal = Object.hasOwn(options.tokens, token) ? options.tokens[token] : undefined
+        if (principal === undefined)
+          return Effect.fail(new InvalidToken({ reason: "it is not a token this issuer gave" }))
+        return options.audience !== undefined && options.audience !== audience
+          ? Effect.fail(new InvalidToken({ reason: `it was not issued for ${audience}` }))
+          : Effect.succeed(principal)
+      }
+    })
+  )

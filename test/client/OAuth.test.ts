@@ -1,0 +1,239 @@
+// OAuth 2.1 sign-in against a real authorization server (oidc-provider) and an MCP server that
+// checks its tokens: the first 401 sends the person to the authorization server once (PKCE S256,
+// `resource`, `state` and `iss` checked), a refused token is refreshed without the person, a
+// missing scope is stepped up to, and a token is never in a log line nor in the connection store.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Logger, References } from "effect"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as Path from "node:path"
+import {
+  createSqliteMcpTokenStore,
+  McpCallResult,
+  McpStore,
+  McpTokenStoreSqlite,
+  McpToolset,
+  mcpTools
+} from "effect-surface/client"
+import { authorizationServer, browser, resourceServer } from "./oauthServers.ts"
+import { tempDir } from "./servers.ts"
+
+const REDIRECT = "http://127.0.0.1:1/callback"
+
+const entry = (url: string, client?: { readonly clientId: string; readonly clientSecret: string }) => ({
+  name: "guarded",
+  type: "streamable-http" as const,
+  url,
+  oauth: { clientName: "effect-surface tests", redirectUrl: REDIRECT, ...client }
+})
+
+// A client registered beforehand with no scope of its own (a dynamically registered one may be held
+// by its authorization server to the scopes it first asked for).
+const preRegistered = { clientId: "toolset", secret: "s3cret-client", redirectUrl: REDIRECT }
+const client = { clientId: preRegistered.clientId, clientSecret: preRegistered.secret }
+
+describe("OAuth sign-in", () => {
+  it.live(
+    "a server answering 401 is signed in to once: the authorization request carries PKCE S256, resource and state, and the token works",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer()
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const toolset = yield* McpToolset.make([entry(rs.url)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: person.authorize
+        })
+        assert.deepStrictEqual([...(yield* toolset.tools).keys()].sort(), ["guarded__read", "guarded__write"])
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__read", {})), "read done")
+        assert.lengthOf(person.visited, 1)
+        const asked = person.visited[0]!.searchParams
+        assert.strictEqual(asked.get("code_challenge_method"), "S256")
+        assert.strictEqual(asked.get("resource"), rs.url)
+        assert.isNotNull(asked.get("state"))
+        assert.include(asked.get("scope") ?? "", "mcp:read")
+        assert.deepStrictEqual(as.grants, ["authorization_code"])
+        assert.isUndefined(rs.bearers[0], "the first request went without a token")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a token the server stops accepting is refreshed without sending the person back",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer()
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const toolset = yield* McpToolset.make([entry(rs.url)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: person.authorize
+        })
+        yield* toolset.call("guarded__read", {})
+        const first = rs.bearers.at(-1)!
+        rs.revoked.add(first)
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__read", {})), "read done")
+        assert.lengthOf(person.visited, 1, "the person was not sent to the authorization server again")
+        assert.deepStrictEqual(as.grants, ["authorization_code", "refresh_token"])
+        assert.notStrictEqual(rs.bearers.at(-1), first)
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a 403 insufficient_scope is stepped up to, asking for the scopes held and those demanded",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer({ preRegistered })
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const toolset = yield* McpToolset.make([entry(rs.url, client)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: person.authorize
+        })
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__write", {})), "write done")
+        assert.lengthOf(person.visited, 2)
+        const stepped = (person.visited[1]!.searchParams.get("scope") ?? "").split(" ")
+        assert.includeMembers(stepped, ["mcp:read", "mcp:write"])
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__read", {})), "read done")
+        assert.lengthOf(person.visited, 2, "the stepped-up token serves the other tools too")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "no token is in a log line or the connection store; the SQLite token store holds it, readable by its owner only",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer({ preRegistered })
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const lines: Array<string> = []
+        const dir = yield* tempDir
+        const file = Path.join(dir, "tokens.db")
+        const storage = yield* McpStore.makeMemory
+        const tokenStore = yield* McpTokenStoreSqlite.make(file)
+        yield* Effect.gen(function*() {
+          const toolset = yield* McpToolset.make([entry(rs.url, client)], {
+            allowedHosts: ["127.0.0.1"],
+            authorize: person.authorize,
+            storage,
+            tokenStore
+          })
+          yield* toolset.call("guarded__write", {})
+        }).pipe(
+          Effect.scoped,
+          Effect.provide(Logger.layer([Logger.make((options) => lines.push(JSON.stringify(options.message)))])),
+          Effect.provideService(References.MinimumLogLevel, "All")
+        )
+        const tokens = rs.bearers.filter((t): t is string => t !== undefined)
+        assert.isAtLeast(tokens.length, 2)
+        const rows = JSON.stringify(yield* storage.list)
+        for (const token of tokens) {
+          assert.notInclude(rows, token)
+          for (const line of lines) assert.notInclude(line, token)
+        }
+        const saved = yield* tokenStore.latest(rs.url)
+        assert.strictEqual(saved?.issuer, as.issuer)
+        assert.strictEqual(saved?.credentials.tokens?.access_token, tokens.at(-1))
+        assert.strictEqual(Fs.statSync(file).mode & 0o777, 0o600)
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live("a sign-in resumed from the token store sends the person nowhere", () =>
+    Effect.gen(function*() {
+      const as = yield* authorizationServer()
+      const rs = yield* resourceServer(as.issuer)
+      const person = browser(REDIRECT)
+      const dir = yield* tempDir
+      const file = Path.join(dir, "tokens.db")
+      const once = Effect.scoped(Effect.gen(function*() {
+        const tokenStore = yield* McpTokenStoreSqlite.make(file)
+        const toolset = yield* McpToolset.make([entry(rs.url)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: person.authorize,
+          tokenStore
+        })
+        return McpCallResult.textOf(yield* toolset.call("guarded__read", {}))
+      }))
+      assert.strictEqual(yield* once, "read done")
+      assert.strictEqual(yield* once, "read done")
+      assert.lengthOf(person.visited, 1)
+    }), { timeout: 60_000 })
+
+  it.live(
+    "an authorization server that does not advertise PKCE S256 is refused before the person is sent anywhere",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* Effect.acquireRelease(
+          Effect.callback<Http.Server>((resume) => {
+            const server = Http.createServer((req, res) => {
+              const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+              if (req.url !== "/.well-known/oauth-authorization-server") return res.writeHead(404).end()
+              res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+                issuer: origin,
+                authorization_endpoint: `${origin}/authorize`,
+                token_endpoint: `${origin}/token`,
+                registration_endpoint: `${origin}/register`,
+                response_types_supported: ["code"]
+              }))
+            })
+            server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+          }),
+          (server) =>
+            Effect.callback<void>((resume) => {
+              server.close(() => resume(Effect.void))
+            })
+        )
+        const rs = yield* resourceServer(`http://127.0.0.1:${(as.address() as AddressInfo).port}`)
+        const person = browser(REDIRECT)
+        const diagnostics: Array<string> = []
+        yield* McpToolset.make([entry(rs.url)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: person.authorize,
+          onDiagnostic: (d) => void diagnostics.push(d.message)
+        })
+        assert.lengthOf(person.visited, 0)
+        assert.isTrue(diagnostics.some((m) => m.includes("does not advertise PKCE with S256")), diagnostics.join("\n"))
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the Promise API signs in with a Promise-returning authorize and keeps the sign-in in its SQLite token store",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer()
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const dir = yield* tempDir
+        const text = yield* Effect.promise(async () => {
+          const tokenStore = createSqliteMcpTokenStore(Path.join(dir, "tokens.db"))
+          const toolset = await mcpTools([entry(rs.url)], {
+            allowedHosts: ["127.0.0.1"],
+            authorize: (url) => Effect.runPromise(person.authorize(url)),
+            tokenStore
+          })
+          try {
+            const result = await toolset.tools["guarded__read"]!.execute({})
+            return McpCallResult.textOf(result)
+          } finally {
+            await toolset.close()
+            await tokenStore.close()
+          }
+        })
+        assert.strictEqual(text, "read done")
+        assert.lengthOf(person.visited, 1)
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.effect("a server entry with oauth in a toolset without authorize is refused at wiring time, saying why", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(McpToolset.make([entry("http://127.0.0.1:9/mcp")], {}))
+      assert.strictEqual(refused._tag, "WiringError")
+      assert.include(refused.message, "needs authorize")
+    }))
+})
