@@ -19,7 +19,9 @@ import type { Scope } from "effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Approval from "../core/Approval.ts"
+import type * as Identity from "../core/Identity.ts"
 import type * as Json from "../core/Json.ts"
+import type * as McpAuth from "./Auth.ts"
 import type * as Face from "./Face.ts"
 import * as ConsoleBus from "./internal/consoleBus.ts"
 import * as ConsoleCalls from "./internal/consoleCalls.ts"
@@ -58,6 +60,11 @@ export interface Options {
   readonly history?: number
   /** The page's heading. Default the server's name. */
   readonly title?: string
+  /**
+   * With authorization on (`McpAuth.layer`), the scope a bearer token needs to open the page, follow
+   * it or decide on it; one without it is answered 403. Default `console`.
+   */
+  readonly scope?: string
 }
 
 /**
@@ -102,8 +109,11 @@ export class Console extends Context.Service<Console, {
   readonly decide: (id: string, decision: "allow" | "deny", by: string) => Effect.Effect<boolean>
   /** Show an audit row (a guard's, or the application's own) on the page. */
   readonly audit: (row: Json.JsonObject) => Effect.Effect<void>
-  /** The page, its event stream and its actions, for the endpoint's router. */
-  readonly handler: Effect.Effect<
+  /**
+   * The page, its event stream and its actions, for the endpoint's router; behind the endpoint's
+   * resource server when there is one.
+   */
+  readonly handler: (auth: McpAuth.Guard | undefined) => Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     never,
     HttpServerRequest.HttpServerRequest | Scope.Scope
@@ -141,24 +151,29 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     showArguments
   })
   const title = yield* Ref.make(options.title ?? "effect-surface")
-  const watcher: ConsoleCalls.Watcher = { state, bus, holds, holding: holdingOf(options.hold), showArguments }
+  const seen = yield* Ref.make<ReadonlyMap<string, Identity.Principal>>(new Map())
+  const watcher: ConsoleCalls.Watcher = { state, seen, bus, holds, holding: holdingOf(options.hold), showArguments }
   const attach = (face: Face.Face, cluster?: ConsoleBus.Cluster) =>
     Effect.gen(function*() {
       yield* Ref.set(title, options.title ?? face.serverInfo.title ?? face.serverInfo.name)
       if (cluster !== undefined)
         yield* Ref.set(bus, yield* ConsoleBus.join(state, cluster, holds.instance, holds.decideHere))
-      yield* ConsoleRoster.follow(face, state, yield* FiberMap.make<string>()).pipe(Effect.forkScoped)
+      yield* ConsoleRoster.follow(face, state, yield* FiberMap.make<string>(), seen).pipe(Effect.forkScoped)
       return { ...face, callTool: ConsoleCalls.watch(face, watcher) } satisfies Face.Face
     })
   const path = options.path ?? "/console"
-  const handler = ConsoleHttp.handler({
-    path,
-    allowRemote: options.allowRemote === true,
-    tokens: yield* ConsoleHttp.tokens,
-    title: Ref.get(title),
-    state,
-    decide: holds.decide
-  })
+  const tokens = yield* ConsoleHttp.tokens
+  const handler = (auth: McpAuth.Guard | undefined) =>
+    ConsoleHttp.handler({
+      path,
+      allowRemote: options.allowRemote === true,
+      auth,
+      scope: options.scope ?? "console",
+      tokens,
+      title: Ref.get(title),
+      state,
+      decide: holds.decide
+    })
   return Console.of({
     path,
     state,

@@ -295,7 +295,7 @@ export const serveFace = (
     const console = Option.map(operator, (console) => urlFor(host, port, console.path))
     if (Option.isSome(operator)) {
       // The wildcard route serves the page's own path too.
-      yield* router.add("*", `${operator.value.path}/*`, operator.value.handler)
+      yield* router.add("*", `${operator.value.path}/*`, operator.value.handler(Option.getOrUndefined(guard)))
     }
     yield* server.serve(HttpRequest.onPath(path, endpoint, router.asHttpEffect()))
     // Added last, so it runs before the server's own finalizers.

@@ -69,17 +69,17 @@ describe("the example's console", () => {
             client.callTool({ name: "counter_add", arguments: { value: 2 } }) as Promise<CallToolResult>
           )
         )
-        // The held call's id, read from the page's own event stream.
+        // The held call's id, read from the page's own event stream (in its snapshot, or as a move).
         const events = yield* Effect.promise(() => fetch(`${console.href}/events?token=${token}`))
         const reader = events.body?.getReader()
         let seen = ""
-        while (!/"held":\{"id":"([^"]+)"/.test(seen)) {
+        while (!/"held":\[?\{"id":"([^"]+)"/.test(seen)) {
           const chunk = yield* Effect.promise(() => reader?.read() ?? Promise.resolve({ done: true, value: undefined }))
           if (chunk.done) break
           seen += new TextDecoder().decode(chunk.value)
         }
         yield* Effect.promise(() => reader?.cancel() ?? Promise.resolve())
-        const id = /"held":\{"id":"([^"]+)"/.exec(seen)?.[1] ?? ""
+        const id = /"held":\[?\{"id":"([^"]+)"/.exec(seen)?.[1] ?? ""
         assert.isUndefined(adding.pollUnsafe())
         const decided = yield* Effect.promise(() =>
           fetch(`${console.href}/decide`, {

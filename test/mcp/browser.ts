@@ -20,31 +20,33 @@ const args = [
   "--disable-sync"
 ]
 
-/** A browser with a fresh profile, closed (and its profile removed) with the scope. */
-export const browser: Effect.Effect<BrowserContext, never, Scope.Scope> = Effect.map(
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const profile = Fs.mkdtempSync(Path.join(Os.tmpdir(), "console-chromium-"))
-      const context = await chromium.launchPersistentContext(profile, {
-        executablePath,
-        args,
-        headless: true,
-        viewport: { width: 1280, height: 860 }
-      })
-      return { context, profile }
-    }),
-    ({ context, profile }) =>
+/** A browser with a fresh profile (sending `headers` with every request), closed and removed with the scope. */
+export const browser = (headers: Record<string, string> = {}): Effect.Effect<BrowserContext, never, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(
       Effect.promise(async () => {
-        await context.close()
-        Fs.rmSync(profile, { recursive: true, force: true })
-      })
-  ),
-  ({ context }) => context
-)
+        const profile = Fs.mkdtempSync(Path.join(Os.tmpdir(), "console-chromium-"))
+        const context = await chromium.launchPersistentContext(profile, {
+          executablePath,
+          args,
+          headless: true,
+          viewport: { width: 1280, height: 860 },
+          extraHTTPHeaders: headers
+        })
+        return { context, profile }
+      }),
+      ({ context, profile }) =>
+        Effect.promise(async () => {
+          await context.close()
+          Fs.rmSync(profile, { recursive: true, force: true })
+        })
+    ),
+    ({ context }) => context
+  )
 
 /** A page of a fresh browser, open at `url`. */
-export const open = (url: string): Effect.Effect<Page, never, Scope.Scope> =>
-  Effect.flatMap(browser, (context) =>
+export const open = (url: string, headers?: Record<string, string>): Effect.Effect<Page, never, Scope.Scope> =>
+  Effect.flatMap(browser(headers), (context) =>
     Effect.promise(async () => {
       const page = await context.newPage()
       await page.goto(url)

@@ -8,10 +8,12 @@
  * @since 0.1.0
  */
 import { Clock, Effect, Exit, Ref } from "effect"
+import * as Identity from "../../core/Identity.ts"
 import * as ToolFailure from "../../core/ToolFailure.ts"
 import * as ToolResult from "../../core/ToolResult.ts"
 import type * as Face from "../Face.ts"
 import type * as Bus from "./consoleBus.ts"
+import * as ConsoleRoster from "./consoleRoster.ts"
 import type * as Holds from "./consoleHolds.ts"
 import * as State from "./consoleState.ts"
 import { Peer } from "./peer.ts"
@@ -19,6 +21,8 @@ import { Peer } from "./peer.ts"
 /** What the wrapper needs of its console. */
 export interface Watcher {
   readonly state: State.State
+  /** The scope sets seen calling (authorization on), keyed as views are, with one caller of each. */
+  readonly seen: Ref.Ref<ReadonlyMap<string, Identity.Principal>>
   readonly bus: Ref.Ref<Bus.Bus>
   readonly holds: Holds.Holds
   readonly holding: (tool: string, args: unknown) => boolean
@@ -51,6 +55,18 @@ const noteClient = (
     })
   })
 
+// A scope set not seen before: remembered, and every scope set's view shown again.
+const noteScopes = (face: Face.Face, watcher: Watcher, principal: Identity.Principal) =>
+  Effect.gen(function*() {
+    if (principal._tag === "Local") return
+    const key = Identity.viewKey(principal)
+    const known = yield* Ref.modify(watcher.seen, (seen) =>
+      seen.has(key) ? [true, seen] : [false, new Map(seen).set(key, principal)] as const)
+    if (known)
+      return
+    yield* watcher.state.apply({ _tag: "views", views: yield* ConsoleRoster.views(face, yield* Ref.get(watcher.seen)) })
+  })
+
 /** The face's `callTool`, watched (and held where the console says) by `watcher`. */
 export const watch = (face: Face.Face, watcher: Watcher): Face.Face["callTool"] => (name, args) =>
   Effect.gen(function*() {
@@ -60,6 +76,7 @@ export const watch = (face: Face.Face, watcher: Watcher): Face.Face["callTool"] 
     const id = yield* watcher.holds.nextId
     const time = yield* Clock.currentTimeMillis
     yield* noteClient(watcher, bus.share, peer, time)
+    yield* noteScopes(face, watcher, yield* Identity.Identity)
     const row: State.CallRow = {
       id,
       time,

@@ -15,6 +15,8 @@ import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Crypto from "node:crypto"
+import * as Identity from "../../core/Identity.ts"
+import type * as Auth from "../Auth.ts"
 import * as Page from "./consolePage.ts"
 import type * as State from "./consoleState.ts"
 
@@ -40,6 +42,9 @@ export const tokens: Effect.Effect<Tokens> = Effect.map(Ref.make<ReadonlyArray<s
 export interface Config {
   readonly path: string
   readonly allowRemote: boolean
+  /** The endpoint's resource server, when authorization is on: every request then needs `scope`. */
+  readonly auth: Auth.Guard | undefined
+  readonly scope: string
   readonly tokens: Tokens
   readonly title: Effect.Effect<string>
   readonly state: State.State
@@ -54,10 +59,11 @@ export interface Admitted {
   readonly who: string
 }
 
-/** A refusal: the status and the sentence the requester reads. */
+/** A refusal: the status, the sentence the requester reads, and the resource server's challenge. */
 export interface Refused {
   readonly status: number
   readonly message: string
+  readonly challenge?: string | undefined
 }
 
 const loopbackAddresses = new Set(["127.0.0.1", "::1", "::ffff:127.0.0.1"])
@@ -66,10 +72,33 @@ const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"])
 const hostName = (host: string) =>
   host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0] ?? ""
 
+// With authorization on, the request's bearer token must reach the console's own scope.
+const authorized = (request: HttpServerRequest.HttpServerRequest, config: Config) =>
+  Effect.gen(function*() {
+    if (config.auth === undefined) return undefined
+    const auth = config.auth
+    const principal = yield* auth.authenticate(request.headers["authorization"]).pipe(
+      Effect.mapError((refused): Refused => ({
+        status: refused.status,
+        message: refused.message,
+        challenge: refused.challenge
+      }))
+    )
+    if (!Identity.allows(principal, config.scope)) {
+      const refused = auth.insufficientScope(config.scope, "the console", principal.scopes)
+      return yield* Effect.fail<Refused>({
+        status: refused.status,
+        message: refused.message,
+        challenge: refused.challenge
+      })
+    }
+    return `${principal.subject} via ${principal.clientId}`
+  })
+
 /**
  * The one place a console request is admitted, or refused with the reason. Loopback only unless
- * `allowRemote`; the stream and the action need a token this console issued; the action needs the
- * page's own origin.
+ * `allowRemote`; with authorization on, a bearer token reaching the console's scope; the stream and
+ * the action need a token this console issued; the action needs the page's own origin.
  */
 export const admit = (
   request: HttpServerRequest.HttpServerRequest,
@@ -88,7 +117,8 @@ export const admit = (
         return yield* Effect.fail({ status: 403, message: `the console is not served under the name ${host}` })
       }
     }
-    if (ask === "page") return { who: `operator at ${address}` }
+    const who = (yield* authorized(request, config)) ?? `operator at ${address}`
+    if (ask === "page") return { who }
     if (!(yield* config.tokens.valid(token))) {
       return yield* Effect.fail({ status: 403, message: "this request does not carry the token of a console page" })
     }
@@ -102,7 +132,7 @@ export const admit = (
         return yield* Effect.fail({ status: 403, message: "a decision must come from the console's own page" })
       }
     }
-    return { who: `operator at ${address}` }
+    return { who }
   })
 
 const pageHeaders = {
@@ -115,7 +145,13 @@ const pageHeaders = {
 }
 
 const refusal = (refused: Refused) =>
-  HttpServerResponse.text(refused.message, { status: refused.status, headers: { "cache-control": "no-store" } })
+  HttpServerResponse.text(refused.message, {
+    status: refused.status,
+    headers: {
+      "cache-control": "no-store",
+      ...(refused.challenge === undefined ? {} : { "www-authenticate": refused.challenge })
+    }
+  })
 
 const encoder = new TextEncoder()
 const sse = (event: string, data: unknown) => encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)

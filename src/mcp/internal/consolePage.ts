@@ -29,7 +29,7 @@ button.approve{background:var(--ok);color:#fff}button.deny{background:var(--bad)
 `
 
 const script = `
-const state = { roster: undefined, calls: [], held: [], decided: [], clients: [], cells: {}, audit: [] };
+const state = { roster: undefined, calls: [], held: [], decided: [], clients: [], cells: {}, audit: [], views: [] };
 const $ = (id) => document.getElementById(id);
 const el = (tag, attrs, ...kids) => {
   const node = document.createElement(tag);
@@ -49,6 +49,7 @@ function apply(move) {
     case "client": upsert(state.clients, move.client, "key"); break;
     case "cell": state.cells[move.uri] = move.text; break;
     case "audit": state.audit.push(move.row); break;
+    case "views": state.views = move.views; break;
   }
 }
 async function decide(id, decision) {
@@ -80,7 +81,7 @@ function rosterView() {
   const r = state.roster;
   if (!r) return [el("p", { class: "mute" }, "…")];
   const list = (title, items, name, extra) => el("details", { open: "" }, el("summary", {}, title + " (" + items.length + ")"),
-    el("table", {}, ...items.map((i) => el("tr", {}, el("td", {}, el("code", {}, i[name])), el("td", {}, i.description || ""),
+    el("table", {}, ...items.map((i) => el("tr", {}, el("td", {}, el("code", {}, i[name]), title === "tools" && r.toolScopes[i.name] ? el("div", { class: "mute" }, "needs " + r.toolScopes[i.name]) : ""), el("td", {}, i.description || ""),
       el("td", {}, extra ? el("details", {}, el("summary", { class: "mute" }, "schema"), el("pre", {}, json(i[extra]))) : "")))));
   return [el("div", { class: "mute" }, "generation " + r.generation),
     list("tools", r.tools, "name", "inputSchema"), list("resources", r.resources, "uri"),
@@ -88,7 +89,10 @@ function rosterView() {
     el("details", {}, el("summary", {}, "retired (" + r.tombstones.length + ")"),
       el("table", {}, ...r.tombstones.map((t) => el("tr", {}, el("td", {}, el("code", {}, t.name)), el("td", {}, t.reason))))),
     el("details", {}, el("summary", {}, "kept hidden by the expose map (" + r.hidden.length + ")"),
-      el("div", {}, ...r.hidden.map((h) => el("div", {}, el("code", {}, h)))))];
+      el("div", {}, ...r.hidden.map((h) => el("div", {}, el("code", {}, h))))),
+    ...state.views.map((v) => el("details", { "data-view": v.scopes }, el("summary", {}, "as callers with scopes \u201c" + (v.scopes || "none") + "\u201d see it (" + v.tools.length + " tools)"),
+      ...[["tools", v.tools], ["resources", v.resources], ["templates", v.templates], ["prompts", v.prompts]].map(([k, names]) =>
+        el("div", {}, el("span", { class: "mute" }, k + ": "), ...names.map((n) => el("code", {}, n + " "))))))];
 }
 function sideView() {
   return [

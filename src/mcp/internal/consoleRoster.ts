@@ -9,8 +9,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, FiberMap, Stream } from "effect"
+import { Effect, FiberMap, Ref, Stream } from "effect"
 import type * as Bundle from "../../core/Bundle.ts"
+import type * as Identity from "../../core/Identity.ts"
+import type * as Json from "../../core/Json.ts"
 import type * as Face from "../Face.ts"
 import type * as State from "./consoleState.ts"
 
@@ -49,8 +51,15 @@ export const view = (face: Face.Face): Effect.Effect<State.RosterView> =>
       templates: face.listResourceTemplates,
       prompts: face.listPrompts
     })
+    const toolScopes: Record<string, string> = {}
+    for (const tool of snapshot.resolved.advertisedTools) {
+      const name = tool["name"]
+      const need = typeof name === "string" ? yield* face.needs("tools/call", { name }) : undefined
+      if (need !== undefined && typeof name === "string") toolScopes[name] = need.scope
+    }
     return {
       generation: snapshot.generation,
+      toolScopes,
       tools: snapshot.resolved.advertisedTools,
       resources,
       templates,
@@ -76,8 +85,33 @@ const followCell = (face: Face.Face, state: State.State, uri: string) => {
   return Effect.ignore(face.watch(uri, read, read))
 }
 
-/** Keep the roster view and the cells' values current until the scope closes. */
-export const follow = (face: Face.Face, state: State.State, cells: FiberMap.FiberMap<string>) => {
+const named = (items: ReadonlyArray<Json.JsonObject>, key: string) =>
+  items.flatMap((item) => typeof item[key] === "string" ? [item[key]] : [])
+
+/** What each scope set seen calling is listed, through the face's own narrowing. */
+export const views = (
+  face: Face.Face,
+  seen: ReadonlyMap<string, Identity.Principal>
+): Effect.Effect<ReadonlyArray<State.ScopeView>> =>
+  Effect.forEach(
+    [...seen].sort(([a], [b]) => a.localeCompare(b)),
+    ([scopes, principal]) =>
+      Effect.map(face.view(principal), (view): State.ScopeView => ({
+        scopes,
+        tools: named(view.tools, "name"),
+        resources: named(view.resources, "uri"),
+        templates: named(view.templates, "uriTemplate"),
+        prompts: named(view.prompts, "name")
+      }))
+  )
+
+/** Keep the roster view, the scope sets' views and the cells' values current until the scope closes. */
+export const follow = (
+  face: Face.Face,
+  state: State.State,
+  cells: FiberMap.FiberMap<string>,
+  seen: Ref.Ref<ReadonlyMap<string, Identity.Principal>>
+) => {
   const moved = Stream.mergeAll([
     Stream.map(face.roster.changes, () => undefined),
     Stream.map(face.prompts.changes, () => undefined),
@@ -87,6 +121,7 @@ export const follow = (face: Face.Face, state: State.State, cells: FiberMap.Fibe
     Effect.gen(function*() {
       const roster = yield* view(face)
       yield* state.apply({ _tag: "roster", roster })
+      yield* state.apply({ _tag: "views", views: yield* views(face, yield* Ref.get(seen)) })
       for (const resource of roster.resources) {
         const uri = resource["uri"]
         if (typeof uri === "string" && uri.startsWith(cellPrefix)) {

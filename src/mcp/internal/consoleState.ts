@@ -25,6 +25,18 @@ export interface RosterView {
   readonly tombstones: ReadonlyArray<{ readonly name: string; readonly reason: string }>
   /** Declared members the expose map keeps from agents (`key/group.name`). */
   readonly hidden: ReadonlyArray<string>
+  /** With authorization on, the scope each tool needs (a tool needing none is absent). */
+  readonly toolScopes: Readonly<Record<string, string>>
+}
+
+/** What callers holding one set of scopes are listed (authorization on), by name. */
+export interface ScopeView {
+  /** The scopes, sorted and space-separated; empty for a token with none. */
+  readonly scopes: string
+  readonly tools: ReadonlyArray<string>
+  readonly resources: ReadonlyArray<string>
+  readonly templates: ReadonlyArray<string>
+  readonly prompts: ReadonlyArray<string>
 }
 
 /** One call, as the console shows it (argument values only when the operator opted in). */
@@ -83,6 +95,7 @@ export type Move =
   | { readonly _tag: "client"; readonly client: Client }
   | { readonly _tag: "cell"; readonly uri: string; readonly text: string }
   | { readonly _tag: "audit"; readonly row: Json.JsonObject }
+  | { readonly _tag: "views"; readonly views: ReadonlyArray<ScopeView> }
 
 /** The whole state a page is sent first. */
 export interface Snapshot {
@@ -93,6 +106,7 @@ export interface Snapshot {
   readonly clients: ReadonlyArray<Client>
   readonly cells: Readonly<Record<string, string>>
   readonly audit: ReadonlyArray<Json.JsonObject>
+  readonly views: ReadonlyArray<ScopeView>
 }
 
 /** The console's state and feed. */
@@ -107,7 +121,16 @@ export interface State {
   readonly snapshot: Effect.Effect<Snapshot>
 }
 
-const empty: Snapshot = { roster: undefined, calls: [], held: [], decided: [], clients: [], cells: {}, audit: [] }
+const empty: Snapshot = {
+  roster: undefined,
+  calls: [],
+  held: [],
+  decided: [],
+  clients: [],
+  cells: {},
+  audit: [],
+  views: []
+}
 
 const upsert = <A extends { readonly id: string }>(rows: ReadonlyArray<A>, row: A, keep: number): ReadonlyArray<A> => {
   const at = rows.findIndex((r) => r.id === row.id)
@@ -139,6 +162,8 @@ export const step = (state: Snapshot, move: Move, keep: number): Snapshot => {
       return { ...state, cells: { ...state.cells, [move.uri]: move.text } }
     case "audit":
       return { ...state, audit: [...state.audit, move.row].slice(-keep) }
+    case "views":
+      return { ...state, views: move.views }
   }
 }
 
