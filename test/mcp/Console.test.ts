@@ -12,6 +12,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { serverOptions } from "../../examples/board/app.ts"
 import { open } from "./browser.ts"
+import * as Modern from "./modern.ts"
 
 const serveWithConsole = (options: McpConsole.Options = {}) =>
   Effect.gen(function*() {
@@ -109,6 +110,29 @@ describe("the console in a browser", () => {
         const row = page.locator("[data-call]", { hasText: "tasks_complete" })
         yield* Effect.promise(() => row.locator("td.refused").waitFor({ timeout: 10_000 }))
         assert.include(yield* Effect.promise(() => row.innerText()), "denied by operator at 127.0.0.1")
+      }),
+    60_000
+  )
+
+  it.live(
+    "a 2026-07-28 client's held call is shown with its era and client, and approved by a click",
+    () =>
+      Effect.gen(function*() {
+        const { page: url, served } = yield* serveWithConsole({ hold: ["tasks_add"] })
+        const page = yield* open(url)
+        yield* Effect.promise(() => page.locator("#live.on").waitFor())
+        const client = yield* Modern.overHttp(served.url, "pin")
+        const pending = yield* Effect.forkChild(
+          Effect.promise(() => client.callTool({ name: "tasks_add", arguments: { title: "stateless" } }))
+        )
+        const held = page.locator("[data-held]", { hasText: "tasks_add" })
+        yield* Effect.promise(() => held.waitFor({ timeout: 10_000 }))
+        assert.include(yield* Effect.promise(() => held.innerText()), "tests 1.0.0 (2026-07-28)")
+        yield* Effect.promise(() => held.getByRole("button", { name: "Approve" }).click())
+        const result = yield* Fiber.join(pending)
+        assert.isNotTrue(result.isError)
+        const row = page.locator("[data-call]", { hasText: "tasks_add" })
+        yield* Effect.promise(() => row.locator("td.ok").waitFor({ timeout: 10_000 }))
       }),
     60_000
   )

@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Schedule } from "effect"
 import { TestClock } from "effect/testing"
 import { Approval } from "effect-surface"
 import { McpConsole, McpHttp } from "effect-surface/mcp"
@@ -188,6 +188,41 @@ describe("the console's approvals", () => {
         "files__write",
         "allow",
         "operator at ::1"
+      ]])
+    }))
+
+  it.live("a held call its client cancels leaves the page's waiting list and is shown cancelled", () =>
+    Effect.gen(function*() {
+      const { console, served } = yield* serveWithConsole({ hold: ["tasks_add"] })
+      const client = new Client({ name: "guard-test", version: "1.0.0" }, { capabilities: {} })
+      yield* Effect.acquireRelease(
+        Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(served.url)))),
+        () => Effect.promise(() => client.close())
+      )
+      const abort = new AbortController()
+      const calling = Effect.promise(() =>
+        client.callTool({ name: "tasks_add", arguments: { title: "never" } }, undefined, { signal: abort.signal })
+          .catch((error: unknown) => error)
+      )
+      const fiber = yield* Effect.forkChild(calling)
+      const waiting = console.state.snapshot.pipe(
+        Effect.flatMap((s) => s.held.length === 1 ? Effect.void : Effect.fail("not yet")),
+        Effect.retry(Schedule.spaced("20 millis")),
+        Effect.timeout("10 seconds")
+      )
+      yield* waiting
+      abort.abort()
+      yield* Fiber.join(fiber)
+      const settled = yield* console.state.snapshot.pipe(
+        Effect.flatMap((s) => s.calls[0]?.outcome === "cancelled" ? Effect.succeed(s) : Effect.fail("not yet")),
+        Effect.retry(Schedule.spaced("20 millis")),
+        Effect.timeout("10 seconds")
+      )
+      assert.deepStrictEqual(settled.held, [])
+      assert.deepStrictEqual(settled.decided.map((d) => [d.tool, d.decision, d.by]), [[
+        "tasks_add",
+        "deny",
+        "the caller, who cancelled"
       ]])
     }))
 })

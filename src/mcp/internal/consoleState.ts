@@ -171,7 +171,9 @@ export const step = (state: Snapshot, move: Move, keep: number): Snapshot => {
 export const make = (keep: number): Effect.Effect<State> =>
   Effect.gen(function*() {
     const ref = yield* Ref.make(empty)
-    const pubsub = yield* PubSub.unbounded<Move>()
+    // A page that stops reading holds at most this many moves; past it the oldest go (reloading it
+    // sends the state whole again), so no page can grow the server's memory without bound.
+    const pubsub = yield* PubSub.sliding<Move>(4096)
     const lock = yield* Semaphore.make(1)
     return {
       apply: (move) =>
