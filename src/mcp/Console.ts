@@ -9,14 +9,15 @@
  * seen, the exposed cells' values and any audit rows written to it, all pushed over one event stream.
  * A call `hold` names waits for the operator's Approve or Deny, bounded by `approvalTimeout` and
  * refused with a sentence when nobody answers; `layerApproval` offers the same page as the `Approval`
- * service to any other policy that asks. The page answers loopback clients only unless `allowRemote`,
- * and every action needs the page's own token and a same-origin request.
+ * service to any other policy that asks. The page answers loopback clients only unless `allowRemote`;
+ * behind the endpoint's resource server, only tokens holding its own scope; and every action needs
+ * the page's own token and a same-origin request.
  *
  * @since 0.1.0
  */
 import { Context, Duration, Effect, FiberMap, Layer, Ref } from "effect"
 import type { Scope } from "effect"
-import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Approval from "../core/Approval.ts"
 import type * as Identity from "../core/Identity.ts"
@@ -52,7 +53,7 @@ export interface Options {
   readonly allowRemote?: boolean
   /** Show argument values on the page. Default `false`: the page shows which tool, never what it was given. */
   readonly showArguments?: boolean
-  /** Which calls wait for the operator: tool names, or a predicate. Default none. */
+  /** Which calls wait for the operator: tool names, or a predicate (one that throws holds). Default none. */
   readonly hold?: ReadonlyArray<string> | ((call: { readonly tool: string; readonly args: unknown }) => boolean)
   /** How long a held call waits before it is refused. Default 2 minutes. */
   readonly approvalTimeout?: Duration.Input
@@ -120,9 +121,18 @@ export class Console extends Context.Service<Console, {
   >
 }>()("effect-surface/McpConsole") {}
 
+// A predicate that throws holds the call: a policy that cannot say "let it through" has not.
 const holdingOf = (hold: Options["hold"]): (tool: string, args: unknown) => boolean => {
   if (hold === undefined) return () => false
-  if (typeof hold === "function") return (tool, args) => hold({ tool, args })
+  if (typeof hold === "function") {
+    return (tool, args) => {
+      try {
+        return hold({ tool, args })
+      } catch {
+        return true
+      }
+    }
+  }
   const names = new Set(hold)
   return (tool) => names.has(tool)
 }
@@ -141,7 +151,7 @@ const holdingOf = (hold: Options["hold"]): (tool: string, args: unknown) => bool
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
-  const state = yield* State.make(options.history ?? 200)
+  const state = yield* State.make(Math.max(1, Math.floor(options.history ?? 200)))
   const bus = yield* Ref.make(ConsoleBus.alone(state))
   const showArguments = options.showArguments === true
   const holds = yield* ConsoleHolds.make({
