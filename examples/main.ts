@@ -44,14 +44,23 @@ const inRedis = (url: string) =>
     )
     const state = yield* BoardState.redis().pipe(Effect.provideContext(context))
     return (http: Http.HttpOptions) =>
-      McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(Effect.provideContext(context))
+      McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(withConsole, Effect.provideContext(context))
   })
 
 const inMemory = Effect.gen(function*() {
   const { McpHttp } = yield* load(() => import("effect-surface/mcp"))
   const options = yield* serverOptions
-  return (http: Http.HttpOptions) => McpHttp.serve({ ...options, http })
+  return (http: Http.HttpOptions) => withConsole(McpHttp.serve({ ...options, http }))
 })
+
+// The operator's console beside the endpoint (this machine only): completing a task cannot be
+// undone, so an agent's `tasks_complete` waits there for a person's Approve or Deny.
+const withConsole = <A, E, R>(serving: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const { McpConsole } = yield* load(() => import("effect-surface/mcp"))
+    const console = yield* McpConsole.make({ hold: ["tasks_complete"], approvalTimeout: "5 minutes" })
+    return yield* Effect.provideService(serving, McpConsole.Console, console)
+  })
 
 // A port another process holds is told as a sentence with the way out, not as a stack trace.
 const portTaken = <E>(error: E) =>
@@ -101,6 +110,9 @@ const http = Effect.gen(function*() {
     yield* Console.log(
       `Behind ${issuer.value}: tokens for ${Option.getOrElse(publicUrl, () => served.url)} with board:read, board:write`
     )
+  }
+  if (served.console !== undefined) {
+    yield* Console.log(`Operator console at ${served.console} (agents' tasks_complete waits for you there)`)
   }
   if (Option.isSome(redis)) yield* Console.log(`Sessions and board kept in Redis at ${redis.value}`)
   yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)

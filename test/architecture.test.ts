@@ -161,12 +161,20 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "internal/authDiscovery",
     "internal/verifiedTokens",
     "TokenVerifier",
-    "Auth"
+    "Auth",
+    "internal/peer",
+    "internal/consoleState",
+    "internal/consolePage",
+    "internal/consoleHttp",
+    "internal/consoleBus",
+    "internal/consoleHolds"
   ],
   // What the face serves beside the bundle, and what it tells every client unprompted.
   ["AppResources", "Prompts", "internal/broadcast", "modern/Caching", "modern/Tasks"],
   // The face both revisions serve, and what each caller of it is shown.
   ["Scopes", "Face"],
+  // The operator's console over the face.
+  ["internal/consoleRoster", "internal/consoleCalls", "Console"],
   // Each revision's machinery, over the face.
   [
     "modern/internal/answers",

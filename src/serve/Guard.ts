@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import { Context, Effect, Layer, Option, Result, Schema } from "effect"
 import * as Identity from "../core/Identity.ts"
 import type * as CallResult from "../client/CallResult.ts"
 import type * as Catalog from "../client/Catalog.ts"
@@ -24,6 +24,7 @@ import * as McpToolset from "../client/McpToolset.ts"
 import { type InputError, withoutValues } from "../core/InputError.ts"
 import * as Json from "../core/Json.ts"
 import * as ToolResult from "../core/ToolResult.ts"
+import * as McpConsole from "../mcp/Console.ts"
 import * as Audit from "./Audit.ts"
 import * as GuardError from "./GuardError.ts"
 import * as GuardFile from "./GuardFile.ts"
@@ -234,7 +235,7 @@ export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile,
     yield* Effect.logWarning(
       `"${name}" is granted but not in the lock, so it is not served: run effect-surface guard lock`
     )
-  const audit = yield* Audit.AuditLog
+  const audit = shownOnConsole(yield* Audit.AuditLog, yield* Effect.serviceOption(McpConsole.Console))
   const toolset = yield* McpToolset.make([file.upstream], toolsetOptions(file, options))
   const env: Env = { file, granted: new Map(granted.map((tool) => [tool.name, tool])), toolset, audit }
   for (const tool of granted) {
@@ -244,6 +245,17 @@ export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile,
   }
   return Guard.of({ file, tools: granted, execute: execute(env) })
 })
+
+// With an operator's console in context, each row written is also shown on its page (it holds no
+// argument's value, only its keyed digest).
+const shownOnConsole = (
+  audit: Audit.AuditLog["Service"],
+  console: Option.Option<McpConsole.Console["Service"]>
+): Audit.AuditLog["Service"] =>
+  Option.isNone(console) ? audit : {
+    ...audit,
+    write: (row) => Effect.tap(audit.write(row), () => console.value.audit({ ...row }))
+  }
 
 /**
  * The guard of a decoded guard file as a layer, its audit opened beside it.
