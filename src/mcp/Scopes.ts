@@ -88,7 +88,22 @@ export interface Scopes {
   readonly needs: (method: string, params: unknown) => Effect.Effect<Need | undefined>
 }
 
-/** Where a face's lists come from. */
+/**
+ * Where a face's lists come from: what `make` narrows for each caller.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import type { McpScopes } from "effect-surface/mcp"
+ *
+ * declare const resolved: Bundle.Resolved
+ * declare const rest: Pick<McpScopes.Sources, "prompts" | "apps">
+ * const sources: McpScopes.Sources = { resolved: Effect.succeed(resolved), ...rest }
+ * ```
+ *
+ * @since 0.1.0
+ */
 export interface Sources {
   readonly resolved: Effect.Effect<Bundle.Resolved>
   readonly prompts: Effect.Effect<Prompts.Table>
