@@ -132,7 +132,11 @@ export interface Options extends Remote.Options {
 const unanswered = (error: Remote.Failure | Asked.Unanswered): Remote.Failure =>
   error._tag === "McpUnanswered" ? new Remote.Rejected({ code: error.code, reason: error.reason }) : error
 
-// While the connection lives: one listen stream for tool-list changes, opened again after it ends.
+// How soon a listen stream that failed is opened again: after a second, doubling, then once a minute.
+const RELISTEN = Schedule.min([Schedule.exponential("1 second"), Schedule.spaced("1 minute")])
+
+// While the connection lives: one listen stream for tool-list changes, opened again a second after
+// it ends (a server answers it when it shuts down), and on a widening schedule while it fails.
 const listen = (send: Requests.Send, onToolsChanged: () => void, server: string) =>
   send("subscriptions/listen", { notifications: { toolsListChanged: true } }, {
     onNotice: (notice) => {
@@ -140,8 +144,9 @@ const listen = (send: Requests.Send, onToolsChanged: () => void, server: string)
     }
   }).pipe(
     Effect.tapError((error) =>
-      Effect.logDebug(Redact.text(`MCP server "${server}": its listen stream ended: ${error.message}`))
+      Effect.logDebug(Redact.text(`MCP server "${server}": its listen stream failed: ${error.message}`))
     ),
+    Effect.retry(RELISTEN),
     Effect.ignore,
     Effect.repeat(Schedule.spaced("1 second"))
   )
