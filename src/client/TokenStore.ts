@@ -147,8 +147,10 @@ const decodeCredentials = Schema.decodeUnknownResult(CredentialsSchema)
  *
  * @example
  * ```ts
+ * import { Result } from "effect"
  * import { McpTokenStore } from "effect-surface/client"
- * McpTokenStore.toCredentials({ tokens: {} }, "read").failure?.reason // names the missing access_token
+ * const checked = McpTokenStore.toCredentials({ tokens: {} }, "read")
+ * if (Result.isFailure(checked)) console.log(checked.failure.reason) // names the missing access_token
  * ```
  *
  * @since 0.1.0
