@@ -10,7 +10,9 @@
 // Over HTTP, REDIS_URL (e.g. redis://127.0.0.1:6379) keeps the sessions and the board in that
 // Redis, so several instances behind a load balancer serve one board with no session affinity;
 // ALLOWED_HOSTS (comma-separated `name` or `name:port`) adds the names clients reach it by, such
-// as the balancer's address.
+// as the balancer's address. AUTH_ISSUER (an OAuth 2.1 / OpenID issuer URL) serves the board behind
+// bearer tokens from that issuer, for the resource PUBLIC_URL (default the listening URL): a token
+// with board:read sees the reads and lists, board:write also the procedures that change the board.
 // Each mode loads only what it runs (a host starting the stdio server waits for no HTTP stack, SDK
 // client or ACP agent), so the modes import their faces when chosen.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -42,14 +44,23 @@ const inRedis = (url: string) =>
     )
     const state = yield* BoardState.redis().pipe(Effect.provideContext(context))
     return (http: Http.HttpOptions) =>
-      McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(Effect.provideContext(context))
+      McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(withConsole, Effect.provideContext(context))
   })
 
 const inMemory = Effect.gen(function*() {
   const { McpHttp } = yield* load(() => import("effect-surface/mcp"))
   const options = yield* serverOptions
-  return (http: Http.HttpOptions) => McpHttp.serve({ ...options, http })
+  return (http: Http.HttpOptions) => withConsole(McpHttp.serve({ ...options, http }))
 })
+
+// The operator's console beside the endpoint (this machine only): completing a task cannot be
+// undone, so an agent's `tasks_complete` waits there for a person's Approve or Deny.
+const withConsole = <A, E, R>(serving: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const { McpConsole } = yield* load(() => import("effect-surface/mcp"))
+    const console = yield* McpConsole.make({ hold: ["tasks_complete"], approvalTimeout: "5 minutes" })
+    return yield* Effect.provideService(serving, McpConsole.Console, console)
+  })
 
 // A port another process holds is told as a sentence with the way out, not as a stack trace.
 const portTaken = <E>(error: E) =>
@@ -63,18 +74,46 @@ const portTaken = <E>(error: E) =>
     return yield* Effect.interrupt
   })
 
+// Behind AUTH_ISSUER: the resource server, its tokens checked against the issuer's published keys.
+const behindIssuer = (issuer: string, resource: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const { McpAuth, McpTokenVerifier } = yield* load(() => import("effect-surface/mcp"))
+    return McpAuth.layer({
+      ...(Option.isSome(resource) ? { resource: resource.value } : {}),
+      scopesSupported: ["board:read", "board:write"],
+      resourceName: "Task board"
+    }).pipe(Layer.provide(McpTokenVerifier.layerJwt({ issuer })))
+  })
+
 const http = Effect.gen(function*() {
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
   const redis = yield* Config.option(Config.String("REDIS_URL"))
+  const issuer = yield* Config.option(Config.String("AUTH_ISSUER"))
+  const publicUrl = yield* Config.option(Config.String("PUBLIC_URL"))
   const hosts = yield* Config.option(Config.String("ALLOWED_HOSTS"))
   const names = Option.map(hosts, (list) => list.split(",").map((name) => name.trim()).filter((name) => name !== ""))
   const serve = yield* Option.match(redis, { onNone: () => inMemory, onSome: inRedis })
+  // Built in the server's scope, so the issuer's keys stay cached for its life.
+  const auth = Option.isSome(issuer)
+    ? Option.some(yield* Layer.build(yield* behindIssuer(issuer.value, publicUrl)))
+    : Option.none()
   const served = yield* serve(Option.match(names, {
     onNone: () => ({ port }),
     onSome: (names) => ({ port, allowedHosts: ["localhost", "127.0.0.1", "[::1]", ...names] })
-  })).pipe(Effect.catch(portTaken))
+  })).pipe(
+    (serving) => Option.isSome(auth) ? Effect.provide(serving, auth.value) : serving,
+    Effect.catch(portTaken)
+  )
   yield* Console.log(`Task board MCP server at ${served.url}`)
+  if (Option.isSome(issuer)) {
+    yield* Console.log(
+      `Behind ${issuer.value}: tokens for ${Option.getOrElse(publicUrl, () => served.url)} with board:read, board:write`
+    )
+  }
+  if (served.console !== undefined) {
+    yield* Console.log(`Operator console at ${served.console} (agents' tasks_complete waits for you there)`)
+  }
   if (Option.isSome(redis)) yield* Console.log(`Sessions and board kept in Redis at ${redis.value}`)
   yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)
   yield* Console.log("Ctrl-C stops it.")

@@ -25,6 +25,7 @@ import * as Redact from "./internal/redact.ts"
 import * as Names from "./Names.ts"
 import type * as OAuth from "./OAuth.ts"
 import type * as Policy from "./Policy.ts"
+import type * as Questions from "./Questions.ts"
 import type * as Store from "./Store.ts"
 import type * as TokenStore from "./TokenStore.ts"
 import type { OpenTransport } from "./Transports.ts"
@@ -47,6 +48,8 @@ export interface Common {
   readonly timeoutMs?: number | undefined
   /** Deadline of one connect — spawn or dial, and the handshake (default: the toolset's). */
   readonly connectTimeoutMs?: number | undefined
+  /** The revision to speak to this server in, over the toolset's `protocol` (default `"auto"`). */
+  readonly protocol?: Protocol | undefined
 }
 
 /**
@@ -267,8 +270,14 @@ export interface Options<S = unknown> {
   readonly onDiagnostic?: ((diagnostic: Diagnostic) => void | Effect.Effect<void>) | undefined
   /** Confine every stdio server's command and cwd to `root` (a server entry may name its own). */
   readonly stdio?: { readonly root?: string | undefined } | undefined
-  /** Advertise the `roots` capability and answer `roots/list` with these. Off by default. */
-  readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string | undefined }> | undefined
+  /** Advertise the `roots` capability and answer `roots/list` with these (or what the function answers). Off by default. */
+  readonly roots?: Questions.Handlers["roots"]
+  /** Answer a server's form for the person (elicitation); without it none is advertised and a form is declined. */
+  readonly elicit?: Questions.Handlers["elicit"]
+  /** Answer a server's request for a completion from the client's model (sampling); off without it. */
+  readonly sample?: Questions.Handlers["sample"]
+  /** Reach a server on 2026-07-28 where it offers it (`"auto"`, the default), or pin one revision. */
+  readonly protocol?: Protocol | undefined
   /** How the toolset introduces itself in `initialize`. */
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
   /** What a local bundle's handlers may ask of their caller (default `Caller.none`: no progress, no questions). */
@@ -282,6 +291,20 @@ export interface Options<S = unknown> {
   /** Where OAuth sign-ins are kept (default: in memory, for the toolset's life). */
   readonly tokenStore?: TokenStore.TokenStore | undefined
 }
+
+/**
+ * Which revision of MCP a server is spoken to in: `"auto"` asks it (`server/discover`) and falls
+ * back to 2025-11-25 when it does not answer 2026-07-28; a revision pins it.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const pinned: McpConfig.Protocol = "2025-11-25"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Protocol = "auto" | "2026-07-28" | "2025-11-25"
 
 /**
  * A credential `auth` resolves: sent as `Authorization: Bearer <token>`, only to the server's own
@@ -349,7 +372,8 @@ const Strings = Schema.Record(Schema.String, Schema.String)
 const common = {
   name: Schema.NonEmptyString,
   timeoutMs: Schema.optionalKey(Millis),
-  connectTimeoutMs: Schema.optionalKey(Millis)
+  connectTimeoutMs: Schema.optionalKey(Millis),
+  protocol: Schema.optionalKey(Schema.Literals(["auto", "2026-07-28", "2025-11-25"]))
 }
 const ServerSchema = Schema.Union([
   Schema.Struct({

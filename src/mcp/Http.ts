@@ -23,6 +23,7 @@ import type * as Bundle from "../core/Bundle.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Auth from "./Auth.ts"
+import * as Console from "./Console.ts"
 import * as EventStore from "./legacy/EventStore.ts"
 import * as Face from "./Face.ts"
 import * as HttpGuard from "./HttpGuard.ts"
@@ -143,6 +144,8 @@ export interface Served {
   readonly sessions: Effect.Effect<ReadonlyArray<string>>
   /** End a session as a `DELETE` would (shared in Redis, at every instance). */
   readonly endSession: (id: string) => Effect.Effect<void>
+  /** The operator's console page, when a `McpConsole` layer is provided. */
+  readonly console?: string
 }
 
 /**
@@ -218,7 +221,7 @@ const inUse = (cause: unknown): boolean =>
  * @since 0.1.0
  */
 export const serveFace = (
-  face: Face.Face,
+  given: Face.Face,
   options: HttpOptions = {}
 ): Effect.Effect<Served, ServeError | HttpGuard.UnguardedBind, Scope.Scope> =>
   Effect.gen(function*() {
@@ -240,6 +243,11 @@ export const serveFace = (
     const allow = yield* allowFor(options, host, port)
     const local = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
     const shared = yield* Effect.serviceOption(HttpRedis.SharedSessions)
+    // With the console provided, calls go through it (shown, and held where it says) and it is mounted.
+    const operator = yield* Effect.serviceOption(Console.Console)
+    const face = Option.isSome(operator)
+      ? yield* operator.value.attach(given, Option.getOrUndefined(Option.map(shared, clusterOf)))
+      : given
     const table = yield* sessionTable(face, local, options, shared)
     // Shared sessions keep their events in Redis beside them.
     const store = table.shared?.store ?? local
@@ -284,14 +292,29 @@ export const serveFace = (
         yield* router.add("GET", at as HttpRouter.PathInput, Effect.succeed(metadata))
       }
     }
+    const console = Option.map(operator, (console) => urlFor(host, port, console.path))
+    if (Option.isSome(operator)) {
+      // The wildcard route serves the page's own path too.
+      yield* router.add("*", `${operator.value.path}/*`, operator.value.handler(Option.getOrUndefined(guard)))
+    }
     yield* server.serve(HttpRequest.onPath(path, endpoint, router.asHttpEffect()))
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
     yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout, modern.closing))
     yield* Effect.logInfo(`MCP over HTTP at ${url}`)
+    if (Option.isSome(console)) yield* Effect.logInfo(`Console at ${console.value}`)
     const endSession = (id: string) =>
       Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
-    return { url, host, port, path, face, sessions: table.ids, endSession } satisfies Served
+    return {
+      url,
+      host,
+      port,
+      path,
+      face,
+      sessions: table.ids,
+      endSession,
+      ...(Option.isSome(console) ? { console: console.value } : {})
+    } satisfies Served
   })
 
 // Where the instances sharing sessions in Redis meet, for the stateless revision too.

@@ -14,7 +14,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import { Context, Effect, Layer, Option, Result, Schema } from "effect"
+import * as Identity from "../core/Identity.ts"
 import type * as CallResult from "../client/CallResult.ts"
 import type * as Catalog from "../client/Catalog.ts"
 import type * as McpConfig from "../client/Config.ts"
@@ -23,6 +24,7 @@ import * as McpToolset from "../client/McpToolset.ts"
 import { type InputError, withoutValues } from "../core/InputError.ts"
 import * as Json from "../core/Json.ts"
 import * as ToolResult from "../core/ToolResult.ts"
+import * as McpConsole from "../mcp/Console.ts"
 import * as Audit from "./Audit.ts"
 import * as GuardError from "./GuardError.ts"
 import * as GuardFile from "./GuardFile.ts"
@@ -77,8 +79,16 @@ export type Options = Pick<
 export class Guard extends Context.Service<Guard, {
   readonly file: GuardFile.GuardFile
   readonly tools: ReadonlyArray<Grants.Granted>
-  /** Decide, forward and audit one call; a refusal or a failure is an `isError` result. */
-  readonly execute: (door: Door, tool: string, args: unknown) => Effect.Effect<ToolResult.ToolResult>
+  /**
+   * Decide, forward and audit one call; a refusal or a failure is an `isError` result. The row names
+   * `caller` (default the local one).
+   */
+  readonly execute: (
+    door: Door,
+    tool: string,
+    args: unknown,
+    caller?: Identity.Principal
+  ) => Effect.Effect<ToolResult.ToolResult>
 }>()("effect-surface/Guard") {}
 
 /**
@@ -177,8 +187,14 @@ const decide = (env: Env, tool: string, args: unknown): Effect.Effect<Rows.Verdi
     return { _tag: "Allow", send: send(env, live.name, checked.success) }
   })
 
-const execute = (env: Env) => (door: Door, tool: string, args: unknown): Effect.Effect<ToolResult.ToolResult> =>
-  Rows.record(env.audit, { door, tool, args }, decide(env, tool, args)).pipe(
+const execute = (env: Env) =>
+(
+  door: Door,
+  tool: string,
+  args: unknown,
+  caller: Identity.Principal = Identity.local
+): Effect.Effect<ToolResult.ToolResult> =>
+  Rows.record(env.audit, { door, tool, args, caller }, decide(env, tool, args)).pipe(
     Effect.withSpan("Guard.execute", { attributes: { door, tool } })
   )
 
@@ -219,7 +235,7 @@ export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile,
     yield* Effect.logWarning(
       `"${name}" is granted but not in the lock, so it is not served: run effect-surface guard lock`
     )
-  const audit = yield* Audit.AuditLog
+  const audit = shownOnConsole(yield* Audit.AuditLog, yield* Effect.serviceOption(McpConsole.Console))
   const toolset = yield* McpToolset.make([file.upstream], toolsetOptions(file, options))
   const env: Env = { file, granted: new Map(granted.map((tool) => [tool.name, tool])), toolset, audit }
   for (const tool of granted) {
@@ -229,6 +245,17 @@ export const make = Effect.fn("Guard.make")(function*(file: GuardFile.GuardFile,
   }
   return Guard.of({ file, tools: granted, execute: execute(env) })
 })
+
+// With an operator's console in context, each row written is also shown on its page (it holds no
+// argument's value, only its keyed digest).
+const shownOnConsole = (
+  audit: Audit.AuditLog["Service"],
+  console: Option.Option<McpConsole.Console["Service"]>
+): Audit.AuditLog["Service"] =>
+  Option.isNone(console) ? audit : {
+    ...audit,
+    write: (row) => Effect.tap(audit.write(row), () => console.value.audit({ ...row }))
+  }
 
 /**
  * The guard of a decoded guard file as a layer, its audit opened beside it.

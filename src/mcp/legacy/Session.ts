@@ -52,6 +52,7 @@ import * as Identity from "../../core/Identity.ts"
 import type * as Face from "../Face.ts"
 import * as Path from "./internal/requestPath.ts"
 import * as Follower from "./internal/sessionFollow.ts"
+import { Peer } from "../internal/peer.ts"
 import type * as Logging from "../Logging.ts"
 import type * as RpcError from "../RpcError.ts"
 
@@ -307,7 +308,9 @@ const answerRequests = (face: Face.Face, session: Path.Session) => {
     const params = request.params as CallToolRequest["params"]
     // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
     // Traced by the engine's own span (Engine.call): one span per call is what the hot path affords.
-    return Path.serve<CallToolResult>(session, extra, face.callTool(params.name, params.arguments ?? {}))
+    const peer = { era: "2025-11-25" as const, session: extra.sessionId, client: server.getClientVersion() }
+    const call = Effect.provideService(face.callTool(params.name, params.arguments ?? {}), Peer, peer)
+    return Path.serve<CallToolResult>(session, extra, call)
   })
   server.setRequestHandler(
     ListPromptsRequestSchema,

@@ -13,6 +13,7 @@ import type * as Bundle from "../../../core/Bundle.ts"
 import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as Face from "../../Face.ts"
+import { Peer } from "../../internal/peer.ts"
 import type * as Caching from "../Caching.ts"
 import * as RequestState from "../RequestState.ts"
 import * as Wire from "../Wire.ts"
@@ -37,14 +38,24 @@ interface Target {
   readonly frame?: (result: Json.JsonObject) => Json.JsonObject
 }
 
-const targetOf = (modern: Modern, method: string, params: Json.JsonObject): Result.Result<Target, string> => {
+const targetOf = (
+  modern: Modern,
+  method: string,
+  params: Json.JsonObject,
+  envelope: Wire.Envelope
+): Result.Result<Target, string> => {
   const { face } = modern
   switch (method) {
     case "tools/call": {
       const { arguments: args = {}, name } = params
       if (typeof name !== "string") return Result.fail(`"params.name" must be the tool's name, a string`)
       if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${JSON.stringify(args)}`)
-      return Result.succeed({ name, args, job: face.callTool(name, args) as Calls.Job })
+      const peer = { era: "2026-07-28" as const, client: envelope.clientInfo }
+      return Result.succeed({
+        name,
+        args,
+        job: Effect.provideService(face.callTool(name, args), Peer, peer) as Calls.Job
+      })
     }
     case "prompts/get": {
       const { arguments: args = {}, name } = params
@@ -101,7 +112,7 @@ export const roundTrip = (
   notify: Asking.Notify
 ): Effect.Effect<Answer> => {
   const { id, method, params } = request
-  const target = targetOf(modern, method, params as Json.JsonObject)
+  const target = targetOf(modern, method, params as Json.JsonObject, envelope)
   if (Result.isFailure(target)) return Effect.succeed(refused(id, target.failure))
   const responses = Answers.responsesOf(params)
   if (Result.isFailure(responses)) return Effect.succeed(refused(id, responses.failure))

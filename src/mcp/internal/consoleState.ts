@@ -1,0 +1,192 @@
+/**
+ * What the operator's console knows, and the feed that tells its pages each change.
+ *
+ * A page opened late must see what one open from the start saw, and an open page must hear each move
+ * the moment it happens, without polling. So the console keeps one state — the roster as listed, the
+ * recent calls, the calls held for a decision, the clients seen, the exposed cells' values — and a
+ * `PubSub` of the same moves: a page subscribes, is sent the state whole, then each move. Every move
+ * goes through `apply`, which updates the state and publishes under one lock, so no page misses one
+ * between its snapshot and its subscription.
+ *
+ * @since 0.1.0
+ */
+import { Effect, PubSub, Ref, Semaphore } from "effect"
+import type { Scope } from "effect"
+import type * as Json from "../../core/Json.ts"
+import type { Peer } from "./peer.ts"
+
+/** The lists an agent is shown, as listed, with what is retired and what the expose map holds back. */
+export interface RosterView {
+  readonly generation: number
+  readonly tools: ReadonlyArray<Json.JsonObject>
+  readonly resources: ReadonlyArray<Json.JsonObject>
+  readonly templates: ReadonlyArray<Json.JsonObject>
+  readonly prompts: ReadonlyArray<Json.JsonObject>
+  readonly tombstones: ReadonlyArray<{ readonly name: string; readonly reason: string }>
+  /** Declared members the expose map keeps from agents (`key/group.name`). */
+  readonly hidden: ReadonlyArray<string>
+  /** With authorization on, the scope each tool needs (a tool needing none is absent). */
+  readonly toolScopes: Readonly<Record<string, string>>
+}
+
+/** What callers holding one set of scopes are listed (authorization on), by name. */
+export interface ScopeView {
+  /** The scopes, sorted and space-separated; empty for a token with none. */
+  readonly scopes: string
+  readonly tools: ReadonlyArray<string>
+  readonly resources: ReadonlyArray<string>
+  readonly templates: ReadonlyArray<string>
+  readonly prompts: ReadonlyArray<string>
+}
+
+/** One call, as the console shows it (argument values only when the operator opted in). */
+export interface CallRow {
+  readonly id: string
+  readonly time: number
+  readonly tool: string
+  readonly caller: string
+  readonly decision: "allow" | "held" | "approved" | "denied"
+  readonly outcome: "running" | "ok" | "error" | "refused" | "cancelled"
+  readonly durationMs?: number | undefined
+  readonly decidedBy?: string | undefined
+  readonly args?: unknown
+}
+
+/** A call waiting for the operator. */
+export interface Held {
+  readonly id: string
+  readonly time: number
+  readonly deadline: number
+  readonly tool: string
+  readonly server: string
+  readonly caller: string
+  readonly description?: string | undefined
+  readonly args?: unknown
+}
+
+/** A decision on a held call: who made it (the page, or the clock), and what it was. */
+export interface Decided {
+  readonly id: string
+  readonly time: number
+  readonly tool: string
+  readonly decision: "allow" | "deny"
+  readonly by: string
+  readonly reason?: string | undefined
+}
+
+/** A client seen calling, keyed by its session or its name. */
+export interface Client {
+  readonly key: string
+  readonly era: string
+  readonly name: string
+  readonly session?: string | undefined
+  /** The console (one per instance) that saw it: on Redis, which instance the client reached. */
+  readonly instance: string
+  readonly lastSeen: number
+  readonly calls: number
+}
+
+/** Each move a page hears. */
+export type Move =
+  | { readonly _tag: "roster"; readonly roster: RosterView }
+  | { readonly _tag: "call"; readonly call: CallRow }
+  | { readonly _tag: "held"; readonly held: Held }
+  | { readonly _tag: "decided"; readonly decided: Decided }
+  | { readonly _tag: "client"; readonly client: Client }
+  | { readonly _tag: "cell"; readonly uri: string; readonly text: string }
+  | { readonly _tag: "audit"; readonly row: Json.JsonObject }
+  | { readonly _tag: "views"; readonly views: ReadonlyArray<ScopeView> }
+
+/** The whole state a page is sent first. */
+export interface Snapshot {
+  readonly roster: RosterView | undefined
+  readonly calls: ReadonlyArray<CallRow>
+  readonly held: ReadonlyArray<Held>
+  readonly decided: ReadonlyArray<Decided>
+  readonly clients: ReadonlyArray<Client>
+  readonly cells: Readonly<Record<string, string>>
+  readonly audit: ReadonlyArray<Json.JsonObject>
+  readonly views: ReadonlyArray<ScopeView>
+}
+
+/** The console's state and feed. */
+export interface State {
+  readonly apply: (move: Move) => Effect.Effect<void>
+  /** The state whole and a subscription to every later move, taken together. */
+  readonly follow: Effect.Effect<
+    { readonly snapshot: Snapshot; readonly moves: PubSub.Subscription<Move> },
+    never,
+    Scope.Scope
+  >
+  readonly snapshot: Effect.Effect<Snapshot>
+}
+
+const empty: Snapshot = {
+  roster: undefined,
+  calls: [],
+  held: [],
+  decided: [],
+  clients: [],
+  cells: {},
+  audit: [],
+  views: []
+}
+
+const upsert = <A extends { readonly id: string }>(rows: ReadonlyArray<A>, row: A, keep: number): ReadonlyArray<A> => {
+  const at = rows.findIndex((r) => r.id === row.id)
+  if (at >= 0) return rows.map((r, i) => i === at ? row : r)
+  const next = [...rows, row]
+  return next.length > keep ? next.slice(next.length - keep) : next
+}
+
+/** The state after one move; `keep` bounds each history. */
+export const step = (state: Snapshot, move: Move, keep: number): Snapshot => {
+  switch (move._tag) {
+    case "roster":
+      return { ...state, roster: move.roster }
+    case "call":
+      return { ...state, calls: upsert(state.calls, move.call, keep) }
+    case "held":
+      return { ...state, held: upsert(state.held, move.held, keep) }
+    case "decided":
+      return {
+        ...state,
+        held: state.held.filter((h) => h.id !== move.decided.id),
+        decided: upsert(state.decided, move.decided, keep)
+      }
+    case "client": {
+      const others = state.clients.filter((c) => c.key !== move.client.key)
+      return { ...state, clients: [...others, move.client].slice(-keep) }
+    }
+    case "cell":
+      return { ...state, cells: { ...state.cells, [move.uri]: move.text } }
+    case "audit":
+      return { ...state, audit: [...state.audit, move.row].slice(-keep) }
+    case "views":
+      return { ...state, views: move.views }
+  }
+}
+
+/** A fresh state and feed, keeping at most `keep` rows of each history. */
+export const make = (keep: number): Effect.Effect<State> =>
+  Effect.gen(function*() {
+    const ref = yield* Ref.make(empty)
+    // A page that stops reading holds at most this many moves; past it the oldest go (reloading it
+    // sends the state whole again), so no page can grow the server's memory without bound.
+    const pubsub = yield* PubSub.sliding<Move>(4096)
+    const lock = yield* Semaphore.make(1)
+    return {
+      apply: (move) =>
+        lock.withPermits(1)(Effect.andThen(Ref.update(ref, (s) => step(s, move, keep)), PubSub.publish(pubsub, move))),
+      follow: lock.withPermits(1)(Effect.all({ snapshot: Ref.get(ref), moves: PubSub.subscribe(pubsub) })),
+      snapshot: Ref.get(ref)
+    }
+  })
+
+/** How a caller is named on the page. */
+export const callerOf = (peer: Peer | undefined): string => {
+  if (peer === undefined) return "in process"
+  const who = peer.client === undefined ? "a client" : `${peer.client.name} ${peer.client.version}`
+  return peer.session === undefined ? `${who} (${peer.era})`
+    : `${who} (${peer.era}, session ${peer.session.slice(0, 8)})`
+}

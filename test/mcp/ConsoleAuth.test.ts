@@ -1,0 +1,107 @@
+// The console behind the endpoint's resource server: a page is opened only with a bearer token
+// holding the console's own scope, and it shows what each scope set seen calling is listed.
+import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Fiber, Layer } from "effect"
+import { Identity } from "effect-surface"
+import { McpAuth, McpConsole, McpHttp, McpTokenVerifier } from "effect-surface/mcp"
+import { serverOptions } from "../../examples/board/app.ts"
+import { open } from "./browser.ts"
+
+const tokens = {
+  "operator-token": Identity.token({ subject: "grace", clientId: "browser", scopes: ["console"] }),
+  "reader-token": Identity.token({ subject: "ada", clientId: "agent", scopes: ["board:read"] }),
+  "writer-token": Identity.token({ subject: "lin", clientId: "agent", scopes: ["board:read", "board:write"] })
+}
+
+const serveBehindAuth = Effect.gen(function*() {
+  const console = yield* McpConsole.make({ hold: ["tasks_add"] })
+  const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port: 0 } }).pipe(
+    Effect.provide(
+      McpAuth.layer({ scopesSupported: ["board:read", "board:write", "console"] }).pipe(
+        Layer.provide(McpTokenVerifier.layerTest({ issuer: "https://auth.test", tokens }))
+      )
+    ),
+    Effect.provideService(McpConsole.Console, console)
+  )
+  return { served, page: served.console ?? "" }
+})
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+const connect = (url: string, token: string) =>
+  Effect.gen(function*() {
+    const client = new Client({ name: "scoped-agent", version: "1.0.0" })
+    yield* Effect.acquireRelease(
+      Effect.promise(() =>
+        client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer(token) } }))
+      ),
+      () => Effect.promise(() => client.close())
+    )
+    return client
+  })
+
+describe("the console behind authorization", () => {
+  it.live("a page with no console scope is refused: no token is asked for one, a token without the scope is told which", () =>
+    Effect.gen(function*() {
+      const { page } = yield* serveBehindAuth
+      const anonymous = yield* Effect.promise(() => fetch(page))
+      assert.strictEqual(anonymous.status, 401)
+      assert.include(anonymous.headers.get("www-authenticate") ?? "", "resource_metadata=")
+      const reader = yield* Effect.promise(() => fetch(page, { headers: bearer("reader-token") }))
+      assert.strictEqual(reader.status, 403)
+      assert.include(reader.headers.get("www-authenticate") ?? "", "insufficient_scope")
+      assert.include(reader.headers.get("www-authenticate") ?? "", "console")
+      assert.notInclude(yield* Effect.promise(() => reader.text()), "TOKEN")
+      const forged = yield* Effect.promise(() => fetch(page, { headers: bearer("forged") }))
+      assert.strictEqual(forged.status, 401)
+      const operator = yield* Effect.promise(() => fetch(page, { headers: bearer("operator-token") }))
+      assert.strictEqual(operator.status, 200)
+      // The stream needs the scope too, whatever page token it carries.
+      const token = /const TOKEN = "([^"]+)"/.exec(yield* Effect.promise(() => operator.text()))?.[1] ?? ""
+      const stream = yield* Effect.promise(() =>
+        fetch(`${page}/events?token=${token}`, { headers: bearer("reader-token") })
+      )
+      assert.strictEqual(stream.status, 403)
+    }))
+
+  it.live(
+    "the operator's page shows what each scope set seen calling is listed, and decisions name the operator",
+    () =>
+      Effect.gen(function*() {
+        const { page: url, served } = yield* serveBehindAuth
+        const page = yield* open(url, bearer("operator-token"))
+        yield* Effect.promise(() => page.locator("#live.on").waitFor())
+        const reader = yield* connect(served.url, "reader-token")
+        yield* Effect.promise(() => reader.callTool({ name: "tasks_open", arguments: {} }))
+        const readerView = page.locator("[data-view=\"board:read\"]")
+        yield* Effect.promise(() => readerView.waitFor({ state: "attached", timeout: 10_000 }))
+        const readerText = yield* Effect.promise(() => readerView.textContent())
+        assert.include(readerText, "tasks_open")
+        assert.notInclude(readerText, "tasks_add")
+        // The roster says which scope each tool needs.
+        yield* Effect.promise(() => page.locator("#roster", { hasText: "needs board:write" }).waitFor())
+
+        const writer = yield* connect(served.url, "writer-token")
+        const adding = yield* Effect.forkChild(
+          Effect.promise(() =>
+            writer.callTool({ name: "tasks_add", arguments: { title: "scoped" } }) as Promise<CallToolResult>
+          )
+        )
+        const writerView = page.locator("[data-view=\"board:read board:write\"]")
+        yield* Effect.promise(() => writerView.waitFor({ state: "attached", timeout: 10_000 }))
+        assert.include(yield* Effect.promise(() => writerView.textContent()), "tasks_add")
+        const held = page.locator("[data-held]", { hasText: "tasks_add" })
+        yield* Effect.promise(() => held.waitFor({ timeout: 10_000 }))
+        yield* Effect.promise(() => held.getByRole("button", { name: "Approve" }).click())
+        const added = yield* Fiber.join(adding)
+        assert.isNotTrue(added.isError, JSON.stringify(added.content))
+        const row = page.locator("[data-call]", { hasText: "tasks_add" })
+        yield* Effect.promise(() => row.locator("td.ok").waitFor({ timeout: 10_000 }))
+        assert.include(yield* Effect.promise(() => row.innerText()), "approved by grace via browser")
+      }),
+    60_000
+  )
+})

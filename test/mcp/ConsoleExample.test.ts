@@ -1,0 +1,144 @@
+// `npm start` serves the example board with its console: the page's URL is printed beside the MCP
+// URL, and an agent's `tasks_complete` (which cannot be undone) waits on that page until a person
+// approves it in the browser.
+import { assert, describe, it } from "@effect/vitest"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Fiber, Ref, Schedule } from "effect"
+import * as ChildProcess from "node:child_process"
+import { readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { blockAfter, readme } from "../readmeBlocks.ts"
+import { open } from "./browser.ts"
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+
+const printed = (output: Ref.Ref<string>, pattern: RegExp) =>
+  Ref.get(output).pipe(
+    Effect.flatMap((all) => {
+      const found = pattern.exec(all)?.[1]
+      return found === undefined ? Effect.fail("not yet") : Effect.succeed(found)
+    }),
+    Effect.retry(Schedule.spaced("50 millis")),
+    Effect.timeout("30 seconds")
+  )
+
+const spawn = (script: string) =>
+  Effect.gen(function*() {
+    const child = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", script], {
+          cwd: root,
+          env: { ...process.env, PORT: "0", NO_COLOR: "1" },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+      ),
+      (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+    )
+    const output = yield* Ref.make("")
+    child.stdout.on("data", (chunk: Buffer) => Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
+    return output
+  })
+
+describe("the example's console", () => {
+  it("the README shows exactly the console example this test runs", () => {
+    assert.strictEqual(
+      blockAfter(readme(), "It is off unless its layer is provided (`examples/serve/console.ts`):"),
+      readFileSync(new URL("../../examples/serve/console.ts", import.meta.url), "utf8")
+    )
+  })
+
+  it.live(
+    "the README's console example holds counter_add until a decision is posted from its page",
+    () =>
+      Effect.gen(function*() {
+        const output = yield* spawn("examples/serve/console.ts")
+        const mcp = yield* printed(output, /serving (\S+)/)
+        const console = new URL(yield* printed(output, /console at (\S+)/))
+        const html = yield* Effect.promise(() => fetch(console).then((r) => r.text()))
+        assert.include(html, "<title>counter · console</title>")
+        const token = /const TOKEN = "([^"]+)"/.exec(html)?.[1] ?? ""
+        const client = new Client({ name: "readme-agent", version: "1.0.0" })
+        yield* Effect.acquireRelease(
+          Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(mcp)))),
+          () => Effect.promise(() => client.close())
+        )
+        const adding = yield* Effect.forkChild(
+          Effect.promise(() =>
+            client.callTool({ name: "counter_add", arguments: { value: 2 } }) as Promise<CallToolResult>
+          )
+        )
+        // The held call's id, read from the page's own event stream (in its snapshot, or as a move).
+        const events = yield* Effect.promise(() => fetch(`${console.href}/events?token=${token}`))
+        const reader = events.body?.getReader()
+        let seen = ""
+        while (!/"held":\[?\{"id":"([^"]+)"/.test(seen)) {
+          const chunk = yield* Effect.promise(() => reader?.read() ?? Promise.resolve({ done: true, value: undefined }))
+          if (chunk.done) break
+          seen += new TextDecoder().decode(chunk.value)
+        }
+        yield* Effect.promise(() => reader?.cancel() ?? Promise.resolve())
+        const id = /"held":\[?\{"id":"([^"]+)"/.exec(seen)?.[1] ?? ""
+        assert.isUndefined(adding.pollUnsafe())
+        const decided = yield* Effect.promise(() =>
+          fetch(`${console.href}/decide`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-console-token": token, origin: console.origin },
+            body: JSON.stringify({ id, decision: "allow" })
+          })
+        )
+        assert.strictEqual(decided.status, 200)
+        const added = yield* Fiber.join(adding)
+        assert.isNotTrue(added.isError, JSON.stringify(added.content))
+        assert.deepStrictEqual(added.structuredContent, { value: 2 })
+      }),
+    60_000
+  )
+
+  it.live(
+    "npm start prints the console's URL beside the MCP URL, and an agent's tasks_complete waits there for a click",
+    () =>
+      Effect.gen(function*() {
+        const child = yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts"], {
+              cwd: root,
+              env: { ...process.env, PORT: "0", NO_COLOR: "1" },
+              stdio: ["ignore", "pipe", "pipe"]
+            })
+          ),
+          (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
+        )
+        const output = yield* Ref.make("")
+        child.stdout.on("data", (chunk: Buffer) =>
+          Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
+        const mcp = yield* printed(output, /Task board MCP server at (\S+)/)
+        const console = yield* printed(output, /Operator console at (\S+)/)
+        assert.strictEqual(console, mcp.replace(/\/mcp$/, "/console"))
+
+        const page = yield* open(console)
+        yield* Effect.promise(() =>
+          page.locator("#live.on").waitFor()
+        )
+        const client = new Client({ name: "example-agent", version: "1.0.0" })
+        yield* Effect.acquireRelease(
+          Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(mcp)))),
+          () => Effect.promise(() => client.close())
+        )
+        const call = (name: string, args: Record<string, unknown>) =>
+          Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<CallToolResult>)
+        const added = yield* call("tasks_add", { title: "ship the console" })
+        const id = (added.structuredContent as { readonly id: string }).id
+        const completing = yield* Effect.forkChild(call("tasks_complete", { value: id }))
+        const held = page.locator("[data-held]", { hasText: "tasks_complete" })
+        yield* Effect.promise(() => held.waitFor({ timeout: 10_000 }))
+        assert.isUndefined(completing.pollUnsafe())
+        yield* Effect.promise(() => held.getByRole("button", { name: "Approve" }).click())
+        const done = yield* Fiber.join(completing)
+        assert.isNotTrue(done.isError, JSON.stringify(done.content))
+        assert.include(JSON.stringify(done.structuredContent), "\"done\":true")
+      }),
+    90_000
+  )
+})
