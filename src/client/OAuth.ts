@@ -13,7 +13,8 @@
  * authorization and token request. Tokens are kept in the toolset's token store, keyed by server and
  * issuer; an expired or refused one is refreshed first. A 403 `insufficient_scope` asks again with
  * the scopes held and those demanded, at most `MAX_STEP_UPS` times a request, and never twice for
- * the same scopes. The protocol steps are the SDK's (`@modelcontextprotocol/client`); the order,
+ * the same scopes; a registered client its server holds to fewer scopes (`invalid_scope`) registers
+ * again, once. The protocol steps are the SDK's (`@modelcontextprotocol/client`); the order,
  * the checks it leaves to its caller, the store and the bounds are this toolset's.
  *
  * @since 0.1.0

@@ -150,7 +150,7 @@ const decodeCredentials = Schema.decodeUnknownResult(CredentialsSchema)
  * import { Result } from "effect"
  * import { McpTokenStore } from "effect-surface/client"
  * const checked = McpTokenStore.toCredentials({ tokens: {} }, "read")
- * const reason = Result.isFailure(checked) ? checked.failure.message : "" // names the missing access_token
+ * if (Result.isFailure(checked)) console.log(checked.failure.reason) // names the missing access_token
  * ```
  *
  * @since 0.1.0

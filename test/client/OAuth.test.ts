@@ -29,8 +29,8 @@ const entry = (url: string, client?: { readonly clientId: string; readonly clien
   oauth: { clientName: "effect-surface tests", redirectUrl: REDIRECT, ...client }
 })
 
-// A client registered beforehand with no scope of its own (a dynamically registered one may be held
-// by its authorization server to the scopes it first asked for).
+// A client registered beforehand with no scope of its own (a dynamically registered one is held by
+// oidc-provider to the scopes it registered with, and registers again to step up: tested apart).
 const preRegistered = { clientId: "toolset", secret: "s3cret-client", redirectUrl: REDIRECT }
 const client = { clientId: preRegistered.clientId, clientSecret: preRegistered.secret }
 
@@ -99,6 +99,26 @@ describe("OAuth sign-in", () => {
         assert.includeMembers(stepped, ["mcp:read", "mcp:write"])
         assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__read", {})), "read done")
         assert.lengthOf(person.visited, 2, "the stepped-up token serves the other tools too")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a dynamically registered client held to the scopes it registered with registers again to step up",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer()
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const toolset = yield* McpToolset.make([entry(rs.url)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: person.authorize
+        })
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__write", {})), "write done")
+        const clients = person.visited.map((url) => url.searchParams.get("client_id"))
+        assert.lengthOf(clients, 3, "signed in, refused the wider scope, signed in again as a new client")
+        assert.strictEqual(clients[0], clients[1])
+        assert.notStrictEqual(clients[2], clients[1])
       }),
     { timeout: 60_000 }
   )

@@ -117,7 +117,13 @@ const auth = (state: State, sdkModule: typeof Sdk, provider: Sdk.OAuthClientProv
 
 // One attempt: the SDK's steps until it answers REDIRECT, the person through `authorize`, then the
 // code exchanged. A refresh ends at the first answer.
-const attempt = (state: State, challenge: Challenge, scope: string | undefined, force: boolean) =>
+const attempt = (
+  state: State,
+  challenge: Challenge,
+  scope: string | undefined,
+  force: boolean,
+  mayRegisterAgain = true
+): Effect.Effect<void, OAuth.SignInFailed> =>
   Effect.gen(function*() {
     const { env } = state
     const sdkModule = yield* sdkFor(env.server)
@@ -141,6 +147,18 @@ const attempt = (state: State, challenge: Challenge, scope: string | undefined, 
       (e) =>
         new OAuth.SignInFailed({ server: env.server, reason: `the authorization did not complete (${messageOf(e)})` })
     )
+    // A client registered for fewer scopes than it now asks for (the SDK registers with the scopes of
+    // the moment, and a server may hold a client to them): registered again, once, with these.
+    if (
+      mayRegisterAgain && env.options.clientId === undefined && back.searchParams.get("error") === "invalid_scope" &&
+      back.searchParams.get("state") === own.state
+    ) {
+      yield* Effect.tryPromise({
+        try: async () => provider.invalidateCredentials?.("client"),
+        catch: failed(env.server)
+      })
+      return yield* attempt(state, challenge, scope, true, false)
+    }
     const code = yield* Effect.mapError(
       codeFrom(back, env.options, own.state),
       (reason) => new OAuth.SignInFailed({ server: env.server, reason })
