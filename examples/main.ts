@@ -10,7 +10,7 @@
 // Over HTTP, REDIS_URL (e.g. redis://127.0.0.1:6379) keeps the sessions and the board in that
 // Redis, so several instances behind a load balancer serve one board with no session affinity;
 // ALLOWED_HOSTS (comma-separated `name` or `name:port`) adds the names clients reach it by, such
-// as the balancer's address.
+// as the balancer's address. Over HTTP the operator's console is served at /console beside /mcp.
 // Each mode loads only what it runs (a host starting the stdio server waits for no HTTP stack, SDK
 // client or ACP agent), so the modes import their faces when chosen.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -52,11 +52,14 @@ const inMemory = Effect.gen(function*() {
 })
 
 // The operator's console beside the endpoint (this machine only): completing a task cannot be
-// undone, so an agent's `tasks_complete` waits there for a person's Approve or Deny.
+// undone, so an agent's `tasks_complete` waits there for a person's Approve or Deny. CONSOLE_HOLD
+// (comma-separated tool names, or `none`) says which calls wait instead.
 const withConsole = <A, E, R>(serving: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const { McpConsole } = yield* load(() => import("effect-surface/mcp"))
-    const console = yield* McpConsole.make({ hold: ["tasks_complete"], approvalTimeout: "5 minutes" })
+    const held = yield* Config.String("CONSOLE_HOLD").pipe(Config.withDefault("tasks_complete"), Effect.orDie)
+    const hold = held.split(",").map((name) => name.trim()).filter((name) => name !== "" && name !== "none")
+    const console = yield* McpConsole.make({ hold, approvalTimeout: "5 minutes" })
     return yield* Effect.provideService(serving, McpConsole.Console, console)
   })
 
@@ -84,9 +87,7 @@ const http = Effect.gen(function*() {
     onSome: (names) => ({ port, allowedHosts: ["localhost", "127.0.0.1", "[::1]", ...names] })
   })).pipe(Effect.catch(portTaken))
   yield* Console.log(`Task board MCP server at ${served.url}`)
-  if (served.console !== undefined) {
-    yield* Console.log(`Operator console at ${served.console} (agents' tasks_complete waits for you there)`)
-  }
+  if (served.console !== undefined) yield* Console.log(`Operator console at ${served.console}`)
   if (Option.isSome(redis)) yield* Console.log(`Sessions and board kept in Redis at ${redis.value}`)
   yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)
   yield* Console.log("Ctrl-C stops it.")
