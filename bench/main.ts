@@ -2,7 +2,7 @@
 // (`{ bench, ours, peer, ratio, unit }`, the unit saying which way the ratio is taken), progress on
 // stderr. Each peer is measured in the same run on this machine, interleaved with ours.
 //   BENCH_QUICK=1              a smoke run of every figure (seconds, not a measurement)
-//   BENCH_ONLY=regex           families to run: inmemory, pool, startup, stdio, outside, http, http2026, scale, fanout, acp, toolset, stores, redis
+//   BENCH_ONLY=regex           families to run: inmemory, pool, startup, stdio, outside, http, http2026, scale, fanout, acp, toolset, stores, redis, auth
 //   BENCH_EFFORT=x             multiply every sample and iteration count (not sizes) by x
 //   BENCH_HTTP_SESSIONS=50     concurrent sessions (2026: clients) for HTTP throughput
 //   BENCH_HTTP2026_CLIENT=sdk  drive the 2026 figures with SDK v2 clients, not raw POSTs (bench/http2026.ts)
@@ -32,7 +32,8 @@ const families: ReadonlyArray<
   { name: "toolset", load: () => import("./toolset.ts") },
   { name: "stores", load: () => import("./stores.ts") },
   // Starts a redis-server of its own (Debian's `redis-server`, as .ci/run installs it).
-  { name: "redis", load: () => import("./redis.ts") }
+  { name: "redis", load: () => import("./redis.ts") },
+  { name: "auth", load: () => import("./auth.ts") }
 ]
 
 const main = async () => {

@@ -81,6 +81,7 @@ interface Reading {
   readonly firstCpuMs: number
   readonly rssKiB: number
   readonly coldUs: number
+  readonly coldCpuUs: number
 }
 
 const measure = async (command: Command, cold: number): Promise<Reading> => {
@@ -103,7 +104,8 @@ const measure = async (command: Command, cold: number): Promise<Reading> => {
     const c0 = now()
     for (let i = 0; i < cold; i++) await call()
     const coldUs = ((now() - c0) * 1000) / cold
-    return { firstMs, firstCpuMs: firstCpuMs ?? Number.NaN, rssKiB: rssKiB ?? Number.NaN, coldUs }
+    const coldCpuUs = (((await cpuMsOf(pid)) ?? Number.NaN) - (firstCpuMs ?? Number.NaN)) * 1000 / cold
+    return { firstMs, firstCpuMs: firstCpuMs ?? Number.NaN, rssKiB: rssKiB ?? Number.NaN, coldUs, coldCpuUs }
   } finally {
     await server.close()
   }
@@ -150,6 +152,13 @@ export const run = async (): Promise<void> => {
     figure("outside.spawn_to_first_call.vs_raw_sdk", "ours", "raw", (r) => r.firstMs, spawnUnit)
     figure("outside.spawn_to_first_call.cpu.vs_raw_sdk", "ours", "raw", (r) => r.firstCpuMs, cpuUnit)
     figure("outside.tools_call.cold.sequential.vs_raw_sdk", "ours", "raw", (r) => r.coldUs, coldUnit)
+    figure(
+      "outside.tools_call.cold.sequential.cpu.vs_raw_sdk",
+      "ours",
+      "raw",
+      (r) => r.coldCpuUs,
+      "server CPU µs per call over the first 1,000 calls, sequential (raw JSON-RPC driver), median"
+    )
     figure("outside.rss_after_first_call.vs_raw_sdk", "ours", "raw", (r) => r.rssKiB, rssUnit)
     for (const option of ["npm_cache_first_start", "npm_cache"] as const) {
       figure(

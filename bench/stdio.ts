@@ -17,75 +17,15 @@
 // as a host runs an installed copy: built JavaScript (lib/built.ts). The launch options a user may
 // take are measured beside the default, each for ours and for the raw SDK alike: Node's module
 // compile cache (`NODE_COMPILE_CACHE` in the server's environment; its first start, which writes the
-// cache, apart from later ones) and one bundled file per server (lib/bundle.ts).
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
-import { ADD_ANSWER, ADD_ARGS, ADD_TOOL } from "./lib/adder.ts"
-import { builtPackage, cpuMsOf, rssKiBOf } from "./lib/built.ts"
-import { bundled, removeBundles } from "./lib/bundle.ts"
-import { serverNodeFlags } from "./lib/child.ts"
-import { concurrent, config, count, emit, median, note, now, sequential } from "./lib/measure.ts"
-
-const here = path.dirname(fileURLToPath(import.meta.url))
-const script = path.join(here, "servers", "host.ts")
-
-const kinds = ["ours", "raw", "effect-ai"] as const
-const bounds = ["effect-floor", "ours-mcp-barrel"] as const
-type Kind = (typeof kinds)[number] | (typeof bounds)[number]
-
-/** How a server is launched: its kind, and the launch options taken. */
-interface Launch {
-  readonly kind: Kind
-  /** A compile-cache directory for `NODE_COMPILE_CACHE`. */
-  readonly cache?: string
-  /** Run this bundled file instead of the server's modules. */
-  readonly bundle?: string
-}
-
-interface Started {
-  readonly client: Client
-  /** Milliseconds from before the spawn to the first answered `tools/call`. */
-  readonly firstMs: number
-  /** The server's CPU milliseconds by then (NaN where they cannot be read). */
-  readonly firstCpuMs: number
-  /** The server's resident memory right after its first answer, KiB (NaN where it cannot be read). */
-  readonly rssKiB: number
-  readonly call: () => Promise<unknown>
-}
-
-/** Spawn one server and take it as far as a host's first answered call. */
-const start = async (launch: Launch): Promise<Started> => {
-  const conditions = await builtPackage()
-  const t0 = now()
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: launch.bundle === undefined
-      ? [...serverNodeFlags, ...conditions, script, launch.kind]
-      : [...serverNodeFlags, launch.bundle],
-    ...(launch.cache === undefined ? {} : { env: { NODE_COMPILE_CACHE: launch.cache } }),
-    stderr: "inherit"
-  })
-  const client = new Client({ name: "bench-host", version: "0.0.0" }, { capabilities: {} })
-  await client.connect(transport)
-  await client.listTools()
-  const call = () => client.callTool({ name: ADD_TOOL, arguments: ADD_ARGS })
-  const first = (await call()) as { readonly structuredContent?: unknown; readonly isError?: boolean }
-  const firstMs = now() - t0
-  const [firstCpuMs, rssKiB] = await Promise.all([cpuMsOf(transport.pid), rssKiBOf(transport.pid)])
-  if (JSON.stringify(first.structuredContent) !== JSON.stringify(ADD_ANSWER) || first.isError === true) {
-    await client.close()
-    throw new Error(`${launch.kind} answered ${JSON.stringify(first)}`)
-  }
-  return { client, firstMs, firstCpuMs: firstCpuMs ?? Number.NaN, rssKiB: rssKiB ?? Number.NaN, call }
-}
+// cache, apart from later ones), one bundled file per server (lib/bundle.ts), and for ours a V8
+// startup snapshot.
+import { concurrent, config, count, emit, median, note, sequential } from "./lib/measure.ts"
+import { bounds, type Kind, kinds, start } from "./lib/stdioHost.ts"
+import { launchFigures } from "./stdioOptions.ts"
 
 type Figures =
   & Record<
-    "spawn" | "spawnCpu" | "rss" | "coldSeq" | "coldPar" | "warmSeq" | "warmPar",
+    "spawn" | "spawnCpu" | "rss" | "coldSeq" | "coldPar" | "coldSeqCpu" | "coldParCpu" | "warmSeq" | "warmPar",
     Array<number>
   >
   & {
@@ -99,6 +39,8 @@ const emptyFigures = (): Figures => ({
   rss: [],
   coldSeq: [],
   coldPar: [],
+  coldSeqCpu: [],
+  coldParCpu: [],
   warmSeq: [],
   warmPar: [],
   curves: []
@@ -114,7 +56,9 @@ const round = async (kind: Kind, into: Figures, sizes: Sizes): Promise<void> => 
     into.spawn.push(first.firstMs)
     into.spawnCpu.push(first.firstCpuMs)
     into.rss.push(first.rssKiB)
+    const cpu0 = await first.cpuMs()
     into.coldSeq.push(await sequential(sizes.cold, first.call))
+    into.coldSeqCpu.push(((await first.cpuMs()) - cpu0) * 1000 / sizes.cold)
   } finally {
     await first.client.close()
   }
@@ -125,7 +69,11 @@ const round = async (kind: Kind, into: Figures, sizes: Sizes): Promise<void> => 
     into.rss.push(second.rssKiB)
     // The first 1,000 calls are the cold figure; every round of the warm-up is a point of the curve.
     const curve: Array<number> = []
-    for (let done = 0; done < sizes.warm; done += STEP) curve.push(await concurrent(STEP, 64, second.call))
+    const cpu0 = await second.cpuMs()
+    for (let done = 0; done < sizes.warm; done += STEP) {
+      curve.push(await concurrent(STEP, 64, second.call))
+      if (done + STEP === sizes.cold) into.coldParCpu.push(((await second.cpuMs()) - cpu0) * 1000 / sizes.cold)
+    }
     into.curves.push(curve)
     const coldRounds = curve.slice(0, sizes.cold / STEP)
     into.coldPar.push(coldRounds.reduce((sum, x) => sum + x, 0) / coldRounds.length)
@@ -170,75 +118,6 @@ const callsToSteady = (curve: ReadonlyArray<number>, limit: number): number => {
     if (curve[i]! <= limit && curve[i + 1]! <= limit && curve[i + 2]! <= limit) return (i + 1) * STEP
   }
   return Number.NaN
-}
-
-/** The launch options, each for ours and the raw SDK, measured to the first answer and through the cold calls. */
-const options = [
-  "ours-cache-first",
-  "ours-cache",
-  "raw-cache",
-  "ours-bundle",
-  "raw-bundle",
-  "ours-bundle-cache"
-] as const
-type Option = (typeof options)[number]
-
-interface OptionFigures {
-  readonly spawn: Array<number>
-  readonly spawnCpu: Array<number>
-  readonly rss: Array<number>
-  readonly coldSeq: Array<number>
-}
-
-const launchOptions = async (sizes: Sizes) => {
-  const caches = fs.mkdtempSync(path.join(os.tmpdir(), "effect-surface-compile-cache-"))
-  try {
-    const warmCache = (name: string) => path.join(caches, name)
-    const launchOf = async (option: Option, round: number): Promise<Launch> => {
-      switch (option) {
-        case "ours-cache-first":
-          // An empty cache directory: the first start after an install, which writes the cache.
-          return { kind: "ours", cache: warmCache(`first-${round}`) }
-        case "ours-cache":
-          return { kind: "ours", cache: warmCache("ours") }
-        case "raw-cache":
-          return { kind: "raw", cache: warmCache("raw") }
-        case "ours-bundle":
-          return { kind: "ours", bundle: await bundled("ours") }
-        case "raw-bundle":
-          return { kind: "raw", bundle: await bundled("raw") }
-        case "ours-bundle-cache":
-          return { kind: "ours", bundle: await bundled("ours"), cache: warmCache("ours-bundle") }
-      }
-    }
-    // Each warm cache is written by one start that is not counted.
-    for (const option of ["ours-cache", "raw-cache", "ours-bundle-cache"] as const) {
-      const primed = await start(await launchOf(option, -1))
-      await sequential(sizes.cold, primed.call)
-      await primed.client.close()
-    }
-    const taken = Object.fromEntries(
-      options.map((option): [Option, OptionFigures] => [option, { spawn: [], spawnCpu: [], rss: [], coldSeq: [] }])
-    ) as Record<Option, OptionFigures>
-    for (let r = 0; r < sizes.rounds; r++) {
-      for (let k = 0; k < options.length; k++) {
-        const option = options[(r + k) % options.length]!
-        const started = await start(await launchOf(option, r))
-        try {
-          taken[option].spawn.push(started.firstMs)
-          taken[option].spawnCpu.push(started.firstCpuMs)
-          taken[option].rss.push(started.rssKiB)
-          taken[option].coldSeq.push(await sequential(sizes.cold, started.call))
-        } finally {
-          await started.client.close()
-        }
-      }
-    }
-    return taken
-  } finally {
-    fs.rmSync(caches, { recursive: true, force: true })
-    removeBundles()
-  }
 }
 
 export const run = async (): Promise<void> => {
@@ -320,6 +199,16 @@ export const run = async (): Promise<void> => {
     "µs per call amortized over the first 1,000 calls (64 in flight), median",
     pick("coldPar")
   )
+  report(
+    "tools_call.stdio.cold.sequential.cpu",
+    "server CPU µs per call over the first 1,000 calls (what load moves least), median",
+    pick("coldSeqCpu")
+  )
+  report(
+    "tools_call.stdio.cold.inflight64.cpu",
+    "server CPU µs per call over the first 1,000 calls, 64 in flight (what load moves least), median",
+    pick("coldParCpu")
+  )
   report("tools_call.stdio.sequential", `µs per call after ${sizes.warm} calls, median`, pick("warmSeq"))
   report(
     "tools_call.stdio.inflight64",
@@ -354,49 +243,4 @@ const steady = (taken: Record<(typeof kinds)[number], Figures>, sizes: Sizes): v
     unit:
       `calls until three rounds of ${STEP} (64 in flight) run within 1.15× the raw SDK's warm per-call time, median (capped at ${sizes.warm})`
   })
-}
-
-/** Each launch option against the default launch of the same server, and ours against the raw SDK alike. */
-const launchFigures = async (sizes: Sizes, taken: Record<(typeof kinds)[number], Figures>): Promise<void> => {
-  note(`stdio launch options: ${sizes.rounds} rounds, each option spawned once a round`)
-  const measured = await launchOptions(sizes)
-  const spawnUnit = "ms from spawn to the first answered tools/call, median"
-  const cpuUnit = "server CPU ms (user + system) by its first answered tools/call, median"
-  const coldUnit = "µs per call over the first 1,000 calls (sequential), median"
-  const rssUnit = "KiB resident (read from /proc) after the first answered tools/call, median"
-  const pairs: ReadonlyArray<readonly [string, OptionFigures, Pick<OptionFigures, keyof OptionFigures>]> = [
-    // What a user of ours who takes the option sees, against the raw SDK launched by default.
-    ["compile_cache_first_start.vs_raw_sdk", measured["ours-cache-first"], taken.raw],
-    ["compile_cache.vs_raw_sdk", measured["ours-cache"], taken.raw],
-    ["bundle.vs_raw_sdk", measured["ours-bundle"], taken.raw],
-    ["bundle_compile_cache.vs_raw_sdk", measured["ours-bundle-cache"], taken.raw],
-    // The same option taken by both.
-    ["compile_cache.vs_raw_sdk_compile_cache", measured["ours-cache"], measured["raw-cache"]],
-    ["bundle.vs_raw_sdk_bundle", measured["ours-bundle"], measured["raw-bundle"]],
-    // What the option gives ours, against ours launched by default.
-    ["compile_cache_first_start.vs_default", measured["ours-cache-first"], taken.ours],
-    ["compile_cache.vs_default", measured["ours-cache"], taken.ours],
-    ["bundle.vs_default", measured["ours-bundle"], taken.ours]
-  ]
-  for (const [name, ours, peer] of pairs) {
-    emit({
-      bench: `stdio.spawn_to_first_call.${name}`,
-      ours: median(ours.spawn),
-      peer: median(peer.spawn),
-      unit: spawnUnit
-    })
-    emit({
-      bench: `stdio.spawn_to_first_call.cpu.${name}`,
-      ours: median(ours.spawnCpu),
-      peer: median(peer.spawnCpu),
-      unit: cpuUnit
-    })
-    emit({
-      bench: `tools_call.stdio.cold.sequential.${name}`,
-      ours: median(ours.coldSeq),
-      peer: median(peer.coldSeq),
-      unit: coldUnit
-    })
-    emit({ bench: `stdio.rss_after_first_call.${name}`, ours: median(ours.rss), peer: median(peer.rss), unit: rssUnit })
-  }
 }

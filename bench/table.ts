@@ -38,28 +38,38 @@ const rows: ReadonlyArray<Row> = [
     unit: "ms"
   },
   {
-    label: "the same, with Node's compile cache: the first start after install (`NODE_COMPILE_CACHE`)",
-    bench: "stdio.spawn_to_first_call.compile_cache_first_start.vs_raw_sdk",
+    label: "server CPU to the first answer, with Node's compile cache: the first start (`NODE_COMPILE_CACHE`)",
+    bench: "stdio.spawn_to_first_call.cpu.compile_cache_first_start.vs_raw_sdk",
     unit: "ms"
   },
   {
-    label: "the same, with Node's compile cache: later starts",
-    bench: "stdio.spawn_to_first_call.compile_cache.vs_raw_sdk",
+    label: "the same, with the compile cache: later starts",
+    bench: "stdio.spawn_to_first_call.cpu.compile_cache.vs_raw_sdk",
     unit: "ms"
   },
   {
-    label: "the same, both with the compile cache",
-    bench: "stdio.spawn_to_first_call.compile_cache.vs_raw_sdk_compile_cache",
+    label: "the same, the raw SDK with the compile cache too",
+    bench: "stdio.spawn_to_first_call.cpu.compile_cache.vs_raw_sdk_compile_cache",
     unit: "ms"
   },
   {
-    label: "the same, the server bundled into one file (esbuild)",
-    bench: "stdio.spawn_to_first_call.bundle.vs_raw_sdk",
+    label: "server CPU to the first answer, the server bundled into one file (esbuild)",
+    bench: "stdio.spawn_to_first_call.cpu.bundle.vs_raw_sdk",
     unit: "ms"
   },
   {
-    label: "the same, both bundled",
-    bench: "stdio.spawn_to_first_call.bundle.vs_raw_sdk_bundle",
+    label: "the same, the raw SDK bundled too",
+    bench: "stdio.spawn_to_first_call.cpu.bundle.vs_raw_sdk_bundle",
+    unit: "ms"
+  },
+  {
+    label: "server CPU to the first answer, ours started from a V8 startup snapshot",
+    bench: "stdio.spawn_to_first_call.cpu.snapshot.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "the same, against the raw SDK bundled",
+    bench: "stdio.spawn_to_first_call.cpu.snapshot.vs_raw_sdk_bundle",
     unit: "ms"
   },
   {
@@ -86,6 +96,23 @@ const rows: ReadonlyArray<Row> = [
     unit: "µs"
   },
   {
+    label: "`tools/call`, stdio, cold, sequential, server CPU per call",
+    bench: "tools_call.stdio.cold.sequential.cpu.vs_raw_sdk",
+    ai: "tools_call.stdio.cold.sequential.cpu.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "`tools/call`, stdio, cold, 64 in flight, server CPU per call",
+    bench: "tools_call.stdio.cold.inflight64.cpu.vs_raw_sdk",
+    ai: "tools_call.stdio.cold.inflight64.cpu.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "the same, sequential, with the compile cache (later starts)",
+    bench: "tools_call.stdio.cold.sequential.cpu.compile_cache.vs_raw_sdk",
+    unit: "µs"
+  },
+  {
     label: "`tools/call`, stdio, warm, sequential",
     bench: "tools_call.stdio.sequential.vs_raw_sdk",
     ai: "tools_call.stdio.sequential.vs_effect_ai",
@@ -96,6 +123,26 @@ const rows: ReadonlyArray<Row> = [
     bench: "tools_call.stdio.inflight64.vs_raw_sdk",
     ai: "tools_call.stdio.inflight64.vs_effect_ai",
     unit: "µs"
+  },
+  {
+    label: "second driver (raw JSON-RPC, `node server.js`): server CPU to the first answer",
+    bench: "outside.spawn_to_first_call.cpu.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "second driver: `tools/call`, cold, sequential",
+    bench: "outside.tools_call.cold.sequential.vs_raw_sdk",
+    unit: "µs"
+  },
+  {
+    label: "second driver: `tools/call`, cold, sequential, server CPU per call",
+    bench: "outside.tools_call.cold.sequential.cpu.vs_raw_sdk",
+    unit: "µs"
+  },
+  {
+    label: "second driver: resident memory after the first answer",
+    bench: "outside.rss_after_first_call.vs_raw_sdk",
+    unit: "MB"
   },
   {
     label: "calls until per-call time reaches the raw SDK's warm figure (×1.15), 64 in flight",

@@ -10,7 +10,11 @@
 // Over HTTP, REDIS_URL (e.g. redis://127.0.0.1:6379) keeps the sessions and the board in that
 // Redis, so several instances behind a load balancer serve one board with no session affinity;
 // ALLOWED_HOSTS (comma-separated `name` or `name:port`) adds the names clients reach it by, such
-// as the balancer's address. Over HTTP the operator's console is served at /console beside /mcp.
+// as the balancer's address. AUTH_ISSUER (an OAuth 2.1 / OpenID issuer URL) serves the board behind
+// bearer tokens from that issuer, for the resource PUBLIC_URL (default the listening URL): a token
+// with board:read sees the reads and lists, board:write also the procedures that change the board.
+// Over HTTP the operator's console is served at /console beside /mcp (behind AUTH_ISSUER, to tokens
+// with the console scope).
 // Each mode loads only what it runs (a host starting the stdio server waits for no HTTP stack, SDK
 // client or ACP agent), so the modes import their faces when chosen.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -75,19 +79,44 @@ const portTaken = <E>(error: E) =>
     return yield* Effect.interrupt
   })
 
+// Behind AUTH_ISSUER: the resource server, its tokens checked against the issuer's published keys.
+const behindIssuer = (issuer: string, resource: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const { McpAuth, McpTokenVerifier } = yield* load(() => import("effect-surface/mcp"))
+    return McpAuth.layer({
+      ...(Option.isSome(resource) ? { resource: resource.value } : {}),
+      scopesSupported: ["board:read", "board:write"],
+      resourceName: "Task board"
+    }).pipe(Layer.provide(McpTokenVerifier.layerJwt({ issuer })))
+  })
+
 const http = Effect.gen(function*() {
   // Any integer Node accepts; `PORT=0` picks a free port, and the line below prints the one bound.
   const port = yield* Config.Int("PORT").pipe(Config.withDefault(3000))
   const redis = yield* Config.option(Config.String("REDIS_URL"))
+  const issuer = yield* Config.option(Config.String("AUTH_ISSUER"))
+  const publicUrl = yield* Config.option(Config.String("PUBLIC_URL"))
   const hosts = yield* Config.option(Config.String("ALLOWED_HOSTS"))
   const names = Option.map(hosts, (list) => list.split(",").map((name) => name.trim()).filter((name) => name !== ""))
   const serve = yield* Option.match(redis, { onNone: () => inMemory, onSome: inRedis })
+  // Built in the server's scope, so the issuer's keys stay cached for its life.
+  const auth = Option.isSome(issuer)
+    ? Option.some(yield* Layer.build(yield* behindIssuer(issuer.value, publicUrl)))
+    : Option.none()
   const served = yield* serve(Option.match(names, {
     onNone: () => ({ port }),
     onSome: (names) => ({ port, allowedHosts: ["localhost", "127.0.0.1", "[::1]", ...names] })
-  })).pipe(Effect.catch(portTaken))
+  })).pipe(
+    (serving) => Option.isSome(auth) ? Effect.provide(serving, auth.value) : serving,
+    Effect.catch(portTaken)
+  )
   yield* Console.log(`Task board MCP server at ${served.url}`)
   if (served.console !== undefined) yield* Console.log(`Operator console at ${served.console}`)
+  if (Option.isSome(issuer)) {
+    yield* Console.log(
+      `Behind ${issuer.value}: tokens for ${Option.getOrElse(publicUrl, () => served.url)} with board:read, board:write`
+    )
+  }
   if (Option.isSome(redis)) yield* Console.log(`Sessions and board kept in Redis at ${redis.value}`)
   yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)
   yield* Console.log("Ctrl-C stops it.")

@@ -57,8 +57,10 @@ const rank: Record<Layer, number> = { surface: 0, core: 1, face: 2, barrel: 3 }
 // Faces stand side by side on the core, and meet only where the design has them meet, each standing
 // on the public modules (never `internal/`) of the faces named here: an ACP session's tools are a
 // client toolset built from its editor's `mcpServers`; serveTools and Guard are served by the MCP face
-// over the client toolset; the command line runs them.
+// over the client toolset; the command line runs them; the client's 2026 request path decodes with
+// the MCP face's wire shapes (`McpWire`, `McpResults`), one definition for both ends.
 const composes: Readonly<Record<string, ReadonlyArray<string>>> = {
+  client: ["mcp"],
   acp: ["client"],
   serve: ["mcp", "client"],
   cli: ["serve", "client"]
@@ -96,7 +98,7 @@ describe("architecture", () => {
     assert.isFalse(reachesAcross("src/serve/ServeTools.ts", "src/mcp/McpServer.ts"))
     assert.isTrue(reachesAcross("src/serve/ServeTools.ts", "src/mcp/internal/httpPromise.ts"))
     assert.isTrue(reachesAcross("src/mcp/Face.ts", "src/serve/ServeTools.ts"))
-    assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/mcp/Face.ts"))
+    assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/mcp/modern/internal/requests.ts"))
     assert.isFalse(reachesAcross("src/acp/AcpToolset.ts", "src/client/McpToolset.ts"))
     assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/acp/AcpToolset.ts"))
   })
@@ -152,10 +154,12 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "internal/redisCall",
     "internal/httpDrain",
     "modern/Wire",
+    "modern/Results",
     "modern/RequestState",
     "legacy/EventStore",
     "legacy/HttpResponse",
     "internal/authDiscovery",
+    "internal/verifiedTokens",
     "TokenVerifier",
     "Auth",
     "internal/peer",

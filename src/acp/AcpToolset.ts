@@ -4,7 +4,8 @@
  * Where the faces meet. The person configures MCP servers in their editor, and the editor hands
  * them to the agent with each new session; the agent connects them as a client toolset, and the
  * toolset's policy *ask* is put to the person in the same editor, through `session/request_permission`
- * on the calling turn (failing closed: no turn, no yes). The editor's list is as untrusted as any
+ * on the calling turn (failing closed: no turn, no yes), as is a server's form (`elicitation/create`,
+ * declined when there is no turn to ask through). The editor's list is as untrusted as any
  * config file — it goes through the toolset's own checks, under the agent's options (`policy`,
  * `allowedHosts`, `stdio.root`, deadlines); only the list is the editor's. The toolset is loaded
  * when the first session builds one, so an agent that never does pays nothing for the MCP client at
@@ -19,6 +20,7 @@ import type * as Config from "../client/Config.ts"
 import { WiringError } from "../client/Errors.ts"
 import type * as McpToolset from "../client/McpToolset.ts"
 import * as AcpApproval from "./AcpApproval.ts"
+import * as AcpElicit from "./AcpElicit.ts"
 import type { Info } from "./AcpSession.ts"
 
 /**
@@ -131,8 +133,12 @@ export const servers = (
 // Loaded on first use: the MCP client costs a stdio agent's start about as much as the rest of it.
 const load = Effect.promise(() => import("../client/McpToolset.ts"))
 
-const optionsFor = <S>(options: Options<S> | undefined, session: Info): Config.Options<S> =>
-  typeof options === "function" ? options(session) : options ?? {}
+// The agent's options, with a server's forms put to the person in the editor unless the agent
+// answers them itself.
+const optionsFor = <S>(options: Options<S> | undefined, session: Info): Config.Options<S> => {
+  const given = typeof options === "function" ? options(session) : options ?? {}
+  return given.elicit === undefined ? { ...given, elicit: AcpElicit.elicit } : given
+}
 
 /**
  * The session's toolset, open in the current scope: its servers from `session/new`, its options

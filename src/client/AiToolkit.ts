@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import type { JsonSchema } from "effect"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import * as CallResult from "./CallResult.ts"
 import type * as Catalog from "./Catalog.ts"
@@ -35,6 +35,26 @@ export type AiTool = Tool.Tool<string, {
   readonly failure: typeof CallErrorSchema
   readonly failureMode: "return"
 }>
+
+/**
+ * The output schema a server declared for a tool, carried on the toolkit's tool as an annotation
+ * (`undefined` for a tool that declares none): a caller that shows a model what a tool answers reads
+ * it with `Context.get(tool.annotations, McpAiToolkit.OutputSchema)`.
+ *
+ * @example
+ * ```ts
+ * import { Context } from "effect"
+ * import { McpAiToolkit } from "effect-surface/client"
+ * declare const tool: McpAiToolkit.AiTool
+ * const declared = Context.get(tool.annotations, McpAiToolkit.OutputSchema)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const OutputSchema = Context.Reference<{ readonly [key: string]: unknown } | undefined>(
+  "effect-surface/McpAiToolkit/OutputSchema",
+  { defaultValue: () => undefined }
+)
 
 /**
  * The toolkit, handlers bound.
@@ -83,7 +103,7 @@ export const make = (
           success: CallResult.ResultSchema,
           failure: CallErrorSchema,
           failureMode: "return"
-        }).annotate(Tool.Strict, false)
+        }).annotate(Tool.Strict, false).annotate(OutputSchema, tool.outputSchema)
       )
       handlers[tool.name] = (params) => call(tool.name, params)
     }

@@ -157,3 +157,35 @@ export const adapt = (raw: unknown, call: Call): Effect.Effect<Result, McpToolEr
     answer.structuredContent === undefined ? { content } : { content, structuredContent: answer.structuredContent }
   )
 }
+
+/**
+ * Check an answer's `structuredContent` against the tool's declared output schema: a tool that
+ * declares one must answer with it, and it must conform; otherwise the call fails with a protocol
+ * error whose reason names the field that is wrong.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpCallResult } from "effect-surface/client"
+ * const unchecked = (value: unknown) => Effect.succeed(value)
+ * McpCallResult.conform({ content: [], structuredContent: { n: 1 } }, unchecked, { name: "s__t", server: "s", tool: "t" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const conform = (
+  result: Result,
+  output: (value: unknown) => Effect.Effect<unknown, { readonly message: string }>,
+  call: Call
+): Effect.Effect<Result, McpProtocolError> => {
+  const refuse = (reason: string) =>
+    Effect.fail(new McpProtocolError({ name: call.name, server: call.server, code: -32603, reason }))
+  if (result.structuredContent === undefined)
+    return refuse("the tool declares an output schema but its answer has no structuredContent")
+  return output(result.structuredContent).pipe(
+    Effect.matchEffect({
+      onFailure: (error) => refuse(`its structuredContent does not match the tool's output schema: ${error.message}`),
+      onSuccess: () => Effect.succeed(result)
+    })
+  )
+}

@@ -52,6 +52,8 @@ export interface Tool {
   readonly tool: string
   readonly description: string
   readonly inputSchema: { readonly [key: string]: unknown }
+  /** What the tool's `structuredContent` must be, as the server declared it; every answer is checked against it. */
+  readonly outputSchema?: { readonly [key: string]: unknown }
   readonly title?: string
   /** The listing's `annotations` and `_meta`, as the server gave them, for a caller that forwards them. */
   readonly annotations?: { readonly [key: string]: unknown }
@@ -74,6 +76,8 @@ export interface Tool {
 export interface Entry {
   readonly tool: Tool
   readonly check: JsonDecoder | undefined
+  /** The checker of the tool's `structuredContent`, when it declares an output schema that compiles. */
+  readonly output?: JsonDecoder | undefined
   readonly quarantined?: true | undefined
 }
 
@@ -231,12 +235,17 @@ const entryOf = (
     tool: listed.name,
     description: listed.description ?? "",
     inputSchema,
+    ...(listed.outputSchema === undefined || quarantined ? {} : { outputSchema: listed.outputSchema }),
     ...(listed.title === undefined ? {} : { title: listed.title }),
     ...(listed.annotations === undefined ? {} : { annotations: listed.annotations }),
     ...(listed._meta === undefined ? {} : { meta: listed._meta })
   }
   const check = compiled !== undefined && Result.isSuccess(compiled) ? compiled.success : undefined
-  return quarantined ? { tool, check, quarantined: true } : { tool, check }
+  if (quarantined) return { tool, check, quarantined: true }
+  const output = listed.outputSchema === undefined ? undefined : compileJsonSchema(listed.outputSchema)
+  if (output !== undefined && Result.isFailure(output))
+    diagnostics.push(Diagnostic.toolUnchecked(server.name, listed.name, output.failure.message))
+  return output !== undefined && Result.isSuccess(output) ? { tool, check, output: output.success } : { tool, check }
 }
 
 /**

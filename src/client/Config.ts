@@ -19,11 +19,13 @@ import type * as Roster from "../core/Roster.ts"
 import type { Diagnostic } from "./Diagnostic.ts"
 import type * as Disclosure from "./Disclosure.ts"
 import { WiringError } from "./Errors.ts"
+import * as OAuthChecks from "./internal/oauthChecks.ts"
 import * as OptionChecks from "./internal/options.ts"
 import * as Redact from "./internal/redact.ts"
 import * as Names from "./Names.ts"
 import type * as OAuth from "./OAuth.ts"
 import type * as Policy from "./Policy.ts"
+import type * as Questions from "./Questions.ts"
 import type * as Store from "./Store.ts"
 import type * as TokenStore from "./TokenStore.ts"
 import type { OpenTransport } from "./Transports.ts"
@@ -46,6 +48,8 @@ export interface Common {
   readonly timeoutMs?: number | undefined
   /** Deadline of one connect — spawn or dial, and the handshake (default: the toolset's). */
   readonly connectTimeoutMs?: number | undefined
+  /** The revision to speak to this server in, over the toolset's `protocol` (default `"auto"`). */
+  readonly protocol?: Protocol | undefined
 }
 
 /**
@@ -266,8 +270,14 @@ export interface Options<S = unknown> {
   readonly onDiagnostic?: ((diagnostic: Diagnostic) => void | Effect.Effect<void>) | undefined
   /** Confine every stdio server's command and cwd to `root` (a server entry may name its own). */
   readonly stdio?: { readonly root?: string | undefined } | undefined
-  /** Advertise the `roots` capability and answer `roots/list` with these. Off by default. */
-  readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string | undefined }> | undefined
+  /** Advertise the `roots` capability and answer `roots/list` with these (or what the function answers). Off by default. */
+  readonly roots?: Questions.Handlers["roots"]
+  /** Answer a server's form for the person (elicitation); without it none is advertised and a form is declined. */
+  readonly elicit?: Questions.Handlers["elicit"]
+  /** Answer a server's request for a completion from the client's model (sampling); off without it. */
+  readonly sample?: Questions.Handlers["sample"]
+  /** Reach a server on 2026-07-28 where it offers it (`"auto"`, the default), or pin one revision. */
+  readonly protocol?: Protocol | undefined
   /** How the toolset introduces itself in `initialize`. */
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
   /** What a local bundle's handlers may ask of their caller (default `Caller.none`: no progress, no questions). */
@@ -281,6 +291,20 @@ export interface Options<S = unknown> {
   /** Where OAuth sign-ins are kept (default: in memory, for the toolset's life). */
   readonly tokenStore?: TokenStore.TokenStore | undefined
 }
+
+/**
+ * Which revision of MCP a server is spoken to in: `"auto"` asks it (`server/discover`) and falls
+ * back to 2025-11-25 when it does not answer 2026-07-28; a revision pins it.
+ *
+ * @example
+ * ```ts
+ * import type { McpConfig } from "effect-surface/client"
+ * const pinned: McpConfig.Protocol = "2025-11-25"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Protocol = "auto" | "2026-07-28" | "2025-11-25"
 
 /**
  * A credential `auth` resolves: sent as `Authorization: Bearer <token>`, only to the server's own
@@ -348,7 +372,8 @@ const Strings = Schema.Record(Schema.String, Schema.String)
 const common = {
   name: Schema.NonEmptyString,
   timeoutMs: Schema.optionalKey(Millis),
-  connectTimeoutMs: Schema.optionalKey(Millis)
+  connectTimeoutMs: Schema.optionalKey(Millis),
+  protocol: Schema.optionalKey(Schema.Literals(["auto", "2026-07-28", "2025-11-25"]))
 }
 const ServerSchema = Schema.Union([
   Schema.Struct({
@@ -365,14 +390,7 @@ const ServerSchema = Schema.Union([
     type: Schema.Literals(["streamable-http", "sse"]),
     url: Schema.String,
     headers: Schema.optionalKey(Strings),
-    oauth: Schema.optionalKey(Schema.Struct({
-      clientName: Schema.NonEmptyString,
-      redirectUrl: Schema.String,
-      clientMetadataUrl: Schema.optionalKey(Schema.String),
-      clientId: Schema.optionalKey(Schema.NonEmptyString),
-      clientSecret: Schema.optionalKey(Schema.String),
-      scope: Schema.optionalKey(Schema.String)
-    }))
+    oauth: Schema.optionalKey(OAuthChecks.ServerOptionsSchema)
   }),
   Schema.Struct({ ...common, type: Schema.Literal("transport"), open: Schema.Unknown }),
   Schema.Struct({ ...common, type: Schema.Literal("local"), core: Schema.Unknown })
@@ -380,15 +398,6 @@ const ServerSchema = Schema.Union([
 const decodeServer = Schema.decodeUnknownResult(ServerSchema, { errors: "all" })
 
 const refuse = (reason: string) => Effect.fail(new WiringError({ reason }))
-
-const oauthRefusal = (oauth: OAuth.ServerOptions): string | undefined => {
-  if (!URL.canParse(oauth.redirectUrl)) return `"oauth.redirectUrl" is not a URL`
-  const document = oauth.clientMetadataUrl
-  if (document === undefined) return undefined
-  const url = URL.canParse(document) ? new URL(document) : undefined
-  return url?.protocol === "https:" && url.pathname !== "/" ? undefined
-    : `"oauth.clientMetadataUrl" must be an https URL with a path (the client's metadata document)`
-}
 
 const checkServer = (entry: unknown, index: number): Effect.Effect<Server, WiringError> => {
   const decoded = decodeServer(entry)
@@ -410,7 +419,7 @@ const checkServer = (entry: unknown, index: number): Effect.Effect<Server, Wirin
     return refuse(`${label} cannot be used: "url" is not a URL`)
   }
   if ((server.type === "streamable-http" || server.type === "sse") && server.oauth !== undefined) {
-    const refused = oauthRefusal(server.oauth)
+    const refused = OAuthChecks.serverRefusal(server.oauth)
     if (refused !== undefined) return refuse(`${label} cannot be used: ${refused}`)
   }
   // The decoded value is the entry itself, checked: its functions and readonly arrays kept as given.
@@ -470,11 +479,8 @@ export const wire = <S>(
     if (refused !== undefined) return yield* refuse(refused)
     const checked = yield* Effect.forEach(servers, checkServer)
     const signsIn = checked.find((s) => (s.type === "streamable-http" || s.type === "sse") && s.oauth !== undefined)
-    if (signsIn !== undefined && typeof options.authorize !== "function") {
-      return yield* refuse(
-        `server "${signsIn.name}" signs in with oauth, so the toolset needs authorize: a function that takes the person to the authorization URL and answers the URL they came back to`
-      )
-    }
+    const oauthRefused = OAuthChecks.optionsRefusal(signsIn?.name, options)
+    if (oauthRefused !== undefined) return yield* refuse(oauthRefused)
     const { collisions, keys } = Names.serverKeys(checked.map(identityOf))
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS

@@ -33,6 +33,8 @@ export interface Listed {
   readonly description?: string | undefined
   readonly title?: string | undefined
   readonly inputSchema?: { readonly [key: string]: unknown } | undefined
+  /** What the tool's `structuredContent` promises to be; part of the fingerprint when declared. */
+  readonly outputSchema?: { readonly [key: string]: unknown } | undefined
   /** Carried for a caller that forwards them (a guard's lock); not part of the fingerprint. */
   readonly annotations?: { readonly [key: string]: unknown } | undefined
   readonly _meta?: { readonly [key: string]: unknown } | undefined
@@ -58,6 +60,7 @@ export const ListedSchema = Schema.Struct({
   description: Schema.optionalKey(Schema.String),
   title: Schema.optionalKey(Schema.String),
   inputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  outputSchema: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
   _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 })
@@ -88,7 +91,8 @@ const canonical = (value: unknown): string => {
 }
 
 /**
- * A tool's fingerprint: the SHA-256 of its description, input schema and title (keys in order),
+ * A tool's fingerprint: the SHA-256 of its description, input schema, title and (when it declares
+ * one) output schema, keys in order,
  * base64url. The same in every process.
  *
  * @example
@@ -100,8 +104,13 @@ const canonical = (value: unknown): string => {
  * @since 0.1.0
  */
 export const fingerprint = (tool: Listed): string =>
-  createHash("sha256").update(canonical([tool.description ?? null, tool.inputSchema ?? null, tool.title ?? null]))
-    .digest("base64url")
+  createHash("sha256").update(canonical([
+    tool.description ?? null,
+    tool.inputSchema ?? null,
+    tool.title ?? null,
+    // Only when declared, so a tool without one keeps the fingerprint it always had.
+    ...(tool.outputSchema === undefined ? [] : [tool.outputSchema])
+  ])).digest("base64url")
 
 /**
  * A listing's fingerprints, by tool name.

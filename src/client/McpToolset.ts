@@ -34,10 +34,12 @@ import {
 } from "./Errors.ts"
 import * as Link from "./internal/link.ts"
 import * as Local from "./internal/local.ts"
+import * as Reach from "./internal/reach.ts"
 import * as Redact from "./internal/redact.ts"
 import * as Stored from "./internal/stored.ts"
 import * as Names from "./Names.ts"
 import * as Policy from "./Policy.ts"
+import type * as Resources from "./Resources.ts"
 import * as Store from "./Store.ts"
 
 /**
@@ -83,6 +85,22 @@ export interface Toolset {
   readonly diagnostics: Effect.Effect<ReadonlyArray<Diagnostic.Diagnostic>>
   readonly toolkit: Effect.Effect<AiToolkit.Kit>
   readonly reconciled: Effect.Effect<void>
+  /** Every remote server's resources, asked of the servers now. */
+  readonly resources: Effect.Effect<ReadonlyArray<Resources.Resource>>
+  /** Read a resource of the server keyed `server`, through the policy and under the deadline. */
+  readonly readResource: (
+    server: string,
+    uri: string,
+    options?: CallOptions
+  ) => Effect.Effect<ReadonlyArray<Resources.Content>, CallError>
+  /** Every remote server's prompts, named `${server}__${prompt}`. */
+  readonly prompts: Effect.Effect<ReadonlyArray<Resources.Prompt>>
+  /** Fill in a prompt by its projected name, through the policy and under the deadline. */
+  readonly getPrompt: (
+    name: string,
+    args?: { readonly [key: string]: string },
+    options?: CallOptions
+  ) => Effect.Effect<Resources.Messages, CallError>
 }
 
 /**
@@ -409,10 +427,14 @@ const start = Effect.fnUntraced(function*<S>(
   // The hot path, built from plain steps rather than a generator: it runs once per tool call.
   const invoke = (name: string, found: Located, args: unknown, timeoutMs: number | undefined) => {
     const { link, tool } = found
+    const { output } = found
+    const about = { name, server: tool.server, tool: tool.tool }
     const send = (checked: unknown) =>
       Effect.flatMap(
         link.call(name, tool.tool, checked, timeoutMs ?? link.wired.timeoutMs),
-        (raw) => CallResult.adapt(raw, { name, server: tool.server, tool: tool.tool })
+        (raw) =>
+          output === undefined ? CallResult.adapt(raw, about)
+            : Effect.flatMap(CallResult.adapt(raw, about), (result) => CallResult.conform(result, output, about))
       )
     const gated = options.policy === undefined ? send : (checked: unknown) =>
       Effect.andThen(
@@ -445,7 +467,12 @@ const start = Effect.fnUntraced(function*<S>(
       })
     )
 
+  const reach: Reach.Env = { links: Ref.get(links), options, approval }
   const toolset: Toolset = {
+    resources: Reach.resources(reach),
+    readResource: (server, uri, callOptions) => Reach.read(reach, server, uri, callOptions?.timeoutMs),
+    prompts: Reach.prompts(reach),
+    getPrompt: (name, args, callOptions) => Reach.get(reach, name, args ?? {}, callOptions?.timeoutMs),
     tools: Effect.map(SubscriptionRef.get(state), (s) => s.tools),
     changes: Stream.map(SubscriptionRef.changes(state), (s) => s.tools),
     call,

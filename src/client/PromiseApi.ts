@@ -79,6 +79,8 @@ export interface Tool {
   readonly name: string
   readonly description: string
   readonly inputSchema: Catalog.Tool["inputSchema"]
+  /** What the tool's `structuredContent` is, when the server declared it (each answer is checked against it). */
+  readonly outputSchema?: Catalog.Tool["outputSchema"]
   readonly execute: (
     args: unknown,
     options?: { readonly signal?: AbortSignal | undefined; readonly timeoutMs?: number | undefined }
@@ -212,12 +214,16 @@ const open = async (
     for (const name of Object.keys(tools)) if (!map.has(name)) delete tools[name]
     for (const [name, tool] of map) {
       const current = tools[name]
-      if (current !== undefined && current.description === tool.description && current.inputSchema === tool.inputSchema)
+      if (
+        current !== undefined && current.description === tool.description &&
+        current.inputSchema === tool.inputSchema && current.outputSchema === tool.outputSchema
+      )
         continue
       tools[name] = {
         name,
         description: tool.description,
         inputSchema: tool.inputSchema,
+        ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
         execute: (args, callOptions) =>
           door.run(
             name,

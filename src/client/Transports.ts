@@ -161,6 +161,14 @@ export const logStderr = (transport: StdioClientTransport, server: string): Effe
  */
 export interface Opened {
   readonly transport: Transport
+  /** An SSE transport speaks only 2025-11-25; the others may be asked for 2026-07-28 first. */
+  readonly kind?: "sse" | undefined
+  /** For Streamable HTTP, where a 2026-07-28 request is posted: the URL, the guarded fetch, the entry's headers. */
+  readonly http?: {
+    readonly url: URL
+    readonly fetch: typeof globalThis.fetch
+    readonly headers: Readonly<Record<string, string>>
+  } | undefined
 }
 
 /**
@@ -276,9 +284,15 @@ export const sse = (config: HttpEntry, guard: HttpGuard): SSEClientTransport => 
  *
  * @since 0.1.0
  */
-export const openHttp = (config: HttpEntry, guard: HttpGuard): Opened => ({
-  transport: config.type === "sse" ? sse(config, guard) : streamableHttp(config, guard)
-})
+export const openHttp = (config: HttpEntry, guard: HttpGuard): Opened =>
+  config.type === "sse" ? { transport: sse(config, guard), kind: "sse" } : {
+    transport: streamableHttp(config, guard),
+    http: {
+      url: new URL(config.url),
+      fetch: guardFor(config, guard) as typeof globalThis.fetch,
+      headers: { ...config.headers }
+    }
+  }
 
 /**
  * Ends what a transport holds open on the far side before it is closed: an HTTP session is deleted

@@ -21,6 +21,8 @@ export * as McpDrift from "./Drift.ts"
 export * as McpStore from "./Store.ts"
 export * as McpStoreSqlite from "./StoreSqlite.ts"
 export * as McpOAuth from "./OAuth.ts"
+export * as McpQuestions from "./Questions.ts"
+export * as McpResources from "./Resources.ts"
 export * as McpTokenStore from "./TokenStore.ts"
 export * as McpTokenStoreSqlite from "./TokenStoreSqlite.ts"
 export {

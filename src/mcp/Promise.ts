@@ -15,6 +15,7 @@ import type * as Bundle from "../core/Bundle.ts"
 import type * as Owned from "../surface/Owned.ts"
 import type * as AppResources from "./AppResources.ts"
 import type * as Face from "./Face.ts"
+import type * as Auth from "./Auth.ts"
 import type * as Http from "./Http.ts"
 import { boot, door as doorOf, moves } from "./internal/promiseRuntime.ts"
 import { McpServer, McpSession } from "./McpServer.ts"
@@ -132,6 +133,11 @@ export interface Served {
  */
 export interface HttpTransport extends Http.HttpOptions {
   readonly transport: "http"
+  /**
+   * Serve behind an OAuth 2.1 resource server: bearer JWTs from `issuer`, checked against its
+   * published keys (see `McpAuth`, `McpTokenVerifier.layerJwt`).
+   */
+  readonly auth?: Auth.Options & { readonly issuer: string }
 }
 
 /**

@@ -16,6 +16,7 @@ import { Clock, Context, Data, Duration, Effect, Layer, Option, Ref, Semaphore }
 import * as Jose from "jose"
 import * as Identity from "../core/Identity.ts"
 import * as Discovery from "./internal/authDiscovery.ts"
+import * as Verified from "./internal/verifiedTokens.ts"
 
 /**
  * A token this resource server does not accept: malformed, expired, not yet valid, for another
@@ -131,6 +132,12 @@ export interface JwtOptions {
   readonly keysMaxAge?: Duration.Input
   /** How long the issuer may take to answer. Default 5 seconds. */
   readonly timeout?: Duration.Input
+  /**
+   * How long a token once verified is taken on its word (kept by its SHA-256, never as the token),
+   * sparing the signature check on every request; never past its `exp`. Default 60 seconds; 0: every
+   * request is checked in full.
+   */
+  readonly verifiedFor?: Duration.Input
 }
 
 const maxSkew = Duration.minutes(5)
@@ -226,11 +233,16 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
           ))
       )
   )
+  const verifiedFor = millis(options.verifiedFor, "60 seconds")
+  const verified = Verified.make()
   const verify = (token: string, audience: string) =>
     Effect.gen(function*() {
-      const jwks = yield* getKeys
       const now = yield* Clock.currentTimeMillis
-      const verified = yield* Effect.tryPromise({
+      const key = verifiedFor > 0 ? Verified.keyOf(token, audience) : undefined
+      const kept = key === undefined ? undefined : Verified.get(verified, key, now)
+      if (kept !== undefined) return kept
+      const jwks = yield* getKeys
+      const checked = yield* Effect.tryPromise({
         try: () =>
           Jose.jwtVerify(token, jwks, {
             issuer,
@@ -245,7 +257,12 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
             ? new InvalidToken({ reason: reasonOf(cause) })
             : new VerifierUnavailable({ issuer, reason: `its key set could not be read: ${reasonOf(cause)}` })
       })
-      return principalOf(verified.payload)
+      const principal = principalOf(checked.payload)
+      if (key !== undefined) {
+        const exp = typeof checked.payload.exp === "number" ? checked.payload.exp * 1000 : now
+        Verified.set(verified, key, principal, Math.min(exp, now + verifiedFor))
+      }
+      return principal
     })
   return TokenVerifier.of({ issuer, verify })
 })

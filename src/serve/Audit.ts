@@ -48,6 +48,10 @@ export interface Row {
   readonly reason: string | null
   readonly outcome: "started" | "ok" | "error" | "refused" | "cancelled"
   readonly durationMs: number
+  /** Who called: the subject of the caller's verified token, or `local` (rows written before callers were named have none). */
+  readonly subject?: string
+  /** The client the caller called through (`local` where no token was verified). */
+  readonly client?: string
 }
 
 /**
@@ -71,7 +75,9 @@ export const RowSchema = Schema.Struct({
   decision: Schema.Literals(["allow", "deny", "none"]),
   reason: Schema.NullOr(Schema.String),
   outcome: Schema.Literals(["started", "ok", "error", "refused", "cancelled"]),
-  durationMs: Schema.Finite
+  durationMs: Schema.Finite,
+  subject: Schema.optionalKey(Schema.String),
+  client: Schema.optionalKey(Schema.String)
 })
 
 /**
@@ -187,12 +193,37 @@ export const layerJsonl = (path: string, options: Options = {}): Layer.Layer<Aud
 // only prints its help, neither needs node:sqlite nor shows the warning Node 22 prints as it loads.
 const sqlite = () => process.getBuiltinModule("node:sqlite")
 
-const COLUMNS = ["id", "time", "door", "tool", "args", "decision", "reason", "outcome", "duration_ms"] as const
+const COLUMNS = [
+  "id",
+  "time",
+  "door",
+  "tool",
+  "args",
+  "decision",
+  "reason",
+  "outcome",
+  "duration_ms",
+  "subject",
+  "client"
+] as const
 
 const TABLE = `CREATE TABLE IF NOT EXISTS audit (
   id TEXT NOT NULL, time TEXT NOT NULL, door TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL,
-  decision TEXT NOT NULL, reason TEXT, outcome TEXT NOT NULL, duration_ms REAL NOT NULL
+  decision TEXT NOT NULL, reason TEXT, outcome TEXT NOT NULL, duration_ms REAL NOT NULL,
+  subject TEXT, client TEXT
 )`
+
+// A table made before rows named their caller gains the two columns (its old rows keep none).
+const addCallerColumns = (
+  db: { readonly exec: (sql: string) => void; readonly prepare: (sql: string) => { all: () => Array<unknown> } }
+) => {
+  const names = new Set(
+    db.prepare("PRAGMA table_info(audit)").all().map((column) => (column as { readonly name: string }).name)
+  )
+  for (const column of ["subject", "client"]) {
+    if (!names.has(column)) db.exec(`ALTER TABLE audit ADD COLUMN ${column} TEXT`)
+  }
+}
 
 /**
  * Rows in the `audit` table of the SQLite database at `path` (created when missing), in WAL mode so
@@ -218,6 +249,7 @@ export const layerSqlite = (path: string, options: Options = {}): Layer.Layer<Au
             const opened = new (sqlite().DatabaseSync)(path)
             opened.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000")
             opened.exec(TABLE)
+            addCallerColumns(opened)
             return opened
           },
           catch: failed
@@ -245,7 +277,9 @@ export const layerSqlite = (path: string, options: Options = {}): Layer.Layer<Au
                 row.decision,
                 row.reason,
                 row.outcome,
-                row.durationMs
+                row.durationMs,
+                row.subject ?? null,
+                row.client ?? null
               ),
             catch: failed
           }))
@@ -291,7 +325,7 @@ export const read = (path: string): Effect.Effect<ReadonlyArray<Row>, AuditError
           const db = new (sqlite().DatabaseSync)(path, { readOnly: true })
           try {
             return db.prepare(
-              "SELECT id, time, door, tool, args, decision, reason, outcome, duration_ms AS durationMs FROM audit ORDER BY rowid"
+              "SELECT id, time, door, tool, args, decision, reason, outcome, duration_ms AS durationMs, subject, client FROM audit ORDER BY rowid"
             ).all()
           } finally {
             db.close()
@@ -299,7 +333,17 @@ export const read = (path: string): Effect.Effect<ReadonlyArray<Row>, AuditError
         },
         catch: failed
       }),
-      (rows) => Effect.mapError(Effect.forEach(rows, (row) => decodeRow({ ...row })), failed)
+      // A row written before callers were named holds NULL there: no key, as in its JSON line.
+      (rows) =>
+        Effect.mapError(
+          Effect.forEach(rows, (row) =>
+            decodeRow(
+              Object.fromEntries(
+                Object.entries(row).filter(([key, value]) => value !== null || (key !== "subject" && key !== "client"))
+              )
+            )),
+          failed
+        )
     )
   }
   return Effect.tryPromise({ try: () => Fs.readFile(path, "utf8"), catch: failed }).pipe(

@@ -15,6 +15,7 @@
  * @since 0.1.0
  */
 import { Context, Effect, Layer, Option, Result, Schema } from "effect"
+import * as Identity from "../core/Identity.ts"
 import type * as CallResult from "../client/CallResult.ts"
 import type * as Catalog from "../client/Catalog.ts"
 import type * as McpConfig from "../client/Config.ts"
@@ -78,8 +79,16 @@ export type Options = Pick<
 export class Guard extends Context.Service<Guard, {
   readonly file: GuardFile.GuardFile
   readonly tools: ReadonlyArray<Grants.Granted>
-  /** Decide, forward and audit one call; a refusal or a failure is an `isError` result. */
-  readonly execute: (door: Door, tool: string, args: unknown) => Effect.Effect<ToolResult.ToolResult>
+  /**
+   * Decide, forward and audit one call; a refusal or a failure is an `isError` result. The row names
+   * `caller` (default the local one).
+   */
+  readonly execute: (
+    door: Door,
+    tool: string,
+    args: unknown,
+    caller?: Identity.Principal
+  ) => Effect.Effect<ToolResult.ToolResult>
 }>()("effect-surface/Guard") {}
 
 /**
@@ -178,8 +187,14 @@ const decide = (env: Env, tool: string, args: unknown): Effect.Effect<Rows.Verdi
     return { _tag: "Allow", send: send(env, live.name, checked.success) }
   })
 
-const execute = (env: Env) => (door: Door, tool: string, args: unknown): Effect.Effect<ToolResult.ToolResult> =>
-  Rows.record(env.audit, { door, tool, args }, decide(env, tool, args)).pipe(
+const execute = (env: Env) =>
+(
+  door: Door,
+  tool: string,
+  args: unknown,
+  caller: Identity.Principal = Identity.local
+): Effect.Effect<ToolResult.ToolResult> =>
+  Rows.record(env.audit, { door, tool, args, caller }, decide(env, tool, args)).pipe(
     Effect.withSpan("Guard.execute", { attributes: { door, tool } })
   )
 

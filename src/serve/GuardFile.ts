@@ -106,6 +106,8 @@ export type Grant = boolean | {
   readonly restrict?: { readonly [argument: string]: Restriction } | undefined
   readonly "fail-when"?: ReadonlyArray<Condition> | undefined
   readonly "allow-extra-keys"?: boolean | ReadonlyArray<string> | undefined
+  /** Served over HTTP behind a resource server, the tool is shown only to tokens granted this scope. */
+  readonly scope?: string | undefined
 }
 
 /**
@@ -181,7 +183,8 @@ const Grant = Schema.Union([
   Schema.Struct({
     restrict: Schema.optionalKey(Schema.Record(Schema.String, Restriction)),
     "fail-when": Schema.optionalKey(Schema.Array(Condition)),
-    "allow-extra-keys": Schema.optionalKey(Schema.Union([Schema.Boolean, Schema.NonEmptyArray(Schema.NonEmptyString)]))
+    "allow-extra-keys": Schema.optionalKey(Schema.Union([Schema.Boolean, Schema.NonEmptyArray(Schema.NonEmptyString)])),
+    scope: Schema.optionalKey(Schema.NonEmptyString)
   })
 ])
 // The entry's own fields are the toolset's to check (`McpConfig.wire`); here only what JSON can say.

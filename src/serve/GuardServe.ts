@@ -14,6 +14,7 @@
 import { Effect, Layer } from "effect"
 import type { ServeError } from "effect/http/HttpServerError"
 import type * as Bundle from "../core/Bundle.ts"
+import * as Identity from "../core/Identity.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Tool from "../core/Tool.ts"
 import type * as ToolResult from "../core/ToolResult.ts"
@@ -47,7 +48,8 @@ export const rootTools = (guard: Guard.Guard["Service"]): Bundle.RootTools =>
       ...(tool.annotations === undefined ? {} : { annotations: tool.annotations }),
       input: Tool.jsonSchema(tool.inputSchema, { checkedBy: "handler" }),
       mutates: tool.annotations?.["readOnlyHint"] !== true,
-      handler: (args) => guard.execute("mcp", tool.name, args),
+      // The row names the caller the face verified (or the local one, over stdio).
+      handler: (args) => Effect.flatMap(Identity.current, (caller) => guard.execute("mcp", tool.name, args, caller)),
       // `execute` answers with the result itself, refusals framed already.
       render: (result: ToolResult.ToolResult) => result
     })
@@ -74,8 +76,17 @@ export const faceOptions = (guard: Guard.Guard["Service"], settings: McpFace.Set
 
 const settingsOf = (guard: Guard.Guard["Service"], settings: McpFace.Settings = {}): McpFace.Settings => ({
   serverInfo: { name: `guard-${guard.file.upstream.name}`, version: "0.1.0" },
-  ...settings
+  ...settings,
+  scopes: { ...settings.scopes, tools: { ...grantScopes(guard), ...settings.scopes?.tools } }
 })
+
+// The scope each grant names: behind a resource server, its tool is shown only to tokens holding it.
+const grantScopes = (guard: Guard.Guard["Service"]): { readonly [tool: string]: string } =>
+  Object.fromEntries(
+    Object.entries(guard.file.grants).flatMap(([tool, grant]) =>
+      typeof grant === "object" && grant.scope !== undefined ? [[tool, grant.scope]] : []
+    )
+  )
 
 /**
  * The core a guard is served on: its tools as the bundle's root tools, and an engine whose call to a
@@ -108,7 +119,10 @@ const auditingUnknown =
   (guard: Guard.Guard["Service"], engine: Engine.Engine["Service"]): Engine.Engine["Service"]["call"] => (name, args) =>
     Effect.tapError(
       engine.call(name, args),
-      (error) => error._tag === "UnknownTool" ? Effect.asVoid(guard.execute("mcp", name, args)) : Effect.void
+      (error) =>
+        error._tag === "UnknownTool"
+          ? Effect.flatMap(Identity.current, (caller) => Effect.asVoid(guard.execute("mcp", name, args, caller)))
+          : Effect.void
     )
 
 const withGuard = <A, E>(

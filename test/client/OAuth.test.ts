@@ -12,6 +12,7 @@ import {
   createSqliteMcpTokenStore,
   McpCallResult,
   McpStore,
+  McpTokenStore,
   McpTokenStoreSqlite,
   McpToolset,
   mcpTools
@@ -98,6 +99,51 @@ describe("OAuth sign-in", () => {
         assert.includeMembers(stepped, ["mcp:read", "mcp:write"])
         assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__read", {})), "read done")
         assert.lengthOf(person.visited, 2, "the stepped-up token serves the other tools too")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "calls refused together wait for one refresh, then all go through with its token",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer()
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const toolset = yield* McpToolset.make([entry(rs.url)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: person.authorize
+        })
+        yield* toolset.call("guarded__read", {})
+        rs.revoked.add(rs.bearers.at(-1)!)
+        const answers = yield* Effect.forEach(
+          [1, 2, 3, 4],
+          () => Effect.map(toolset.call("guarded__read", {}), McpCallResult.textOf),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(answers, ["read done", "read done", "read done", "read done"])
+        assert.deepStrictEqual(as.grants, ["authorization_code", "refresh_token"])
+        assert.lengthOf(person.visited, 1)
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "a step-up the person declines fails that call with AuthFailed, and the token held still serves the rest",
+    () =>
+      Effect.gen(function*() {
+        const as = yield* authorizationServer({ preRegistered })
+        const rs = yield* resourceServer(as.issuer)
+        const person = browser(REDIRECT)
+        const toolset = yield* McpToolset.make([entry(rs.url, client)], {
+          allowedHosts: ["127.0.0.1"],
+          authorize: (url) =>
+            person.visited.length === 0 ? person.authorize(url) : Effect.fail(new Error("the person closed the tab"))
+        })
+        const refused = yield* Effect.flip(toolset.call("guarded__write", {}))
+        assert.strictEqual(refused._tag, "AuthFailed")
+        assert.include(refused.message, "the person closed the tab")
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("guarded__read", {})), "read done")
       }),
     { timeout: 60_000 }
   )
@@ -235,5 +281,32 @@ describe("OAuth sign-in", () => {
       const refused = yield* Effect.flip(McpToolset.make([entry("http://127.0.0.1:9/mcp")], {}))
       assert.strictEqual(refused._tag, "WiringError")
       assert.include(refused.message, "needs authorize")
+    }))
+
+  it.effect("an oauth entry whose metadata document is not an https URL with a path is refused, naming the field", () =>
+    Effect.gen(function*() {
+      const server = entry("http://127.0.0.1:9/mcp")
+      const refused = yield* Effect.flip(
+        McpToolset.make([{
+          ...server,
+          oauth: { ...server.oauth, clientMetadataUrl: "http://agent.example/client.json" }
+        }], {
+          authorize: () => Effect.succeed(new URL(REDIRECT))
+        })
+      )
+      assert.strictEqual(refused._tag, "WiringError")
+      assert.include(refused.message, `"oauth.clientMetadataUrl" must be an https URL with a path`)
+    }))
+
+  it.effect("a token store of the wrong shape is refused at wiring time, naming the option", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(
+        McpToolset.make([entry("http://127.0.0.1:9/mcp")], {
+          authorize: () => Effect.succeed(new URL(REDIRECT)),
+          tokenStore: { get: () => Effect.void } as unknown as McpTokenStore.TokenStore
+        })
+      )
+      assert.strictEqual(refused._tag, "WiringError")
+      assert.include(refused.message, "tokenStore must be a token store")
     }))
 })

@@ -5,13 +5,23 @@ import { readFileSync } from "node:fs"
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
 
 describe("README: the toolset section", () => {
-  it("shows exactly the Effect, Promise, Toolkit, local-surface, storage and sign-in examples that the type check compiles", () => {
+  it("shows exactly the Effect, Promise, Toolkit, local-surface, storage, question, resource and sign-in examples that the type check compiles", () => {
     const section = /## Use other people's MCP tools\n([\s\S]*?)\n## /.exec(read("../../README.md"))?.[1] ?? ""
     const blocks = Array.from(section.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1])
     assert.deepStrictEqual(
       blocks,
-      ["effect.ts", "promise.ts", "toolkit.ts", "local.ts", "stores.ts", "wake.ts", "signin.ts", "signin-promise.ts"]
-        .map((file) => read(`../../examples/toolset/${file}`))
+      [
+        "effect.ts",
+        "promise.ts",
+        "toolkit.ts",
+        "local.ts",
+        "stores.ts",
+        "wake.ts",
+        "questions.ts",
+        "reach.ts",
+        "signin.ts",
+        "signin-promise.ts"
+      ].map((file) => read(`../../examples/toolset/${file}`))
     )
   })
 })

@@ -10,7 +10,7 @@ import type { Scope } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { createRemoteJWKSet, jwtVerify } from "jose"
-import OidcProvider from "oidc-provider"
+import { Provider } from "oidc-provider"
 
 type Handler = (req: Http.IncomingMessage, res: Http.ServerResponse) => unknown
 
@@ -46,7 +46,7 @@ export const authorizationServer = (
   } = {}
 ): Effect.Effect<AuthorizationServer, never, Scope.Scope> =>
   Effect.gen(function*() {
-    let provider: OidcProvider | undefined
+    let provider: Provider | undefined
     const grants: Array<string> = []
     const issuer = yield* listen((req, res) => {
       if (provider === undefined) return res.writeHead(503).end()
@@ -54,7 +54,7 @@ export const authorizationServer = (
       return provider.callback()(req, res)
     })
     const pre = options.preRegistered
-    provider = new OidcProvider(issuer, {
+    provider = new Provider(issuer, {
       clients: pre === undefined ? [] : [{
         client_id: pre.clientId,
         client_secret: pre.secret,
@@ -95,7 +95,7 @@ export const authorizationServer = (
     return { issuer, grants }
   })
 
-const interact = async (provider: OidcProvider, req: Http.IncomingMessage, res: Http.ServerResponse) => {
+const interact = async (provider: Provider, req: Http.IncomingMessage, res: Http.ServerResponse) => {
   const details = await provider.interactionDetails(req, res)
   if (details.prompt.name === "login") {
     return provider.interactionFinished(req, res, { login: { accountId: "ada" } }, { mergeWithLastSubmission: false })

@@ -287,10 +287,9 @@ describe("SchemaBridge.fromJsonSchema: reading a stranger's schema", () => {
         additionalProperties: false
       }
       const slow = `${"a".repeat(27)}!`
-      const started = performance.now()
       const input = { s: slow, [slow]: "not a number" }
+      // Run, either pattern would refuse this input (after exponential backtracking): it is accepted.
       assert.strictEqual(yield* check(schema, input), input)
-      assert.isBelow(performance.now() - started, 250)
       // Untrusted, a pattern is a keyword that checks nothing, so one JavaScript cannot read refuses nothing either.
       assert.strictEqual(yield* check({ pattern: "(?i)^a" }, "b"), "b")
     }))

@@ -6,6 +6,7 @@
 // at a bounded rate, and an issuer that is down refusing every request with a sentence.
 import { assert, describe, it } from "@effect/vitest"
 import { Arbitrary, Effect, Schema } from "effect"
+import { TestClock } from "effect/testing"
 import { Identity } from "effect-surface"
 import { McpTokenVerifier } from "effect-surface/mcp"
 import * as AuthIssuer from "./authIssuer.ts"
@@ -155,6 +156,23 @@ describe("the HTTP face as a resource server", () => {
       const message = (answered.messages[0]?.["error"] as { readonly message: string } | undefined)?.message ?? ""
       assert.match(message, /could not be reached to check the token/)
       assert.strictEqual(served.runs.count, 0)
+    }))
+
+  it.effect("a token verified once is taken on its word until its exp, never past it (under the TestClock)", () =>
+    Effect.gen(function*() {
+      const issuer = yield* AuthIssuer.start()
+      const verifier = yield* McpTokenVerifier.makeJwt({ issuer: issuer.issuer, clockSkew: 0, verifiedFor: "1 hour" })
+      // The TestClock starts at the epoch: the token lives its first ten seconds.
+      const token = yield* Effect.promise(() => issuer.sign({ aud: "urn:test", iat: 0, exp: 10 }))
+      assert.strictEqual((yield* verifier.verify(token, "urn:test")).subject, "ada")
+      yield* TestClock.adjust("9 seconds")
+      assert.strictEqual((yield* verifier.verify(token, "urn:test")).subject, "ada")
+      const elsewhere = yield* Effect.flip(verifier.verify(token, "urn:elsewhere"))
+      assert.strictEqual(elsewhere._tag, "InvalidToken")
+      yield* TestClock.adjust("2 seconds")
+      const expired = yield* Effect.flip(verifier.verify(token, "urn:test"))
+      assert.strictEqual(expired._tag, "InvalidToken")
+      assert.match(expired.message, /"exp" claim timestamp check failed/)
     }))
 
   it.live("the test verifier answers its own tokens only", () =>

@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Ref, Result, Schema, Scope } from "effect"
 import type { Duration } from "effect"
 import { TestClock } from "effect/testing"
-import { Ask, Caller, Progress } from "effect-surface"
+import { Ask, Caller, Identity, Progress } from "effect-surface"
 import type { McpWire } from "effect-surface/mcp"
 import { McpTasks } from "effect-surface/mcp"
 import type * as Json from "../../src/core/Json.ts"
@@ -245,6 +245,7 @@ describe("MCP 2026-07-28 tasks", () => {
     Effect.gen(function*() {
       const stored = (version: number, status: string): Tasks.Stored => ({
         owner: "there",
+        caller: Tasks.holderOf(Identity.local),
         version,
         view: { taskId: "far", status, createdAt: new Date(0).toISOString(), ttlMs: 60_000 }
       })

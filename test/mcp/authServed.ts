@@ -111,15 +111,16 @@ export const modernRequest = (
   url: string,
   authorization: string | undefined,
   method: string,
-  params: Record<string, unknown> = {}
+  params: Record<string, unknown> = {},
+  capabilities: Record<string, unknown> = {}
 ) => {
-  const name = [params["name"], params["uri"]].find((value) => typeof value === "string")
+  const name = [params["name"], params["uri"], params["taskId"]].find((value) => typeof value === "string")
   return send(url, {
     "mcp-protocol-version": "2026-07-28",
     "mcp-method": method,
     ...(typeof name === "string" ? { "mcp-name": name } : {}),
     ...authorized(authorization)
-  }, { jsonrpc: "2.0", id: 7, method, params: { ...params, _meta: envelope() } })
+  }, { jsonrpc: "2.0", id: 7, method, params: { ...params, _meta: envelope(capabilities) } })
 }
 
 /** The result (or error) of the answer to a request. */

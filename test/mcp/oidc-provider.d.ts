@@ -24,6 +24,7 @@ declare module "oidc-provider" {
       find(id: string): Promise<Grant | undefined>
     }
     callback(): (request: IncomingMessage, response: ServerResponse) => void
+    on(event: string, listener: (ctx: never) => void): this
     interactionDetails(request: IncomingMessage, response: ServerResponse): Promise<InteractionDetails>
     interactionFinished(
       request: IncomingMessage,

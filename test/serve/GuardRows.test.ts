@@ -5,13 +5,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import type { Audit } from "effect-surface/serve"
+import { Identity } from "effect-surface"
 import * as ToolResult from "../../src/core/ToolResult.ts"
 import { AuditError } from "../../src/serve/Audit.ts"
 import { record, type Verdict } from "../../src/serve/internal/rows.ts"
 
 const done: ToolResult.ToolResult = { content: [ToolResult.text("done")] }
 
-const call = { door: "mcp", tool: "transfer", args: { to: "acct-1", amount: 5 } } as const
+const call = { door: "mcp", tool: "transfer", args: { to: "acct-1", amount: 5 }, caller: Identity.local } as const
 
 /** An audit in memory, its writes refused for the outcomes in `refuse`. */
 const memoryAudit = (refuse: ReadonlyArray<Audit.Row["outcome"]> = []) =>

@@ -39,6 +39,7 @@ import * as Hosts from "../Hosts.ts"
 import * as Store from "../Store.ts"
 import * as TokenStore from "../TokenStore.ts"
 import * as Transports from "../Transports.ts"
+import * as Dial from "./dial.ts"
 import * as Listing from "./listing.ts"
 import * as OAuthSession from "./oauthSession.ts"
 import * as Redact from "./redact.ts"
@@ -53,6 +54,13 @@ export interface Link {
   readonly entries: Effect.Effect<ReadonlyArray<Catalog.Entry>>
   /** One request, raw answer; `name` is the projected name, for the errors. */
   readonly call: (name: string, tool: string, args: unknown, timeoutMs: number) => Effect.Effect<unknown, CallFailure>
+  /** Any other request (`resources/read`, `prompts/get`, a listing), raw answer; `name` is for the errors. */
+  readonly request: (
+    name: string,
+    method: string,
+    params: { readonly [key: string]: unknown },
+    timeoutMs: number
+  ) => Effect.Effect<unknown, CallFailure>
   /** How many connections have been dialled. */
   readonly dials: Effect.Effect<number>
   /** Completes when the link's first listing has ended (at once unless it was seeded). */
@@ -175,7 +183,9 @@ const unavailable = (name: string, server: string) =>
 
 const remoteFailure =
   (name: string, server: string) =>
-  (error: Remote.Rejected | Hosts.Refused): McpProtocolError | HostNotAllowed | ServerUnavailable => {
+  (error: Remote.Rejected | Hosts.Refused): AuthFailed | McpProtocolError | HostNotAllowed | ServerUnavailable => {
+    // 401: the server took no request without a credential it accepts (an OAuth sign-in failed).
+    if (error._tag === "McpRejected" && error.code === 401) return new AuthFailed({ server, reason: error.reason })
     if (error._tag === "McpRejected")
       return new McpProtocolError({ name, server, code: error.code, reason: error.reason })
     return error.reason === "host"
@@ -259,6 +269,20 @@ const caller = (pool: Pool, listing: Listing.Listing, server: string): Link["cal
     )
 }
 
+const requester = (pool: Pool, server: string): Link["request"] => {
+  const once = (method: string, params: { readonly [key: string]: unknown }, timeoutMs: number) =>
+    pool.use((remote) => remote.request(method, params, timeoutMs))
+  return (name, method, params, timeoutMs) =>
+    once(method, params, timeoutMs).pipe(
+      Effect.catch((e) =>
+        // As a call: once more on a fresh dial only when it provably never reached the server.
+        e._tag === "ConnectionLost" && e.phase !== "call"
+          ? Effect.mapError(once(method, params, timeoutMs), classified(name, server))
+          : Effect.fail(classified(name, server)(e))
+      )
+    )
+}
+
 // A live connection whose listing is in: the one open, or one dialled now (its dial lists it).
 // Fails with the sentence saying why not.
 const settle = (pool: Pool, listing: Listing.Listing): Effect.Effect<void, string> =>
@@ -332,10 +356,11 @@ export const make = (
     const dial = Effect.gen(function*() {
       if (token.resolve !== undefined) yield* token.resolve
       const opened = yield* open.success(token.bearer)
-      const owned = yield* Remote.connect(opened.transport, {
+      const owned = yield* Dial.connect(opened, {
         server: config.name,
         clientInfo: env.options.clientInfo ?? { name: "effect-surface", version: "0.1.0" },
-        roots: env.options.roots,
+        handlers: env.options,
+        protocol: config.protocol ?? env.options.protocol ?? "auto",
         onToolsChanged: () => Queue.offerUnsafe(changed, undefined)
       })
       // Listed before the pool hands it out: a restarted server's changed tool is judged before
@@ -367,6 +392,7 @@ export const make = (
     })
     yield* seed === undefined ? first : Effect.forkScoped(first)
     const call = caller(pool, listing, config.name)
+    const request = requester(pool, config.name)
     const resolve = token.resolve
     return {
       wired,
@@ -374,6 +400,8 @@ export const make = (
       dials: pool.dials,
       reconciled: Deferred.await(reconciled),
       call: resolve === undefined ? call : (name, tool, args, timeoutMs) =>
-        Effect.andThen(resolve, call(name, tool, args, timeoutMs))
+        Effect.andThen(resolve, call(name, tool, args, timeoutMs)),
+      request: resolve === undefined ? request : (name, method, params, timeoutMs) =>
+        Effect.andThen(resolve, request(name, method, params, timeoutMs))
     } satisfies Link
   })

@@ -18,7 +18,7 @@ import { messageOf } from "../../core/ToolFailure.ts"
 import * as Catalog from "../Catalog.ts"
 import type * as Config from "../Config.ts"
 import * as Diagnostic from "../Diagnostic.ts"
-import { ToolTimeout, UnknownTool } from "../Errors.ts"
+import { McpProtocolError, ToolTimeout, UnknownTool } from "../Errors.ts"
 import type * as Link from "./link.ts"
 import * as Listing from "./listing.ts"
 
@@ -87,6 +87,11 @@ export const make = (
       entries: Ref.get(entries),
       dials: Effect.succeed(0),
       reconciled: Effect.void,
-      call: caller(engine, server, env.options.caller ?? Caller.none)
+      call: caller(engine, server, env.options.caller ?? Caller.none),
+      // A bundle's resources and prompts are its faces' to serve; here it offers tools alone.
+      request: (name, method) =>
+        Effect.fail(
+          new McpProtocolError({ name, server, code: -32601, reason: `a local bundle does not answer ${method} here` })
+        )
     } satisfies Link.Link
   })

@@ -96,10 +96,13 @@ export const clientMetadata = (options: OAuth.ServerOptions): OAuthClientMetadat
   ...(options.scope === undefined ? {} : { scope: options.scope })
 })
 
-/**
- * The provider the SDK's `auth()` is handed for `attempt`.
- */
-export const make = (env: Env, attempt: Attempt): OAuthClientProvider => {
+type Stored = Pick<
+  OAuthClientProvider,
+  "clientInformation" | "saveClientInformation" | "tokens" | "saveTokens" | "invalidateCredentials"
+>
+
+// What the SDK keeps, kept in the token store under the server's URL and the issuer it names.
+const stored = (env: Env, attempt: Attempt): Stored => {
   const { options, store, url } = env
   const read = (issuer: string) => env.run(store.get(url, issuer))
   const update = (issuer: string, change: (c: TokenStore.Credentials) => TokenStore.Credentials) =>
@@ -111,15 +114,8 @@ export const make = (env: Env, attempt: Attempt): OAuthClientProvider => {
     client_id: options.clientId,
     ...(options.clientSecret === undefined ? {} : { client_secret: options.clientSecret })
   }
+  const dropTokens = ({ expiresAt: _, tokens: __, ...rest }: TokenStore.Credentials) => rest
   return {
-    get redirectUrl() {
-      return options.redirectUrl
-    },
-    get clientMetadata() {
-      return clientMetadata(options)
-    },
-    ...(options.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: options.clientMetadataUrl }),
-    state: () => attempt.state,
     clientInformation: async (ctx?: OAuthClientInformationContext) => {
       if (ctx === undefined) return preRegistered
       // A client registered beforehand is taken as the one of the authorization server in use.
@@ -138,35 +134,12 @@ export const make = (env: Env, attempt: Attempt): OAuthClientProvider => {
       const issuer = ctx?.issuer ?? attempt.issuer
       const expiresAt = tokens.expires_in === undefined ? undefined : env.now() + tokens.expires_in * 1000
       if (issuer !== undefined) {
-        await update(issuer, ({ expiresAt: _, tokens: __, ...rest }) => ({
-          ...rest,
-          tokens,
-          ...(expiresAt === undefined ? {} : { expiresAt })
-        }))
-      }
-      MutableRef.set(env.current, currentOf(tokens, expiresAt))
-    },
-    redirectToAuthorization: (authorizationUrl: URL) => {
-      attempt.authorizationUrl = authorizationUrl
-    },
-    saveCodeVerifier: (verifier: string) => {
-      attempt.verifier = verifier
-    },
-    codeVerifier: () => {
-      if (attempt.verifier === undefined) throw new Error("no PKCE verifier was made for this sign-in")
-      return attempt.verifier
-    },
-    discoveryState: () => attempt.discovery,
-    saveDiscoveryState: (discovery: OAuthDiscoveryState) => {
-      if (!supportsS256(discovery)) {
-        throw new Error(
-          `the authorization server ${
-            JSON.stringify(discovery.authorizationServerUrl)
-          } does not advertise PKCE with S256 (code_challenge_methods_supported), so it is not used`
+        await update(
+          issuer,
+          (found) => ({ ...dropTokens(found), tokens, ...(expiresAt === undefined ? {} : { expiresAt }) })
         )
       }
-      attempt.discovery = discovery
-      attempt.issuer = discovery.authorizationServerMetadata?.issuer ?? discovery.authorizationServerUrl
+      MutableRef.set(env.current, currentOf(tokens, expiresAt))
     },
     invalidateCredentials: async (scope) => {
       const issuer = attempt.issuer
@@ -186,9 +159,47 @@ export const make = (env: Env, attempt: Attempt): OAuthClientProvider => {
           return
         case "tokens":
           MutableRef.set(env.current, undefined)
-          if (issuer !== undefined) await update(issuer, ({ expiresAt: _, tokens: __, ...rest }) => rest)
+          if (issuer !== undefined) await update(issuer, dropTokens)
           return
       }
     }
   }
 }
+
+/**
+ * The provider the SDK's `auth()` is handed for `attempt`.
+ */
+export const make = (env: Env, attempt: Attempt): OAuthClientProvider => ({
+  get redirectUrl() {
+    return env.options.redirectUrl
+  },
+  get clientMetadata() {
+    return clientMetadata(env.options)
+  },
+  ...(env.options.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: env.options.clientMetadataUrl }),
+  ...stored(env, attempt),
+  state: () => attempt.state,
+  redirectToAuthorization: (authorizationUrl: URL) => {
+    attempt.authorizationUrl = authorizationUrl
+  },
+  saveCodeVerifier: (verifier: string) => {
+    attempt.verifier = verifier
+  },
+  codeVerifier: () => {
+    if (attempt.verifier === undefined) throw new Error("no PKCE verifier was made for this sign-in")
+    return attempt.verifier
+  },
+  discoveryState: () => attempt.discovery,
+  // The one check the SDK leaves to its caller: no PKCE S256 advertised, no sign-in.
+  saveDiscoveryState: (discovery: OAuthDiscoveryState) => {
+    if (!supportsS256(discovery)) {
+      throw new Error(
+        `the authorization server ${
+          JSON.stringify(discovery.authorizationServerUrl)
+        } does not advertise PKCE with S256 (code_challenge_methods_supported), so it is not used`
+      )
+    }
+    attempt.discovery = discovery
+    attempt.issuer = discovery.authorizationServerMetadata?.issuer ?? discovery.authorizationServerUrl
+  }
+})

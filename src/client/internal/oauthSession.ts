@@ -53,6 +53,17 @@ interface Challenge {
   readonly error?: string | undefined
 }
 
+// The SDK, or the sentence saying it must be installed.
+const sdkFor = (server: string) =>
+  Effect.tryPromise({
+    try: loadSdk,
+    catch: () =>
+      new OAuth.SignInFailed({
+        server,
+        reason: "signing in needs @modelcontextprotocol/client, an optional peer dependency: install it"
+      })
+  })
+
 const failed = (server: string) => (error: unknown) =>
   error instanceof OAuth.SignInFailed ? error
     : new OAuth.SignInFailed({ server, reason: Redact.text(messageOf(error)) })
@@ -88,6 +99,138 @@ const codeFrom = (back: URL, options: OAuth.ServerOptions, state: string) => {
 const covers = (sdkModule: typeof Sdk, held: string | undefined, wanted: string | undefined) =>
   !sdkModule.isStrictScopeSuperset(wanted, held)
 
+// What one server's sign-in holds: the access token of the moment, the scopes last asked for, the
+// permit sign-ins take one at a time, and how to run an Effect from the transport's Promise world.
+interface State {
+  readonly env: Env
+  readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
+  readonly provider: Provider.Env
+  readonly current: MutableRef.MutableRef<Provider.Current | undefined>
+  readonly asked: MutableRef.MutableRef<string | undefined>
+  readonly permit: Semaphore.Semaphore
+  readonly asFetch: Fetch
+  readonly load: Effect.Effect<void>
+}
+
+const auth = (state: State, sdkModule: typeof Sdk, provider: Sdk.OAuthClientProvider, options: Sdk.AuthOptions) =>
+  Effect.tryPromise({ try: () => sdkModule.auth(provider, options), catch: failed(state.env.server) })
+
+// One attempt: the SDK's steps until it answers REDIRECT, the person through `authorize`, then the
+// code exchanged. A refresh ends at the first answer.
+const attempt = (state: State, challenge: Challenge, scope: string | undefined, force: boolean) =>
+  Effect.gen(function*() {
+    const { env } = state
+    const sdkModule = yield* sdkFor(env.server)
+    const own = Provider.attempt()
+    const provider = Provider.make(state.provider, own)
+    const common = {
+      serverUrl: env.url,
+      fetchFn: state.asFetch,
+      ...(challenge.resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl: challenge.resourceMetadataUrl }),
+      ...(scope === undefined ? {} : { scope })
+    }
+    if (scope !== undefined) MutableRef.set(state.asked, scope)
+    const first = yield* auth(state, sdkModule, provider, { ...common, forceReauthorization: force })
+    if (first === "AUTHORIZED") return
+    const url = own.authorizationUrl
+    if (url === undefined) {
+      return yield* new OAuth.SignInFailed({ server: env.server, reason: "no authorization URL was made" })
+    }
+    const back = yield* Effect.mapError(
+      env.authorize(url),
+      (e) =>
+        new OAuth.SignInFailed({ server: env.server, reason: `the authorization did not complete (${messageOf(e)})` })
+    )
+    const code = yield* Effect.mapError(
+      codeFrom(back, env.options, own.state),
+      (reason) => new OAuth.SignInFailed({ server: env.server, reason })
+    )
+    const iss = back.searchParams.get("iss")
+    yield* auth(state, sdkModule, provider, { ...common, authorizationCode: code, ...(iss === null ? {} : { iss }) })
+  })
+
+// A sign-in unless another one already replaced the token the refused request carried.
+const signIn = (
+  state: State,
+  challenge: Challenge,
+  sent: string | undefined,
+  scope: string | undefined,
+  force: boolean
+) =>
+  state.permit.withPermits(1)(
+    Effect.suspend(() => {
+      const now = MutableRef.get(state.current)
+      return !force && now !== undefined && now.token !== sent ? Effect.void : attempt(state, challenge, scope, force)
+    })
+  )
+
+const challengeOf = (state: State, response: Response) =>
+  Effect.map(
+    sdkFor(state.env.server),
+    (sdkModule) => ({ sdkModule, challenge: sdkModule.extractWWWAuthenticateParams(response) })
+  )
+
+const send = (next: Fetch, input: string | URL, init: RequestInit | undefined) =>
+  Effect.tryPromise({ try: () => next(input, init), catch: (e) => e })
+
+const discard = (response: Response) => Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
+
+// Before a request leaves: an access token past its expiry is refreshed while it can be.
+const fresh = (state: State) =>
+  Effect.gen(function*() {
+    yield* state.load
+    const now = yield* Clock.currentTimeMillis
+    const held = MutableRef.get(state.current)
+    if (held?.expiresAt !== undefined && held.expiresAt <= now && held.refreshable) {
+      yield* Effect.ignore(signIn(state, {}, held.token, undefined, false))
+    }
+  })
+
+// One request: sent; on a 401 signed in and sent again; on a 403 insufficient_scope stepped up and
+// sent again, a bounded number of times and never for scopes already asked for.
+const request = (state: State, next: Fetch, input: string | URL, init: RequestInit | undefined) =>
+  Effect.gen(function*() {
+    yield* fresh(state)
+    const token = () => MutableRef.get(state.current)?.token
+    let sent = token()
+    let response = yield* send(next, input, init)
+    if (response.status === 401) {
+      const { challenge, sdkModule } = yield* challengeOf(state, response)
+      yield* discard(response)
+      const scope = challenge.scope === undefined ? undefined
+        : sdkModule.computeScopeUnion(MutableRef.get(state.current)?.scope, challenge.scope)
+      yield* signIn(state, challenge, sent, scope, false)
+      sent = token()
+      response = yield* send(next, input, init)
+    }
+    for (let stepUps = 0; response.status === 403 && stepUps < OAuth.MAX_STEP_UPS; stepUps++) {
+      const { challenge, sdkModule } = yield* challengeOf(state, response)
+      if (challenge.error !== "insufficient_scope") break
+      const held = sdkModule.computeScopeUnion(MutableRef.get(state.current)?.scope, MutableRef.get(state.asked))
+      const wanted = sdkModule.computeScopeUnion(held, challenge.scope)
+      // Asking again for scopes already asked for cannot change the answer.
+      if (covers(sdkModule, held, wanted)) break
+      yield* discard(response)
+      yield* signIn(state, challenge, sent, wanted, true)
+      sent = token()
+      response = yield* send(next, input, init)
+    }
+    return response
+  })
+
+// The access token the store holds for the server, read once, before the first request.
+const loader = (env: Env, current: MutableRef.MutableRef<Provider.Current | undefined>) => {
+  let loaded = false
+  return Effect.suspend(() =>
+    loaded ? Effect.void : Effect.map(Effect.orElseSucceed(env.store.latest(env.url), () => undefined), (entry) => {
+      loaded = true
+      if (MutableRef.get(current) === undefined) {
+        MutableRef.set(current, Provider.currentOf(entry?.credentials.tokens, entry?.credentials.expiresAt))
+      }
+    })
+  )
+}
+
 /**
  * A server's sign-in, starting from what the store holds for it.
  */
@@ -96,125 +239,26 @@ export const make = (env: Env): Effect.Effect<Session> =>
     const context = yield* Effect.context<never>()
     const run = Effect.runPromiseWith(context)
     const current = MutableRef.make<Provider.Current | undefined>(undefined)
-    const asked = MutableRef.make<string | undefined>(undefined)
-    const permit = yield* Semaphore.make(1)
-    const asFetch = authorizationFetch(env)
-    const providerEnv: Provider.Env = {
-      url: env.url,
-      options: env.options,
-      store: env.store,
+    const state: State = {
+      env,
+      run,
       current,
-      run: (effect) => run(effect),
-      now: () => Date.now()
-    }
-    let loaded = false
-    const load = Effect.suspend(() =>
-      loaded ? Effect.void : Effect.map(Effect.orElseSucceed(env.store.latest(env.url), () => undefined), (entry) => {
-        loaded = true
-        if (MutableRef.get(current) === undefined) {
-          MutableRef.set(current, Provider.currentOf(entry?.credentials.tokens, entry?.credentials.expiresAt))
-        }
-      })
-    )
-
-    const auth = (sdkModule: typeof Sdk, provider: Sdk.OAuthClientProvider, options: Sdk.AuthOptions) =>
-      Effect.tryPromise({ try: () => sdkModule.auth(provider, options), catch: failed(env.server) })
-
-    // One attempt: the SDK's steps until it answers REDIRECT, the person through `authorize`, then
-    // the code exchanged. A refresh ends at the first answer.
-    const attempt = (challenge: Challenge, scope: string | undefined, force: boolean) =>
-      Effect.gen(function*() {
-        const sdkModule = yield* Effect.tryPromise({ try: loadSdk, catch: failed(env.server) })
-        const state = Provider.attempt()
-        const provider = Provider.make(providerEnv, state)
-        const common = {
-          serverUrl: env.url,
-          fetchFn: asFetch,
-          ...(challenge.resourceMetadataUrl === undefined ? {}
-            : { resourceMetadataUrl: challenge.resourceMetadataUrl }),
-          ...(scope === undefined ? {} : { scope })
-        }
-        if (scope !== undefined) MutableRef.set(asked, scope)
-        const first = yield* auth(sdkModule, provider, { ...common, forceReauthorization: force })
-        if (first === "AUTHORIZED") return
-        const url = state.authorizationUrl
-        if (url === undefined)
-          return yield* new OAuth.SignInFailed({ server: env.server, reason: "no authorization URL was made" })
-        const back = yield* Effect.mapError(env.authorize(url), (e) =>
-          new OAuth.SignInFailed({
-            server: env.server,
-            reason: `the authorization did not complete (${messageOf(e)})`
-          }))
-        const code = yield* Effect.mapError(
-          codeFrom(back, env.options, state.state),
-          (reason) => new OAuth.SignInFailed({ server: env.server, reason })
-        )
-        const iss = back.searchParams.get("iss")
-        yield* auth(sdkModule, provider, { ...common, authorizationCode: code, ...(iss === null ? {} : { iss }) })
-      })
-
-    // A sign-in unless another one already replaced the token the refused request carried.
-    const signIn = (challenge: Challenge, sent: string | undefined, scope: string | undefined, force: boolean) =>
-      permit.withPermits(1)(
-        Effect.suspend(() =>
-          !force && MutableRef.get(current)?.token !== sent && MutableRef.get(current) !== undefined
-            ? Effect.void
-            : attempt(challenge, scope, force)
-        )
-      )
-
-    const challengeOf = (response: Response) =>
-      Effect.map(
-        Effect.promise(loadSdk),
-        (sdkModule) => ({ sdkModule, challenge: sdkModule.extractWWWAuthenticateParams(response) })
-      )
-
-    const send = (next: Fetch, input: string | URL, init: RequestInit | undefined) =>
-      Effect.tryPromise({ try: () => next(input, init), catch: (e) => e })
-
-    const discard = (response: Response) => Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
-
-    // Before a request leaves: an access token past its expiry is refreshed while it can be.
-    const fresh = Effect.gen(function*() {
-      yield* load
-      const now = yield* Clock.currentTimeMillis
-      const held = MutableRef.get(current)
-      if (held?.expiresAt !== undefined && held.expiresAt <= now && held.refreshable) {
-        yield* Effect.ignore(signIn({}, held.token, undefined, false))
+      asked: MutableRef.make<string | undefined>(undefined),
+      permit: yield* Semaphore.make(1),
+      asFetch: authorizationFetch(env),
+      load: loader(env, current),
+      provider: {
+        url: env.url,
+        options: env.options,
+        store: env.store,
+        current,
+        run: (effect) => run(effect),
+        // The toolset's clock, the one `fresh` reads expiries against.
+        now: () => Effect.runSyncWith(context)(Clock.currentTimeMillis)
       }
-    })
-
-    const request = (next: Fetch, input: string | URL, init: RequestInit | undefined) =>
-      Effect.gen(function*() {
-        yield* fresh
-        let sent = MutableRef.get(current)?.token
-        let response = yield* send(next, input, init)
-        if (response.status === 401) {
-          const { challenge, sdkModule } = yield* challengeOf(response)
-          yield* discard(response)
-          const scope = challenge.scope === undefined ? undefined
-            : sdkModule.computeScopeUnion(MutableRef.get(current)?.scope, challenge.scope)
-          yield* signIn(challenge, sent, scope, false)
-          sent = MutableRef.get(current)?.token
-          response = yield* send(next, input, init)
-        }
-        for (let stepUps = 0; response.status === 403 && stepUps < OAuth.MAX_STEP_UPS; stepUps++) {
-          const { challenge, sdkModule } = yield* challengeOf(response)
-          if (challenge.error !== "insufficient_scope") break
-          const held = sdkModule.computeScopeUnion(MutableRef.get(current)?.scope, MutableRef.get(asked))
-          const wanted = sdkModule.computeScopeUnion(held, challenge.scope)
-          // Asking again for scopes already asked for cannot change the answer.
-          if (covers(sdkModule, held, wanted)) break
-          yield* discard(response)
-          yield* signIn(challenge, sent, wanted, true)
-          sent = MutableRef.get(current)?.token
-          response = yield* send(next, input, init)
-        }
-        return response
-      })
-
+    }
     return {
       bearer: () => MutableRef.get(current)?.token,
-      wrap: (next) => (input, init) => run(request(next, input, init))
+      wrap: (next) => (input, init) => run(request(state, next, input, init))
     }
   })

@@ -51,10 +51,10 @@ const disclosureRule = (disclosure: unknown): string | undefined => {
 }
 
 const rootsRule = (roots: unknown): string | undefined => {
-  if (roots === undefined) return undefined
+  if (roots === undefined || typeof roots === "function") return undefined
   const valid = Array.isArray(roots) &&
     roots.every((root) => typeof field(root, "uri") === "string" && oneOf(field(root, "name"), ["string", "undefined"]))
-  return valid ? undefined : "roots must be a list of { uri, name? } with string values"
+  return valid ? undefined : "roots must be a list of { uri, name? } with string values, or a function answering one"
 }
 
 const storageRule = (storage: unknown): string | undefined => {
@@ -87,6 +87,10 @@ const shapeRules = (options: Record<string, unknown>): ReadonlyArray<string | un
       ? undefined
       : "stdio takes { root?: a directory }",
     rootsRule(options["roots"]),
+    oneOf(options["elicit"], ["function", "undefined"]) ? undefined : "elicit must be a function",
+    oneOf(options["sample"], ["function", "undefined"]) ? undefined : "sample must be a function",
+    [undefined, "auto", "2026-07-28", "2025-11-25"].includes(options["protocol"] as string | undefined) ? undefined
+      : "protocol must be \"auto\", \"2026-07-28\" or \"2025-11-25\"",
     clientInfo === undefined ||
       (typeof field(clientInfo, "name") === "string" && typeof field(clientInfo, "version") === "string")
       ? undefined

@@ -13,13 +13,15 @@ import { SseError } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ErrorCode,
   ListRootsRequestSchema,
   McpError,
   ResultSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Data, Effect, Predicate, Result, Schema } from "effect"
+import { Context, Data, Effect, Predicate, Result, Schema } from "effect"
 import type { Scope } from "effect"
 import { messageOf } from "../../core/ToolFailure.ts"
 import { LinkError } from "../../surface/LinkError.ts"
@@ -27,7 +29,9 @@ import type * as Owned from "../../surface/Owned.ts"
 import * as Catalog from "../Catalog.ts"
 import type * as Hosts from "../Hosts.ts"
 import * as Transports from "../Transports.ts"
+import type * as Questions from "../Questions.ts"
 import * as Deadlines from "./deadlines.ts"
+import * as Asked from "./questions.ts"
 import * as Redact from "./redact.ts"
 
 /**
@@ -58,6 +62,14 @@ export interface Remote {
   readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge>
   /** A `tools/call` bounded by `timeoutMs`, from when it is sent. */
   readonly call: (tool: string, args: unknown, timeoutMs: number) => Effect.Effect<unknown, Failure | TimedOut>
+  /** Any other request (a read, a prompt, a listing), bounded by `timeoutMs`; its raw result. */
+  readonly request: (
+    method: string,
+    params: { readonly [key: string]: unknown },
+    timeoutMs: number
+  ) => Effect.Effect<unknown, Failure | TimedOut>
+  /** Which revision this session speaks. */
+  readonly protocol: "2025-11-25" | "2026-07-28"
 }
 
 /**
@@ -67,7 +79,8 @@ export interface Remote {
 export interface Options {
   readonly server: string
   readonly clientInfo: { readonly name: string; readonly version: string }
-  readonly roots: ReadonlyArray<{ readonly uri: string; readonly name?: string | undefined }> | undefined
+  /** What the server may ask, and who answers (`Questions.ts`). */
+  readonly handlers: Questions.Handlers
   /** Called from the SDK's notification handler; must only enqueue. */
   readonly onToolsChanged: () => void
 }
@@ -101,6 +114,9 @@ export const classify = (error: unknown): Failure => {
   // The fetch guard's own refusal, come back through the SDK's promise as the value it raised.
   // oxlint-disable-next-line typescript/no-unsafe-class-instance-assignment
   if (Predicate.isTagged(error, "McpHostRefused")) return error as Hosts.Refused
+  // An OAuth sign-in that failed at the transport's fetch: the server refused the request unsigned.
+  if (Predicate.isTagged(error, "McpSignInFailed"))
+    return new Rejected({ code: 401, reason: Redact.text(messageOf(error)) })
   if (error instanceof McpError) {
     return linkClosed.has(error.code)
       ? new LinkError({ phase: "call", reason: "the connection closed before the answer came" })
@@ -132,7 +148,13 @@ const DEADLINE_PASSED = "the request's deadline passed"
 // A `tools/call` with its deadline armed on the connection's deadlines: when it passes, the
 // request's signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an
 // interruption does the same. One callback, no fiber of its own.
-const call = (client: Client, deadlines: Deadlines.Deadlines, params: Record<string, unknown>, timeoutMs: number) =>
+const call = (
+  client: Client,
+  deadlines: Deadlines.Deadlines,
+  params: Record<string, unknown>,
+  timeoutMs: number,
+  method = "tools/call"
+) =>
   Effect.callback<unknown, Failure | TimedOut>((resume) => {
     const controller = new AbortController()
     let expired = false
@@ -140,7 +162,7 @@ const call = (client: Client, deadlines: Deadlines.Deadlines, params: Record<str
       expired = true
       controller.abort(DEADLINE_PASSED)
     })
-    client.request({ method: "tools/call", params }, ResultSchema, {
+    client.request({ method, params }, ResultSchema, {
       signal: controller.signal,
       timeout: NO_SDK_TIMEOUT
     }).then(
@@ -181,13 +203,15 @@ const bytesOf = (tools: ReadonlyArray<unknown>): Result.Result<number, ListingTo
 
 // Every page, bounded in tools and bytes before a page is taken in: a server cannot grow this
 // process without limit, and no page is spread onto the stack.
-const listAll = (client: Client): Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge> =>
+export const listAll = (
+  list: (params: { readonly cursor?: string }) => Effect.Effect<unknown, Failure>
+): Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge> =>
   Effect.gen(function*() {
     const tools: Array<unknown> = []
     let bytes = 0
     let cursor: string | undefined
     for (let page = 0; page < MAX_PAGES; page++) {
-      const answer = decodePage(yield* request(client, "tools/list", cursor === undefined ? {} : { cursor }))
+      const answer = decodePage(yield* list(cursor === undefined ? {} : { cursor }))
       if (Result.isFailure(answer))
         return yield* new Rejected({ code: -32603, reason: "tools/list answered something that is not a tool list" })
       const listed = answer.success.tools
@@ -206,6 +230,31 @@ const listAll = (client: Client): Effect.Effect<ReadonlyArray<unknown>, Failure 
     return tools // a server paging for ever: what the first pages held
   })
 
+// The server's questions reach the toolset's handlers; only those given were advertised, and the
+// SDK answers the others "method not found". A 2025 question arrives as a request of its own, apart
+// from the call that caused it, so a handler runs in the context of the call made last on this
+// session (an ACP turn's editor, say), as a 2026 question runs in its call's own.
+const answerQuestions = (
+  client: Client,
+  server: string,
+  handlers: Questions.Handlers,
+  caller: () => Context.Context<never>
+) => {
+  const answer = Asked.answerer(handlers)
+  const ask = (method: string, params: unknown) =>
+    Effect.runPromiseWith(caller())(
+      answer(server, { method, params: params as { readonly [key: string]: unknown } }).pipe(
+        Effect.catch((unanswered) => Effect.fail(new McpError(unanswered.code, unanswered.reason)))
+      )
+    ) as Promise<never>
+  if (handlers.elicit !== undefined)
+    client.setRequestHandler(ElicitRequestSchema, (request) => ask(request.method, request.params))
+  if (handlers.sample !== undefined)
+    client.setRequestHandler(CreateMessageRequestSchema, (request) => ask(request.method, request.params))
+  if (handlers.roots !== undefined)
+    client.setRequestHandler(ListRootsRequestSchema, (request) => ask(request.method, request.params))
+}
+
 const close = (client: Client, transport: Transport): Effect.Effect<void> =>
   Effect.andThen(
     Transports.endSession(transport, "2 seconds"),
@@ -221,13 +270,22 @@ export const connect = (
   options: Options
 ): Effect.Effect<Owned.Owned<Remote>, Failure, Scope.Scope> =>
   Effect.gen(function*() {
+    const { handlers } = options
     const client = new Client(
       { name: options.clientInfo.name, version: options.clientInfo.version },
-      { capabilities: options.roots === undefined ? {} : { roots: { listChanged: false } } }
+      { capabilities: Asked.capabilities(handlers) }
     )
-    const roots = options.roots
-    if (roots !== undefined)
-      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: roots.map((r) => ({ ...r })) }))
+    let caller = Context.empty() as Context.Context<never>
+    answerQuestions(client, options.server, handlers, () => caller)
+    // Noted only where a question can come: a toolset with no handlers is asked nothing.
+    const asks = handlers.elicit !== undefined || handlers.sample !== undefined || handlers.roots !== undefined
+    const noting = <A, E>(effect: Effect.Effect<A, E>) =>
+      asks
+        ? Effect.contextWith((context: Context.Context<never>) => {
+          caller = context
+          return effect
+        })
+        : effect
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged())
     const listeners = new Set<() => void>()
     let closed = false
@@ -244,10 +302,17 @@ export const connect = (
       catch: classify
     })
     const remote: Remote = {
-      list: Effect.suspend(() => closed ? Effect.fail(gone) : listAll(client)),
+      protocol: "2025-11-25",
+      list: Effect.suspend(() =>
+        closed ? Effect.fail(gone) : listAll((params) => request(client, "tools/list", params))
+      ),
       call: (tool, args, timeoutMs) =>
         Effect.suspend(() =>
-          closed ? Effect.fail(gone) : call(client, deadlines, { name: tool, arguments: args }, timeoutMs)
+          closed ? Effect.fail(gone) : noting(call(client, deadlines, { name: tool, arguments: args }, timeoutMs))
+        ),
+      request: (method, params, timeoutMs) =>
+        Effect.suspend(() =>
+          closed ? Effect.fail(gone) : noting(call(client, deadlines, { ...params }, timeoutMs, method))
         )
     }
     return {

@@ -7,17 +7,28 @@
  *
  * @since 0.1.0
  */
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import type { Scope } from "effect"
+import * as Auth from "../Auth.ts"
 import type * as Face from "../Face.ts"
 import * as McpHttp from "../Http.ts"
+import * as TokenVerifier from "../TokenVerifier.ts"
 import { boot, door as doorOf, moves } from "./promiseRuntime.ts"
 
 export const serve = async (
   faceOptions: Face.Options<unknown, Scope.Scope>,
-  { transport: _, ...http }: McpHttp.HttpOptions & { readonly transport: "http" }
+  { auth, transport: _, ...http }: McpHttp.HttpOptions & {
+    readonly transport: "http"
+    readonly auth?: Auth.Options & { readonly issuer: string } | undefined
+  }
 ) => {
-  const door = doorOf(ManagedRuntime.make(McpHttp.layer({ ...faceOptions, http })))
+  const served = McpHttp.layer({ ...faceOptions, http })
+  const door = doorOf(ManagedRuntime.make(
+    auth === undefined ? served : served.pipe(
+      Layer.provide(Auth.layer(auth)),
+      Layer.provide(TokenVerifier.layerJwt({ issuer: auth.issuer }))
+    )
+  ))
   const endpoint = await boot(door, Effect.service(McpHttp.Endpoint))
   let stopped = (): void => {}
   const closed = new Promise<void>((resolve) => {

@@ -11,6 +11,7 @@
  *
  * @internal
  */
+import type * as Identity from "../../core/Identity.ts"
 import { Cause, Clock, Effect, Exit, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import * as ToolResult from "../../core/ToolResult.ts"
@@ -33,6 +34,8 @@ export interface Call {
   readonly door: Audit.Row["door"]
   readonly tool: string
   readonly args: unknown
+  /** Who called, named in every row. */
+  readonly caller: Identity.Principal
 }
 
 type Ending = Pick<Audit.Row, "decision" | "reason" | "outcome">
@@ -58,7 +61,9 @@ export const record = (
             tool: call.tool,
             args,
             ...ending,
-            durationMs: now - started
+            durationMs: now - started,
+            subject: call.caller.subject,
+            client: call.caller.clientId
           }))
       // After the call's fate is settled, a row that cannot be written is told to the operator.
       const close = (ending: Ending) =>

@@ -88,7 +88,10 @@ export interface Pair {
  * address clients reach it by (its Host header is checked against it).
  */
 export const behindProxy = (
-  options: Omit<Options, "env"> & { readonly env?: Readonly<Record<string, string>> },
+  options: Omit<Options, "env"> & {
+    /** The environment of each instance; a function is handed the proxy's URL (what clients reach). */
+    readonly env?: Readonly<Record<string, string>> | ((proxyUrl: string) => Readonly<Record<string, string>>)
+  },
   count = 2
 ): Effect.Effect<Pair, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -99,7 +102,10 @@ export const behindProxy = (
       () =>
         start({
           ...options,
-          env: { ...options.env, ALLOWED_HOSTS: `127.0.0.1:${proxy.port},localhost:${proxy.port}` }
+          env: {
+            ...(typeof options.env === "function" ? options.env(proxy.url) : options.env),
+            ALLOWED_HOSTS: `127.0.0.1:${proxy.port},localhost:${proxy.port}`
+          }
         }),
       { concurrency: "unbounded" }
     )

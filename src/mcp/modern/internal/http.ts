@@ -264,7 +264,7 @@ export const post = (
     const mismatch = yield* paramHeaders(endpoint, request, incoming)
     if (mismatch !== undefined) return json({ status: 400, body: Wire.errorOf(incoming.id, mismatch) })
     if (incoming.method === "subscriptions/listen") {
-      const prepared = Listen.prepare(incoming, checked.success)
+      const prepared = Listen.prepare(caller === undefined ? incoming : { ...incoming, caller }, checked.success)
       return Result.isSuccess(prepared) ? yield* listen(endpoint, prepared.success) : json(prepared.failure)
     }
     const admitted = yield* HttpDrain.admitIds(

@@ -17,6 +17,7 @@ import type * as Json from "../../../core/Json.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
 import * as Replies from "./replies.ts"
 import type * as Requests from "./requests.ts"
+import * as Identity from "../../../core/Identity.ts"
 import * as Wire from "../Wire.ts"
 
 /**
@@ -45,6 +46,8 @@ const decodeFilter = Schema.decodeUnknownResult(FilterSchema)
 export interface Prepared {
   readonly id: Wire.Id
   readonly asked: Filter
+  /** Who listens: only its own tasks are followed. */
+  readonly caller: Identity.Principal
 }
 
 /**
@@ -60,7 +63,7 @@ export const prepare = (
     return Result.fail(Replies.tasksRequired(request.id, "listening to tasks"))
   }
   return Result.isSuccess(decoded)
-    ? Result.succeed({ id: request.id, asked: decoded.success })
+    ? Result.succeed({ id: request.id, asked: decoded.success, caller: request.caller ?? Identity.local })
     : Result.fail({
       status: 200,
       body: Wire.errorOf(request.id, {
@@ -111,7 +114,7 @@ export const run = (
       if (followed.includes(taskId)) continue
       const tell = yield* modern.tasks.watch(taskId, (task) => {
         if (acknowledged) notice("notifications/tasks", task)
-      })
+      }, prepared.caller)
       if (tell === undefined) continue
       followed.push(taskId)
       standing.push(tell)

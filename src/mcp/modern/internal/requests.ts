@@ -130,7 +130,7 @@ const taskMethod = (modern: Modern, request: Request, envelope: Wire.Envelope): 
   }
   if (method === "tasks/get") {
     return Effect.map(
-      modern.tasks.get(taskId),
+      modern.tasks.get(taskId, callerOf(request)),
       Result.match({ onFailure: (error) => failed(id, error), onSuccess: (view) => ok(modern, id, view) })
     )
   }
@@ -142,7 +142,7 @@ const taskMethod = (modern: Modern, request: Request, envelope: Wire.Envelope): 
     ? { _tag: "Update", responses: responses as Json.JsonObject }
     : { _tag: "Cancel" }
   return Effect.map(
-    modern.tasks.apply(taskId, op),
+    modern.tasks.apply(taskId, op, callerOf(request)),
     (reply) => reply._tag === "Ack" ? ok(modern, id, {}) : failed(id, reply.error)
   )
 }

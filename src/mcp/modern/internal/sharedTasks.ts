@@ -11,6 +11,7 @@
  */
 import { Effect, Result } from "effect"
 import type { Scope } from "effect"
+import type * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as RpcError from "../../RpcError.ts"
 import * as Wire from "../Wire.ts"
@@ -24,9 +25,17 @@ export type Watcher = (view: View) => void
 /** A task as the instances share it: who runs it, its move, and how it stands. */
 export interface Stored {
   readonly owner: string
+  /** Whose task it is (`holderOf` the caller that started it): only that caller is shown it. */
+  readonly caller: string
   readonly version: number
   readonly view: View
 }
+
+/**
+ * The key a task is held by: the caller that started it. A task is shown, updated and cancelled
+ * for that caller only; to anyone else it does not exist.
+ */
+export const holderOf = (caller: Identity.Principal): string => `${caller._tag}:${caller.subject}`
 
 /** What a client asks of a task: answers to its questions, or its end. */
 export type Op =
@@ -87,20 +96,28 @@ const orphaned = (here: Elsewhere, stored: Stored): Effect.Effect<View> => {
     .pipe(Effect.ignore, Effect.as(failed))
 }
 
-// A task stored by another instance, as it stands now.
-const read = (here: Elsewhere, taskId: string): Effect.Effect<Result.Result<Stored, RpcError.Rpc>, Error> =>
+// A task of `holder`'s stored by another instance, as it stands now; another caller's is unknown.
+const read = (
+  here: Elsewhere,
+  taskId: string,
+  holder: string
+): Effect.Effect<Result.Result<Stored, RpcError.Rpc>, Error> =>
   Effect.gen(function*() {
     const stored = yield* here.store.load(taskId)
-    if (stored === undefined) return Result.fail(unknown(taskId))
+    if (stored === undefined || stored.caller !== holder) return Result.fail(unknown(taskId))
     if (terminal.has(stored.view["status"]) || stored.owner === here.instance) return Result.succeed(stored)
     const living = yield* here.store.alive(stored.owner)
     if (living) return Result.succeed(stored)
     return Result.succeed({ ...stored, version: stored.version + 1, view: yield* orphaned(here, stored) })
   })
 
-/** A task run elsewhere as `tasks/get` shows it, or the error saying why there is none. */
-export const get = (here: Elsewhere, taskId: string): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
-  read(here, taskId).pipe(
+/** A task of `holder`'s run elsewhere as `tasks/get` shows it, or the error saying why there is none. */
+export const get = (
+  here: Elsewhere,
+  taskId: string,
+  holder: string
+): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
+  read(here, taskId, holder).pipe(
     Effect.map(Result.map((stored) => stored.view)),
     Effect.catch((error) =>
       Effect.succeed(Result.fail({
@@ -110,9 +127,9 @@ export const get = (here: Elsewhere, taskId: string): Effect.Effect<Result.Resul
     )
   )
 
-/** Update or cancel a task run elsewhere: forwarded to its runner, unless it has ended. */
-export const apply = (here: Elsewhere, taskId: string, op: Op): Effect.Effect<Reply> =>
-  read(here, taskId).pipe(
+/** Update or cancel a task of `holder`'s run elsewhere: forwarded to its runner, unless it has ended. */
+export const apply = (here: Elsewhere, taskId: string, op: Op, holder: string): Effect.Effect<Reply> =>
+  read(here, taskId, holder).pipe(
     Effect.flatMap((found): Effect.Effect<Reply, Error> => {
       if (Result.isFailure(found)) return Effect.succeed({ _tag: "Refused", error: found.failure })
       const stored = found.success
@@ -132,17 +149,18 @@ export const apply = (here: Elsewhere, taskId: string, op: Op): Effect.Effect<Re
   )
 
 /**
- * Follow a task run elsewhere for the scope's life: the effect telling the watcher how it stands
- * now, or `undefined` when the store has no such task.
+ * Follow a task of `holder`'s run elsewhere for the scope's life: the effect telling the watcher how
+ * it stands now, or `undefined` when the store has no such task of theirs.
  */
 export const follow = (
   here: Elsewhere,
   taskId: string,
-  watcher: Watcher
+  watcher: Watcher,
+  holder: string
 ): Effect.Effect<Effect.Effect<void> | undefined, never, Scope.Scope> => {
   // Reads of announced moves may finish out of order: the watcher hears only newer ones.
   let told = -1
-  const hear = Effect.flatMap(Effect.result(read(here, taskId)), (found) =>
+  const hear = Effect.flatMap(Effect.result(read(here, taskId, holder)), (found) =>
     Effect.sync(() => {
       if (Result.isFailure(found) || Result.isFailure(found.success)) return
       const stored = found.success.success
@@ -153,7 +171,7 @@ export const follow = (
   return Effect.flatMap(
     Effect.result(here.store.load(taskId)),
     (found) =>
-      Result.isFailure(found) || found.success === undefined
+      Result.isFailure(found) || found.success === undefined || found.success.caller !== holder
         ? Effect.succeed(undefined)
         : Effect.as(here.store.follow(taskId, () => here.runFork(hear)), hear)
   )

@@ -28,7 +28,7 @@ export interface TaskStore extends Tasks.Store {
 
 const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
 
-const Stored = Schema.Struct({ owner: Schema.String, version: Schema.Int, view: JsonObject })
+const Stored = Schema.Struct({ owner: Schema.String, caller: Schema.String, version: Schema.Int, view: JsonObject })
 
 const decodeStored = Schema.decodeUnknownResult(Schema.fromJsonString(Stored))
 

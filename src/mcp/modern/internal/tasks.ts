@@ -16,6 +16,7 @@
 import { Cause, Clock, Effect, Exit, Fiber, FiberSet, Result } from "effect"
 import type { Scope } from "effect"
 import * as Crypto from "node:crypto"
+import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as Progress from "../../../core/Progress.ts"
 import type * as RpcError from "../../RpcError.ts"
@@ -34,6 +35,8 @@ type End =
 
 interface Task {
   readonly id: string
+  /** Whose task it is (`holderOf` the caller that started it): only that caller is shown it. */
+  readonly holder: string
   /** The call while it runs; let go once it has ended, so only what the task shows is kept. */
   call: Asking.Call | undefined
   readonly createdAt: number
@@ -47,6 +50,7 @@ interface Task {
   dirty: boolean
 }
 
+export { holderOf } from "./sharedTasks.ts"
 export type { Op, Reply, Store, Stored, View, Watcher } from "./sharedTasks.ts"
 
 /** A face's tasks. */
@@ -54,19 +58,23 @@ export interface Table {
   readonly settings: Tasks.Settings
   /** What the calls table makes tasks with. */
   readonly tasking: Calls.Tasking
-  /** A task as `tasks/get` shows it, wherever it runs, or the error saying why there is none. */
-  readonly get: (taskId: string) => Effect.Effect<Result.Result<View, RpcError.Rpc>>
-  /** Update or cancel a task, wherever it runs. */
-  readonly apply: (taskId: string, op: Op) => Effect.Effect<Reply>
+  /**
+   * A task as `tasks/get` shows it to `caller`, wherever it runs, or the error saying why there is
+   * none (a task another caller started is, to this one, unknown).
+   */
+  readonly get: (taskId: string, caller?: Identity.Principal) => Effect.Effect<Result.Result<View, RpcError.Rpc>>
+  /** Update or cancel a task of `caller`'s, wherever it runs. */
+  readonly apply: (taskId: string, op: Op, caller?: Identity.Principal) => Effect.Effect<Reply>
   /** Update or cancel a task run here (what another instance forwards). */
   readonly applyHere: (taskId: string, op: Op) => Effect.Effect<Reply>
   /**
-   * Follow a task's moves for the scope's life: the effect that tells the watcher how the task stands
-   * now (in order with its moves), or `undefined` when no such task is known.
+   * Follow a task of `caller`'s for the scope's life: the effect that tells the watcher how the task
+   * stands now (in order with its moves), or `undefined` when it knows no such task.
    */
   readonly watch: (
     taskId: string,
-    watcher: Watcher
+    watcher: Watcher,
+    caller?: Identity.Principal
   ) => Effect.Effect<Effect.Effect<void> | undefined, never, Scope.Scope>
   /** How many tasks are kept here. */
   readonly size: Effect.Effect<number>
@@ -125,7 +133,8 @@ const save = (state: State, task: Task): Effect.Effect<void> => {
   const { store } = state
   if (store === undefined) return Effect.void
   const left = task.createdAt + state.settings.ttlMs - state.now()
-  return store.save({ owner: state.instance, version: task.version, view: view(state, task) }, Math.max(1, left)).pipe(
+  const stored = { owner: state.instance, caller: task.holder, version: task.version, view: view(state, task) }
+  return store.save(stored, Math.max(1, left)).pipe(
     Effect.catch((error) =>
       Effect.logWarning(`MCP task ${task.id} not written to the instances' store: ${error.message}`)
     )
@@ -229,6 +238,7 @@ const become = (state: State) => (call: Asking.Call) => {
   const now = state.now()
   const task: Task = {
     id: Crypto.randomUUID(),
+    holder: Shared.holderOf(call.caller),
     call,
     createdAt: now,
     lastUpdatedAt: now,
@@ -278,29 +288,48 @@ const applyHere = (state: State) => (taskId: string, op: Op): Effect.Effect<Repl
     return delivery.success.pipe(Effect.andThen(save(state, task)), Effect.as({ _tag: "Ack" } as const))
   })
 
-const get = (state: State) => (taskId: string): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
+// A task run here, when it is `caller`'s; another caller's is not there for this one.
+const ownTask = (state: State, taskId: string, caller: Identity.Principal) => {
+  const task = state.tasks.get(taskId)
+  return task !== undefined && task.holder === Shared.holderOf(caller) ? task : undefined
+}
+
+const get = (state: State) =>
+(
+  taskId: string,
+  caller: Identity.Principal = Identity.local
+): Effect.Effect<Result.Result<View, RpcError.Rpc>> =>
   Effect.suspend(() => {
-    const task = state.tasks.get(taskId)
+    const task = ownTask(state, taskId, caller)
     if (task !== undefined) return Effect.succeed(Result.succeed(view(state, task)))
     const { store } = state
-    if (store === undefined) return Effect.succeed(Result.fail(Shared.unknown(taskId)))
-    return Shared.get(elsewhere(state, store), taskId)
+    if (store === undefined || state.tasks.has(taskId)) return Effect.succeed(Result.fail(Shared.unknown(taskId)))
+    return Shared.get(elsewhere(state, store), taskId, Shared.holderOf(caller))
   })
 
-const apply = (state: State) => (taskId: string, op: Op): Effect.Effect<Reply> =>
+const apply = (state: State) =>
+(
+  taskId: string,
+  op: Op,
+  caller: Identity.Principal = Identity.local
+): Effect.Effect<Reply> =>
   Effect.suspend(() => {
     const { store } = state
-    if (state.tasks.has(taskId) || store === undefined) return applyHere(state)(taskId, op)
-    return Shared.apply(elsewhere(state, store), taskId, op)
+    if (ownTask(state, taskId, caller) !== undefined) return applyHere(state)(taskId, op)
+    if (store === undefined || state.tasks.has(taskId)) {
+      return Effect.succeed<Reply>({ _tag: "Refused", error: Shared.unknown(taskId) })
+    }
+    return Shared.apply(elsewhere(state, store), taskId, op, Shared.holderOf(caller))
   })
 
 const watch = (state: State) =>
 (
   taskId: string,
-  watcher: Watcher
+  watcher: Watcher,
+  caller: Identity.Principal = Identity.local
 ): Effect.Effect<Effect.Effect<void> | undefined, never, Scope.Scope> =>
   Effect.suspend(() => {
-    const task = state.tasks.get(taskId)
+    const task = ownTask(state, taskId, caller)
     if (task !== undefined) {
       return Effect.as(
         Effect.acquireRelease(
@@ -311,8 +340,8 @@ const watch = (state: State) =>
       )
     }
     const { store } = state
-    if (store === undefined) return Effect.succeed(undefined)
-    return Shared.follow(elsewhere(state, store), taskId, watcher)
+    if (store === undefined || state.tasks.has(taskId)) return Effect.succeed(undefined)
+    return Shared.follow(elsewhere(state, store), taskId, watcher, Shared.holderOf(caller))
   })
 
 // What reading a task run by another instance needs of this one.
