@@ -122,11 +122,9 @@ export const follow = (
       const roster = yield* view(face)
       yield* state.apply({ _tag: "roster", roster })
       yield* state.apply({ _tag: "views", views: yield* views(face, yield* Ref.get(seen)) })
-      for (const resource of roster.resources) {
-        const uri = resource["uri"]
-        if (typeof uri === "string" && uri.startsWith(cellPrefix)) {
-          yield* FiberMap.run(cells, uri, followCell(face, state, uri), { onlyIfMissing: true })
-        }
-      }
+      const served = named(roster.resources, "uri").filter((uri) => uri.startsWith(cellPrefix))
+      // A cell no longer served leaves the page (its follow has ended with it).
+      yield* state.apply({ _tag: "cellsServed", uris: served })
+      for (const uri of served) yield* FiberMap.run(cells, uri, followCell(face, state, uri), { onlyIfMissing: true })
     }))
 }
