@@ -25,7 +25,8 @@ export const hiddenOf = (member: Bundle.Member, key: string | undefined): Readon
   const hidden: Array<string> = []
   for (const group of groups) {
     for (const name of Object.keys(member.surface[group])) {
-      if (expose[group]?.[name] !== true) hidden.push(`${prefix}${group}.${name}`)
+      const entry = expose[group]?.[name]
+      if (entry === undefined || entry === false) hidden.push(`${prefix}${group}.${name}`)
     }
   }
   for (const [ns, verbs] of Object.entries(member.surface.procedures)) {
