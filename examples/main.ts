@@ -13,6 +13,8 @@
 // as the balancer's address. AUTH_ISSUER (an OAuth 2.1 / OpenID issuer URL) serves the board behind
 // bearer tokens from that issuer, for the resource PUBLIC_URL (default the listening URL): a token
 // with board:read sees the reads and lists, board:write also the procedures that change the board.
+// Over HTTP the operator's console is served at /console beside /mcp (behind AUTH_ISSUER, to tokens
+// with the console scope).
 // Each mode loads only what it runs (a host starting the stdio server waits for no HTTP stack, SDK
 // client or ACP agent), so the modes import their faces when chosen.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -54,11 +56,14 @@ const inMemory = Effect.gen(function*() {
 })
 
 // The operator's console beside the endpoint (this machine only): completing a task cannot be
-// undone, so an agent's `tasks_complete` waits there for a person's Approve or Deny.
+// undone, so an agent's `tasks_complete` waits there for a person's Approve or Deny. CONSOLE_HOLD
+// (comma-separated tool names, or `none`) says which calls wait instead.
 const withConsole = <A, E, R>(serving: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const { McpConsole } = yield* load(() => import("effect-surface/mcp"))
-    const console = yield* McpConsole.make({ hold: ["tasks_complete"], approvalTimeout: "5 minutes" })
+    const held = yield* Config.String("CONSOLE_HOLD").pipe(Config.withDefault("tasks_complete"), Effect.orDie)
+    const hold = held.split(",").map((name) => name.trim()).filter((name) => name !== "" && name !== "none")
+    const console = yield* McpConsole.make({ hold, approvalTimeout: "5 minutes" })
     return yield* Effect.provideService(serving, McpConsole.Console, console)
   })
 
@@ -106,13 +111,11 @@ const http = Effect.gen(function*() {
     Effect.catch(portTaken)
   )
   yield* Console.log(`Task board MCP server at ${served.url}`)
+  if (served.console !== undefined) yield* Console.log(`Operator console at ${served.console}`)
   if (Option.isSome(issuer)) {
     yield* Console.log(
       `Behind ${issuer.value}: tokens for ${Option.getOrElse(publicUrl, () => served.url)} with board:read, board:write`
     )
-  }
-  if (served.console !== undefined) {
-    yield* Console.log(`Operator console at ${served.console} (agents' tasks_complete waits for you there)`)
   }
   if (Option.isSome(redis)) yield* Console.log(`Sessions and board kept in Redis at ${redis.value}`)
   yield* Console.log(`Add it to an MCP host, e.g. Claude Code:\n  claude mcp add --transport http board ${served.url}`)

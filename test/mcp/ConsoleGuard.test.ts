@@ -225,4 +225,34 @@ describe("the console's approvals", () => {
         "the caller, who cancelled"
       ]])
     }))
+
+  it.live("the roster shown is the one listed: a sibling taken away shows as retired names, and what the expose map hides is named", () =>
+    Effect.gen(function*() {
+      const { console, served } = yield* serveWithConsole()
+      const listed = (
+        predicate: (
+          names: ReadonlyArray<string>,
+          retired: ReadonlyArray<string>,
+          cells: Readonly<Record<string, string>>
+        ) => boolean
+      ) =>
+        console.state.snapshot.pipe(
+          Effect.flatMap((s) => {
+            const names = (s.roster?.tools ?? []).map((tool) => String(tool["name"]))
+            const retired = (s.roster?.tombstones ?? []).map((t) => t.name)
+            return predicate(names, retired, s.cells) ? Effect.succeed(s) : Effect.fail("not yet")
+          }),
+          Effect.retry(Schedule.spaced("20 millis")),
+          Effect.timeout("10 seconds")
+        )
+      const before = yield* listed((names) => names.includes("stopwatch_watch_lap"))
+      // Only what the expose map leaves out: a member it lets through under a scope is not hidden.
+      assert.deepStrictEqual(before.roster?.hidden, ["procedures.board.clear"])
+      yield* served.face.reroster({})
+      const after = yield* listed((names, retired, cells) =>
+        !names.includes("stopwatch_watch_lap") && retired.includes("stopwatch_watch_lap") &&
+        !Object.hasOwn(cells, "surface://cells/stopwatch/laps")
+      )
+      assert.notInclude((after.roster?.resources ?? []).map((r) => String(r["uri"])), "surface://cells/stopwatch/laps")
+    }))
 })

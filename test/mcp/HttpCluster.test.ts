@@ -14,8 +14,14 @@ import * as Instances from "./cluster/instances.ts"
 import { events, openGet, post, rawSession, type SseEvent, text } from "./httpRaw.ts"
 import * as RedisServer from "./redisServer.ts"
 
+// The agent here is the test: nobody is at the console to approve tasks_complete, so none is held.
 const board = (redisUrl: string) =>
-  Instances.behindProxy({ script: "examples/main.ts", redisUrl, ready: /Task board MCP server at (\S+)/ })
+  Instances.behindProxy({
+    script: "examples/main.ts",
+    redisUrl,
+    ready: /Task board MCP server at (\S+)/,
+    env: { CONSOLE_HOLD: "none" }
+  })
 
 const connect = (url: string) =>
   Effect.gen(function*() {

@@ -48,6 +48,7 @@ function apply(move) {
     case "decided": state.held = state.held.filter((h) => h.id !== move.decided.id); upsert(state.decided, move.decided); break;
     case "client": upsert(state.clients, move.client, "key"); break;
     case "cell": state.cells[move.uri] = move.text; break;
+    case "cellsServed": state.cells = Object.fromEntries(Object.entries(state.cells).filter(([uri]) => move.uris.includes(uri))); break;
     case "audit": state.audit.push(move.row); break;
     case "views": state.views = move.views; break;
   }

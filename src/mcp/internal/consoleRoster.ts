@@ -25,7 +25,8 @@ export const hiddenOf = (member: Bundle.Member, key: string | undefined): Readon
   const hidden: Array<string> = []
   for (const group of groups) {
     for (const name of Object.keys(member.surface[group])) {
-      if (expose[group]?.[name] !== true) hidden.push(`${prefix}${group}.${name}`)
+      const entry = expose[group]?.[name]
+      if (entry === undefined || entry === false) hidden.push(`${prefix}${group}.${name}`)
     }
   }
   for (const [ns, verbs] of Object.entries(member.surface.procedures)) {
@@ -122,11 +123,9 @@ export const follow = (
       const roster = yield* view(face)
       yield* state.apply({ _tag: "roster", roster })
       yield* state.apply({ _tag: "views", views: yield* views(face, yield* Ref.get(seen)) })
-      for (const resource of roster.resources) {
-        const uri = resource["uri"]
-        if (typeof uri === "string" && uri.startsWith(cellPrefix)) {
-          yield* FiberMap.run(cells, uri, followCell(face, state, uri), { onlyIfMissing: true })
-        }
-      }
+      const served = named(roster.resources, "uri").filter((uri) => uri.startsWith(cellPrefix))
+      // A cell no longer served leaves the page (its follow has ended with it).
+      yield* state.apply({ _tag: "cellsServed", uris: served })
+      for (const uri of served) yield* FiberMap.run(cells, uri, followCell(face, state, uri), { onlyIfMissing: true })
     }))
 }

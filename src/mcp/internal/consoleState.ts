@@ -94,6 +94,7 @@ export type Move =
   | { readonly _tag: "decided"; readonly decided: Decided }
   | { readonly _tag: "client"; readonly client: Client }
   | { readonly _tag: "cell"; readonly uri: string; readonly text: string }
+  | { readonly _tag: "cellsServed"; readonly uris: ReadonlyArray<string> }
   | { readonly _tag: "audit"; readonly row: Json.JsonObject }
   | { readonly _tag: "views"; readonly views: ReadonlyArray<ScopeView> }
 
@@ -160,6 +161,11 @@ export const step = (state: Snapshot, move: Move, keep: number): Snapshot => {
     }
     case "cell":
       return { ...state, cells: { ...state.cells, [move.uri]: move.text } }
+    case "cellsServed":
+      return {
+        ...state,
+        cells: Object.fromEntries(Object.entries(state.cells).filter(([uri]) => move.uris.includes(uri)))
+      }
     case "audit":
       return { ...state, audit: [...state.audit, move.row].slice(-keep) }
     case "views":
