@@ -14,6 +14,7 @@ import { Effect, Layer, Predicate, Result } from "effect"
 import type { Scope } from "effect"
 import type { DatabaseSync } from "node:sqlite"
 import { messageOf } from "../core/ToolFailure.ts"
+import * as SqliteFile from "./internal/sqliteFile.ts"
 import { McpConnectionStore, merged, type Row, type Store, StoreError, toRow } from "./Store.ts"
 
 /**
@@ -48,44 +49,8 @@ const attempt = <A>(operation: string, run: () => A): Effect.Effect<A, StoreErro
         : new StoreError({ operation, reason: messageOf(error) })
   })
 
-const versionOf = (db: DatabaseSync): number => Number(db.prepare("PRAGMA user_version").get()?.["user_version"] ?? 0)
-
-// Inside an immediate transaction: two processes opening a new file create the table once.
-const migrate = (db: DatabaseSync): void => {
-  db.exec("BEGIN IMMEDIATE")
-  try {
-    const version = versionOf(db)
-    if (version === 0) {
-      db.exec(CREATE)
-      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
-    }
-    db.exec("COMMIT")
-  } catch (error) {
-    db.exec("ROLLBACK")
-    throw error
-  }
-}
-
-// Loaded when a store is opened, not with the module: a program that never opens one (a command's
-// --help) neither needs node:sqlite nor shows the warning Node 22 prints as it loads.
 const open = (path: string): Effect.Effect<DatabaseSync, StoreError> =>
-  attempt(`open ${path}`, () => {
-    const db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(path)
-    try {
-      db.exec("PRAGMA busy_timeout = 5000")
-      if (versionOf(db) < SCHEMA_VERSION) migrate(db)
-      const version = versionOf(db)
-      if (version !== SCHEMA_VERSION) {
-        throw new Error(
-          `its schema is version ${version}, written by a later version of this package; this one reads version ${SCHEMA_VERSION}`
-        )
-      }
-      return db
-    } catch (error) {
-      db.close()
-      throw error
-    }
-  })
+  attempt(`open ${path}`, () => SqliteFile.open(path, { create: CREATE, version: SCHEMA_VERSION }))
 
 type Stored = Record<string, unknown>
 

@@ -12,9 +12,9 @@
  */
 import { Effect, Layer, Predicate, Result } from "effect"
 import type { Scope } from "effect"
-import * as Fs from "node:fs"
 import type { DatabaseSync } from "node:sqlite"
 import { messageOf } from "../core/ToolFailure.ts"
+import * as SqliteFile from "./internal/sqliteFile.ts"
 import { type Credentials, McpTokenStore, toCredentials, type TokenStore, TokenStoreError } from "./TokenStore.ts"
 
 /**
@@ -48,47 +48,8 @@ const attempt = <A>(operation: string, run: () => A): Effect.Effect<A, TokenStor
         : new TokenStoreError({ operation, reason: messageOf(error) })
   })
 
-const versionOf = (db: DatabaseSync): number => Number(db.prepare("PRAGMA user_version").get()?.["user_version"] ?? 0)
-
-const migrate = (db: DatabaseSync): void => {
-  db.exec("BEGIN IMMEDIATE")
-  try {
-    if (versionOf(db) === 0) {
-      db.exec(CREATE)
-      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`)
-    }
-    db.exec("COMMIT")
-  } catch (error) {
-    db.exec("ROLLBACK")
-    throw error
-  }
-}
-
-// A new file is created readable and writable by its owner only, before SQLite writes a byte to it.
-const createPrivate = (path: string): void => {
-  if (path === ":memory:" || Fs.existsSync(path)) return
-  Fs.closeSync(Fs.openSync(path, "wx", 0o600))
-}
-
 const open = (path: string): Effect.Effect<DatabaseSync, TokenStoreError> =>
-  attempt(`open ${path}`, () => {
-    createPrivate(path)
-    const db = new (process.getBuiltinModule("node:sqlite").DatabaseSync)(path)
-    try {
-      db.exec("PRAGMA busy_timeout = 5000")
-      if (versionOf(db) < SCHEMA_VERSION) migrate(db)
-      const version = versionOf(db)
-      if (version !== SCHEMA_VERSION) {
-        throw new Error(
-          `its schema is version ${version}, written by a later version of this package; this one reads version ${SCHEMA_VERSION}`
-        )
-      }
-      return db
-    } catch (error) {
-      db.close()
-      throw error
-    }
-  })
+  attempt(`open ${path}`, () => SqliteFile.open(path, { create: CREATE, version: SCHEMA_VERSION, private: true }))
 
 const credentialsOf = (text: unknown, operation: string): Credentials => {
   const checked = toCredentials(typeof text === "string" ? JSON.parse(text) : undefined, operation)
