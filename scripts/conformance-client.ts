@@ -7,14 +7,12 @@
 // scenario the suite does not score fails without being listed there.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Stream } from "effect"
-import { ChildProcess } from "effect/process"
+import { Console, Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
+import * as Suite from "./suite.ts"
 
-const root = fileURLToPath(new URL("..", import.meta.url))
 const expected = fileURLToPath(new URL("../examples/conformance-client/expected-failures.yaml", import.meta.url))
-const suite = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/conformance/dist/index.js", import.meta.url))
 const runner = `${process.execPath} --conditions=effect-surface-source examples/conformance-client/main.ts`
 
 // The scenarios listed as expected to fail, each under a comment giving its reason.
@@ -37,8 +35,7 @@ const revisions = ["2026-07-28", "2025-11-25"] as const
 const run = (revision: string) =>
   Effect.gen(function*() {
     yield* Console.log(`conformance:client: --requirements ${revision}`)
-    const args = [
-      suite,
+    const { code, output } = yield* Suite.run([
       "client",
       "--command",
       runner,
@@ -49,29 +46,12 @@ const run = (revision: string) =>
       "--timeout",
       "300000",
       ...(existsSync(expected) ? ["--expected-failures", expected] : [])
-    ]
-    const child = yield* ChildProcess.make(process.execPath, args, {
-      cwd: root,
-      stdout: "pipe",
-      stderr: "inherit",
-      extendEnv: true
-    })
-    let output = ""
-    yield* child.stdout.pipe(
-      Stream.decodeText,
-      Stream.runForEach((text) =>
-        Effect.sync(() => {
-          output += text
-          process.stdout.write(text)
-        })
-      )
-    )
-    const code = Number(yield* child.exitCode)
+    ])
     const unscored = unlistedUnscored(output)
     if (unscored.length > 0)
       yield* Console.log(`conformance:client: unscored scenarios failed, not listed: ${unscored.join(", ")}`)
     return code === 0 && unscored.length > 0 ? 1 : code
-  }).pipe(Effect.scoped)
+  })
 
 const main = Effect.gen(function*() {
   const only = process.argv.slice(2).filter((arg) => (revisions as ReadonlyArray<string>).includes(arg))

@@ -10,18 +10,16 @@
 // sessions in a Redis started for the run (persistence off) and stopped after it.
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Stream } from "effect"
+import { Console, Effect } from "effect"
 import type { Scope } from "effect"
-import { ChildProcess } from "effect/process"
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { serve } from "../examples/conformance-server/main.ts"
 import * as Instances from "../test/mcp/cluster/instances.ts"
 import * as RedisServer from "../test/mcp/redisServer.ts"
+import * as Suite from "./suite.ts"
 
-const root = fileURLToPath(new URL("..", import.meta.url))
 const expected = fileURLToPath(new URL("../examples/conformance-server/expected-failures.yaml", import.meta.url))
-const suite = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/conformance/dist/index.js", import.meta.url))
 
 interface Target {
   readonly url: string
@@ -61,35 +59,17 @@ const revisions = ["2026-07-28", "2025-11-25"] as const
 const run = (url: string, revision: string) =>
   Effect.gen(function*() {
     yield* Console.log(`conformance: --requirements ${revision}`)
-    const args = [
-      suite,
+    const { code, output } = yield* Suite.run([
       "server",
       "--url",
       url,
       "--requirements",
       revision,
       ...(existsSync(expected) ? ["--expected-failures", expected] : [])
-    ]
-    const child = yield* ChildProcess.make(process.execPath, args, {
-      cwd: root,
-      stdout: "pipe",
-      stderr: "inherit",
-      extendEnv: true
-    })
-    let output = ""
-    yield* child.stdout.pipe(
-      Stream.decodeText,
-      Stream.runForEach((text) =>
-        Effect.sync(() => {
-          output += text
-          process.stdout.write(text)
-        })
-      )
-    )
-    const code = Number(yield* child.exitCode)
+    ])
     const unscored = /Not scored for [^:]+: \d+ scenario\(s\) run, (\d+) failing/.exec(output)
     return code === 0 && unscored !== null && Number(unscored[1]) > 0 ? 1 : code
-  }).pipe(Effect.scoped)
+  })
 
 const main = Effect.gen(function*() {
   const { spread, url } = yield* (process.argv.includes("--redis") ? shared : single)
