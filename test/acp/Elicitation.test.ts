@@ -4,13 +4,13 @@
 // editor's answer is what the tool hears. An editor that takes no forms means the form is declined.
 import type * as Acp from "@agentclientprotocol/sdk"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, References, Schema } from "effect"
-import { Ask, Tools } from "effect-surface"
+import { Effect, Layer, References } from "effect"
 import { AcpAgent, AcpChecks, AcpToolset, ScriptedEditor } from "effect-surface/acp"
 import { McpHttp } from "effect-surface/mcp"
 import { handler } from "../../examples/acp/agent.ts"
 import * as SessionTools from "../../examples/acp/tools.ts"
 import { serverOptions } from "../../examples/board/app.ts"
+import { greet } from "../mcp/modern.ts"
 import { isRequest } from "./harness.ts"
 
 const allow = ScriptedEditor.answer({ outcome: { outcome: "selected", optionId: "allow-once" } })
@@ -22,16 +22,7 @@ const askingServer = Effect.gen(function*() {
     ...options,
     tools: {
       ...options.tools,
-      greet: Tools.make({
-        description: "Asks a name and greets it.",
-        mutates: false,
-        handler: () =>
-          Effect.map(
-            Ask.elicit("Your name?", Schema.Struct({ name: Schema.String })),
-            (answer) => answer._tag === "Accept" ? `hello ${answer.content.name}` : `no name (${answer._tag})`
-          ),
-        render: (text) => Tools.content([Tools.text(text)])
-      })
+      greet
     },
     http: { port: 0 }
   }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
@@ -92,7 +83,7 @@ describe("a server's question in an ACP session", () => {
           mcpServers: [{ type: "http", name: "board", url: served.url, headers: [] }]
         })
         yield* editor.prompt(session, "call board__greet {}")
-        assert.include(said(yield* editor.updates), "no name (Decline)")
+        assert.include(said(yield* editor.updates), "hello (Decline)")
         assert.lengthOf((yield* editor.log).filter(isRequest("elicitation/create")), 0)
       }),
     30_000

@@ -4,8 +4,7 @@
 // started; a pin holds either way; and a tool's question reaches the toolset's handler in both.
 import { assert, describe, it } from "@effect/vitest"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { Effect, References, Schema } from "effect"
-import { Ask, Tools } from "effect-surface"
+import { Effect, References } from "effect"
 import { McpCallResult, McpToolset } from "effect-surface/client"
 import type { McpConfig } from "effect-surface/client"
 import { McpHttp } from "effect-surface/mcp"
@@ -13,6 +12,7 @@ import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
 import { serverOptions } from "../../examples/board/app.ts"
 import { childrenMentioning, entry, everythingHttp, everythingStdio, recordingProxy } from "./servers.ts"
+import { greet } from "../mcp/modern.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -23,16 +23,7 @@ const askingFace = Effect.gen(function*() {
     ...options,
     tools: {
       ...options.tools,
-      greet: Tools.make({
-        description: "Asks a name and greets it.",
-        mutates: false,
-        handler: () =>
-          Effect.map(
-            Ask.elicit("Your name?", Schema.Struct({ name: Schema.String })),
-            (answer) => answer._tag === "Accept" ? `hello ${answer.content.name}` : `hello (${answer._tag})`
-          ),
-        render: (text) => Tools.content([Tools.text(text)])
-      })
+      greet
     },
     http: { port: 0 }
   }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))

@@ -4,15 +4,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { InMemoryTransport } from "@modelcontextprotocol/client"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { Deferred, Effect, Schema } from "effect"
-import { Ask, Tools } from "effect-surface"
+import { Deferred, Effect } from "effect"
+import { Tools } from "effect-surface"
 import { McpConnection, McpFace } from "effect-surface/mcp"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import { serverOptions } from "../../examples/board/app.ts"
-import { connect, contentOf } from "./modern.ts"
+import { connect, contentOf, greet } from "./modern.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -58,16 +58,7 @@ const inMemory = Effect.gen(function*() {
     ...options,
     tools: {
       ...options.tools,
-      greet: Tools.make({
-        description: "Asks a name and greets it.",
-        mutates: false,
-        handler: () =>
-          Effect.map(
-            Ask.elicit("Your name?", Schema.Struct({ name: Schema.String })),
-            (answer) => answer._tag === "Accept" ? `hello ${answer.content.name}` : "hello"
-          ),
-        render: (text) => Tools.content([Tools.text(text)])
-      }),
+      greet,
       stall: Tools.make({
         description: "Waits until cancelled.",
         mutates: false,

@@ -106,6 +106,18 @@ export const raw = (
     return { status: response.status, answer, messages }
   })
 
+/** A tool that asks the person their name and greets it: `hello Ada`, or `hello (Decline)`. */
+export const greet = Tools.make({
+  description: "Asks a name and greets it.",
+  mutates: false,
+  handler: () =>
+    Effect.map(
+      Ask.elicit("Your name?", Schema.Struct({ name: Schema.String })),
+      (answer) => answer._tag === "Accept" ? `hello ${answer.content.name}` : `hello (${answer._tag})`
+    ),
+  render: (text) => Tools.content([Tools.text(text)])
+})
+
 /**
  * A tool that asks a name and then what the client's model makes of it: two questions, two rounds
  * in 2026. `started` counts its runs; `ended` completes when a run is interrupted.
