@@ -64,7 +64,7 @@ export interface Stored {
  * The key a task is held by: the caller that started it. A task is shown, updated and cancelled
  * for that caller only; to anyone else it does not exist.
  */
-export const holderOf = (caller: Identity.Principal): string => `${caller._tag}:${caller.subject}`
+export const holderOf: (caller: Identity.Principal) => string = Identity.holder
 
 /** What a client asks of a task: answers to its questions, or its end. */
 export type Op =
