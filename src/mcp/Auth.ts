@@ -50,7 +50,7 @@ export interface Options {
  * ```ts
  * import { Effect } from "effect"
  * import { McpAuth } from "effect-surface/mcp"
- * const issuer = Effect.map(McpAuth.ResourceServer.asEffect(), (server) => server.verifier.issuer)
+ * const issuer = Effect.map(Effect.service(McpAuth.ResourceServer), (server) => server.verifier.issuer)
  * ```
  *
  * @since 0.1.0

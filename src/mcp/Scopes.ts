@@ -88,7 +88,18 @@ export interface Scopes {
   readonly needs: (method: string, params: unknown) => Effect.Effect<Need | undefined>
 }
 
-/** Where a face's lists come from. */
+/**
+ * Where a face's lists come from: the resolved bundle, the prompts and the app's resources now.
+ *
+ * @example
+ * ```ts
+ * import type { McpScopes } from "effect-surface/mcp"
+ * declare const sources: McpScopes.Sources
+ * const resolved = sources.resolved // the bundle as the roster holds it now
+ * ```
+ *
+ * @since 0.1.0
+ */
 export interface Sources {
   readonly resolved: Effect.Effect<Bundle.Resolved>
   readonly prompts: Effect.Effect<Prompts.Table>

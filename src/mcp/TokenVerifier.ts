@@ -66,7 +66,7 @@ export class VerifierUnavailable extends Data.TaggedError("VerifierUnavailable")
  * import { McpTokenVerifier } from "effect-surface/mcp"
  *
  * const who = (token: string) =>
- *   Effect.flatMap(McpTokenVerifier.TokenVerifier.asEffect(), (verifier) => verifier.verify(token, "https://mcp.example.com/mcp"))
+ *   Effect.flatMap(Effect.service(McpTokenVerifier.TokenVerifier), (verifier) => verifier.verify(token, "https://mcp.example.com/mcp"))
  * ```
  *
  * @since 0.1.0
