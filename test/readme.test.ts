@@ -33,6 +33,11 @@ describe("README", () => {
     assert.strictEqual(blockAfter(readme, "## Example"), read("../examples/quickstart.ts"))
   })
 
+  it("shows exactly the authorization example that the type check reads", () => {
+    const readme = read("../README.md")
+    assert.strictEqual(blockAfter(readme, "(`examples/auth/server.ts`):"), read("../examples/auth/server.ts"))
+  })
+
   it.effect("the quickstart example runs and answers what its comment says", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* program, 2)

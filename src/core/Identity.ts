@@ -121,6 +121,20 @@ export const viewKey = (principal: Principal): string =>
   principal._tag === "Local" ? "*" : [...new Set(principal.scopes)].sort().join(" ")
 
 /**
+ * The key of what a caller holds (a task, a parked call): the same caller, whichever request or
+ * instance it comes through; a token's subject never mistaken for the local caller.
+ *
+ * @example
+ * ```ts
+ * import { Identity } from "effect-surface"
+ * Identity.holder(Identity.local) // "Local:local"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const holder = (principal: Principal): string => `${principal._tag}:${principal.subject}`
+
+/**
  * The caller of the request being served.
  *
  * @example

@@ -235,12 +235,8 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
   )
   const verifiedFor = millis(options.verifiedFor, "60 seconds")
   const verified = Verified.make()
-  const verify = (token: string, audience: string) =>
+  const check = (token: string, audience: string, now: number, key: string | undefined) =>
     Effect.gen(function*() {
-      const now = yield* Clock.currentTimeMillis
-      const key = verifiedFor > 0 ? Verified.keyOf(token, audience) : undefined
-      const kept = key === undefined ? undefined : Verified.get(verified, key, now)
-      if (kept !== undefined) return kept
       const jwks = yield* getKeys
       const checked = yield* Effect.tryPromise({
         try: () =>
@@ -263,6 +259,13 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
         Verified.set(verified, key, principal, Math.min(exp, now + verifiedFor))
       }
       return principal
+    })
+  // A token verified before is answered at once (no generator, no signature): the common case.
+  const verify = (token: string, audience: string) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const key = verifiedFor > 0 ? Verified.keyOf(token, audience) : undefined
+      const kept = key === undefined ? undefined : Verified.get(verified, key, now)
+      return kept !== undefined ? Effect.succeed(kept) : check(token, audience, now, key)
     })
   return TokenVerifier.of({ issuer, verify })
 })

@@ -85,18 +85,27 @@ const methodNotAllowed = HttpServerResponse.setHeader(
 
 // Every request a body carries (one, or a batch) must be within the caller's scopes.
 const checkScopes = (auth: NonNullable<Server["auth"]>, caller: Identity.Principal, body: unknown) =>
-  Effect.forEach(Array.isArray(body) ? body : [body], (message) => {
-    if (typeof message !== "object" || message === null || !("method" in message)) return Effect.void
-    const { method, params } = message as { readonly method: unknown; readonly params?: unknown }
-    if (typeof method !== "string") return Effect.void
-    return Effect.flatMap(
-      auth.needs(method, params),
-      (needed) =>
-        needed === undefined || Identity.allows(caller, needed.scope)
-          ? Effect.void
-          : Effect.fail(auth.guard.insufficientScope(needed.scope, needed.what, caller.scopes))
-    )
-  }, { discard: true })
+  Array.isArray(body)
+    ? Effect.forEach(body, (message) => checkScope(auth, caller, message), { discard: true })
+    : checkScope(auth, caller, body)
+
+const checkScope = (
+  auth: NonNullable<Server["auth"]>,
+  caller: Identity.Principal,
+  message: unknown
+): Effect.Effect<void, HttpGuard.Refusal> => {
+  // The local caller may use everything: nothing to look up.
+  if (caller._tag === "Local" || typeof message !== "object" || message === null) return Effect.void
+  const { method, params } = message as { readonly method?: unknown; readonly params?: unknown }
+  if (typeof method !== "string") return Effect.void
+  return Effect.flatMap(
+    auth.needs(method, params),
+    (needed) =>
+      needed === undefined || Identity.allows(caller, needed.scope)
+        ? Effect.void
+        : Effect.fail(auth.guard.insufficientScope(needed.scope, needed.what, caller.scopes))
+  )
+}
 
 const serve = (server: Server) =>
   Effect.gen(function*() {

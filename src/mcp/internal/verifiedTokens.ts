@@ -19,7 +19,7 @@ export const make = (max = 1024): Verified => ({ entries: new Map(), max })
 
 /** The key a token is kept by for an audience: never the token itself. */
 export const keyOf = (token: string, audience: string): string =>
-  Crypto.createHash("sha256").update(audience).update("\u0000").update(token).digest("base64url")
+  Crypto.hash("sha256", `${audience}\u0000${token}`, "base64url")
 
 /** The caller a token verified earlier names, while it may still be taken on its word. */
 export const get = (verified: Verified, key: string, now: number): Identity.Principal | undefined => {

@@ -32,6 +32,8 @@ export interface Round {
   readonly envelope: Wire.Envelope
   /** Who sent the request (the local caller where nothing was verified). */
   readonly caller?: Identity.Principal
+  /** Who sent it, as `Identity.holder` keys it: all a round forwarded from another instance carries. */
+  readonly holder?: string
 }
 
 /** A question asked and not yet answered. */

@@ -352,7 +352,11 @@ const resumeHere = (table: Table) =>
 ): Effect.Effect<Outcome> =>
   Effect.suspend(() => {
     const call = table.calls.get(payload.call)
-    if (call === undefined) return Effect.succeed(lost("the call it continues has ended"))
+    // Another caller's parked call is, to this one, a call that has ended.
+    const asking = round.holder ?? Identity.holder(round.caller ?? Identity.local)
+    if (call === undefined || Identity.holder(call.caller) !== asking) {
+      return Effect.succeed(lost("the call it continues has ended"))
+    }
     if (call.current !== undefined) {
       return Effect.succeed(refusal("requestState refused: another request is continuing this call now"))
     }

@@ -20,6 +20,7 @@ import * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import type * as Json from "../../../core/Json.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
+import * as Identity from "../../../core/Identity.ts"
 import * as RedisCall from "../../internal/redisCall.ts"
 import * as Logging from "../../Logging.ts"
 import type * as Asking from "./asking.ts"
@@ -97,7 +98,9 @@ const Message = Schema.Union([
     target: Schema.String,
     expires: Schema.Int,
     responses: Schema.Record(Schema.String, Schema.Unknown),
-    envelope: Envelope
+    envelope: Envelope,
+    /** Who sent the retry (`Identity.holder`): only the caller that started a call continues it. */
+    holder: Schema.String
   }),
   Schema.Struct({ kind: Schema.Literal("accepted"), ticket }),
   Schema.Struct({ kind: Schema.Literal("notice"), ticket, message: JsonObject }),
@@ -177,6 +180,7 @@ const continueHere = (state: State, message: Extract<Message, { readonly kind: "
     }
     const round: Asking.Round = {
       envelope,
+      holder: message.holder,
       notify: (notice) => {
         state.runFork(tell(state, from, { kind: "notice", ticket: message.ticket, message: notice }))
       }
@@ -261,6 +265,7 @@ const continueElsewhere = (state: State) =>
       target: payload.target,
       expires: payload.expires,
       responses: { ...responses },
+      holder: Identity.holder(round.caller ?? Identity.local),
       envelope: {
         protocolVersion: envelope.protocolVersion,
         capabilities: envelope.capabilities,

@@ -11,7 +11,7 @@
  */
 import { Effect, Result } from "effect"
 import type { Scope } from "effect"
-import type * as Identity from "../../../core/Identity.ts"
+import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as RpcError from "../../RpcError.ts"
 import * as Wire from "../Wire.ts"
@@ -35,7 +35,7 @@ export interface Stored {
  * The key a task is held by: the caller that started it. A task is shown, updated and cancelled
  * for that caller only; to anyone else it does not exist.
  */
-export const holderOf = (caller: Identity.Principal): string => `${caller._tag}:${caller.subject}`
+export const holderOf: (caller: Identity.Principal) => string = Identity.holder
 
 /** What a client asks of a task: answers to its questions, or its end. */
 export type Op =
