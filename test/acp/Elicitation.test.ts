@@ -4,29 +4,14 @@
 // editor's answer is what the tool hears. An editor that takes no forms means the form is declined.
 import type * as Acp from "@agentclientprotocol/sdk"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, References } from "effect"
+import { Effect, Layer } from "effect"
 import { AcpAgent, AcpChecks, AcpToolset, ScriptedEditor } from "effect-surface/acp"
-import { McpHttp } from "effect-surface/mcp"
 import { handler } from "../../examples/acp/agent.ts"
 import * as SessionTools from "../../examples/acp/tools.ts"
-import { serverOptions } from "../../examples/board/app.ts"
-import { greet } from "../mcp/modern.ts"
+import { askingFace } from "../client/face.ts"
 import { isRequest } from "./harness.ts"
 
 const allow = ScriptedEditor.answer({ outcome: { outcome: "selected", optionId: "allow-once" } })
-
-/** Our own server over HTTP, with a tool that asks the person their name. */
-const askingServer = Effect.gen(function*() {
-  const options = yield* serverOptions
-  return yield* McpHttp.serve({
-    ...options,
-    tools: {
-      ...options.tools,
-      greet
-    },
-    http: { port: 0 }
-  }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
-})
 
 /** The example agent to a scripted editor, its toolset allowed to reach the loopback server. */
 const example = (options: ScriptedEditor.Options, protocol: "auto" | "2025-11-25" = "auto") =>
@@ -51,7 +36,7 @@ describe("a server's question in an ACP session", () => {
     "a 2026 server's form is put to the person through the editor, and the editor's answer is what the tool hears",
     () =>
       Effect.gen(function*() {
-        const served = yield* askingServer
+        const served = yield* askingFace
         const editor = yield* example({
           script: {
             "session/request_permission": allow,
@@ -74,7 +59,7 @@ describe("a server's question in an ACP session", () => {
     "an editor that takes no forms is not asked, and the server hears the form declined",
     () =>
       Effect.gen(function*() {
-        const served = yield* askingServer
+        const served = yield* askingFace
         const editor = yield* example({
           script: { "session/request_permission": allow },
           capabilities: {}
@@ -93,7 +78,7 @@ describe("a server's question in an ACP session", () => {
     "a 2025 server's elicitation request is put to the editor of the turn whose call caused it",
     () =>
       Effect.gen(function*() {
-        const served = yield* askingServer
+        const served = yield* askingFace
         const editor = yield* example({
           script: {
             "session/request_permission": allow,

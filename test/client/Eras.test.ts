@@ -4,30 +4,15 @@
 // started; a pin holds either way; and a tool's question reaches the toolset's handler in both.
 import { assert, describe, it } from "@effect/vitest"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
-import { Effect, References } from "effect"
+import { Effect } from "effect"
 import { McpCallResult, McpToolset } from "effect-surface/client"
 import type { McpConfig } from "effect-surface/client"
-import { McpHttp } from "effect-surface/mcp"
 import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
-import { serverOptions } from "../../examples/board/app.ts"
 import { childrenMentioning, entry, everythingHttp, everythingStdio, recordingProxy } from "./servers.ts"
-import { greet } from "../mcp/modern.ts"
+import { askingFace } from "./face.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
-
-/** Our own server over HTTP, with a tool that asks the person their name. */
-const askingFace = Effect.gen(function*() {
-  const options = yield* serverOptions
-  return yield* McpHttp.serve({
-    ...options,
-    tools: {
-      ...options.tools,
-      greet
-    },
-    http: { port: 0 }
-  }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
-})
 
 const ownStdio: McpConfig.Stdio = {
   name: "board",

@@ -6,6 +6,7 @@ import { Effect, Queue, Ref, References, Schema } from "effect"
 import { Tools } from "effect-surface"
 import { McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
+import { greet } from "../mcp/modern.ts"
 
 export const serveFace = Effect.gen(function*() {
   const started = yield* Queue.unbounded<string>()
@@ -35,4 +36,12 @@ export const serveFace = Effect.gen(function*() {
     http: { port: 0 }
   }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
   return { served, url: served.url, started, cancelled, calls: Ref.get(calls), options }
+})
+
+/** Our own server over HTTP: the example board's tools, and `greet`, which asks the person their name. */
+export const askingFace = Effect.gen(function*() {
+  const options = yield* serverOptions
+  return yield* McpHttp.serve({ ...options, tools: { ...options.tools, greet }, http: { port: 0 } }).pipe(
+    Effect.provideService(References.MinimumLogLevel, "Warn")
+  )
 })

@@ -98,15 +98,6 @@ export const mirroredOf = (inputSchema: unknown): Result.Result<ReadonlyArray<Mi
   return refused === undefined ? Result.succeed(found) : Result.fail(refused)
 }
 
-const at = (args: unknown, path: ReadonlyArray<string>): unknown => {
-  let node = args
-  for (const key of path) {
-    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined
-    node = node[key]
-  }
-  return node
-}
-
 /**
  * The `Mcp-Param-*` headers of a call: each mirrored argument that has a string, number or boolean
  * value, encoded as the revision says; a null or absent one sends no header.
@@ -114,7 +105,7 @@ const at = (args: unknown, path: ReadonlyArray<string>): unknown => {
 export const paramHeaders = (mirrored: ReadonlyArray<Mirrored>, args: unknown): Record<string, string> => {
   const headers: Record<string, string> = {}
   for (const { header, path } of mirrored) {
-    const value = at(args, path)
+    const value = Results.argumentAt(args, path)
     if (typeof value === "string") headers[`mcp-param-${header.toLowerCase()}`] = Results.headerValue(value)
     else if (typeof value === "number" || typeof value === "boolean")
       headers[`mcp-param-${header.toLowerCase()}`] = String(value)

@@ -112,3 +112,24 @@ const plain = /^[\x20-\x7e]*$/
  */
 export const headerValue = (value: string): string =>
   plain.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
+
+/**
+ * The argument at `path` of a call's arguments (what an `x-mcp-header` property mirrors), or
+ * `undefined` when any step is missing or not an object.
+ *
+ * @example
+ * ```ts
+ * import { McpResults } from "effect-surface/mcp"
+ * McpResults.argumentAt({ where: { region: "eu" } }, ["where", "region"]) // "eu"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const argumentAt = (args: unknown, path: ReadonlyArray<string>): unknown => {
+  let node = args
+  for (const key of path) {
+    if (typeof node !== "object" || node === null || Array.isArray(node) || !Object.hasOwn(node, key)) return undefined
+    node = (node as { readonly [key: string]: unknown })[key]
+  }
+  return node
+}

@@ -10,6 +10,7 @@
  * @internal
  */
 import type * as Json from "../../../core/Json.ts"
+import * as Results from "../Results.ts"
 import * as Wire from "../Wire.ts"
 
 type Headers = Readonly<Record<string, string | undefined>>
@@ -112,15 +113,6 @@ export const mirrored = (schema: Json.JsonObject): ReadonlyArray<Mirrored> => {
   return found
 }
 
-const at = (args: unknown, path: ReadonlyArray<string>): unknown => {
-  let node = args
-  for (const key of path) {
-    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined
-    node = node[key]
-  }
-  return node
-}
-
 const same = (header: string, value: unknown): boolean => {
   switch (typeof value) {
     case "string":
@@ -145,7 +137,7 @@ export const params = (
   args: unknown
 ): Wire.Refused | undefined => {
   for (const { header, path } of mirroring) {
-    const value = at(args, path)
+    const value = Results.argumentAt(args, path)
     if (value === undefined || value === null) continue
     const given = headers[`mcp-param-${header}`]
     if (given === undefined)
