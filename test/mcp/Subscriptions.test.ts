@@ -51,11 +51,10 @@ describe("resource subscriptions", () => {
     Effect.gen(function*() {
       const { client } = yield* GaugeSource.makeGauge()
       const c = yield* serve(client, "1 millis")
-      const started = Date.now()
+      // A source that never answers: only the deadline can end the read, within the test's timeout.
       const failed = yield* Effect.flip(
         Effect.tryPromise(() => c.client.readResource({ uri: "surface://collections/slow/k1" }))
       )
-      assert.isBelow(Date.now() - started, 5_000)
       assert.include(String(failed.cause), "surface://collections/slow/k1")
       assert.include(String(failed.cause), "did not answer within")
     }))

@@ -143,7 +143,7 @@ describe("cancellation storms", () => {
       Effect.gen(function*() {
         const { face, running, started } = yield* holdingFace
         const serving = yield* Scope.make()
-        const served = yield* McpHttp.serveFace(face, { port: 0, drainTimeout: "5 seconds" }).pipe(
+        const served = yield* McpHttp.serveFace(face, { port: 0, drainTimeout: "1 hour" }).pipe(
           Scope.provide(serving)
         )
         const clientScope = yield* Scope.make()
@@ -166,15 +166,9 @@ describe("cancellation storms", () => {
         assert.isTrue(Result.isSuccess(after) && after.success.isError === undefined)
         assert.deepStrictEqual(yield* served.sessions, [c.sessionId])
 
-        // Shutdown waits (up to drainTimeout) for requests it believes are still awaited: none are.
-        const began = Date.now()
+        // Shutdown waits (up to drainTimeout, an hour here) for requests it believes are still
+        // awaited: none are, so it is over well within the test's own timeout.
         yield* Scope.close(serving, Exit.void)
-        const shutdownMillis = Date.now() - began
-        assert.isBelow(
-          shutdownMillis,
-          2_000,
-          `shutdown took ${shutdownMillis} ms: cancelled requests were still awaited`
-        )
         assert.strictEqual(yield* eventually(face.watching, (n) => n === 0), 0)
         assert.strictEqual(yield* Ref.get(running), 0)
         yield* Scope.close(clientScope, Exit.void)
@@ -195,7 +189,7 @@ describe("cancellation storms", () => {
       Effect.gen(function*() {
         const { face, running, started } = yield* holdingFace
         const serving = yield* Scope.make()
-        const served = yield* McpHttp.serveFace(face, { port: 0, drainTimeout: "5 seconds" }).pipe(
+        const served = yield* McpHttp.serveFace(face, { port: 0, drainTimeout: "1 hour" }).pipe(
           Scope.provide(serving)
         )
         const post = (body: unknown, session?: string, signal?: AbortSignal) =>
@@ -237,17 +231,13 @@ describe("cancellation storms", () => {
         reading.abort()
 
         const stillRunning = yield* eventually(Ref.get(running), (n) => n === 0, 100)
-        const began = Date.now()
+        // With an hour to drain, a shutdown that waited on the cancelled call would outlast the test.
         yield* Scope.close(serving, Exit.void)
-        const shutdownMillis = Date.now() - began
         assert.strictEqual(
           stillRunning,
           0,
-          `the cancelled call was started ${yield* Ref.get(
-            started
-          )} time(s) and was still running a second later (shutdown then took ${shutdownMillis} ms)`
+          `the cancelled call was started ${yield* Ref.get(started)} time(s) and was still running a second later`
         )
-        assert.isBelow(shutdownMillis, 2_000, `shutdown waited ${shutdownMillis} ms on the cancelled call`)
       }).pipe(Effect.provide(quiet)),
     { timeout: 30_000 }
   )
