@@ -246,6 +246,10 @@ describe("MCP over Streamable HTTP: two instances sharing their sessions in Redi
           Queue.offerUnsafe(moved, undefined)
         })
         yield* Effect.promise(() => client.listPrompts())
+        // A 2025 host hears list moves on its GET stream: the moves are made once it is open.
+        yield* Effect.gen(function*() {
+          while (!proxy.served.some((served) => served.method === "GET")) yield* Effect.sleep("20 millis")
+        }).pipe(Effect.timeout("5 seconds"))
         yield* a.served.face.setPrompts({})
         yield* b.served.face.setPrompts({})
         yield* Queue.take(moved).pipe(Effect.timeout("5 seconds"))
