@@ -7,9 +7,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Effect } from "effect"
 import { McpCallResult, McpToolset } from "effect-surface/client"
 import type { McpConfig } from "effect-surface/client"
-import * as Http from "node:http"
 import { fileURLToPath } from "node:url"
-import { childrenMentioning, entry, everythingHttp, everythingStdio, recordingProxy } from "./servers.ts"
+import { childrenMentioning, entry, everythingHttp, everythingStdio, listen, recordingProxy } from "./servers.ts"
 import { askingFace } from "./face.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -154,7 +153,7 @@ describe("both eras", () => {
   it.live("a probe refused for want of a credential (401) is not taken for an older server: no initialize follows", () =>
     Effect.gen(function*() {
       const bodies: Array<string> = []
-      const server = Http.createServer((req, res) => {
+      const origin = yield* listen((req, res) => {
         let body = ""
         req.on("data", (chunk: Buffer) => (body += chunk.toString()))
         req.on("end", () => {
@@ -162,22 +161,10 @@ describe("both eras", () => {
           res.writeHead(401, { "www-authenticate": "Bearer" }).end()
         })
       })
-      const port = yield* Effect.acquireRelease(
-        Effect.callback<number>((resume) => {
-          server.listen(0, "127.0.0.1", () => {
-            const address = server.address()
-            resume(Effect.succeed(typeof address === "object" && address !== null ? address.port : 0))
-          })
-        }),
-        () =>
-          Effect.callback<void>((resume) => {
-            server.close(() => resume(Effect.void))
-          })
-      )
       const toolset = yield* McpToolset.make([{
         name: "locked",
         type: "streamable-http",
-        url: `http://127.0.0.1:${port}/mcp`
+        url: `${origin}/mcp`
       }], {
         allowedHosts: ["127.0.0.1"]
       })

@@ -5,8 +5,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger, References } from "effect"
 import * as Fs from "node:fs"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as Path from "node:path"
 import {
   createSqliteMcpTokenStore,
@@ -18,7 +16,7 @@ import {
   mcpTools
 } from "effect-surface/client"
 import { authorizationServer, browser, resourceServer } from "./oauthServers.ts"
-import { tempDir } from "./servers.ts"
+import { listen, tempDir } from "./servers.ts"
 
 const REDIRECT = "http://127.0.0.1:1/callback"
 
@@ -233,27 +231,18 @@ describe("OAuth sign-in", () => {
     "an authorization server that does not advertise PKCE S256 is refused before the person is sent anywhere",
     () =>
       Effect.gen(function*() {
-        const as = yield* Effect.acquireRelease(
-          Effect.callback<Http.Server>((resume) => {
-            const server = Http.createServer((req, res) => {
-              const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-              if (req.url !== "/.well-known/oauth-authorization-server") return res.writeHead(404).end()
-              res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
-                issuer: origin,
-                authorization_endpoint: `${origin}/authorize`,
-                token_endpoint: `${origin}/token`,
-                registration_endpoint: `${origin}/register`,
-                response_types_supported: ["code"]
-              }))
-            })
-            server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-          }),
-          (server) =>
-            Effect.callback<void>((resume) => {
-              server.close(() => resume(Effect.void))
-            })
-        )
-        const rs = yield* resourceServer(`http://127.0.0.1:${(as.address() as AddressInfo).port}`)
+        const as = yield* listen((req, res) => {
+          const origin = `http://${req.headers.host}`
+          if (req.url !== "/.well-known/oauth-authorization-server") return res.writeHead(404).end()
+          return res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({
+            issuer: origin,
+            authorization_endpoint: `${origin}/authorize`,
+            token_endpoint: `${origin}/token`,
+            registration_endpoint: `${origin}/register`,
+            response_types_supported: ["code"]
+          }))
+        })
+        const rs = yield* resourceServer(as)
         const person = browser(REDIRECT)
         const diagnostics: Array<string> = []
         yield* McpToolset.make([entry(rs.url)], {

@@ -8,26 +8,9 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { Effect } from "effect"
 import type { Scope } from "effect"
 import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import { createRemoteJWKSet, jwtVerify } from "jose"
 import { Provider } from "oidc-provider"
-
-type Handler = (req: Http.IncomingMessage, res: Http.ServerResponse) => unknown
-
-const listen = (handler: Handler): Effect.Effect<string, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.callback<Http.Server>((resume) => {
-      const server = Http.createServer((req, res) => {
-        Promise.resolve(handler(req, res)).catch(() => res.headersSent || res.writeHead(500).end())
-      })
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
-    }),
-    (server) =>
-      Effect.callback<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  ).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+import { listen } from "./servers.ts"
 
 export interface AuthorizationServer {
   readonly issuer: string

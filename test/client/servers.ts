@@ -8,6 +8,7 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import { createRequire } from "node:module"
 import * as Net from "node:net"
+import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import type { McpConfig } from "effect-surface/client"
@@ -232,3 +233,26 @@ export const redirector = (to: (path: string) => string, status = 307) =>
     )
     return { port, origin: `http://127.0.0.1:${port}`, served: () => served }
   })
+
+/**
+ * A plain Node HTTP server on a free loopback port for the scope's life, each request given to
+ * `handler` (a throw or rejection answers 500): its origin, `http://127.0.0.1:<port>`.
+ */
+export const listen = (
+  handler: (req: Http.IncomingMessage, res: Http.ServerResponse) => unknown
+): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.callback<Http.Server>((resume) => {
+      const server = Http.createServer((req, res) => {
+        Promise.resolve()
+          .then(() => handler(req, res))
+          .catch(() => res.headersSent || res.writeHead(500).end())
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) =>
+      Effect.callback<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  ).pipe(Effect.map((server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`))
