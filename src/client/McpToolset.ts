@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Chunk, Context, Deferred, Effect, Layer, Ref, Semaphore, Stream, SubscriptionRef } from "effect"
+import { Context, Deferred, Effect, Layer, Ref, Semaphore, Stream, SubscriptionRef } from "effect"
 import type { Scope } from "effect"
 import * as Approval from "../core/Approval.ts"
 import { entrySpan } from "../core/internal/span.ts"
@@ -22,7 +22,6 @@ import * as CallResult from "./CallResult.ts"
 import * as Catalog from "./Catalog.ts"
 import * as Config from "./Config.ts"
 import * as Diagnostic from "./Diagnostic.ts"
-import * as Disclosure from "./Disclosure.ts"
 import {
   type CallError,
   InvalidArguments,
@@ -32,12 +31,12 @@ import {
   UnknownTool,
   WiringError
 } from "./Errors.ts"
+import * as Diagnostics from "./internal/diagnostics.ts"
 import * as Link from "./internal/link.ts"
 import * as Local from "./internal/local.ts"
+import * as Projection from "./internal/projection.ts"
 import * as Reach from "./internal/reach.ts"
-import * as Redact from "./internal/redact.ts"
 import * as Stored from "./internal/stored.ts"
-import * as Names from "./Names.ts"
 import * as Policy from "./Policy.ts"
 import type * as Resources from "./Resources.ts"
 import * as Store from "./Store.ts"
@@ -119,99 +118,6 @@ export interface Toolset {
  * @since 0.1.0
  */
 export class McpToolset extends Context.Service<McpToolset, Toolset>()("effect-surface/McpToolset") {}
-
-interface Located extends Catalog.Entry {
-  readonly link: Link.Link
-}
-
-interface State {
-  readonly tools: ReadonlyMap<string, Catalog.Tool>
-  readonly located: ReadonlyMap<string, Located>
-  /** `mcp__describe_tool`, while some server's schemas are held back: its name, and the full tools. */
-  readonly describe: { readonly name: string; readonly full: ReadonlyMap<string, Catalog.Tool> } | undefined
-}
-
-// What the map is after a listing: merged, filtered, disclosed — with the describe tool when some
-// server's schemas are held back. Answers the filter entries that named nothing.
-const projectionOf = <S>(
-  perServer: ReadonlyArray<{ readonly key: string; readonly entries: ReadonlyArray<Located> }>,
-  options: Config.Options<S>
-) => {
-  const merged = Catalog.merge(perServer)
-  const { kept, unmatched } = Catalog.filter(merged.map, options.tools)
-  const disclosed = Disclosure.disclose(kept, options.disclosure)
-  const diagnostics = [...merged.diagnostics, ...disclosed.diagnostics]
-  const tools = new Map([...disclosed.shown].map(([name, found]) => [name, found.tool]))
-  let describe: State["describe"] = undefined
-  if (disclosed.describe) {
-    const name = tools.has(Disclosure.DESCRIBE_TOOL)
-      ? `${Disclosure.DESCRIBE_TOOL}_${Names.hash(Disclosure.DESCRIBE_TOOL)}` : Disclosure.DESCRIBE_TOOL
-    if (name !== Disclosure.DESCRIBE_TOOL) diagnostics.push(Diagnostic.toolNameCollision("mcp", "describe_tool", name))
-    const full = new Map<string, Catalog.Tool>()
-    for (const key of disclosed.shown.keys()) {
-      const found = kept.get(key)
-      if (found !== undefined) full.set(key, found.tool)
-    }
-    describe = { name, full }
-    tools.set(name, { name, server: "mcp", tool: "describe_tool", ...Disclosure.describeTool })
-  }
-  const state: State = { located: disclosed.shown, tools, describe }
-  return { state, diagnostics, unmatched }
-}
-
-// mcp__describe_tool: the full definition of a tool the map holds. Reads only the map.
-const describeCall = (
-  describe: NonNullable<State["describe"]>,
-  args: unknown
-): Effect.Effect<CallResult.Result, CallError> => {
-  const name = Disclosure.describedName(args)
-  if (name === undefined)
-    return Effect.fail(
-      new InvalidArguments({ name: describe.name, reason: "it takes { \"name\": \"<a tool's name>\" }" })
-    )
-  const tool = describe.full.get(name)
-  return tool === undefined ? Effect.fail(new UnknownTool({ name })) : Effect.succeed(Disclosure.describe(tool))
-}
-
-// A diagnostic as it is said: every URL in it without user info, query or fragment (a server's error
-// often quotes the URL it was given, credentials and all).
-const cleared = (diagnostic: Diagnostic.Diagnostic): Diagnostic.Diagnostic => {
-  let copy: Record<string, unknown> | undefined
-  for (const [key, value] of Object.entries(diagnostic)) {
-    if (typeof value !== "string") continue
-    const clean = Redact.text(value)
-    if (clean !== value) (copy ??= { ...diagnostic })[key] = clean
-  }
-  return (copy as Diagnostic.Diagnostic | undefined) ?? diagnostic
-}
-
-const diagnosticsOf = <S>(options: Config.Options<S>) =>
-  Effect.gen(function*() {
-    // A chunk, so each diagnostic is appended in constant time: a listing can report tens of thousands.
-    const all = yield* Ref.make(Chunk.empty<Diagnostic.Diagnostic>())
-    const seen = new Set<string>()
-    const emit = (said: Diagnostic.Diagnostic): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        const diagnostic = cleared(said)
-        // A listing re-read reports the same things again; each is said once. A change is news each time.
-        if (diagnostic.kind !== "tools-changed") {
-          if (seen.has(diagnostic.message)) return Effect.void
-          seen.add(diagnostic.message)
-        }
-        const handler = options.onDiagnostic
-        const told = handler === undefined ? Effect.void : Effect.suspend(() => {
-          const answer = handler(diagnostic)
-          return Effect.isEffect(answer) ? answer : Effect.void
-        })
-        const log = diagnostic.level === "warning" ? Effect.logWarning(diagnostic.message)
-          : Effect.logInfo(diagnostic.message)
-        return Effect.andThen(
-          Ref.update(all, Chunk.append(diagnostic)),
-          Effect.andThen(Effect.ignoreCause(told), log)
-        )
-      }).pipe(Effect.annotateLogs({ "mcp.diagnostic": said.kind }))
-    return { all: Effect.map(Ref.get(all), Chunk.toReadonlyArray), emit }
-  })
 
 // A remote server gets a link over MCP (seeded from storage, in a rebuild); a local bundle, one over
 // the core's engine, listed off its roster at once.
@@ -352,34 +258,6 @@ export const rebuild: <S = unknown>(
 export const retrust: (store: Store.Store, serverName: string) => Effect.Effect<number, Store.StoreError> =
   Store.retrust
 
-// The first map, published from what the links hold (listed, or stored), and `reconciled`: settled
-// at once for a toolset made by connecting; for a rebuilt one, once every server's background
-// listing has ended and the map is published again. Either way the tools filter is judged against
-// the servers' own listings, not what a store happened to hold.
-const firstPublish = (
-  links: ReadonlyArray<Link.Link>,
-  rebuilt: boolean,
-  republish: Effect.Effect<ReadonlyArray<string>>,
-  reportUnmatched: (entries: ReadonlyArray<string>) => Effect.Effect<void>
-): Effect.Effect<Deferred.Deferred<void>, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const reconciled = yield* Deferred.make<void>()
-    const unmatched = yield* republish
-    if (!rebuilt) {
-      yield* reportUnmatched(unmatched)
-      yield* Deferred.succeed(reconciled, undefined)
-      return reconciled
-    }
-    yield* Effect.forkScoped(
-      Effect.forEach(links, (link) => link.reconciled, { concurrency: "unbounded", discard: true }).pipe(
-        Effect.andThen(republish),
-        Effect.flatMap(reportUnmatched),
-        Effect.ensuring(Deferred.succeed(reconciled, undefined))
-      )
-    )
-    return reconciled
-  })
-
 // One toolset over wired servers, connected (`make`) or seeded from storage (`rebuild`).
 const start = Effect.fnUntraced(function*<S>(
   wired: Effect.Success<ReturnType<typeof Config.wire>>,
@@ -389,21 +267,21 @@ const start = Effect.fnUntraced(function*<S>(
     | undefined
 ) {
   const approval = yield* Effect.serviceOption(Approval.Approval)
-  const diagnostics = yield* diagnosticsOf(options)
+  const diagnostics = yield* Diagnostics.make(options)
   for (const collision of wired.collisions)
     yield* diagnostics.emit(Diagnostic.serverNameCollision(collision.name, collision.keys))
   for (const note of rebuilt?.notes ?? []) yield* diagnostics.emit(note)
 
-  const state = yield* SubscriptionRef.make<State>({ tools: new Map(), located: new Map(), describe: undefined })
+  const state = yield* SubscriptionRef.make<Projection.State>(Projection.empty)
   const links = yield* Ref.make<ReadonlyArray<Link.Link>>([])
   const publishing = yield* Semaphore.make(1)
   const project = Effect.gen(function*() {
     const perServer = yield* Effect.forEach(yield* Ref.get(links), (link) =>
       Effect.map(link.entries, (entries) => ({
         key: link.wired.key,
-        entries: entries.map((entry): Located => ({ ...entry, link }))
+        entries: entries.map((entry): Projection.Located => ({ ...entry, link }))
       })))
-    const projected = projectionOf(perServer, options)
+    const projected = Projection.project(perServer, options)
     yield* Effect.forEach(projected.diagnostics, diagnostics.emit, { discard: true })
     yield* SubscriptionRef.set(state, projected.state)
     return projected.unmatched
@@ -416,7 +294,7 @@ const start = Effect.fnUntraced(function*<S>(
   })
   const live = made.filter((link) => link !== undefined)
   yield* Ref.set(links, live)
-  const reconciled = yield* firstPublish(
+  const reconciled = yield* Projection.firstPublish(
     live,
     rebuilt !== undefined,
     publishing.withPermits(1)(project),
@@ -425,7 +303,7 @@ const start = Effect.fnUntraced(function*<S>(
   )
 
   // The hot path, built from plain steps rather than a generator: it runs once per tool call.
-  const invoke = (name: string, found: Located, args: unknown, timeoutMs: number | undefined) => {
+  const invoke = (name: string, found: Projection.Located, args: unknown, timeoutMs: number | undefined) => {
     const { link, tool } = found
     const { output } = found
     const about = { name, server: tool.server, tool: tool.tool }
@@ -462,7 +340,7 @@ const start = Effect.fnUntraced(function*<S>(
         const current = SubscriptionRef.getUnsafe(state)
         const found = current.located.get(name)
         if (found !== undefined) return invoke(name, found, args, callOptions?.timeoutMs)
-        return current.describe?.name === name ? describeCall(current.describe, args)
+        return current.describe?.name === name ? Projection.describeCall(current.describe, args)
           : Effect.fail(new UnknownTool({ name }))
       })
     )
