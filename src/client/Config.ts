@@ -3,25 +3,20 @@
  * owed before anything is spawned or dialled.
  *
  * Server lists arrive from files somebody else wrote (an `mcp.json`, a plugin, an editor's session
- * request), so each entry is decoded with a schema and a bad one is refused with a sentence naming
- * the entry and the field. Every option's shape is checked too, and options that cannot work
- * together are refused — a credential resolver with no session to scope it, a filter that both
- * allows and blocks (`internal/options.ts`) — because each would otherwise fail later, quietly
- * and for somebody else.
+ * request), so each entry is decoded and a bad one refused naming the entry and the field
+ * (`internal/entries.ts`). Every option's shape is checked too, and options that cannot work
+ * together are refused (`internal/options.ts`): each would otherwise fail later, for somebody else.
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import { type Context, Effect, type Layer } from "effect"
 import type * as Caller from "../core/Caller.ts"
 import type * as Engine from "../core/Engine.ts"
-import { toInputError } from "../core/internal/issues.ts"
 import type * as Roster from "../core/Roster.ts"
 import type { Diagnostic } from "./Diagnostic.ts"
 import type * as Disclosure from "./Disclosure.ts"
-import { WiringError } from "./Errors.ts"
-import * as OAuthChecks from "./internal/oauthChecks.ts"
-import * as OptionChecks from "./internal/options.ts"
-import * as Redact from "./internal/redact.ts"
+import type { WiringError } from "./Errors.ts"
+import * as Entries from "./internal/entries.ts"
 import * as Names from "./Names.ts"
 import type * as OAuth from "./OAuth.ts"
 import type * as Policy from "./Policy.ts"
@@ -367,91 +362,6 @@ export interface Wired<C extends Server = Server> {
   readonly connectTimeoutMs: number
 }
 
-const Millis = Schema.Finite.check(Schema.isGreaterThan(0))
-const Strings = Schema.Record(Schema.String, Schema.String)
-const common = {
-  name: Schema.NonEmptyString,
-  timeoutMs: Schema.optionalKey(Millis),
-  connectTimeoutMs: Schema.optionalKey(Millis),
-  protocol: Schema.optionalKey(Schema.Literals(["auto", "2026-07-28", "2025-11-25"]))
-}
-const ServerSchema = Schema.Union([
-  Schema.Struct({
-    ...common,
-    type: Schema.Literal("stdio"),
-    command: Schema.NonEmptyString,
-    args: Schema.optionalKey(Schema.Array(Schema.String)),
-    env: Schema.optionalKey(Strings),
-    cwd: Schema.optionalKey(Schema.String),
-    root: Schema.optionalKey(Schema.String)
-  }),
-  Schema.Struct({
-    ...common,
-    type: Schema.Literals(["streamable-http", "sse"]),
-    url: Schema.String,
-    headers: Schema.optionalKey(Strings),
-    oauth: Schema.optionalKey(OAuthChecks.ServerOptionsSchema)
-  }),
-  Schema.Struct({ ...common, type: Schema.Literal("transport"), open: Schema.Unknown }),
-  Schema.Struct({ ...common, type: Schema.Literal("local"), core: Schema.Unknown })
-])
-const decodeServer = Schema.decodeUnknownResult(ServerSchema, { errors: "all" })
-
-const refuse = (reason: string) => Effect.fail(new WiringError({ reason }))
-
-const checkServer = (entry: unknown, index: number): Effect.Effect<Server, WiringError> => {
-  const decoded = decodeServer(entry)
-  const label = typeof entry === "object" && entry !== null && "name" in entry && typeof entry.name === "string"
-    ? `server "${entry.name}" (entry ${index})`
-    : `server entry ${index}`
-  if (Result.isFailure(decoded))
-    return refuse(`${label} cannot be used: ${toInputError(decoded.failure.issue, []).message}`)
-  const server = decoded.success
-  if (server.type === "transport" && typeof server.open !== "function") {
-    return refuse(`${label} cannot be used: "open" must be a function that returns a transport`)
-  }
-  if (server.type === "local" && !Context.isContext(server.core) && !Layer.isLayer(server.core)) {
-    return refuse(
-      `${label} cannot be used: "core" must be the bundle's core services (a Context) or a Layer providing them`
-    )
-  }
-  if ((server.type === "streamable-http" || server.type === "sse") && !URL.canParse(server.url)) {
-    return refuse(`${label} cannot be used: "url" is not a URL`)
-  }
-  if ((server.type === "streamable-http" || server.type === "sse") && server.oauth !== undefined) {
-    const refused = OAuthChecks.serverRefusal(server.oauth)
-    if (refused !== undefined) return refuse(`${label} cannot be used: ${refused}`)
-  }
-  // The decoded value is the entry itself, checked: its functions and readonly arrays kept as given.
-  return Effect.succeed(entry as Server)
-}
-
-// What a server is for its name's suffix, and what else tells it apart (its environment, its headers
-// and full URL); header names in any case are one header.
-const identityOf = (server: Server): Names.Identity => {
-  switch (server.type) {
-    case "stdio":
-      return {
-        name: server.name,
-        identity: ["stdio", server.command, server.args ?? [], server.cwd ?? null],
-        particulars: { env: server.env ?? {} }
-      }
-    case "streamable-http":
-    case "sse":
-      return {
-        name: server.name,
-        identity: [server.type, Redact.url(server.url)],
-        particulars: {
-          url: server.url,
-          headers: Object.fromEntries(Object.entries(server.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]))
-        }
-      }
-    case "transport":
-    case "local":
-      return { name: server.name, identity: [server.type] }
-  }
-}
-
 /**
  * Check the servers and options, and name every server's tools: the one place a toolset refuses
  * its configuration, before anything is spawned or dialled.
@@ -473,24 +383,16 @@ export const wire = <S>(
   { readonly servers: ReadonlyArray<Wired>; readonly collisions: ReturnType<typeof Names.serverKeys>["collisions"] },
   WiringError
 > =>
-  Effect.gen(function*() {
-    if (!Array.isArray(servers)) return yield* refuse("servers must be a list of server entries")
-    const refused = OptionChecks.refusal(options)
-    if (refused !== undefined) return yield* refuse(refused)
-    const checked = yield* Effect.forEach(servers, checkServer)
-    const signsIn = checked.find((s) => (s.type === "streamable-http" || s.type === "sse") && s.oauth !== undefined)
-    const oauthRefused = OAuthChecks.optionsRefusal(signsIn?.name, options)
-    if (oauthRefused !== undefined) return yield* refuse(oauthRefused)
-    const { collisions, keys } = Names.serverKeys(checked.map(identityOf))
+  Effect.map(Entries.check(servers, options), (identities) => {
+    const { collisions, keys } = Names.serverKeys(identities)
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
-    return {
-      servers: checked.map((config, i): Wired => ({
-        config,
-        key: keys[i] ?? config.name,
-        timeoutMs: config.timeoutMs ?? timeoutMs,
-        connectTimeoutMs: config.connectTimeoutMs ?? connectTimeoutMs
-      })),
-      collisions
-    }
+    // Each entry is checked: its functions and readonly arrays are kept as given.
+    const wired = (servers as ReadonlyArray<Server>).map((config, i): Wired => ({
+      config,
+      key: keys[i] ?? config.name,
+      timeoutMs: config.timeoutMs ?? timeoutMs,
+      connectTimeoutMs: config.connectTimeoutMs ?? connectTimeoutMs
+    }))
+    return { servers: wired, collisions }
   })
