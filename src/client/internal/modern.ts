@@ -53,62 +53,18 @@ export const discover = (send: Requests.Send): Effect.Effect<Discovered, Remote.
 const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** An argument a tool mirrors into a header: where it sits, and the header's name as written. */
-export interface Mirrored {
-  readonly path: ReadonlyArray<string>
-  readonly header: string
-}
-
-// A header name a tool may declare: visible ASCII token characters, no space, no colon.
-const token = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-// The revision mirrors only values a header carries exactly: a fraction may not survive the trip.
-const primitive = new Set(["string", "integer", "boolean"])
-
 /**
- * The arguments a tool's input schema mirrors into headers, or why the tool is unusable: a name that
- * is empty or not a header token, a mirrored value that is not a string, integer or boolean, or two
- * arguments mirrored into one header (names compare without case).
+ * The `Mcp-Param-*` headers of a call: each mirrored argument that has a value, written as the
+ * revision says (`McpResults.paramValue`); a null or absent one sends no header.
  */
-export const mirroredOf = (inputSchema: unknown): Result.Result<ReadonlyArray<Mirrored>, string> => {
-  const found: Array<Mirrored> = []
-  const seen = new Set<string>()
-  const walk = (node: unknown, path: ReadonlyArray<string>, depth: number): string | undefined => {
-    if (!isRecord(node) || depth > 16) return undefined
-    const properties = node["properties"]
-    if (!isRecord(properties)) return undefined
-    for (const [key, child] of Object.entries(properties)) {
-      if (!isRecord(child)) continue
-      if ("x-mcp-header" in child) {
-        const header = child["x-mcp-header"]
-        const at = [...path, key].join(".")
-        if (typeof header !== "string" || !token.test(header))
-          return `argument "${at}" declares x-mcp-header ${JSON.stringify(header)}, which is not a header name`
-        if (typeof child["type"] !== "string" || !primitive.has(child["type"]))
-          return `argument "${at}" is mirrored into a header but is not a string, integer or boolean`
-        if (seen.has(header.toLowerCase())) return `two arguments are mirrored into the header "${header}"`
-        seen.add(header.toLowerCase())
-        found.push({ path: [...path, key], header })
-      }
-      const deeper = walk(child, [...path, key], depth + 1)
-      if (deeper !== undefined) return deeper
-    }
-    return undefined
-  }
-  const refused = walk(inputSchema, [], 0)
-  return refused === undefined ? Result.succeed(found) : Result.fail(refused)
-}
-
-/**
- * The `Mcp-Param-*` headers of a call: each mirrored argument that has a string, number or boolean
- * value, encoded as the revision says; a null or absent one sends no header.
- */
-export const paramHeaders = (mirrored: ReadonlyArray<Mirrored>, args: unknown): Record<string, string> => {
+export const paramHeaders = (
+  mirrored: ReadonlyArray<Results.Mirrored>,
+  args: unknown
+): Record<string, string> => {
   const headers: Record<string, string> = {}
   for (const { header, path } of mirrored) {
-    const value = Results.argumentAt(args, path)
-    if (typeof value === "string") headers[`mcp-param-${header.toLowerCase()}`] = Results.headerValue(value)
-    else if (typeof value === "number" || typeof value === "boolean")
-      headers[`mcp-param-${header.toLowerCase()}`] = String(value)
+    const value = Results.paramValue(Results.argumentAt(args, path))
+    if (value !== undefined) headers[`mcp-param-${header.toLowerCase()}`] = value
   }
   return headers
 }
@@ -156,7 +112,7 @@ export const connect = (options: Options): Effect.Effect<Owned.Owned<Remote.Remo
       ask,
       (kind, result) => kind === "task" ? Tasks.follow(send, ask)(result) : undefined
     )
-    const mirroring = new Map<string, ReadonlyArray<Mirrored>>()
+    const mirroring = new Map<string, ReadonlyArray<Results.Mirrored>>()
     const tools = discovered.capabilities["tools"]
     if (isRecord(tools) && tools["listChanged"] === true)
       yield* Effect.forkScoped(listen(send, options.onToolsChanged, server))
@@ -168,7 +124,7 @@ export const connect = (options: Options): Effect.Effect<Owned.Owned<Remote.Remo
           mirroring.clear()
           for (const tool of listed) {
             const name = isRecord(tool) && typeof tool["name"] === "string" ? tool["name"] : undefined
-            const mirrored = mirroredOf(isRecord(tool) ? tool["inputSchema"] : undefined)
+            const mirrored = Results.mirrored(isRecord(tool) ? tool["inputSchema"] : undefined)
             if (Result.isFailure(mirrored)) {
               yield* Effect.logWarning(
                 Redact.text(`MCP server "${server}": tool "${name ?? "?"}" was left out: ${mirrored.failure}`)

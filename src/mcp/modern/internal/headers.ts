@@ -9,6 +9,7 @@
  *
  * @internal
  */
+import { Result } from "effect"
 import type * as Json from "../../../core/Json.ts"
 import * as Results from "../Results.ts"
 import * as Wire from "../Wire.ts"
@@ -80,37 +81,16 @@ export const standard = (
     : mismatch(`Mcp-Name header value '${decoded}' does not match body value '${expected}'`)
 }
 
-/** A tool argument mirrored into a header: its path of `properties` keys, and the header's name. */
-export interface Mirrored {
-  readonly path: ReadonlyArray<string>
-  readonly header: string
-}
+const memo = new WeakMap<object, Result.Result<ReadonlyArray<Results.Mirrored>, string>>()
 
-const isRecord = (u: unknown): u is Json.JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
-
-const memo = new WeakMap<object, ReadonlyArray<Mirrored>>()
-
-/**
- * The arguments a tool's input schema mirrors into `Mcp-Param-*` headers (`x-mcp-header`), reached
- * through `properties` alone, as the revision allows (remembered per schema object).
- */
-export const mirrored = (schema: Json.JsonObject): ReadonlyArray<Mirrored> => {
+// What a tool's input schema mirrors (`McpResults.mirrored`), remembered per schema object: every
+// call over HTTP reads it.
+const mirroredBy = (schema: Json.JsonObject) => {
   const known = memo.get(schema)
   if (known !== undefined) return known
-  const found: Array<Mirrored> = []
-  const walk = (node: Json.JsonObject, path: ReadonlyArray<string>, depth: number) => {
-    const properties = node["properties"]
-    if (!isRecord(properties) || depth > 16) return
-    for (const [key, child] of Object.entries(properties)) {
-      if (!isRecord(child)) continue
-      const header = child["x-mcp-header"]
-      if (typeof header === "string") found.push({ path: [...path, key], header: header.toLowerCase() })
-      walk(child, [...path, key], depth + 1)
-    }
-  }
-  walk(schema, [], 0)
-  memo.set(schema, found)
-  return found
+  const read = Results.mirrored(schema)
+  memo.set(schema, read)
+  return read
 }
 
 const same = (header: string, value: unknown): boolean => {
@@ -127,18 +107,29 @@ const same = (header: string, value: unknown): boolean => {
 }
 
 /**
- * Check the `Mcp-Param-*` headers of a call against its arguments: where the tool mirrors an
- * argument that has a value, the header must be there and say the same (decoded, compared as a
- * number for a number).
+ * Check the `Mcp-Param-*` headers of a call to `tool` against its arguments: where the tool mirrors
+ * an argument that has a value, the header must be there and say the same (decoded, compared as a
+ * number for a number). A tool whose schema mirrors what the revision forbids (a `number`, a name
+ * that is no header token, one header twice) cannot be called over HTTP at all: -32602, naming why.
  */
 export const params = (
   headers: Headers,
-  mirroring: ReadonlyArray<Mirrored>,
+  tool: string,
+  schema: Json.JsonObject,
   args: unknown
 ): Wire.Refused | undefined => {
-  for (const { header, path } of mirroring) {
+  const mirroring = mirroredBy(schema)
+  if (Result.isFailure(mirroring)) {
+    return new Wire.Refused({
+      status: 400,
+      code: Wire.codes.invalidParams,
+      message: `Invalid params: tool "${tool}" cannot be called over HTTP in ${Wire.version}: ${mirroring.failure}`
+    })
+  }
+  for (const { header: written, path } of mirroring.success) {
     const value = Results.argumentAt(args, path)
     if (value === undefined || value === null) continue
+    const header = written.toLowerCase()
     const given = headers[`mcp-param-${header}`]
     if (given === undefined)
       return mismatch(`the Mcp-Param-${header} header is required: the call sets ${path.join(".")}`)

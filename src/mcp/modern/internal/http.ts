@@ -222,8 +222,7 @@ const paramHeaders = (
     const tool = resolved.advertisedTools.find((advertised) => advertised["name"] === name)
     const schema = tool?.["inputSchema"]
     if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return undefined
-    const mirrored = Headers.mirrored(schema as Json.JsonObject)
-    return mirrored.length === 0 ? undefined : Headers.params(request.headers, mirrored, incoming.params["arguments"])
+    return Headers.params(request.headers, String(name), schema as Json.JsonObject, incoming.params["arguments"])
   })
 }
 
