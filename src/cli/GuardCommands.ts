@@ -92,13 +92,24 @@ export const verbs = Effect.fn("GuardCommands.verbs")(function*(path: string) {
   }))
 })
 
+// A served tool named some other way than its verb — its lock name (`export_all`), or its verb in
+// another case or spelling that kebab-cases to it — is a slip, not a call: say the verb, as the
+// command tree does for a mistyped word, and call nothing.
+const misnamed = (path: string, word: string, verb: string) =>
+  CliCommands.report(ToolResult.failure(
+    new CliCommands.CallFailed({
+      message: `no command ${word}; did you mean ${verb}? (see effect-surface guard call ${path} --help)`
+    })
+  ))
+
 /**
  * A shell's call to a tool the guard does not serve (`guard call <file> get-env …`), answered as
  * the MCP door answers one: by the guard's `execute`, which refuses it in the same sentence and
  * writes the same deny row, under the tool's upstream name when the lock knows it. There is no
- * schema to type its flags by, so its words are not parsed: the row digests them as given. `None`
- * when the arguments name no tool, a served one, or a guard file that cannot be read (the command
- * tree then says what is wrong).
+ * schema to type its flags by, so its words are not parsed: the row digests them as given. A served
+ * tool named by other than its verb (its lock name `export_all` for `export-all`) is told the verb
+ * and not called. `None` when the arguments name no tool, a served one, or a guard file that cannot
+ * be read (the command tree then says what is wrong).
  *
  * @example
  * ```ts
@@ -115,7 +126,9 @@ export const notServed = Effect.fn("GuardCommands.notServed")(function*(args: Re
   if (path === undefined || word === undefined || path.startsWith("-") || word.startsWith("-")) return Option.none()
   const guard = yield* Effect.option(served(path))
   if (Option.isNone(guard) || guard.value.granted.some((tool) => kebab(tool.name) === word)) return Option.none()
-  const { file, lockFile } = guard.value
+  const { file, granted, lockFile } = guard.value
+  const meant = granted.find((tool) => kebab(tool.name) === kebab(word))
+  if (meant !== undefined) return Option.some(misnamed(path, word, kebab(meant.name)))
   const tool = lockFile.tools.find((locked) => locked.name === word || kebab(locked.name) === word)?.name ?? word
   return Option.some(Effect.flatMap(callThrough(file, tool, args.slice(at + 3)), CliCommands.report))
 })
