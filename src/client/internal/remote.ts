@@ -30,6 +30,7 @@ import * as Catalog from "../Catalog.ts"
 import type * as Hosts from "../Hosts.ts"
 import * as Transports from "../Transports.ts"
 import type * as Questions from "../Questions.ts"
+import * as Callers from "./callers.ts"
 import * as Deadlines from "./deadlines.ts"
 import * as Asked from "./questions.ts"
 import * as Redact from "./redact.ts"
@@ -147,13 +148,15 @@ const DEADLINE_PASSED = "the request's deadline passed"
 
 // A `tools/call` with its deadline armed on the connection's deadlines: when it passes, the
 // request's signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an
-// interruption does the same. One callback, no fiber of its own.
+// interruption does the same. One callback, no fiber of its own. Sent through `callers` (where the
+// toolset answers questions) as the call made in `context`.
 const call = (
   client: Client,
   deadlines: Deadlines.Deadlines,
   params: Record<string, unknown>,
   timeoutMs: number,
-  method = "tools/call"
+  method = "tools/call",
+  callers?: { readonly of: Callers.Callers; readonly context: Context.Context<never> }
 ) =>
   Effect.callback<unknown, Failure | TimedOut>((resume) => {
     const controller = new AbortController()
@@ -162,10 +165,13 @@ const call = (
       expired = true
       controller.abort(DEADLINE_PASSED)
     })
-    client.request({ method, params }, ResultSchema, {
-      signal: controller.signal,
-      timeout: NO_SDK_TIMEOUT
-    }).then(
+    const send = () =>
+      client.request({ method, params }, ResultSchema, {
+        signal: controller.signal,
+        timeout: NO_SDK_TIMEOUT
+      })
+    const sending = callers === undefined ? send() : callers.of.run(callers.context, send)
+    sending.then(
       (answer) => {
         disarm()
         resume(Effect.succeed(answer))
@@ -231,18 +237,12 @@ export const listAll = (
   })
 
 // The server's questions reach the toolset's handlers; only those given were advertised, and the
-// SDK answers the others "method not found". A 2025 question arrives as a request of its own, apart
-// from the call that caused it, so a handler runs in the context of the call made last on this
-// session (an ACP turn's editor, say), as a 2026 question runs in its call's own.
-const answerQuestions = (
-  client: Client,
-  server: string,
-  handlers: Questions.Handlers,
-  caller: () => Context.Context<never>
-) => {
+// SDK answers the others "method not found". Each is answered in the context of the call it
+// belongs to (`callers.ts`).
+const answerQuestions = (client: Client, server: string, handlers: Questions.Handlers, callers: Callers.Callers) => {
   const answer = Asked.answerer(handlers)
   const ask = (method: string, params: unknown) =>
-    Effect.runPromiseWith(caller())(
+    Effect.runPromiseWith(callers.current())(
       answer(server, { method, params: params as { readonly [key: string]: unknown } }).pipe(
         Effect.catch((unanswered) => Effect.fail(new McpError(unanswered.code, unanswered.reason)))
       )
@@ -275,17 +275,16 @@ export const connect = (
       { name: options.clientInfo.name, version: options.clientInfo.version },
       { capabilities: Asked.capabilities(handlers) }
     )
-    let caller = Context.empty() as Context.Context<never>
-    answerQuestions(client, options.server, handlers, () => caller)
-    // Noted only where a question can come: a toolset with no handlers is asked nothing.
+    // Followed only where a question can come: a toolset with no handlers is asked nothing.
     const asks = handlers.elicit !== undefined || handlers.sample !== undefined || handlers.roots !== undefined
-    const noting = <A, E>(effect: Effect.Effect<A, E>) =>
-      asks
-        ? Effect.contextWith((context: Context.Context<never>) => {
-          caller = context
-          return effect
-        })
-        : effect
+    const callers = asks ? Callers.make() : undefined
+    if (callers !== undefined) answerQuestions(client, options.server, handlers, callers)
+    const sent = (params: Record<string, unknown>, timeoutMs: number, method?: string) =>
+      callers === undefined
+        ? call(client, deadlines, params, timeoutMs, method)
+        : Effect.contextWith((context: Context.Context<never>) =>
+          call(client, deadlines, params, timeoutMs, method, { of: callers, context })
+        )
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged())
     const listeners = new Set<() => void>()
     let closed = false
@@ -307,13 +306,9 @@ export const connect = (
         closed ? Effect.fail(gone) : listAll((params) => request(client, "tools/list", params))
       ),
       call: (tool, args, timeoutMs) =>
-        Effect.suspend(() =>
-          closed ? Effect.fail(gone) : noting(call(client, deadlines, { name: tool, arguments: args }, timeoutMs))
-        ),
+        Effect.suspend(() => closed ? Effect.fail(gone) : sent({ name: tool, arguments: args }, timeoutMs)),
       request: (method, params, timeoutMs) =>
-        Effect.suspend(() =>
-          closed ? Effect.fail(gone) : noting(call(client, deadlines, { ...params }, timeoutMs, method))
-        )
+        Effect.suspend(() => closed ? Effect.fail(gone) : sent({ ...params }, timeoutMs, method))
     }
     return {
       client: remote,
