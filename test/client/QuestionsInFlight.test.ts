@@ -1,11 +1,16 @@
 // A 2025-11-25 server's questions while several of the toolset's calls are in flight on one
 // session: each question arrives as a request of its own, and is answered in the context of the
 // call that caused it (over Streamable HTTP, the call on whose response stream it came), however
-// the calls interleave — not in that of whichever call was made last.
+// the calls interleave — not in that of whichever call was made last. Over one stream for
+// everything, it is the call still in flight.
 import { assert, describe, it } from "@effect/vitest"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Context, Deferred, Effect, Fiber, Queue, References, Schema } from "effect"
 import { Ask, Surface, Tools } from "effect-surface"
 import { McpCallResult, McpToolset } from "effect-surface/client"
+import type { McpConfig } from "effect-surface/client"
 import { McpHttp } from "effect-surface/mcp"
 
 /** Who a call is made for: what the toolset's caller provides around each call. */
@@ -63,5 +68,62 @@ describe("a 2025 server's questions with several calls in flight", () => {
         results.map(McpCallResult.textOf),
         people.map((who) => `${who}: answered for ${who}`)
       )
+    }))
+})
+
+/**
+ * A 2025 server on one in-memory channel (as stdio is): `slow` asks once `release` is called,
+ * `quick` answers at once. `asked` settles when `slow` has started.
+ */
+const oneChannel = () => {
+  let release = () => {}
+  let started = () => {}
+  const gate = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  const asked = new Promise<void>((resolve) => {
+    started = resolve
+  })
+  const entry: McpConfig.Custom = {
+    name: "s",
+    type: "transport",
+    protocol: "2025-11-25",
+    open: () => {
+      const [client, server] = InMemoryTransport.createLinkedPair()
+      const sdk = new Server({ name: "s", version: "1.0.0" }, { capabilities: { tools: {} } })
+      sdk.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: [{ name: "slow", inputSchema: { type: "object" } }, { name: "quick", inputSchema: { type: "object" } }]
+      }))
+      sdk.setRequestHandler(CallToolRequestSchema, async (request) => {
+        if (request.params.name === "quick") return { content: [{ type: "text", text: "quick" }] }
+        started()
+        await gate
+        const answer = await sdk.elicitInput({
+          mode: "form",
+          message: "for whom?",
+          requestedSchema: { type: "object", properties: { answeredFor: { type: "string" } } }
+        })
+        return { content: [{ type: "text", text: `answered for ${String(answer.content?.["answeredFor"])}` }] }
+      })
+      void sdk.connect(server)
+      return client
+    }
+  }
+  return { entry, release: () => release(), asked }
+}
+
+describe("a 2025 server's question over one channel for everything", () => {
+  it.live("is answered in the context of the call still in flight, not of a later call that has ended", () =>
+    Effect.gen(function*() {
+      const server = oneChannel()
+      const toolset = yield* McpToolset.make([server.entry], {
+        elicit: () => Effect.map(Effect.service(Who), (who) => ({ action: "accept", content: { answeredFor: who } }))
+      })
+      const slow = yield* Effect.forkChild(toolset.call("s__slow", {}).pipe(Effect.provideService(Who, "ada")))
+      yield* Effect.promise(() => server.asked)
+      const quick = yield* toolset.call("s__quick", {}).pipe(Effect.provideService(Who, "grace"))
+      assert.strictEqual(McpCallResult.textOf(quick), "quick")
+      server.release()
+      assert.strictEqual(McpCallResult.textOf(yield* Fiber.join(slow)), "answered for ada")
     }))
 })
