@@ -19,6 +19,7 @@ import * as Identity from "../../../core/Identity.ts"
 import type * as Face from "../../Face.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
 import * as RpcError from "../../RpcError.ts"
+import type * as Scopes from "../../Scopes.ts"
 import * as Caching from "../Caching.ts"
 import type * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
@@ -112,13 +113,28 @@ const discover = (modern: Modern, id: Wire.Id) =>
       })
   )
 
-const listed = (
-  modern: Modern,
-  id: Wire.Id,
-  key: string,
-  list: "tools" | "resources" | "prompts",
-  items: Effect.Effect<ReadonlyArray<Json.JsonObject>>
-) => Effect.map(items, (all) => ok(modern, id, { [key]: all as Array<Json.JsonObject>, ...modern.caching.list(list) }))
+// Each list method: the key its items answer under, whose caching hints it carries, and its items
+// in what the caller is shown.
+const lists = {
+  "tools/list": { key: "tools", caching: "tools", items: (shown: Scopes.View) => shown.tools },
+  "resources/list": { key: "resources", caching: "resources", items: (shown: Scopes.View) => shown.resources },
+  "resources/templates/list": {
+    key: "resourceTemplates",
+    caching: "resources",
+    items: (shown: Scopes.View) => shown.templates
+  },
+  "prompts/list": { key: "prompts", caching: "prompts", items: (shown: Scopes.View) => shown.prompts }
+} as const
+
+// A list is what the request's caller may see (everything, for a caller not authenticated).
+const listed = (modern: Modern, request: Request, method: keyof typeof lists) => {
+  const { caching, items, key } = lists[method]
+  return Effect.map(
+    modern.face.view(callerOf(request)),
+    (shown) =>
+      ok(modern, request.id, { [key]: items(shown) as Array<Json.JsonObject>, ...modern.caching.list(caching) })
+  )
+}
 
 // The tasks methods, for a client that follows tasks only (asked before the task is looked up).
 const taskMethod = (modern: Modern, request: Request, envelope: Wire.Envelope): Effect.Effect<Answer> => {
@@ -230,38 +246,15 @@ export const answer = (
   envelope: Wire.Envelope,
   notify: Asking.Notify
 ): Effect.Effect<Answer> => {
-  const { face } = modern
   const { id, method, params } = request
   switch (method) {
     case "server/discover":
       return discover(modern, id)
-    // Each list is what the request's caller may see (everything, for a caller not authenticated).
     case "tools/list":
-      return listed(modern, id, "tools", "tools", Effect.map(face.view(callerOf(request)), (shown) => shown.tools))
     case "resources/list":
-      return listed(
-        modern,
-        id,
-        "resources",
-        "resources",
-        Effect.map(face.view(callerOf(request)), (shown) => shown.resources)
-      )
     case "resources/templates/list":
-      return listed(
-        modern,
-        id,
-        "resourceTemplates",
-        "resources",
-        Effect.map(face.view(callerOf(request)), (shown) => shown.templates)
-      )
     case "prompts/list":
-      return listed(
-        modern,
-        id,
-        "prompts",
-        "prompts",
-        Effect.map(face.view(callerOf(request)), (shown) => shown.prompts)
-      )
+      return listed(modern, request, method)
     case "completion/complete":
       return complete(modern, id, params as Json.JsonObject)
     case "tools/call":
