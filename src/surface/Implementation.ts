@@ -16,7 +16,10 @@ import type * as Surface from "./Surface.ts"
 import type { Group } from "./internal/members.ts"
 
 /**
- * The implementation of each procedure: `(input) => Effect<output, declared errors>`.
+ * The implementation of each procedure: `(input) => Effect<output, declared errors, R>`. `R` is what
+ * the procedures need of whoever calls them (none by default); a face that runs them provides it per
+ * call, and accepts only what it can provide (the core's caller services: who is calling, progress,
+ * asking the caller), so a procedure needing anything else is refused where it is served.
  *
  * @example
  * ```ts
@@ -29,11 +32,11 @@ import type { Group } from "./internal/members.ts"
  *
  * @since 0.1.0
  */
-export type ProceduresImpl<P extends Surface.Procedures> = {
+export type ProceduresImpl<P extends Surface.Procedures, R = never> = {
   readonly [N in keyof P]: {
     readonly [V in keyof P[N]]: (
       input: Surface.InputOf<P[N][V]>
-    ) => Effect.Effect<Surface.OutputOf<P[N][V]>, Surface.ErrorOf<P[N][V]>>
+    ) => Effect.Effect<Surface.OutputOf<P[N][V]>, Surface.ErrorOf<P[N][V]>, R>
   }
 }
 
@@ -61,7 +64,7 @@ export type ProceduresImpl<P extends Surface.Procedures> = {
  *
  * @since 0.1.0
  */
-export type Implementation<S extends Surface.Spec> =
+export type Implementation<S extends Surface.Spec, R = never> =
   & Group<
     "cells",
     { readonly [K in keyof S["cells"]]: SubscriptionRef.SubscriptionRef<Surface.ValueOf<S["cells"][K]>> }
@@ -80,7 +83,7 @@ export type Implementation<S extends Surface.Spec> =
     { readonly [K in keyof S["streams"]]: Stream.Stream<ReadonlyArray<Surface.ValueOf<S["streams"][K]>>> }
   >
   & Group<"events", { readonly [K in keyof S["events"]]: Stream.Stream<Surface.ValueOf<S["events"][K]>> }>
-  & Group<"procedures", ProceduresImpl<S["procedures"]>>
+  & Group<"procedures", ProceduresImpl<S["procedures"], R>>
 
 /**
  * A spec paired with an implementation checked against it: what `Implementation.make` returns and
@@ -99,9 +102,9 @@ export type Implementation<S extends Surface.Spec> =
  *
  * @since 0.1.0
  */
-export interface Implemented<S extends Surface.Spec> {
+export interface Implemented<S extends Surface.Spec, R = never> {
   readonly spec: S
-  readonly implementation: Implementation<S>
+  readonly implementation: Implementation<S, R>
 }
 
 /**
@@ -119,10 +122,39 @@ export interface Implemented<S extends Surface.Spec> {
  *
  * @since 0.1.0
  */
-export const make = <S extends Surface.Spec>(spec: S, implementation: Implementation<S>): Implemented<S> => ({
+export const make = <S extends Surface.Spec, I extends Implementation<S, unknown>>(
+  spec: S,
+  implementation: I
+): Implemented<S, Services<I>> => ({
   spec,
-  implementation
+  // `I` was checked against the spec with any services, and `Services<I>` are exactly the ones its
+  // procedures ask for; the checker cannot narrow `unknown` back to them through the mapped type.
+  implementation: implementation as Implementation<S, Services<I>>
 })
+
+/**
+ * What an implementation's procedures need of whoever calls them: the union of every procedure's
+ * requirements (`never` when none needs anything).
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import { Identity, Implementation, Surface } from "effect-surface"
+ *
+ * const Cards = Surface.make({ procedures: { card: { mine: { output: Schema.Boolean } } } })
+ * const impl = { procedures: { card: { mine: () => Effect.map(Identity.current, (me) => me.subject === "ada") } } }
+ * type Needs = Implementation.Services<typeof impl> // Identity.Identity
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Services<I> = I extends { readonly procedures: infer P } ? {
+    readonly [N in keyof P]: {
+      readonly [V in keyof P[N]]: P[N][V] extends (input: never) => Effect.Effect<infer _A, infer _E, infer R> ? R
+        : never
+    }[keyof P[N]]
+  }[keyof P]
+  : never
 
 /**
  * One `SubscriptionRef` per declared cell, holding the cell's declared initial value.
