@@ -24,10 +24,14 @@ import type { Group } from "./internal/members.ts"
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import { Implementation, Surface } from "effect-surface"
+ * import { Identity, Implementation, Surface } from "effect-surface"
  *
  * const Echo = Surface.make({ procedures: { echo: { say: { input: Schema.String, output: Schema.String } } } })
  * const procedures: Implementation.ProceduresImpl<typeof Echo.procedures> = { echo: { say: (s) => Effect.succeed(s) } }
+ * // Procedures that read who is calling.
+ * const signed: Implementation.ProceduresImpl<typeof Echo.procedures, Identity.Identity> = {
+ *   echo: { say: (s) => Effect.map(Identity.current, (me) => `${me.subject}: ${s}`) }
+ * }
  * ```
  *
  * @since 0.1.0
@@ -41,7 +45,8 @@ export type ProceduresImpl<P extends Surface.Procedures, R = never> = {
 }
 
 /**
- * The implementation a spec demands. Groups the spec leaves empty may be left out.
+ * The implementation a spec demands. Groups the spec leaves empty may be left out; `R` is what its
+ * procedures need of their caller.
  *
  * @example
  * ```ts
@@ -87,7 +92,8 @@ export type Implementation<S extends Surface.Spec, R = never> =
 
 /**
  * A spec paired with an implementation checked against it: what `Implementation.make` returns and
- * every face (`Client.directDispatch`, the wire face) takes.
+ * every face (`Client.directDispatch`, the wire face) takes. `R` is what its procedures need of
+ * their caller (`never`: nothing).
  *
  * @example
  * ```ts
@@ -110,14 +116,19 @@ export interface Implemented<S extends Surface.Spec, R = never> {
 /**
  * Pair a spec with its implementation; the type parameter ties the two together. Only what the spec
  * declares is ever served from it: an extra member or verb the implementation carries is unreachable.
+ * What the procedures need of their caller is read off them (`Services`) and carried in the type.
  *
  * @example
  * ```ts
  * import { Effect, Schema } from "effect"
- * import { Implementation, Surface } from "effect-surface"
+ * import { Identity, Implementation, Surface } from "effect-surface"
  *
  * const Echo = Surface.make({ procedures: { echo: { say: { input: Schema.String, output: Schema.String } } } })
  * const echo = Implementation.make(Echo, { procedures: { echo: { say: (s) => Effect.succeed(s) } } })
+ * // Reads its caller: an `Implemented<typeof Echo, Identity.Identity>`, which every face serves.
+ * const signed = Implementation.make(Echo, {
+ *   procedures: { echo: { say: (s) => Effect.map(Identity.current, (me) => `${me.subject}: ${s}`) } }
+ * })
  * ```
  *
  * @since 0.1.0
