@@ -1,9 +1,11 @@
 // A surface procedure reads who is calling it: behind the resource server the token's subject, and
-// everywhere nothing is authenticated (the command line, an in-memory host, a toolset's local
-// entry, a wire served with `Caller.none`) the explicit local caller. A card board where only a
-// card's author may remove it shows per-object authorization decided by the procedure itself, and
-// a procedure needing anything beyond the caller's services is refused where the bundle is built.
+// everywhere nothing is authenticated (one channel as stdio serves it, in both eras; an in-memory
+// host; the command line; a toolset's local entry; a wire served with `Caller.none`) the explicit
+// local caller. The example's cards, which only their author may remove, show per-object
+// authorization decided by the procedure itself; a procedure needing anything beyond the caller's
+// services is refused where the bundle is built.
 import { assert, describe, it } from "@effect/vitest"
+import { InMemoryTransport } from "@modelcontextprotocol/client"
 import { Context, Effect, Exit, Layer, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -13,13 +15,12 @@ import type { Bundle } from "effect-surface"
 import { Cli } from "effect-surface/cli"
 import { Cards, makeCards } from "../../examples/auth/cards.ts"
 import { McpToolset } from "effect-surface/client"
-import { McpAuth, McpHttp, McpTokenVerifier } from "effect-surface/mcp"
-import type { McpFace } from "effect-surface/mcp"
+import { McpAuth, McpConnection, McpFace, McpHttp, McpTokenVerifier } from "effect-surface/mcp"
 import { Wire } from "effect-surface/wire"
 import { failedWith, runCli } from "../cli/harness.ts"
 import * as AuthIssuer from "./authIssuer.ts"
 import { call, connect, textOf } from "./harness.ts"
-import { overHttp } from "./modern.ts"
+import { connect as connectModern, overHttp } from "./modern.ts"
 
 /** The example's cards, one already pinned by ada. */
 const adasCard = makeCards([["c0", { author: "ada", text: "ada's own" }]])
@@ -73,6 +74,22 @@ describe("a procedure reads its caller", () => {
         assert.notStrictEqual(removed.isError, true, textIn(removed))
         const gone = yield* Effect.promise(() => asAda.callTool({ name: "card_remove", arguments: { id } }))
         assert.deepStrictEqual(gone.structuredContent, { _tag: "NoSuchCard", id })
+      }
+    }))
+
+  it.live("on one channel, as stdio serves it, a 2025 and a 2026 client are both the local caller", () =>
+    Effect.gen(function*() {
+      const face = yield* McpFace.make(optionsOver(yield* adasCard))
+      for (const mode of ["legacy", "auto"] as const) {
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+        yield* McpConnection.connect(face, serverSide)
+        const client = yield* connectModern(clientSide, mode)
+        assert.strictEqual(client.getProtocolEra(), mode === "legacy" ? "legacy" : "modern")
+        const pinned = yield* Effect.promise(() => client.callTool({ name: "card_pin", arguments: { text: mode } }))
+        const uri = `surface://collections/cards/${(pinned.structuredContent as { readonly id: string }).id}`
+        assert.strictEqual(authorIn(yield* Effect.promise(() => client.readResource({ uri }))), "local")
+        const refused = yield* Effect.promise(() => client.callTool({ name: "card_remove", arguments: { id: "c0" } }))
+        assert.deepStrictEqual(refused.structuredContent, { _tag: "NotYourCard", id: "c0", author: "ada" })
       }
     }))
 
