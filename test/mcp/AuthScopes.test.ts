@@ -90,7 +90,7 @@ const template = (uri: string) => ({ type: "ref/resource", uri })
 const promptRef = (name: string) => ({ type: "ref/prompt", name })
 
 describe("scopes narrow templates and completions", () => {
-  it.live("an item template needing a scope is listed only for a token holding it; one needing none, for every caller", () =>
+  it.live("an item template needing a scope is listed, and its items read, only for a token holding it; one needing none, for every caller", () =>
     Effect.gen(function*() {
       const url = yield* serveLibrary
       for (const mode of eras) {
@@ -98,6 +98,15 @@ describe("scopes narrow templates and completions", () => {
         const reader = yield* connectAs(url, mode, "reader")
         assert.deepStrictEqual(yield* templatesOf(guest), [noticesTemplate], mode)
         assert.deepStrictEqual(yield* templatesOf(reader), [noticesTemplate, shelfTemplate].sort(), mode)
+        // An item of a template reads under the template's scope.
+        const hidden = yield* Effect.flip(
+          Effect.tryPromise(() => guest.readResource({ uri: "surface://collections/shelf/b1" }))
+        )
+        assert.match(String(hidden.cause), /Insufficient scope: required "library:read"/, mode)
+        const book = yield* Effect.promise(() => reader.readResource({ uri: "surface://collections/shelf/b1" }))
+        assert.include(JSON.stringify(book.contents), "Dune")
+        const notice = yield* Effect.promise(() => guest.readResource({ uri: "surface://collections/notices/n1" }))
+        assert.include(JSON.stringify(notice.contents), "closed on sunday")
       }
     }))
 
