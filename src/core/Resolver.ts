@@ -426,9 +426,9 @@ export const layer: Layer.Layer<Resolver> = Layer.succeed(Resolver, Resolver.of(
 
 /**
  * A sibling whose bespoke tools are typed by its own surface: each receives the sibling's
- * `Client.Client<S, R>` (`R`: what its procedures need of the caller), with no narrowing at run time. Sound because a sibling's tool is only ever
- * handed the client dialled under its key, and that client is refused (`NotServed`) unless it was
- * built for this very surface.
+ * `Client.Client<S, R>` (`R`: what its procedures need of the caller), with no narrowing at run
+ * time. Sound because a sibling's tool is only ever handed the client dialled under its key, and
+ * that client is refused (`NotServed`) unless it was built for this very surface.
  *
  * @example
  * ```ts
@@ -459,8 +459,8 @@ export const sibling = <S extends Surface.Spec, R extends Caller.Services = neve
       name,
       {
         ...tool,
-        // A served client's procedures need at most the caller's services, and every tool call runs
-        // with them: the `R` the tool names is what it reads, never more than the call provides.
+        // The client dialled for this key needs at most the caller's services, and every tool call
+        // runs with all of them: whatever `R` the tool's client type names is provided.
         handler: (input: unknown, client: Bundle.Served) =>
           Effect.flatMap(Client.narrow(member.surface, client), (typed) => tool.handler(input, typed as never))
       }
