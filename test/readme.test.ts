@@ -38,6 +38,11 @@ describe("README", () => {
     assert.strictEqual(blockAfter(readme, "(`examples/auth/server.ts`):"), read("../examples/auth/server.ts"))
   })
 
+  it("shows exactly the procedure reading its caller that the authorization tests run", () => {
+    const readme = read("../README.md")
+    assert.strictEqual(blockAfter(readme, "(`examples/auth/cards.ts`):"), read("../examples/auth/cards.ts"))
+  })
+
   it.effect("the quickstart example runs and answers what its comment says", () =>
     Effect.gen(function*() {
       assert.strictEqual(yield* program, 2)

@@ -19,6 +19,29 @@ import type * as Caller from "./Caller.ts"
 import type * as Tools from "./Tool.ts"
 
 /**
+ * A client a face can serve: its procedures may need the caller's services (`Caller.Services`:
+ * who is calling, progress, asking the caller), which every face provides per call, and nothing
+ * else. A client whose procedures need anything more is refused where the bundle is built; provide
+ * it when making the implementation.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Schema } from "effect"
+ * import type { Bundle } from "effect-surface"
+ * import { Client, Identity, Implementation, Surface } from "effect-surface"
+ *
+ * const Cards = Surface.make({ procedures: { card: { mine: { input: Schema.String, output: Schema.Boolean } } } })
+ * const cards = Implementation.make(Cards, {
+ *   procedures: { card: { mine: (author) => Effect.map(Identity.current, (me) => me.subject === author) } }
+ * })
+ * const served: Bundle.Served = Client.erase(Client.directDispatch(cards)) // needs Identity: served
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Served = Client.AnyClient<Caller.Services>
+
+/**
  * The clients of a bundle, as bespoke root tools receive them: the core's, and each sibling's by key.
  *
  * @example
@@ -33,8 +56,8 @@ import type * as Tools from "./Tool.ts"
  * @since 0.1.0
  */
 export interface Clients {
-  readonly core?: Client.AnyClient
-  readonly clients: { readonly [sibling: string]: Client.AnyClient }
+  readonly core?: Served
+  readonly clients: { readonly [sibling: string]: Served }
 }
 
 /**
@@ -103,14 +126,15 @@ export interface Member {
  *
  * @since 0.1.0
  */
-export interface Sibling<C = Client.AnyClient> extends Member {
+export interface Sibling<C = Served> extends Member {
   readonly tools?: { readonly [name: string]: BespokeTool<C> }
 }
 
 /**
  * A bundle's clients typed by its surfaces: the core's `Client` and each sibling's by key. A face
  * whose client factory yields these hands every bespoke tool its typed client — no run-time
- * narrowing — since each tool receives exactly what the factory dialled for its key.
+ * narrowing — since each tool receives exactly what the factory dialled for its key. `R` is what
+ * their procedures need of the caller (`Identity`, say): within `Caller.Services`, none by default.
  *
  * @example
  * ```ts
@@ -127,9 +151,13 @@ export interface Sibling<C = Client.AnyClient> extends Member {
  *
  * @since 0.1.0
  */
-export interface Typed<Core extends Surface.Spec, Siblings extends { readonly [sibling: string]: Surface.Spec } = {}> {
-  readonly core: Client.Client<Core>
-  readonly clients: { readonly [K in keyof Siblings]: Client.Client<Siblings[K]> }
+export interface Typed<
+  Core extends Surface.Spec,
+  Siblings extends { readonly [sibling: string]: Surface.Spec } = {},
+  R extends Caller.Services = never
+> {
+  readonly core: Client.Client<Core, R>
+  readonly clients: { readonly [K in keyof Siblings]: Client.Client<Siblings[K], R> }
 }
 
 /**
@@ -332,7 +360,7 @@ export interface Tool {
       /** The declared output's JSON encoder (the identity when none is declared): an answer travels in its wire form. */
       readonly encode: Codec
     }
-    | { readonly _tag: "SiblingTool"; readonly tool: BespokeTool<Client.AnyClient> }
+    | { readonly _tag: "SiblingTool"; readonly tool: BespokeTool<Served> }
     | { readonly _tag: "RootTool"; readonly tool: BespokeTool<Clients> }
 }
 

@@ -1,12 +1,14 @@
 /**
  * The services a handler may require of whoever called it, and nothing else.
  *
- * A bespoke tool's handler (and a prompt's) may report progress (`Progress`), ask its caller for a
- * person's input or a model's answer (`Ask`), and close its response stream early
- * (`ResponseStream`). Each face provides exactly these per request, wired to that request: MCP
- * through its SDK, ACP and the command line next. Naming the set once keeps one definition of "what
- * a handler may ask for" shared by the bundle's tool type and every face, and gives every other
- * place a handler runs (a test, a script) one stand-in to provide: `none`.
+ * A bespoke tool's handler, a prompt's and a surface procedure may read who is calling
+ * (`Identity`), report progress (`Progress`), ask its caller for a person's input or a model's
+ * answer (`Ask`), and close its response stream early (`ResponseStream`). Each face provides exactly
+ * these per request, wired to that request: MCP through its SDK, ACP, the command line and a
+ * toolset's local entries through `none` (or the context they are given). Naming the set once keeps
+ * one definition of "what a handler may ask for" shared by the bundle's tool and client types and
+ * every face, and gives every other place a handler runs (a test, a script, a wire's server) one
+ * stand-in to provide: `none`.
  *
  * @since 0.1.0
  */

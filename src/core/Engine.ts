@@ -168,7 +168,7 @@ const refusedInput = (error: InputError.InputError): Effect.Effect<ToolResult.To
 // A procedure's call on its client, its answer in its declared wire form (a Date as its ISO string, …),
 // and a failure it declares as a refusal with that failure's declared form as its detail.
 const dispatch = (
-  client: Client.AnyClient,
+  client: Bundle.Served,
   target: Extract<Bundle.Tool["target"], { readonly _tag: "Procedure" }>,
   input: unknown
 ) =>
@@ -177,7 +177,7 @@ const dispatch = (
   )
 
 // The client of a sibling (or the core), or the link fault of a factory that gave none.
-const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Client.AnyClient | undefined =>
+const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Bundle.Served | undefined =>
   sibling === undefined ? clients.core : Object.hasOwn(clients.clients, sibling) ? clients.clients[sibling] : undefined
 
 const invoke = (

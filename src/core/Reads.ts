@@ -13,7 +13,6 @@
  */
 import { Duration, Effect, Option, Ref, Result, Stream } from "effect"
 import type { Schema } from "effect"
-import type * as Client from "../surface/Client.ts"
 import { LinkError } from "../surface/LinkError.ts"
 import type * as Bundle from "./Bundle.ts"
 import { NoSuchItem, Unreadable } from "./EngineError.ts"
@@ -64,7 +63,7 @@ export interface Contents {
  * import { Reads } from "effect-surface"
  *
  * declare const clients: Bundle.Clients
- * const stopwatch = Reads.clientOf(clients, "stopwatch") // Effect<Client.AnyClient, LinkError>
+ * const stopwatch = Reads.clientOf(clients, "stopwatch") // Effect<Bundle.Served, LinkError>
  * ```
  *
  * @since 0.1.0
@@ -72,7 +71,7 @@ export interface Contents {
 export const clientOf = (
   clients: Bundle.Clients,
   sibling: string | undefined
-): Effect.Effect<Client.AnyClient, LinkError> => {
+): Effect.Effect<Bundle.Served, LinkError> => {
   const client = sibling === undefined
     ? clients.core
     : Object.hasOwn(clients.clients, sibling) ? clients.clients[sibling] : undefined

@@ -12,6 +12,7 @@
  */
 import { Context, Effect, Layer, Schema } from "effect"
 import type * as Bundle from "./Bundle.ts"
+import type * as Caller from "./Caller.ts"
 import type * as Json from "./Json.ts"
 import { ID } from "./ItemUri.ts"
 import * as ResolveError from "./ResolveError.ts"
@@ -425,9 +426,9 @@ export const layer: Layer.Layer<Resolver> = Layer.succeed(Resolver, Resolver.of(
 
 /**
  * A sibling whose bespoke tools are typed by its own surface: each receives the sibling's
- * `Client.Client<S>`, with no narrowing at run time. Sound because a sibling's tool is only ever
- * handed the client dialled under its key, and that client is refused (`NotServed`) unless it was
- * built for this very surface.
+ * `Client.Client<S, R>` (`R`: what its procedures need of the caller), with no narrowing at run
+ * time. Sound because a sibling's tool is only ever handed the client dialled under its key, and
+ * that client is refused (`NotServed`) unless it was built for this very surface.
  *
  * @example
  * ```ts
@@ -446,20 +447,22 @@ export const layer: Layer.Layer<Resolver> = Layer.succeed(Resolver, Resolver.of(
  *
  * @since 0.1.0
  */
-export const sibling = <S extends Surface.Spec>(member: {
+export const sibling = <S extends Surface.Spec, R extends Caller.Services = never>(member: {
   readonly surface: S
   readonly expose: Expose.ExposeMap<S>
-  readonly tools?: { readonly [name: string]: Bundle.BespokeTool<Client.Client<S>> }
+  readonly tools?: { readonly [name: string]: Bundle.BespokeTool<Client.Client<S, R>> }
 }): Bundle.Sibling => {
   const tools = member.tools
   if (tools === undefined) return { surface: member.surface, expose: member.expose }
   const checked = Object.fromEntries(
-    Object.entries(tools).map(([name, tool]): [string, Bundle.BespokeTool<Client.AnyClient>] => [
+    Object.entries(tools).map(([name, tool]): [string, Bundle.BespokeTool<Bundle.Served>] => [
       name,
       {
         ...tool,
-        handler: (input: unknown, client: Client.AnyClient) =>
-          Effect.flatMap(Client.narrow(member.surface, client), (typed) => tool.handler(input, typed))
+        // The client dialled for this key needs at most the caller's services, and every tool call
+        // runs with all of them: whatever `R` the tool's client type names is provided.
+        handler: (input: unknown, client: Bundle.Served) =>
+          Effect.flatMap(Client.narrow(member.surface, client), (typed) => tool.handler(input, typed as never))
       }
     ])
   )

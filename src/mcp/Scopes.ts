@@ -13,6 +13,7 @@
 import { Effect } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Identity from "../core/Identity.ts"
+import * as ItemUri from "../core/ItemUri.ts"
 import type * as Json from "../core/Json.ts"
 import type * as AppResources from "./AppResources.ts"
 import * as Prompts from "./Prompts.ts"
@@ -161,9 +162,9 @@ export const make = (options: Options, sources: Sources): Scopes => {
   const resourceScope = (resolved: Bundle.Resolved, uri: string): string | undefined => {
     const resource = resolved.byUri.get(uri)
     if (resource !== undefined) return resource.scope
-    // A collection's item: its template's scope.
-    const item = resolved.templates.find((template) => uri.startsWith(template.uriTemplate.replace(/\{[^}]*\}$/, "")))
-    return item !== undefined ? item.scope : appScope(uri)
+    // A collection's item: its template's scope, read as the engine reads the item.
+    const item = ItemUri.parseItemUri(resolved, uri)
+    return item !== undefined ? item.template.scope : appScope(uri)
   }
   const templateScope = (resolved: Bundle.Resolved, uriTemplate: string) => {
     const template = templatesOf(resolved).get(uriTemplate)

@@ -137,7 +137,9 @@ export interface EventClient<A> {
 
 /**
  * The typed client of a surface declared by `S`. A procedure fails with exactly its declared error
- * union or a `LinkError`.
+ * union or a `LinkError`, and needs `R` of whoever calls it: what its implementation's procedures
+ * need (`Implementation.Services`) for a client in the same process, nothing for one dialled over a
+ * wire (the serving side provides its own).
  *
  * @example
  * ```ts
@@ -151,7 +153,7 @@ export interface EventClient<A> {
  *
  * @since 0.1.0
  */
-export interface Client<S extends Surface.Spec> {
+export interface Client<S extends Surface.Spec, R = never> {
   readonly spec: S
   readonly cells: { readonly [K in keyof S["cells"]]: CellClient<Surface.ValueOf<S["cells"][K]>> }
   readonly collections: {
@@ -168,7 +170,8 @@ export interface Client<S extends Surface.Spec> {
         input: Surface.InputOf<S["procedures"][N][V]>
       ) => Effect.Effect<
         Surface.OutputOf<S["procedures"][N][V]>,
-        Surface.ErrorOf<S["procedures"][N][V]> | LinkError
+        Surface.ErrorOf<S["procedures"][N][V]> | LinkError,
+        R
       >
     }
   }
@@ -176,7 +179,8 @@ export interface Client<S extends Surface.Spec> {
 
 /**
  * A client whose spec is only known at run time — what a face that resolves names from an expose
- * map holds. Every typed `Client` is one.
+ * map holds. Every typed `Client` is one; its procedures need `R` of their caller, as the typed
+ * client's do.
  *
  * @example
  * ```ts
@@ -187,7 +191,7 @@ export interface Client<S extends Surface.Spec> {
  *
  * @since 0.1.0
  */
-export interface AnyClient {
+export interface AnyClient<R = never> {
   readonly spec: Surface.Spec
   readonly cells: { readonly [key: string]: CellClient<unknown> }
   readonly collections: {
@@ -201,7 +205,7 @@ export interface AnyClient {
   readonly streams: { readonly [key: string]: StreamClient<unknown> }
   readonly events: { readonly [key: string]: EventClient<unknown> }
   readonly procedures: {
-    readonly [ns: string]: { readonly [verb: string]: (input: never) => Effect.Effect<unknown, unknown> }
+    readonly [ns: string]: { readonly [verb: string]: (input: never) => Effect.Effect<unknown, unknown, R> }
   }
 }
 
@@ -220,10 +224,10 @@ export interface AnyClient {
  *
  * @since 0.1.0
  */
-export const erase = <S extends Surface.Spec>(client: Client<S>): AnyClient =>
-  // For any concrete spec `Client<S>` is assignable to `AnyClient` (the tests check one); over an
-  // unresolved `S` the checker cannot see through the mapped member types.
-  client as unknown as AnyClient
+export const erase = <S extends Surface.Spec, R = never>(client: Client<S, R>): AnyClient<R> =>
+  // For any concrete spec `Client<S, R>` is assignable to `AnyClient<R>` (the tests check one); over
+  // an unresolved `S` the checker cannot see through the mapped member types.
+  client as unknown as AnyClient<R>
 
 /**
  * Recover the typed client of a run-time one — a root tool's view of a bundle client — when it was
@@ -242,14 +246,14 @@ export const erase = <S extends Surface.Spec>(client: Client<S>): AnyClient =>
  *
  * @since 0.1.0
  */
-export const narrow = <S extends Surface.Spec>(
+export const narrow = <S extends Surface.Spec, R = never>(
   spec: S,
-  client: AnyClient | undefined
-): Effect.Effect<Client<S>, NotServed> =>
+  client: AnyClient<R> | undefined
+): Effect.Effect<Client<S, R>, NotServed> =>
   client !== undefined && client.spec === spec
     // Every client is built from the spec it carries (directDispatch, Project, Wire), so a client
     // carrying this very declaration serves it; the checker cannot follow that identity.
-    ? Effect.succeed(client as unknown as Client<S>)
+    ? Effect.succeed(client as unknown as Client<S, R>)
     : Effect.fail(
       new NotServed({ member: `surface this client was asked for${client === undefined ? " (no client)" : ""}` })
     )
@@ -269,12 +273,12 @@ export const narrow = <S extends Surface.Spec>(
  *
  * @since 0.1.0
  */
-export const call = (
-  client: AnyClient,
+export const call = <R>(
+  client: AnyClient<R>,
   ns: string,
   verb: string,
   input: unknown
-): Effect.Effect<unknown, unknown> => {
+): Effect.Effect<unknown, unknown, R> => {
   const group = Object.hasOwn(client.procedures, ns) ? client.procedures[ns] : undefined
   const procedure = group !== undefined && Object.hasOwn(group, verb) ? group[verb] : undefined
   if (procedure === undefined) return Effect.fail(new NotServed({ member: `procedure ${ns}.${verb}` }))
@@ -286,7 +290,9 @@ export const call = (
 /**
  * Build a client over an implementation in the same process: no transport, no encoding, so a
  * `LinkError` never occurs, and interrupting a call interrupts the implementation's fiber. Only what
- * the spec declares is served: a verb the implementation has beyond its spec is not reachable.
+ * the spec declares is served: a verb the implementation has beyond its spec is not reachable. A
+ * procedure runs in its caller's fiber, so what it needs (`R`, say the caller's `Identity`) is what
+ * the face calling it provides.
  *
  * @example
  * ```ts
@@ -300,7 +306,9 @@ export const call = (
  *
  * @since 0.1.0
  */
-export const directDispatch = <S extends Surface.Spec>(implemented: Implementation.Implemented<S>): Client<S> => {
+export const directDispatch = <S extends Surface.Spec, R = never>(
+  implemented: Implementation.Implemented<S, R>
+): Client<S, R> => {
   const { implementation, spec } = implemented
   // `SubscriptionRef` is invariant, so no typed implementation is assignable to this run-time view;
   // every member is used by `assemble` only under the spec key that typed it.
@@ -310,6 +318,6 @@ export const directDispatch = <S extends Surface.Spec>(implemented: Implementati
     collection: (store) => ({ read: store.snapshot, subscribe: store.changes, get: store.get })
   })
   // Each member was built from the implementation of the same key, whose type `Implementation<S>`
-  // derives from the same spec `Client<S>` is derived from; the mapping over keys is run-time.
-  return client as unknown as Client<S>
+  // derives from the same spec `Client<S, R>` is derived from; the mapping over keys is run-time.
+  return client as unknown as Client<S, R>
 }

@@ -13,6 +13,7 @@ import { Effect } from "effect"
 import type { Stream } from "effect"
 import type { LinkError } from "./LinkError.ts"
 import type * as Client from "./Client.ts"
+import type * as Implementation from "./Implementation.ts"
 import type * as Surface from "./Surface.ts"
 import { assemble, firstOf, lookup } from "./internal/members.ts"
 import type { Group, Sources } from "./internal/members.ts"
@@ -33,7 +34,7 @@ import type { Group, Sources } from "./internal/members.ts"
  *
  * @since 0.1.0
  */
-export type Derivation<S extends Surface.Spec> =
+export type Derivation<S extends Surface.Spec, R = never> =
   & Group<"cells", { readonly [K in keyof S["cells"]]: Stream.Stream<Surface.ValueOf<S["cells"][K]>, LinkError> }>
   & Group<
     "collections",
@@ -49,11 +50,12 @@ export type Derivation<S extends Surface.Spec> =
     { readonly [K in keyof S["streams"]]: Stream.Stream<ReadonlyArray<Surface.ValueOf<S["streams"][K]>>, LinkError> }
   >
   & Group<"events", { readonly [K in keyof S["events"]]: Stream.Stream<Surface.ValueOf<S["events"][K]>, LinkError> }>
-  & Group<"procedures", Client.Client<S>["procedures"]>
+  & Group<"procedures", Client.Client<S, R>["procedures"]>
 
 /**
  * Build the client of a projected surface. Only what the projected spec declares is served: a
- * procedure kept from the source must be declared under the same namespace and verb.
+ * procedure kept from the source must be declared under the same namespace and verb, and the
+ * projection's procedures need what the kept ones need of their caller.
  *
  * @example
  * ```ts
@@ -80,7 +82,10 @@ export type Derivation<S extends Surface.Spec> =
  *
  * @since 0.1.0
  */
-export const make = <S extends Surface.Spec>(spec: S, derivation: Derivation<S>): Client.Client<S> => {
+export const make = <S extends Surface.Spec, D extends Derivation<S, unknown>>(
+  spec: S,
+  derivation: D
+): Client.Client<S, Implementation.Services<D>> => {
   type Changes<A> = Stream.Stream<A, LinkError>
   // The run-time view of a derivation; each member is used by `assemble` only under its own key.
   const derived: Sources<Changes<unknown>, Changes<ReadonlyMap<unknown, unknown>>> = derivation
@@ -92,5 +97,5 @@ export const make = <S extends Surface.Spec>(spec: S, derivation: Derivation<S>)
     }
   })
   // Each member was derived under the key of `S` it is read back by; see `Client.directDispatch`.
-  return client as unknown as Client.Client<S>
+  return client as unknown as Client.Client<S, Implementation.Services<D>>
 }

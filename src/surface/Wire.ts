@@ -106,6 +106,10 @@ const errorText = (e: unknown): string =>
  * server is removed first; closing the scope interrupts every call in flight, closes every
  * connection (each client sees its link drop) and removes the socket file.
  *
+ * No caller's identity crosses the socket: whoever dials it is the socket's owner. What the
+ * procedures need (`R`: the core's caller services, say) is taken from where `serve` runs, once,
+ * and answers every dialled call — provide the local caller (`Caller.none`) there.
+ *
  * @example
  * ```ts
  * import { Effect } from "effect"
@@ -122,10 +126,10 @@ const errorText = (e: unknown): string =>
  *
  * @since 0.1.0
  */
-export const serve = <S extends Surface.Spec>(
-  implemented: Implementation.Implemented<S>,
+export const serve = <S extends Surface.Spec, R = never>(
+  implemented: Implementation.Implemented<S, R>,
   options: ServeOptions<S>
-): Effect.Effect<void, ServeError | Expose.CheckError, Scope.Scope> =>
+): Effect.Effect<void, ServeError | Expose.CheckError, Scope.Scope | R> =>
   Effect.gen(function*() {
     const { path } = options
     const checked = yield* Expose.check(implemented.spec, options.expose, "wire")
@@ -136,6 +140,7 @@ export const serve = <S extends Surface.Spec>(
     const group = WireProtocol.group(served.spec)
     // The handler record is keyed by the tags of this very group (see `WireProtocol.handlers`); the
     // group's rpc type is run-time, so the checker cannot pair each tag with its handler type.
+    // `toHandlers` keeps the services it runs with (this fiber's, `R` among them) for every call.
     const handlers = yield* group.toHandlers(WireProtocol.handlers(served) as never)
     const server = yield* SocketFile.listen(path).pipe(Effect.mapError(refused))
     const protocol = yield* RpcServer.makeProtocolSocketServer.pipe(

@@ -162,10 +162,10 @@ const only = <M>(members: { readonly [key: string]: M }, keys: ReadonlyArray<str
  *
  * @since 0.1.0
  */
-export const exposed = <S extends Surface.Spec>(
-  implemented: Implementation.Implemented<S>,
+export const exposed = <S extends Surface.Spec, R = never>(
+  implemented: Implementation.Implemented<S, R>,
   checked: Expose.Checked
-): Implementation.Implemented<Surface.Spec> => {
+): Implementation.Implemented<Surface.Spec, R> => {
   const { spec } = implemented
   const procedures: Record<string, Record<string, Surface.Procedure>> = {}
   for (const { ns, verb, procedure } of checked.procedures) (procedures[ns] ??= {})[verb] = procedure
@@ -178,7 +178,7 @@ export const exposed = <S extends Surface.Spec>(
       procedures
     },
     // Served under the narrowed spec only: what it does not declare is never looked up.
-    implementation: implemented.implementation as Implementation.Implemented<Surface.Spec>["implementation"]
+    implementation: implemented.implementation as Implementation.Implemented<Surface.Spec, R>["implementation"]
   }
 }
 
@@ -186,12 +186,13 @@ export const exposed = <S extends Surface.Spec>(
 const present = <M>(members: { readonly [key: string]: M } | undefined, declared: object) =>
   Object.entries(mapMembers(members, declared, (member) => member))
 
-/** A served operation: an Effect for one-shot operations, a Stream for subscriptions. */
-type Handler = (payload: never) => Effect.Effect<unknown, unknown> | Stream.Stream<unknown, unknown>
+/** A served operation: an Effect for one-shot operations, a Stream for subscriptions; a procedure needs `R`. */
+type Handler<R> = (payload: never) => Effect.Effect<unknown, unknown, R> | Stream.Stream<unknown, unknown>
 
 /**
  * The handler of every rpc the spec derives, keyed by tag, each dispatching to the implementation
- * of the same member. Pass the record to `group.toHandlers`.
+ * of the same member. Pass the record to `group.toHandlers`, which runs each call with the services
+ * it was built with: those are what the procedures' `R` is answered by on the served side.
  *
  * @example
  * ```ts
@@ -206,15 +207,15 @@ type Handler = (payload: never) => Effect.Effect<unknown, unknown> | Stream.Stre
  *
  * @since 0.1.0
  */
-export const handlers = <S extends Surface.Spec>(
-  implemented: Implementation.Implemented<S>
-): { readonly [tag: string]: Handler } => {
+export const handlers = <S extends Surface.Spec, R = never>(
+  implemented: Implementation.Implemented<S, R>
+): { readonly [tag: string]: Handler<R> } => {
   const { spec } = implemented
   // The run-time view `Client.directDispatch` takes too: `SubscriptionRef` is invariant, so no typed
   // implementation is assignable to it, and each member is used only under the spec key that typed it.
-  const impl: Sources<SubscriptionRef.SubscriptionRef<unknown>, Store.Store<unknown, unknown>> = implemented
+  const impl: Sources<SubscriptionRef.SubscriptionRef<unknown>, Store.Store<unknown, unknown>, R> = implemented
     .implementation as never
-  const out: Record<string, Handler> = {}
+  const out: Record<string, Handler<R>> = {}
   for (const [key, ref] of present(impl.cells, spec.cells)) {
     out[tag("cell.read", key)] = () => SubscriptionRef.get(ref)
     out[tag("cell.subscribe", key)] = () => SubscriptionRef.changes(ref)

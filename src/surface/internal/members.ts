@@ -84,9 +84,9 @@ export const lookup = <K, V>(items: ReadonlyMap<K, V>, key: K): Option.Option<V>
  */
 export type Group<K extends string, T> = keyof T extends never ? { readonly [P in K]?: T } : { readonly [P in K]: T }
 
-/** A run-time client's procedures: `{ ns: { verb: call } }` (what `Client.AnyClient` carries). */
-type Procedures = {
-  readonly [ns: string]: { readonly [verb: string]: (input: never) => Effect.Effect<unknown, unknown> }
+/** A run-time client's procedures: `{ ns: { verb: call } }`, each needing `R` (what `Client.AnyClient` carries). */
+type Procedures<R> = {
+  readonly [ns: string]: { readonly [verb: string]: (input: never) => Effect.Effect<unknown, unknown, R> }
 }
 
 /**
@@ -96,12 +96,12 @@ type Procedures = {
  *
  * @since 0.1.0
  */
-export interface Sources<C, L> {
+export interface Sources<C, L, R = unknown> {
   readonly cells?: { readonly [key: string]: C }
   readonly collections?: { readonly [key: string]: L }
   readonly streams?: { readonly [key: string]: Stream.Stream<ReadonlyArray<unknown>, LinkError> }
   readonly events?: { readonly [key: string]: Stream.Stream<unknown, LinkError> }
-  readonly procedures?: Procedures
+  readonly procedures?: Procedures<R>
 }
 
 /**
@@ -112,9 +112,9 @@ export interface Sources<C, L> {
  *
  * @since 0.1.0
  */
-export const assemble = <C, L, CellClient, CollectionClient>(
+export const assemble = <C, L, R, CellClient, CollectionClient>(
   spec: Surface.Spec,
-  sources: Sources<C, L>,
+  sources: Sources<C, L, R>,
   build: {
     readonly cell: (source: C, key: string) => CellClient
     readonly collection: (source: L, key: string) => CollectionClient
@@ -139,5 +139,5 @@ export const assemble = <C, L, CellClient, CollectionClient>(
  *
  * @since 0.1.0
  */
-export const declaredProcedures = (source: Procedures | undefined, declared: Surface.Procedures): Procedures =>
+export const declaredProcedures = <R>(source: Procedures<R> | undefined, declared: Surface.Procedures): Procedures<R> =>
   mapMembers(source, declared, (verbs, ns) => mapMembers(verbs, declared[ns] ?? {}, (call) => call))
