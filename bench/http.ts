@@ -25,7 +25,7 @@ const openSession = async (url: string): Promise<Client> => {
 }
 
 /** Open `n` sessions, `batch` at a time. */
-const openSessions = async (url: string, n: number, batch = 25): Promise<Array<Client>> => {
+export const openSessions = async (url: string, n: number, batch = 25): Promise<Array<Client>> => {
   const clients: Array<Client> = []
   for (let i = 0; i < n; i += batch) {
     clients.push(...(await Promise.all(Array.from({ length: Math.min(batch, n - i) }, () => openSession(url)))))
@@ -33,7 +33,7 @@ const openSessions = async (url: string, n: number, batch = 25): Promise<Array<C
   return clients
 }
 
-const closeAll = (clients: ReadonlyArray<Client>) =>
+export const closeAll = (clients: ReadonlyArray<Client>) =>
   Promise.all(clients.map((client) => client.close().catch(() => undefined)))
 
 const throughput = async () => {

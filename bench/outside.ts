@@ -8,6 +8,11 @@
 // The board's command is measured with Node's compile cache as its script enables it, on its first
 // start (an empty cache) and on later ones, and with the cache disabled; its CPU and memory are the
 // server's own (the `node` npm ends in), its wall time includes npm's start.
+// The first driver (lib/stdioHost.ts: the SDK's client spawning bench/servers/host.ts) takes ours and
+// the raw server in the same rounds, interleaved with this one's, so the machine's load falls on
+// both drivers alike; the agreement figures set this driver's ratio against that one's (the
+// acceptance: within a tenth). CPU is read from outside for both, per thread in nanoseconds
+// (lib/built.ts).
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -15,7 +20,8 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ADD_ARGS, ADD_TOOL } from "./lib/adder.ts"
 import { builtPackage, cpuMsOf, rssKiBOf, serverPidOf } from "./lib/built.ts"
-import { count, emit, median, note, now } from "./lib/measure.ts"
+import { count, emit, median, note, now, sequential } from "./lib/measure.ts"
+import { start } from "./lib/stdioHost.ts"
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
 const servers = path.join(root, "bench", "servers")
@@ -28,12 +34,23 @@ interface Command {
   readonly call: { readonly name: string; readonly arguments: Record<string, unknown> }
 }
 
+// What a host hands the command it starts: these variables of its own environment and the entry's
+// `env` (as the SDK's stdio transport does), not everything this process was started with — an
+// `NODE_EXTRA_CA_CERTS`, say, has every Node process read its certificates at start, the same
+// milliseconds for ours and the raw server, which narrows their ratio.
+const hostEnvironment = (): Record<string, string> =>
+  Object.fromEntries(
+    ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"].flatMap((name) => {
+      const value = process.env[name]
+      return value === undefined || value.startsWith("()") ? [] : [[name, value]]
+    })
+  )
+
 /** A child on the other end of newline-delimited JSON-RPC, answering requests by id. */
 const open = (command: Command) => {
-  const { NODE_OPTIONS: _ignored, ...env } = process.env
   const child: ChildProcessWithoutNullStreams = spawn(command.command, [...command.args], {
     cwd: root,
-    env: { ...env, ...command.env },
+    env: { ...hostEnvironment(), ...command.env },
     stdio: ["pipe", "pipe", "pipe"]
   })
   child.stderr.resume()
@@ -113,13 +130,30 @@ const measure = async (command: Command, cold: number): Promise<Reading> => {
 
 const adder = { name: ADD_TOOL, arguments: { ...ADD_ARGS } }
 
+/** The same reading taken by the first driver (the SDK's client on bench/servers/host.ts). */
+const inside = async (kind: "ours" | "raw", cold: number): Promise<Reading> => {
+  const server = await start({ kind })
+  try {
+    const cpu0 = await server.cpuMs()
+    const coldUs = await sequential(cold, server.call)
+    const coldCpuUs = ((await server.cpuMs()) - cpu0) * 1000 / cold
+    return { firstMs: server.firstMs, firstCpuMs: server.firstCpuMs, rssKiB: server.rssKiB, coldUs, coldCpuUs }
+  } finally {
+    await server.client.close()
+  }
+}
+
 export const run = async (): Promise<void> => {
   await builtPackage()
-  const rounds = count(5, 1)
+  const rounds = count(7, 1)
   const cold = 1000
   const caches = fs.mkdtempSync(path.join(os.tmpdir(), "effect-surface-outside-cache-"))
   const npm = { command: "npm", call: { name: "tasks_add", arguments: { title: "one" } } }
   const npmArgs = ["-s", "--prefix", root, "run", "stdio"]
+  const insideTargets: Record<string, () => Promise<Reading>> = {
+    inside_ours: () => inside("ours", cold),
+    inside_raw: () => inside("raw", cold)
+  }
   const targets: Record<string, (round: number) => Command> = {
     ours: () => ({ command: process.execPath, args: [path.join(servers, "hostOurs.ts")], call: adder }),
     raw: () => ({ command: process.execPath, args: [path.join(servers, "hostRaw.ts")], call: adder }),
@@ -134,12 +168,13 @@ export const run = async (): Promise<void> => {
   note(`outside: ${rounds} rounds, each command spawned alone once a round, driven by raw JSON-RPC lines`)
   try {
     await measure(targets["npm_cache"]!(-1), 10) // writes the warm cache
-    const names = Object.keys(targets)
+    const names = [...Object.keys(targets), ...Object.keys(insideTargets)]
     const taken = Object.fromEntries(names.map((name) => [name, [] as Array<Reading>]))
     for (let r = 0; r < rounds; r++) {
       for (let k = 0; k < names.length; k++) {
         const name = names[(r + k) % names.length]!
-        taken[name]!.push(await measure(targets[name]!(r), cold))
+        const target = targets[name]
+        taken[name]!.push(target === undefined ? await insideTargets[name]!() : await measure(target(r), cold))
       }
     }
     const of = (name: string, pick: (reading: Reading) => number) => median(taken[name]!.map(pick))
@@ -160,6 +195,35 @@ export const run = async (): Promise<void> => {
       "server CPU µs per call over the first 1,000 calls, sequential (raw JSON-RPC driver), median"
     )
     figure("outside.rss_after_first_call.vs_raw_sdk", "ours", "raw", (r) => r.rssKiB, rssUnit)
+    // This driver's ratio against the first driver's, taken in the same rounds: each the median over
+    // rounds of one round's ours/raw, so a round the machine's load slowed is one ratio, both sides of it.
+    const ratios = (ours: string, peer: string, pick: (reading: Reading) => number) =>
+      taken[ours]!.map((reading, r) => pick(reading) / pick(taken[peer]![r]!))
+    const perRound = (ours: string, peer: string, pick: (reading: Reading) => number) =>
+      median(ratios(ours, peer, pick))
+    const spread = (ours: string, peer: string, pick: (reading: Reading) => number) => {
+      const xs = ratios(ours, peer, pick)
+      return `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`
+    }
+    const agreement = (bench: string, pick: (reading: Reading) => number, what: string) => {
+      const outsideRatio = perRound("ours", "raw", pick)
+      const insideRatio = perRound("inside_ours", "inside_raw", pick)
+      note(
+        `outside: ${what}, ours/raw ${outsideRatio.toFixed(2)} here (rounds ${spread("ours", "raw", pick)}), ` +
+          `${insideRatio.toFixed(2)} by the first driver in the same rounds ` +
+          `(${spread("inside_ours", "inside_raw", pick)}): ${(outsideRatio - insideRatio).toFixed(2)} apart`
+      )
+      emit({
+        bench,
+        ours: outsideRatio,
+        peer: insideRatio,
+        unit:
+          `${what}: ours/raw by this driver (ours) and by the first driver in the same rounds (peer), medians of each round's ratio`
+      })
+    }
+    agreement("outside.agreement.spawn_to_first_call.cpu", (r) => r.firstCpuMs, "server CPU to the first answer")
+    agreement("outside.agreement.tools_call.cold.sequential.cpu", (r) => r.coldCpuUs, "server CPU per cold call")
+    agreement("outside.agreement.spawn_to_first_call", (r) => r.firstMs, "spawn to the first answer")
     for (const option of ["npm_cache_first_start", "npm_cache"] as const) {
       figure(
         `outside.npm_run_stdio.spawn_to_first_call.${option}.vs_no_cache`,

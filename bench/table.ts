@@ -16,7 +16,7 @@ interface Row {
   readonly bench: string
   /** The same figure against effect/ai, where the run has one. */
   readonly ai?: string
-  readonly unit: "ms" | "µs" | "KiB" | "MB" | "calls/s" | "calls" | "B"
+  readonly unit: "ms" | "µs" | "KiB" | "MB" | "calls/s" | "calls" | "B" | "×"
 }
 
 const rows: ReadonlyArray<Row> = [
@@ -145,6 +145,17 @@ const rows: ReadonlyArray<Row> = [
     unit: "MB"
   },
   {
+    label:
+      "second driver's ours/raw (ours) against the first driver's (peer), same rounds: server CPU to the first answer",
+    bench: "outside.agreement.spawn_to_first_call.cpu",
+    unit: "×"
+  },
+  {
+    label: "the same, server CPU per cold call",
+    bench: "outside.agreement.tools_call.cold.sequential.cpu",
+    unit: "×"
+  },
+  {
     label: "calls until per-call time reaches the raw SDK's warm figure (×1.15), 64 in flight",
     bench: "tools_call.stdio.calls_to_steady.inflight64.vs_raw_sdk",
     unit: "calls"
@@ -257,6 +268,8 @@ const shown = (value: number | null, unit: Row["unit"]): string =>
     ? `${(value / 1024).toFixed(0)} MB`
     : unit === "calls"
     ? value.toFixed(0)
+    : unit === "×"
+    ? `${value.toFixed(2)}×`
     : `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${unit}`
 
 const ratio = (r: number | null): string => (r === null ? "—" : r >= 10 ? r.toFixed(1) : r.toFixed(2))

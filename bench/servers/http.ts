@@ -6,7 +6,8 @@
 // (its `McpServer.layerHttp`; `effect-ai-2026` serves 2026-07-28 alone) or `sdk-v2` (SDK v2's `createMcpHandler`, the 2026-07-28 peer, loaded
 // only when asked for). All bind 127.0.0.1 on a free port.
 // IPC: it sends `{ type: "ready", url }`; it answers `{ type: "memory" }` (after forcing GC, when
-// run with --expose-gc) and `{ type: "cpu" }`; it exits when the parent disconnects.
+// run with --expose-gc), `{ type: "census" }` (lib/heapCensus.ts) and `{ type: "cpu" }`; it exits
+// when the parent disconnects.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import { Context, Effect, Exit, Layer, Logger, References, Scope } from "effect"
@@ -14,10 +15,11 @@ import { McpProtocol, McpServer as AiMcpServer } from "effect/ai"
 import { HttpRouter } from "effect/http"
 import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
 import * as http from "node:http"
+import { census } from "../lib/heapCensus.ts"
 import { serveRawHttp } from "../lib/rawHttp.ts"
 import { aiRegistrations, aiServerInfo, makeOurs } from "../lib/workload.ts"
 
-type Request = { readonly type: "memory" | "cpu"; readonly id: number }
+type Request = { readonly type: "memory" | "cpu" | "census"; readonly id: number }
 
 const send = (message: unknown) => process.send?.(message)
 
@@ -44,6 +46,9 @@ process.on("message", (message: Request) => {
         external: usage.external,
         arrayBuffers: usage.arrayBuffers
       })
+    } else if (message.type === "census") {
+      await forceGc()
+      send({ id: message.id, census: await census() })
     } else if (message.type === "cpu") {
       const usage = process.cpuUsage()
       send({ id: message.id, user: usage.user, system: usage.system })
