@@ -174,6 +174,17 @@ export const guard = (server: ResourceServer["Service"], url: string): Guard => 
       challenge: challenge(code === undefined ? undefined : { code, description })
     })
   const maxBytes = options.maxTokenBytes ?? 8 * 1024
+  // Built once: a request pays for the check, not for assembling it.
+  const refusals = {
+    InvalidToken: (invalid: TokenVerifier.InvalidToken) => Effect.fail(unauthorized(invalid.message, "invalid_token")),
+    VerifierUnavailable: (down: TokenVerifier.VerifierUnavailable) =>
+      Effect.fail(new HttpGuard.Refusal({ status: 503, code: -32000, message: down.message, retryAfter: 5 }))
+  }
+  const holdsRequired = (principal: Identity.Principal): Effect.Effect<Identity.Principal, HttpGuard.Refusal> => {
+    const lacking = required.find((scope) => !principal.scopes.includes(scope))
+    return lacking === undefined ? Effect.succeed(principal)
+      : Effect.fail(insufficientScope(lacking, "this server", principal.scopes))
+  }
   const authenticate = (authorization: string | undefined) => {
     if (authorization === undefined || authorization.trim() === "") {
       return Effect.fail(unauthorized("this server needs a bearer token (see its protected-resource metadata)"))
@@ -185,18 +196,8 @@ export const guard = (server: ResourceServer["Service"], url: string): Guard => 
     if (token === undefined) {
       return Effect.fail(unauthorized("the Authorization header is not \"Bearer <token>\"", "invalid_token"))
     }
-    return verifier.verify(token, resource).pipe(
-      Effect.flatMap((principal) => {
-        const lacking = required.find((scope) => !principal.scopes.includes(scope))
-        return lacking === undefined ? Effect.succeed(principal)
-          : Effect.fail(insufficientScope(lacking, "this server", principal.scopes))
-      }),
-      Effect.catchTags({
-        InvalidToken: (invalid) => Effect.fail(unauthorized(invalid.message, "invalid_token")),
-        VerifierUnavailable: (down) =>
-          Effect.fail(new HttpGuard.Refusal({ status: 503, code: -32000, message: down.message, retryAfter: 5 }))
-      })
-    )
+    const verified = verifier.verify(token, resource)
+    return Effect.catchTags(required.length === 0 ? verified : Effect.flatMap(verified, holdsRequired), refusals)
   }
   const insufficientScope = (scope: string, what: string, held: ReadonlyArray<string> = []) =>
     new HttpGuard.Refusal({

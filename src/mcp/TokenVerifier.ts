@@ -262,7 +262,8 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
     })
   // A token verified before is answered at once (no generator, no signature): the common case.
   const verify = (token: string, audience: string) =>
-    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    Effect.clockWith((clock) => {
+      const now = clock.currentTimeMillisUnsafe()
       const key = verifiedFor > 0 ? Verified.keyOf(token, audience) : undefined
       const kept = key === undefined ? undefined : Verified.get(verified, key, now)
       return kept !== undefined ? Effect.succeed(kept) : check(token, audience, now, key)

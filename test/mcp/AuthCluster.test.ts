@@ -1,11 +1,13 @@
 // The example behind its resource server as two instances (`npm start` with REDIS_URL, AUTH_ISSUER and
 // PUBLIC_URL, as child processes) behind a round-robin proxy with no affinity: one token is accepted by
 // both, and each instance shows its holder the same view of the surface, in both eras; a request
-// without a token is refused by whichever instance it reaches.
+// without a token is refused by whichever instance it reaches. A 2025 session is its opener's at both
+// instances: the one that did not open it refuses another subject's token as the opener's does.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as AuthIssuer from "./authIssuer.ts"
 import { legacyInitialize, legacyRequest, modernRequest, resultOf } from "./authServed.ts"
+import { bound } from "./authSession.ts"
 import * as Instances from "./cluster/instances.ts"
 import * as RedisServer from "./redisServer.ts"
 
@@ -57,6 +59,38 @@ describe("the board behind its resource server, two instances on Redis behind a 
         const backends = new Set(proxy.served.map((served) => served.backend))
         assert.strictEqual(backends.size, instances.length)
         for (let i = 0; i < 2; i++) assert.strictEqual((yield* legacyInitialize(proxy.url, undefined)).status, 401)
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "a 2025 session opened at one instance is refused to another subject at both, and served to its own",
+    () =>
+      Effect.gen(function*() {
+        const redis = yield* RedisServer.start
+        const issuer = yield* AuthIssuer.start()
+        const { instances, proxy } = yield* Instances.behindProxy({
+          script: "examples/main.ts",
+          redisUrl: redis.url,
+          ready: /Task board MCP server at (\S+)/,
+          env: (proxyUrl) => ({ AUTH_ISSUER: issuer.issuer, PUBLIC_URL: proxyUrl })
+        })
+        yield* bound({
+          url: proxy.url,
+          audience: proxy.url,
+          sign: issuer.sign,
+          call: { name: "tasks_open", arguments: {} },
+          answered: "structuredContent"
+        })
+        // Every kind of request named the session at each instance.
+        for (const method of ["POST", "GET", "DELETE"]) {
+          const backends = new Set(
+            proxy.served.filter((served) => served.method === method && served.session !== undefined).map((served) =>
+              served.backend
+            )
+          )
+          assert.strictEqual(backends.size, instances.length, method)
+        }
       }).pipe(Effect.scoped),
     120_000
   )

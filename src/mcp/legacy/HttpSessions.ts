@@ -14,6 +14,12 @@
  * Redis: a request for one not served here restores it, and ending the entry ends only the replica
  * (a `DELETE` ends the session everywhere).
  *
+ * A session opened behind a resource server belongs to the caller whose token opened it (its
+ * `Identity.holder`, never the token): the table answers a request for it only when it comes from
+ * the same holder — with any token of theirs, so a refreshed token keeps the session — and to anyone
+ * else as if it did not exist. A session opened without authorization has no holder, and is served
+ * only to requests that have none either.
+ *
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
@@ -55,6 +61,8 @@ export interface Entry {
   readonly lastSeen: Ref.Ref<number>
   /** The protocol version the session's `initialize` asked for, once it has. */
   readonly version: Ref.Ref<string | undefined>
+  /** Who the session belongs to (`Identity.holder` of the caller that opened it); none when unauthenticated. */
+  readonly holder: string | undefined
 }
 
 /**
@@ -66,7 +74,7 @@ export interface Entry {
  * import type { McpHttpSessions } from "effect-surface/mcp"
  *
  * const opened = (table: McpHttpSessions.Table) =>
- *   table.open.pipe(Effect.catchTag("Unavailable", (refused) => Effect.logWarning(refused.reason)))
+ *   table.open(undefined).pipe(Effect.catchTag("Unavailable", (refused) => Effect.logWarning(refused.reason)))
  * ```
  *
  * @since 0.1.0
@@ -83,23 +91,24 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{ readonly reas
  *
  * declare const table: McpHttpSessions.Table
  * const endIfOpen = (id: string) =>
- *   Effect.flatMap(table.lookup(id), Option.match({ onNone: () => Effect.void, onSome: () => table.end(id) }))
+ *   Effect.flatMap(table.lookup(id, undefined), Option.match({ onNone: () => Effect.void, onSome: () => table.end(id) }))
  * ```
  *
  * @since 0.1.0
  */
 export interface Table {
   /**
-   * A session by its `Mcp-Session-Id`; none once it has ended. A session shared in Redis that has
-   * no replica here yet is restored as one first (failing when Redis cannot say).
+   * The session `id` names, when it belongs to `holder`; none once it has ended, and none (the same
+   * answer) when it belongs to another. A session shared in Redis that has no replica here yet is
+   * restored as one first, only for its holder (failing when Redis cannot say).
    */
-  readonly lookup: (id: string) => Effect.Effect<Option.Option<Entry>, Unavailable>
+  readonly lookup: (id: string, holder: string | undefined) => Effect.Effect<Option.Option<Entry>, Unavailable>
   /**
-   * Open a session whose transport awaits its `initialize`, counted as in use (`touch` it with
-   * `-1` once that request's response has ended). A full table first evicts its least recently
-   * used idle session.
+   * Open a session for `holder` whose transport awaits its `initialize`, counted as in use (`touch`
+   * it with `-1` once that request's response has ended). A full table first evicts its least
+   * recently used idle session.
    */
-  readonly open: Effect.Effect<Entry, Unavailable>
+  readonly open: (holder: string | undefined) => Effect.Effect<Entry, Unavailable>
   /** End a session now and forget it; later requests naming it are unknown. */
   readonly end: (id: string) => Effect.Effect<void>
   /** The ids of the live sessions. */
@@ -195,7 +204,7 @@ export const make = (
       endAll: FiberMap.clear(lives),
       share: (entry, initialize) =>
         node === undefined ? Effect.void :
-          node.register(entry.id, initialize, Ref.getUnsafe(entry.version) ?? "", face.logLevel).pipe(
+          node.register(entry.id, initialize, Ref.getUnsafe(entry.version) ?? "", face.logLevel, entry.holder).pipe(
             Effect.mapError((error) => new Unavailable({ reason: error.message }))
           ),
       shared: node
@@ -214,7 +223,7 @@ interface State {
   readonly fork: <A, E>(effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
   readonly context: Context.Context<never>
   readonly node: Shared.Node | undefined
-  /** Sessions being restored here, so concurrent requests for one restore it once. */
+  /** Sessions being restored here (by session and holder), so concurrent requests for one restore it once. */
   readonly restoring: Map<string, Deferred.Deferred<Option.Option<Entry>, Unavailable>>
 }
 
@@ -263,7 +272,7 @@ const sweep = (state: State): Effect.Effect<never> => {
   return Effect.forever(once)
 }
 
-const newEntry = (state: State, id: string, open: number, version: string | undefined) =>
+const newEntry = (state: State, id: string, open: number, version: string | undefined, holder: string | undefined) =>
   Effect.gen(function*() {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
@@ -284,7 +293,8 @@ const newEntry = (state: State, id: string, open: number, version: string | unde
       direct,
       open: yield* Ref.make(open),
       lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
-      version: yield* Ref.make(version)
+      version: yield* Ref.make(version),
+      holder
     } satisfies Entry
   })
 
@@ -309,7 +319,7 @@ const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>, re
         entry.direct ?? entry.transport,
         max === undefined ? {} : { maxSubscriptions: max }
       )
-      : yield* node.connect(state.face, entry.id, entry.transport, restored)
+      : yield* node.connect(state.face, entry.id, entry.transport, entry.holder, restored)
     yield* Deferred.succeed(connected, undefined)
     yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")
     // Ended by its transport closing, or by the table (`DELETE`, eviction, the sweep of idle ones).
@@ -361,32 +371,45 @@ const admit = (state: State, entry: Entry) =>
   )
 
 // The `initialize` that opens a session is using it.
-const open = (state: State): Effect.Effect<Entry, Unavailable> =>
+const open = (state: State) => (holder: string | undefined): Effect.Effect<Entry, Unavailable> =>
   Effect.flatMap(
-    Effect.suspend(() => newEntry(state, crypto.randomUUID(), 1, undefined)),
+    Effect.suspend(() => newEntry(state, crypto.randomUUID(), 1, undefined, holder)),
     (entry) => start(state, entry, undefined)
   )
 
 // A session opened elsewhere, served here from what Redis kept of it; the request that asked for
 // it counts itself as using it.
 const restoreEntry = (state: State, id: string, restored: Registry.Record): Effect.Effect<Entry, Unavailable> =>
-  Effect.flatMap(newEntry(state, id, 0, restored.version), (entry) => start(state, entry, restored))
+  Effect.flatMap(
+    newEntry(state, id, 0, restored.version, restored.holder),
+    (entry) => start(state, entry, restored)
+  )
 
-const lookup = (state: State) => (id: string): Effect.Effect<Option.Option<Entry>, Unavailable> =>
-  Effect.flatMap(Ref.get(state.entries), (map) => {
-    const known = map.get(id)
-    return known !== undefined || state.node === undefined ? Effect.succeed(Option.fromNullishOr(known))
-      : restoring(state, state.node, id)
-  })
+// Another holder's session is answered as an unknown one: nothing says it exists.
+const lookup =
+  (state: State) => (id: string, holder: string | undefined): Effect.Effect<Option.Option<Entry>, Unavailable> =>
+    Effect.suspend(() => {
+      const known = Ref.getUnsafe(state.entries).get(id)
+      if (known !== undefined) return Effect.succeed(known.holder === holder ? Option.some(known) : Option.none())
+      return state.node === undefined ? Effect.succeedNone : restoring(state, state.node, id, holder)
+    })
 
-// Concurrent requests for a session not served here yet restore it once.
-const restoring = (state: State, node: Shared.Node, id: string): Effect.Effect<Option.Option<Entry>, Unavailable> =>
+// Concurrent requests of one holder for a session not served here yet restore it once. Redis finds
+// the session for its own holder only (`find`), so another's request restores nothing, claims
+// nothing, and never shares the restore of the holder's own.
+const restoring = (
+  state: State,
+  node: Shared.Node,
+  id: string,
+  holder: string | undefined
+): Effect.Effect<Option.Option<Entry>, Unavailable> =>
   Effect.suspend(() => {
-    const standing = state.restoring.get(id)
+    const key = `${id}\n${holder ?? ""}`
+    const standing = state.restoring.get(key)
     if (standing !== undefined) return Deferred.await(standing)
     const done = Deferred.makeUnsafe<Option.Option<Entry>, Unavailable>()
-    state.restoring.set(id, done)
-    return node.find(id).pipe(
+    state.restoring.set(key, done)
+    return node.find(id, holder).pipe(
       Effect.mapError((error) => new Unavailable({ reason: error.message })),
       Effect.flatMap(
         Option.match({
@@ -395,7 +418,7 @@ const restoring = (state: State, node: Shared.Node, id: string): Effect.Effect<O
         })
       ),
       Effect.onExit((exit) => Deferred.done(done, exit)),
-      Effect.ensuring(Effect.sync(() => state.restoring.delete(id)))
+      Effect.ensuring(Effect.sync(() => state.restoring.delete(key)))
     )
   })
 

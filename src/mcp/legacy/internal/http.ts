@@ -6,7 +6,8 @@
  * body read under its bound; the requests it carries are recorded as awaiting answers; then a lone
  * plain call takes the direct road to its JSON answer, and anything else is answered by the SDK's
  * transport, a POST's answer settled as JSON or as its SSE stream. A GET opens the session's stream
- * (from Redis when sessions are shared), a DELETE ends the session.
+ * (from Redis when sessions are shared), a DELETE ends the session. Behind a resource server a
+ * session is its opener's: every request naming it is served only for the same holder.
  *
  * @internal
  */
@@ -19,7 +20,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpGuard from "../../HttpGuard.ts"
 import * as HttpDrain from "../../internal/httpDrain.ts"
-import type * as Identity from "../../../core/Identity.ts"
+import * as Identity from "../../../core/Identity.ts"
 import type * as EventStore from "../EventStore.ts"
 import * as HttpResponse from "../HttpResponse.ts"
 import type * as HttpSessions from "../HttpSessions.ts"
@@ -86,10 +87,15 @@ const forward = (
     catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
   })
 
-// The session a request names; counted as in use while the request's response is open.
-const named = (server: Server, id: string, ledger: HttpDrain.Ledger) =>
+// The session a request names, when it is the caller's (`holder`); counted as in use while the
+// request's response is open. Another caller's session is answered 404 "Session not found", as an
+// unknown or ended one is, not 403: the spec's mitigation of session hijacking keys a session by
+// its user and its id, so under another user's key there is none, and a different answer would
+// tell a caller holding a stolen id that the session exists. The SDK's client reads 404 as "this
+// session is gone" and starts a new one, its own.
+const named = (server: Server, id: string, ledger: HttpDrain.Ledger, holder: string | undefined) =>
   Effect.flatMap(
-    server.table.lookup(id),
+    server.table.lookup(id, holder),
     Option.match({
       onNone: () => refuse(404, -32001, "Session not found"),
       onSome: (entry) =>
@@ -99,22 +105,29 @@ const named = (server: Server, id: string, ledger: HttpDrain.Ledger) =>
 
 // The session a request with no `Mcp-Session-Id` opens, when it is an `initialize`; the ledger
 // takes over the open session's count in the same step, so no interruption can leave it counted.
-const opened = (server: Server, body: unknown, ledger: HttpDrain.Ledger) =>
+const opened = (server: Server, body: unknown, ledger: HttpDrain.Ledger, holder: string | undefined) =>
   Effect.gen(function*() {
     if (!Web.initializes(body)) return yield* refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
     const entry = yield* Effect.uninterruptibleMask((restore) =>
-      Effect.tap(restore(server.table.open), (entry) =>
-        HttpDrain.useSession(ledger, Effect.void, server.table.touch(entry, -1)))
+      Effect.tap(
+        restore(server.table.open(holder)),
+        (entry) => HttpDrain.useSession(ledger, Effect.void, server.table.touch(entry, -1))
+      )
     )
     yield* Ref.set(entry.version, Web.initializeVersion(body))
     return entry
   })
 
 // The session of a GET or DELETE: only ever one it names.
-const sessionFor = (server: Server, request: HttpServerRequest.HttpServerRequest, ledger: HttpDrain.Ledger) => {
+const sessionFor = (
+  server: Server,
+  request: HttpServerRequest.HttpServerRequest,
+  ledger: HttpDrain.Ledger,
+  holder: string | undefined
+) => {
   const id = request.headers["mcp-session-id"]
   return id === undefined ? refuse(400, -32000, "Bad Request: Mcp-Session-Id header is required")
-    : named(server, id, ledger)
+    : named(server, id, ledger, holder)
 }
 
 interface Admitted {
@@ -142,7 +155,8 @@ const admitPost = (
   server: Server,
   request: HttpServerRequest.HttpServerRequest,
   ledger: HttpDrain.Ledger,
-  read: Option.Option<unknown>
+  read: Option.Option<unknown>,
+  holder: string | undefined
 ) =>
   HttpDrain.admitting(
     server.drain,
@@ -151,9 +165,9 @@ const admitPost = (
         return yield* refuse(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
       }
       const id = request.headers["mcp-session-id"]
-      const known = id === undefined ? undefined : yield* named(server, id, ledger)
+      const known = id === undefined ? undefined : yield* named(server, id, ledger, holder)
       const body = Option.isSome(read) ? read.value : yield* HttpGuard.readJson(request, server.maxBodyBytes)
-      const entry = known ?? (yield* opened(server, body, ledger))
+      const entry = known ?? (yield* opened(server, body, ledger, holder))
       const dropped = yield* HttpDrain.admitIds(
         server.drain,
         ledger,
@@ -176,12 +190,13 @@ const admit = (
   server: Server,
   request: HttpServerRequest.HttpServerRequest,
   ledger: HttpDrain.Ledger,
-  read: Option.Option<unknown>
+  read: Option.Option<unknown>,
+  holder: string | undefined
 ): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
   request.method === "POST"
-    ? admitPost(server, request, ledger, read)
+    ? admitPost(server, request, ledger, read, holder)
     : Effect.map(
-      sessionFor(server, request, ledger),
+      sessionFor(server, request, ledger, holder),
       (entry) => ({ entry, opening: false, body: Option.none(), dropped: [] })
     ).pipe(
       Effect.tap((admitted) =>
@@ -343,7 +358,8 @@ export const serve = (
   caller?: Identity.Principal
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal | HttpSessions.Unavailable, Scope.Scope> =>
   Effect.gen(function*() {
-    const admitted = yield* admit(server, request, ledger, read)
+    const holder = caller === undefined ? undefined : Identity.holder(caller)
+    const admitted = yield* admit(server, request, ledger, read, holder)
     if (admitted.dropped.length > 0 && Option.isSome(admitted.body) && Web.isEmpty(admitted.body.value)) {
       return answerDropped(admitted.entry, admitted.dropped)
     }

@@ -2,7 +2,9 @@
  * The session registry in Redis: what any instance needs to serve a session another one opened.
  *
  * A session is a hash — the `initialize` its host sent (so a replica is initialised the way the
- * first one was), the negotiated version, the host's log level, and its *leader*: the one instance
+ * first one was), the negotiated version, the host's log level, its *holder* (the caller it belongs
+ * to, `Identity.holder`: found only for that caller, so every instance refuses another alike, and
+ * an empty one for a session opened without authorization), and its *leader*: the one instance
  * that follows its subscriptions and announces roster moves, so the host hears each change once —
  * and a set of the URIs it is subscribed to. Both expire together, an idle timeout after the last
  * instance that served the session said so. An instance says it lives with a key of its own that
@@ -27,6 +29,8 @@ export interface Record {
   readonly subscriptions: ReadonlyArray<string>
   /** Whether the instance that read it leads it now (it claimed a session whose leader was gone). */
   readonly leads: boolean
+  /** Who it belongs to; none when it was opened without authorization. */
+  readonly holder: string | undefined
 }
 
 /** What a subscribe did: admitted (new or held already), or refused at the cap; and who follows it. */
@@ -58,10 +62,14 @@ export interface Registry {
     session: string,
     initialize: unknown,
     version: string,
-    level: Logging.Level
+    level: Logging.Level,
+    holder: string | undefined
   ) => Effect.Effect<void, Failed>
-  /** The session, claimed when its leader has gone; none when it has ended or expired. */
-  readonly find: (session: string) => Effect.Effect<Option.Option<Record>, Failed>
+  /**
+   * The session, claimed when its leader has gone; none when it has ended or expired, and none (the
+   * same answer, with nothing claimed) when it belongs to another holder than `holder`.
+   */
+  readonly find: (session: string, holder: string | undefined) => Effect.Effect<Option.Option<Record>, Failed>
   /** Admit `uri` unless the session holds `max` others already; none when the session has gone. */
   readonly subscribe: (session: string, uri: string, max: number) => Effect.Effect<Option.Option<Subscribed>, Failed>
   /** Forget `uri`; answers the leader, which follows it. */
@@ -104,29 +112,35 @@ const register = Redis.script(
     version: string,
     level: string,
     owner: string,
-    ttl: number
-  ) => [...keys, init, version, level, owner, String(ttl)],
+    ttl: number,
+    holder: string
+  ) => [...keys, init, version, level, owner, String(ttl), holder],
   {
     numberOfKeys: 2,
     lua: `
 redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('HSET', KEYS[1], 'init', ARGV[1], 'version', ARGV[2], 'level', ARGV[3], 'owner', ARGV[4])
+redis.call('HSET', KEYS[1], 'init', ARGV[1], 'version', ARGV[2], 'level', ARGV[3], 'owner', ARGV[4], 'holder', ARGV[6])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 `
   }
 )
 
-const find = Redis.script((keys: ReadonlyArray<string>, me: string, live: string) => [...keys, me, live], {
-  numberOfKeys: 2,
-  lua: leaderGone + `
+// Another holder's session is not there: found for no one else, and claimed by no one else's request.
+const find = Redis.script(
+  (keys: ReadonlyArray<string>, me: string, live: string, holder: string) => [...keys, me, live, holder],
+  {
+    numberOfKeys: 2,
+    lua: leaderGone + `
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
-local fields = redis.call('HMGET', KEYS[1], 'init', 'version', 'level', 'owner')
+local fields = redis.call('HMGET', KEYS[1], 'init', 'version', 'level', 'owner', 'holder')
+if (fields[5] or '') ~= ARGV[3] then return false end
 local leads = 0
 if fields[4] == ARGV[1] then leads = 1
 elseif gone(fields[4], ARGV[2]) then redis.call('HSET', KEYS[1], 'owner', ARGV[1]) leads = 1 end
 return { fields[1], fields[2], fields[3], leads, redis.call('SMEMBERS', KEYS[2]) }
 `
-}).withReturnType<readonly [string, string, string, number, ReadonlyArray<string>] | null>()
+  }
+).withReturnType<readonly [string, string, string, number, ReadonlyArray<string>] | null>()
 
 const subscribe = Redis.script(
   (
@@ -275,11 +289,11 @@ export const make = (config: Config): Effect.Effect<Registry, never, Redis.Redis
       RedisCall.bounded(effect, config.timeout, (reason) => new Failed({ reason }))
     return {
       instance: me,
-      register: (session, initialize, version, level) =>
-        run(redis.eval(register)(keys(session), JSON.stringify(initialize), version, level, me, ttl)),
-      find: (session) =>
+      register: (session, initialize, version, level, holder) =>
+        run(redis.eval(register)(keys(session), JSON.stringify(initialize), version, level, me, ttl, holder ?? "")),
+      find: (session, holder) =>
         Effect.map(
-          run(redis.eval(find)(keys(session), me, live)),
+          run(redis.eval(find)(keys(session), me, live, holder ?? "")),
           (found) =>
             Option.flatMap(Option.fromNullishOr(found), ([init, version, level, leads, subscriptions]) =>
               Option.map(parseJson(init), (initialize): Record => ({
@@ -287,7 +301,8 @@ export const make = (config: Config): Effect.Effect<Registry, never, Redis.Redis
                 version,
                 level: isLevel(level) ? level : "info",
                 subscriptions,
-                leads: leads === 1
+                leads: leads === 1,
+                holder
               })))
         ),
       subscribe: (session, uri, max) =>

@@ -280,12 +280,22 @@ export const callerOf = (extra: { readonly authInfo?: { readonly extra?: Record<
  * What the SDK's transport is handed with a request a resource server verified: the caller, and
  * never the token (the SDK's field is left empty, so nothing downstream can log or forward it).
  */
-export const authInfoOf = (caller: Identity.Principal): AuthInfo => ({
-  token: "",
-  clientId: caller.clientId,
-  scopes: [...caller.scopes],
-  extra: { caller }
-})
+export const authInfoOf = (caller: Identity.Principal): AuthInfo => {
+  const known = authInfos.get(caller)
+  if (known !== undefined) return known
+  const made: AuthInfo = Object.freeze({
+    token: "",
+    clientId: caller.clientId,
+    scopes: [...caller.scopes],
+    extra: { caller }
+  })
+  authInfos.set(caller, made)
+  return made
+}
+
+// A verifier answers a token it took on its word with the caller it verified before, so the SDK's
+// form of that caller is made once, not on every request.
+const authInfos = new WeakMap<Identity.Principal, AuthInfo>()
 
 /** Serve a request that needs none of the request services. */
 export const handle = <A>(session: Session, effect: Effect.Effect<A, RpcError.Refusal>): A | Promise<A> =>

@@ -58,18 +58,24 @@ export interface Hooks {
 export interface Node {
   readonly instance: string
   readonly store: EventStore.EventStore["Service"]
-  readonly find: (id: string) => Effect.Effect<Option.Option<Registry.Record>, Registry.Failed>
+  /** The session, for its holder only (see `Registry.find`). */
+  readonly find: (
+    id: string,
+    holder: string | undefined
+  ) => Effect.Effect<Option.Option<Registry.Record>, Registry.Failed>
   readonly register: (
     id: string,
     initialize: unknown,
     version: string,
-    level: Logging.Level
+    level: Logging.Level,
+    holder: string | undefined
   ) => Effect.Effect<void, Registry.Failed>
   /** Serve a session here: opened here (`restored` undefined), or a replica of one opened elsewhere. */
   readonly connect: (
     face: Face.Face,
     id: string,
     transport: WebStandardStreamableHTTPServerTransport,
+    holder: string | undefined,
     restored: Registry.Record | undefined
   ) => Effect.Effect<Session.Session, never, Scope.Scope>
   /** The session was used here since the last beat. */
@@ -89,6 +95,8 @@ export interface Node {
 
 interface Replica {
   readonly session: Session.Session
+  /** Who the session belongs to: what Redis is asked for it by. */
+  readonly holder: string | undefined
   readonly routed: ReplicaTransport.Routed
   leads: boolean
   /** Whether Redis has the session yet: one being opened here is not beaten for until it has. */
@@ -174,13 +182,13 @@ export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, S
       instance,
       store: tailable.store,
       find: registry.find,
-      register: (id, initialize, version, level) =>
-        Effect.tap(registry.register(id, initialize, version, level), () =>
+      register: (id, initialize, version, level, holder) =>
+        Effect.tap(registry.register(id, initialize, version, level, holder), () =>
           Effect.sync(() => {
             const replica = state.replicas.get(id)
             if (replica !== undefined) replica.registered = true
           })),
-      connect: (face, id, transport, restored) => connect(state, face, id, transport, restored),
+      connect: (face, id, transport, holder, restored) => connect(state, face, id, transport, holder, restored),
       touch: (id) => {
         state.active.add(id)
       },
@@ -203,6 +211,7 @@ const connect = (
   face: Face.Face,
   id: string,
   transport: WebStandardStreamableHTTPServerTransport,
+  holder: string | undefined,
   restored: Registry.Record | undefined
 ) =>
   Effect.gen(function*() {
@@ -218,7 +227,7 @@ const connect = (
       ...(restored === undefined ? {}
         : { restore: { logLevel: restored.level, subscriptions: leads ? restored.subscriptions : [] } })
     })
-    const replica: Replica = { session, routed, leads, registered: restored !== undefined }
+    const replica: Replica = { session, holder, routed, leads, registered: restored !== undefined }
     state.replicas.set(id, replica)
     // The replica ends here; the session lives on in Redis and at the other instances.
     yield* Effect.addFinalizer(() => left(state, id, replica))
@@ -313,8 +322,13 @@ const takeOver = (state: State, id: string) =>
     const replica = state.replicas.get(id)
     if (replica === undefined || replica.leads) return
     replica.leads = true
-    const found = yield* Effect.orElseSucceed(state.registry.find(id), () => Option.none<Registry.Record>())
-    const subscriptions = Option.match(found, { onNone: () => [], onSome: (record) => record.subscriptions })
+    const found = yield* Effect.orElseSucceed(state.registry.find(id, replica.holder), () =>
+      Option.none<Registry.Record>())
+    const subscriptions = Option.match(found, {
+      onNone: () => [],
+      onSome: (record) =>
+        record.subscriptions
+    })
     yield* replica.session.lead(true)
     yield* Effect.forEach(subscriptions, (uri) => Effect.ignore(replica.session.follow(uri)), {
       discard: true,
