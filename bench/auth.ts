@@ -4,6 +4,8 @@
 // client). Both servers run alone in child processes (this file, started with `serve`), the same
 // workload as the HTTP figures (lib/workload.ts); the issuer is a JWKS served from this process.
 // The peer here is our own server without auth: the ratio is the price of the lock on the door.
+// Throughput is each server's closed loop; CPU per call is taken apart, every server offered the
+// same rate (see `paced`), and the target's ratio pairs the servers within each interleaved round.
 // `auth` takes a token it verified on its word for a while (kept by its hash, never past its `exp`);
 // `auth-every` checks the signature on every request, the price without that.
 import * as Jose from "jose"
@@ -155,6 +157,45 @@ export const legacyCaller = async (url: string, kind: string, authorization: Rec
     )
 }
 
+/**
+ * One sample at a fixed offered rate: a call is started every `1000 / rate` ms on a caller that is
+ * free (none is started while all are busy), and the server's CPU per call is pushed. Offered the
+ * same rate, two servers wake as often and answer as many calls per wake-up, so what each call
+ * costs them is compared alike: a closed loop lets the faster one batch more, and the slower
+ * client (a longer header to send) shift the figure.
+ */
+const paced = async (
+  child: Child,
+  callers: ReadonlyArray<() => Promise<unknown>>,
+  ms: number,
+  rate: number,
+  cpuPerCall: Array<number>
+): Promise<void> => {
+  const before = await child.ask<{ readonly user: number; readonly system: number }>({ type: "cpu" })
+  const free = [...callers]
+  const running = new Set<Promise<unknown>>()
+  let started = 0
+  let answered = 0
+  const start = performance.now()
+  while (performance.now() - start < ms) {
+    const due = Math.floor(((performance.now() - start) * rate) / 1000)
+    while (started < due && free.length > 0) {
+      const call = free.pop()!
+      started++
+      const done: Promise<unknown> = call().then(() => {
+        answered++
+        running.delete(done)
+        free.push(call)
+      })
+      running.add(done)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+  await Promise.all(running)
+  const after = await child.ask<{ readonly user: number; readonly system: number }>({ type: "cpu" })
+  cpuPerCall.push((after.user + after.system - before.user - before.system) / answered)
+}
+
 // The median over rounds of server `a`'s CPU per call over server `b`'s in the same round.
 const pairedRatio = (cpu: ReadonlyArray<ReadonlyArray<number>>, a: number, b: number, samples: number): number => {
   const ours = cpu[a]!.slice(-samples)
@@ -189,22 +230,33 @@ export const run = async (): Promise<void> => {
       }))
       // Each answers once before it is measured (the auth server fetches its keys here).
       await Promise.all(callers.map((group) => group[0]!()))
-      note(`auth ${era}: ${clients} clients per server, ${samples} samples × ${ms} ms each`)
-      const cpu = children.map((): Array<number> => [])
+      note(`auth ${era}: ${clients} clients per server, ${samples} samples × ${ms} ms each, closed loop`)
       const rates = await interleave(
-        children.map((child, i) => () => sample(child, callers[i]!, ms, cpu[i]!)),
+        children.map((child, i) => () => sample(child, callers[i]!, ms, [])),
+        { samples, warmup: 1 }
+      )
+      const [authRate, everyRate, openRate] = rates.map(median) as Trio
+      // CPU per call is measured apart, every server offered the same rate: half what the slowest
+      // answered in its closed loop, so each keeps up with it.
+      const offered = Math.max(50, Math.round(Math.min(authRate, everyRate, openRate) / 2))
+      note(`auth ${era}: ${samples} samples × ${ms} ms each at ${offered} calls/s offered`)
+      const cpu = children.map((): Array<number> => [])
+      await interleave(
+        children.map((child, i) => async () => {
+          await paced(child, callers[i]!, ms, offered, cpu[i]!)
+          return 0
+        }),
         { samples, warmup: 1 }
       )
       const [authCpu, everyCpu, openCpu] = cpu.map((readings) => median(readings.slice(-samples))) as Trio
-      const [authRate, everyRate, openRate] = rates.map(median) as Trio
-      const perCall = "server CPU µs per call (user+system), median"
+      const perCall = `server CPU µs per call (user+system) at ${offered} calls/s offered, median`
       const bench = `auth.tools_call.server_cpu.${era}.clients${clients}`
       emit({ bench: `${bench}.verified_jwt.vs_no_auth`, ours: authCpu, peer: openCpu, unit: perCall })
       emit({ bench: `${bench}.jwt_checked_every_call.vs_no_auth`, ours: everyCpu, peer: openCpu, unit: perCall })
       // The target's figure: each round's servers ran back to back, so the machine's load (which
       // moves CPU per call by far more than auth does) is nearly the same for the two in a round.
       const paired =
-        "server CPU per call with auth over without, paired within each round, median of rounds; target ≤ 1.15"
+        `server CPU per call with auth over without at ${offered} calls/s offered, paired within each round, median of rounds; target ≤ 1.15`
       const ratios = `auth.tools_call.server_cpu_ratio.${era}.clients${clients}`
       emit({ bench: `${ratios}.verified_jwt.vs_no_auth`, ours: pairedRatio(cpu, 0, 2, samples), peer: 1, unit: paired })
       emit({

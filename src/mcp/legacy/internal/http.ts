@@ -20,7 +20,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpGuard from "../../HttpGuard.ts"
 import * as HttpDrain from "../../internal/httpDrain.ts"
-import * as Identity from "../../../core/Identity.ts"
+import type * as Identity from "../../../core/Identity.ts"
 import type * as EventStore from "../EventStore.ts"
 import * as HttpResponse from "../HttpResponse.ts"
 import type * as HttpSessions from "../HttpSessions.ts"
@@ -358,7 +358,7 @@ export const serve = (
   caller?: Identity.Principal
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal | HttpSessions.Unavailable, Scope.Scope> =>
   Effect.gen(function*() {
-    const holder = caller === undefined ? undefined : Identity.holder(caller)
+    const holder = caller === undefined ? undefined : Path.holderOf(caller)
     const admitted = yield* admit(server, request, ledger, read, holder)
     if (admitted.dropped.length > 0 && Option.isSome(admitted.body) && Web.isEmpty(admitted.body.value)) {
       return answerDropped(admitted.entry, admitted.dropped)

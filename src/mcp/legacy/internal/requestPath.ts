@@ -280,22 +280,25 @@ export const callerOf = (extra: { readonly authInfo?: { readonly extra?: Record<
  * What the SDK's transport is handed with a request a resource server verified: the caller, and
  * never the token (the SDK's field is left empty, so nothing downstream can log or forward it).
  */
-export const authInfoOf = (caller: Identity.Principal): AuthInfo => {
-  const known = authInfos.get(caller)
+export const authInfoOf = (caller: Identity.Principal): AuthInfo => formsOf(caller).authInfo
+
+/** Who a verified caller's sessions belong to (`Identity.holder`), made once per caller. */
+export const holderOf = (caller: Identity.Principal): string => formsOf(caller).holder
+
+// A verifier answers a token it took on its word with the caller it verified before, so the forms
+// of that caller a request needs are made once, not on every request.
+const forms = new WeakMap<Identity.Principal, { readonly authInfo: AuthInfo; readonly holder: string }>()
+
+const formsOf = (caller: Identity.Principal) => {
+  const known = forms.get(caller)
   if (known !== undefined) return known
-  const made: AuthInfo = Object.freeze({
-    token: "",
-    clientId: caller.clientId,
-    scopes: [...caller.scopes],
-    extra: { caller }
-  })
-  authInfos.set(caller, made)
+  const made = {
+    authInfo: Object.freeze({ token: "", clientId: caller.clientId, scopes: [...caller.scopes], extra: { caller } }),
+    holder: Identity.holder(caller)
+  }
+  forms.set(caller, made)
   return made
 }
-
-// A verifier answers a token it took on its word with the caller it verified before, so the SDK's
-// form of that caller is made once, not on every request.
-const authInfos = new WeakMap<Identity.Principal, AuthInfo>()
 
 /** Serve a request that needs none of the request services. */
 export const handle = <A>(session: Session, effect: Effect.Effect<A, RpcError.Refusal>): A | Promise<A> =>
