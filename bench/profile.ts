@@ -1,8 +1,8 @@
 // One hot loop, alone, for `node --cpu-prof`: not part of `npm run bench`.
-//   node --conditions=effect-surface-source bench/profile.ts call [seq|par] [ours|raw]
-//   node --conditions=effect-surface-source bench/profile.ts reroster 10000
-//   node --conditions=effect-surface-source bench/profile.ts toolset [ours|sdk] [seq|par]
-//   node --conditions=effect-surface-source bench/profile.ts idle [ours|raw-tuned|raw] [200]
+//   npm run -s bench:profile -- call [seq|par] [ours|raw]
+//   npm run -s bench:profile -- reroster 10000
+//   npm run -s bench:profile -- toolset [ours|sdk] [seq|par]
+//   npm run -s bench:profile -- idle [ours|raw-tuned|raw] [200]
 // `call` and `toolset` also summarise themselves, warm (after a first round): one round profiled
 // in-process (V8's profiler through `node:inspector`), printed per call by part of the dependency
 // tree (lib/profileSummary.ts), and one round counted by V8's precise coverage — the distinct

@@ -1,6 +1,6 @@
 // Where a stdio server's CPU goes, for `--cpu-prof`: not part of `npm run bench`.
-//   node --conditions=effect-surface-source bench/startupProfile.ts [ours|raw|effect-ai] [calls [seq|par]]
-//   node --conditions=effect-surface-source bench/startupProfile.ts [ours|raw] functions [calls]
+//   npm run -s bench:startup-profile -- [ours|raw|effect-ai] [calls [seq|par]]
+//   npm run -s bench:startup-profile -- [ours|raw] functions [calls]
 // Spawns bench/servers/host.ts (the built package, as a host runs an installed copy; BENCH_SOURCES=1
 // for the sources) under `--cpu-prof`, takes it to its first answered `tools/call` as a host would
 // (initialize, `tools/list`, the call) and prints the profile's self time by part of the dependency

@@ -64,7 +64,13 @@ export const printSelfTimes = (
 ) => {
   const fmt = (us: number) => per === 1 ? `${(us / 1000).toFixed(1)} ms` : `${(us / per).toFixed(1)} µs`
   const pct = (us: number) => `${((100 * us) / Math.max(times.total, 1)).toFixed(1)}%`.padStart(6)
-  write(`${label}: ${fmt(times.total)} of CPU${per === 1 ? "" : " per unit"} (not idle), self time by part:`)
+  // Sampled time of the profiled thread, idle excluded: a sample taken while the thread waits in a
+  // system call (a write to a full or slow pipe, say) counts, so this is not CPU time as /proc reads it.
+  write(
+    `${label}: ${fmt(times.total)} of the thread's time${
+      per === 1 ? "" : " a unit"
+    } (idle excluded), self time by part:`
+  )
   for (const [group, us] of top(times.groups, 14)) write(`  ${fmt(us).padStart(10)} ${pct(us)}  ${group}`)
   write(`heaviest functions:`)
   for (const [key, us] of top(times.functions, 14)) write(`  ${fmt(us).padStart(10)} ${pct(us)}  ${key}`)
