@@ -4,13 +4,28 @@
 // error about the request itself. Checked many times over in one test each, so a pass is not luck.
 import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Scope } from "effect"
+import { Effect, Fiber, Layer, Scope } from "effect"
+import { Tools } from "effect-surface"
 import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import { openGet, post, rawSession, text } from "./httpRaw.ts"
 import * as RedisServer from "./redisServer.ts"
 
 const rounds = 30
+
+// Answers a while after it is called: a request still on its way when its session ends.
+const slow = Tools.make({
+  description: "Answers after a pause.",
+  mutates: false,
+  handler: () => Effect.as(Effect.sleep("300 millis"), "answered after a pause")
+})
+
+// Cannot be cut short: a session ending while it runs ends only once it has answered.
+const stubborn = Tools.make({
+  description: "Answers after a pause nothing interrupts.",
+  mutates: false,
+  handler: () => Effect.uninterruptible(Effect.as(Effect.sleep("400 millis"), "answered regardless"))
+})
 
 /** One instance of the board: alone (in memory), or sharing its sessions through `redisUrl`. */
 const instance = (redisUrl: string | undefined, prefix: string) =>
@@ -23,7 +38,12 @@ const instance = (redisUrl: string | undefined, prefix: string) =>
       scope
     )
     const options = yield* serverOptions
-    const serving = McpHttp.serve({ ...options, coalesce: "1 millis", http: { port: 0 } })
+    const serving = McpHttp.serve({
+      ...options,
+      tools: { ...options.tools, slow, stubborn },
+      coalesce: "1 millis",
+      http: { port: 0 }
+    })
     const served = yield* (shared === undefined ? serving : Effect.provideContext(serving, shared)).pipe(
       Scope.provide(scope)
     )
@@ -52,9 +72,20 @@ const answer = (response: Response, method: string) =>
 const postAnswer = (url: string, id: number, session: string) =>
   Effect.flatMap(post(url, listTools(id), session), (response) => answer(response, "POST"))
 
+const callAnswer = (url: string, id: number, session: string, name: string, meta?: Record<string, unknown>) =>
+  Effect.flatMap(
+    post(url, {
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: {}, ...(meta === undefined ? {} : { _meta: meta }) }
+    }, session),
+    (response) => answer(response, "POST")
+  )
+
 /** A request that raced the session's end: served whole, or told the session is not found. */
-const servedOrGone = (reply: { readonly status: number; readonly body: string }, label: string) => {
-  if (reply.status === 200) assert.include(reply.body, "tools", `${label}: ${reply.body}`)
+const servedOrGone = (reply: { readonly status: number; readonly body: string }, label: string, served = "tools") => {
+  if (reply.status === 200) assert.include(reply.body, served, `${label}: ${reply.body}`)
   else {
     assert.strictEqual(reply.status, 404, `${label}: ${reply.body}`)
     assert.include(reply.body, "Session not found", label)
@@ -108,6 +139,26 @@ describe("MCP over Streamable HTTP: a session's end", () => {
   )
 
   it.live(
+    "a DELETE is answered only once the other instance has ended the session, even one slow to hear of it",
+    () =>
+      Effect.gen(function*() {
+        const [a, b] = yield* pair
+        const first = yield* servedAtBoth(a, b)
+        const second = yield* servedAtBoth(a, b)
+        // The other instance takes a while to end the first session (a call there must finish
+        // first), and hears of the second's end only after.
+        yield* Effect.forkScoped(callAnswer(b, 5, first, "stubborn"))
+        yield* Effect.sleep("50 millis")
+        yield* Effect.forkScoped(remove(a, first))
+        yield* Effect.sleep("20 millis")
+        assert.strictEqual((yield* remove(a, second)).status, 200)
+        const after = yield* postAnswer(b, 6, second)
+        assert.strictEqual(after.status, 404, after.body.slice(0, 200))
+      }).pipe(Effect.scoped),
+    { timeout: 30_000 }
+  )
+
+  it.live(
     "requests racing a DELETE at either instance are served or answered 404, never refused as malformed",
     () =>
       Effect.gen(function*() {
@@ -145,6 +196,25 @@ describe("MCP over Streamable HTTP: a session's end", () => {
           assert.strictEqual(after.status, 404, `round ${n}: ${after.body}`)
           const get = yield* Effect.flatMap(openGet(url, session), (response) => answer(response, "GET"))
           assert.strictEqual(get.status, 404, `round ${n}, GET: ${get.body}`)
+        }
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "alone, a request still being served when its session is deleted is answered 404, not with a stream that ends unanswered",
+    () =>
+      Effect.gen(function*() {
+        const url = yield* instance(undefined, "")
+        for (let n = 0; n < 5; n++) {
+          const session = yield* rawSession(url)
+          // A progress token takes the request the SDK's own way, its answer streamed.
+          const fiber = yield* Effect.forkScoped(callAnswer(url, 7, session, "slow", { progressToken: "p" }))
+          yield* Effect.sleep("100 millis")
+          assert.strictEqual((yield* remove(url, session)).status, 200)
+          const reply = yield* Fiber.join(fiber)
+          assert.strictEqual(reply.status, 404, `round ${n}: ${reply.body}`)
+          assert.include(reply.body, "Session not found")
         }
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
