@@ -375,8 +375,8 @@ const led = (state: State) =>
 
 // Gone from Redis first, so no instance restores it again; then every instance listening ends its
 // replica and says so before the DELETE is answered, so no request after the answer is served
-// anywhere. An instance silent for the whole timeout is not waited for longer (its beat ends the
-// replica once it finds the session gone).
+// anywhere. An instance silent for the whole timeout is not waited for longer, and said to be so
+// in the log: one that missed the message ends its replica only once a beat finds the session gone.
 const deleted = (state: State, id: string) =>
   Effect.gen(function*() {
     yield* state.registry.remove(id)
