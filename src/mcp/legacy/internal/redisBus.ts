@@ -32,8 +32,14 @@ export const Message = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("answer"), session, message: Schema.Unknown }),
   // A client's `notifications/cancelled`, for whichever instance serves the request it names.
   Schema.Struct({ kind: Schema.Literal("cancelled"), session, from: Schema.String, message: Schema.Unknown }),
-  // The session was deleted: each instance ends its replica, then says `live` (with the token) to `from`.
-  Schema.Struct({ kind: Schema.Literal("ended"), session, from: Schema.String, token: Schema.String }),
+  // The session was deleted: each instance ends its replica, then says `live` (with the token, when
+  // there is one: an instance of an earlier release sends none) to `from`.
+  Schema.Struct({
+    kind: Schema.Literal("ended"),
+    session,
+    from: Schema.String,
+    token: Schema.optionalKey(Schema.String)
+  }),
   Schema.Struct({
     kind: Schema.Literal("level"),
     session,

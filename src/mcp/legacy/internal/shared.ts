@@ -452,11 +452,13 @@ const handle = (state: State, message: Bus.Message): Effect.Effect<void> => {
       if (!parsed.success) return Effect.logWarning(`MCP bus: a forwarded ${message.kind} is no JSON-RPC message`)
       return Effect.sync(() => replica?.routed.inject(parsed.data))
     }
-    case "ended":
-      return message.from === state.instance ? Effect.void : Effect.andThen(
+    case "ended": {
+      const { from, token } = message
+      return from === state.instance ? Effect.void : Effect.andThen(
         state.hooks.end(message.session),
-        Effect.sync(() => state.fork(state.bus.send(message.from, { kind: "live", token: message.token })))
+        Effect.sync(() => token === undefined ? undefined : state.fork(state.bus.send(from, { kind: "live", token })))
       )
+    }
     case "level": {
       const replica = state.replicas.get(message.session)
       return message.from === state.instance || replica === undefined ? Effect.void
