@@ -63,6 +63,11 @@ export interface Entry {
   readonly version: Ref.Ref<string | undefined>
   /** Who the session belongs to (`Identity.holder` of the caller that opened it); none when unauthenticated. */
   readonly holder: string | undefined
+  /**
+   * Done once the session is ending here (its transport closed, or the table ending it): a request
+   * that reaches it then is answered as one naming an unknown session.
+   */
+  readonly ended: Deferred.Deferred<void>
 }
 
 /**
@@ -174,8 +179,9 @@ export const make = (
     const lives = yield* FiberMap.make<string>()
     const context = yield* Effect.context<never>()
     const entries = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map())
+    const ending: Ending = { entries, lives, restoring: new Map(), cancelled: new Set() }
     const node = share === undefined ? undefined : yield* share({
-      end: (id) => FiberMap.remove(lives, id),
+      end: (id) => retire(ending, id),
       inUse: () =>
         [...Ref.getUnsafe(entries).values()].flatMap((entry) => Ref.getUnsafe(entry.open) > 0 ? [entry.id] : [])
     })
@@ -191,13 +197,14 @@ export const make = (
       fork: Effect.runForkWith(context),
       context,
       node,
-      restoring: new Map()
+      restoring: ending.restoring,
+      cancelled: ending.cancelled
     }
     yield* Effect.forkScoped(sweep(state))
     return {
       lookup: lookup(state),
       open: open(state),
-      end: (id) => FiberMap.remove(lives, id),
+      end: (id) => retire(ending, id),
       ids: Effect.map(Ref.get(state.entries), (map) => [...map.keys()]),
       touch: node === undefined ? touch : (entry, delta) =>
         Effect.andThen(touch(entry, delta), Effect.sync(() => node.touch(entry.id))),
@@ -225,7 +232,22 @@ interface State {
   readonly node: Shared.Node | undefined
   /** Sessions being restored here (by session and holder), so concurrent requests for one restore it once. */
   readonly restoring: Map<string, Deferred.Deferred<Option.Option<Entry>, Unavailable>>
+  /** Sessions ended while being restored here: the restore is dropped, not served. */
+  readonly cancelled: Set<string>
 }
+
+// What ending a session touches.
+type Ending = Pick<State, "entries" | "lives" | "restoring" | "cancelled">
+
+// End a session here: gone from the table in the same step, so no request finds it while its life
+// winds down (nor restores it from a registry read just before), then its life ended.
+const retire = (state: Ending, id: string): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const entry = Ref.getUnsafe(state.entries).get(id)
+    if (entry !== undefined) Deferred.doneUnsafe(entry.ended, Effect.void)
+    for (const key of state.restoring.keys()) if (key.startsWith(`${id}\n`)) state.cancelled.add(id)
+    return Effect.andThen(forget(state, entry), FiberMap.remove(state.lives, id))
+  })
 
 // What the transport's event store calls: an Effect answered within its first turn (the in-memory
 // store always is) is handed back settled, without waiting on an observer.
@@ -264,7 +286,7 @@ const sweep = (state: State): Effect.Effect<never> => {
       if (left > 0) soonest = Math.min(soonest, left)
       else {
         yield* Effect.logInfo("MCP session expired after being idle").pipe(Effect.annotateLogs("session", entry.id))
-        yield* FiberMap.remove(state.lives, entry.id)
+        yield* retire(state, entry.id)
       }
     }
     yield* Effect.sleep(Duration.millis(soonest))
@@ -287,6 +309,11 @@ const newEntry = (state: State, id: string, open: number, version: string | unde
     connected.onerror = (error) => {
       state.fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
     }
+    const ended = Deferred.makeUnsafe<void>()
+    // Chained the same way: set the moment the transport closes, before anything it closes says so.
+    connected.onclose = () => {
+      Deferred.doneUnsafe(ended, Effect.void)
+    }
     return {
       id,
       transport,
@@ -294,14 +321,17 @@ const newEntry = (state: State, id: string, open: number, version: string | unde
       open: yield* Ref.make(open),
       lastSeen: yield* Ref.make(yield* Clock.currentTimeMillis),
       version: yield* Ref.make(version),
-      holder
+      holder,
+      ended
     } satisfies Entry
   })
 
-const forget = (state: State, id: string) =>
+// Only this entry: a newer one of the same session (restored while this one wound down) stays.
+const forget = (state: Pick<State, "entries">, entry: Entry | undefined) =>
   Ref.update(state.entries, (map) => {
+    if (entry === undefined || map.get(entry.id) !== entry) return map
     const next = new Map(map)
-    next.delete(id)
+    next.delete(entry.id)
     return next
   })
 
@@ -328,7 +358,8 @@ const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>, re
     Effect.scoped,
     Effect.ensuring(
       Effect.all([
-        forget(state, entry.id),
+        Deferred.done(entry.ended, Exit.void),
+        forget(state, entry),
         state.node === undefined ? forgetEvents(state, entry.id) : Effect.void,
         Effect.logDebug("MCP session closed")
       ], {
@@ -390,7 +421,10 @@ const lookup =
   (state: State) => (id: string, holder: string | undefined): Effect.Effect<Option.Option<Entry>, Unavailable> =>
     Effect.suspend(() => {
       const known = Ref.getUnsafe(state.entries).get(id)
-      if (known !== undefined) return Effect.succeed(known.holder === holder ? Option.some(known) : Option.none())
+      if (known !== undefined && !Deferred.isDoneUnsafe(known.ended)) {
+        return Effect.succeed(known.holder === holder ? Option.some(known) : Option.none())
+      }
+      // One ending here is gone, unless Redis says the session lives on (a replica ending alone).
       return state.node === undefined ? Effect.succeedNone : restoring(state, state.node, id, holder)
     })
 
@@ -414,13 +448,22 @@ const restoring = (
       Effect.flatMap(
         Option.match({
           onNone: () => Effect.succeedNone,
-          onSome: (record) => Effect.asSome(restoreEntry(state, id, record))
+          onSome: (record) => Effect.flatMap(restoreEntry(state, id, record), (entry) => restored(state, entry))
         })
       ),
       Effect.onExit((exit) => Deferred.done(done, exit)),
-      Effect.ensuring(Effect.sync(() => state.restoring.delete(key)))
+      Effect.ensuring(Effect.sync(() => {
+        state.restoring.delete(key)
+        if (![...state.restoring.keys()].some((other) => other.startsWith(`${id}\n`))) state.cancelled.delete(id)
+      }))
     )
   })
+
+// A session ended while it was being restored (deleted at another instance) is not served.
+const restored = (state: State, entry: Entry): Effect.Effect<Option.Option<Entry>> =>
+  Effect.suspend(() =>
+    state.cancelled.has(entry.id) ? Effect.as(retire(state, entry.id), Option.none()) : Effect.succeedSome(entry)
+  )
 
 // Admitted and its life started in one uninterruptible step; a request gone while the session
 // connects takes the session with it, so nothing is left counted as in use.
@@ -431,7 +474,7 @@ const start = (state: State, entry: Entry, restored: Registry.Record | undefined
       const { admitted, evicted } = yield* admit(state, entry)
       if (!admitted) return yield* new Unavailable({ reason: `all ${maxSessions} sessions are in use` })
       if (evicted !== undefined) {
-        yield* FiberMap.remove(state.lives, evicted.id)
+        yield* retire(state, evicted.id)
         yield* Effect.logInfo("MCP session evicted: the table was full, and it was the least recently used").pipe(
           Effect.annotateLogs("session", evicted.id)
         )
@@ -444,7 +487,7 @@ const start = (state: State, entry: Entry, restored: Registry.Record | undefined
         Fiber.await(fiber).pipe(Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" }))))
       )).pipe(Effect.onExit((exit) =>
         Exit.isSuccess(exit) ? Effect.void
-          : Effect.andThen(FiberMap.remove(state.lives, entry.id), forget(state, entry.id))
+          : Effect.andThen(FiberMap.remove(state.lives, entry.id), forget(state, entry))
       ))
       return entry
     })

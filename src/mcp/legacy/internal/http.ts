@@ -13,7 +13,7 @@
  */
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Effect, Option, Ref } from "effect"
+import { Deferred, Effect, Option, Ref } from "effect"
 import type { Scope } from "effect"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -47,6 +47,14 @@ export interface Server {
 
 const refuse = (status: number, code: number, message: string) =>
   Effect.fail(new HttpGuard.Refusal({ status, code, message }))
+
+const notFound = () => refuse(404, -32001, "Session not found")
+
+// The session ended while this request was on its way through it: its transport, closed under it,
+// answered with an error about the stream it lost, or with a stream that ends unanswered.
+const endedUnder = (entry: HttpSessions.Entry, web: Response) =>
+  Deferred.isDoneUnsafe(entry.ended) &&
+  (!web.ok || (web.headers.get("content-type") ?? "").startsWith("text/event-stream"))
 
 // The URL the transport is told a request came to, as `toURL` reads it off the request's `Host`
 // and path: the same few on every request, so remembered (bounded, a memo of a pure function).
@@ -97,7 +105,7 @@ const named = (server: Server, id: string, ledger: HttpDrain.Ledger, holder: str
   Effect.flatMap(
     server.table.lookup(id, holder),
     Option.match({
-      onNone: () => refuse(404, -32001, "Session not found"),
+      onNone: notFound,
       onSome: (entry) =>
         Effect.as(HttpDrain.useSession(ledger, server.table.touch(entry, 1), server.table.touch(entry, -1)), entry)
     })
@@ -253,11 +261,13 @@ const respond = (
       : forward(server, entry, request, body, authInfo)
     // A client gone before its `initialize` was answered never learns the session's id.
     const web = yield* answering.pipe(Effect.onInterrupt(() => opening ? table.end(entry.id) : Effect.void))
+    // A DELETE the transport accepted has ended the session everywhere (see `Shared.deleted`)
+    // before it is answered.
+    if (method === "DELETE" && web.ok && table.shared !== undefined) yield* table.shared.deleted(entry.id)
     // An initialize the transport refused (a batch, a bad message) opened no session; a DELETE
     // the transport accepted has closed it: either way the entry goes now, not when its life ends.
     if ((opening && entry.transport.sessionId === undefined) || (method === "DELETE" && web.ok))
       yield* table.end(entry.id)
-    if (method === "DELETE" && web.ok && table.shared !== undefined) yield* table.shared.deleted(entry.id)
     if (opening && web.ok) {
       // Shared before its id is handed out, so the next request finds it at any instance.
       yield* table.share(entry, Option.match(body, { onNone: () => undefined, onSome: Web.initializeParams })).pipe(
@@ -291,6 +301,11 @@ const written = (
         )
       )
     const answer = method === "POST" ? yield* HttpResponse.settle(web, expected, delivered) : web
+    // A request that lost its session on the way is answered as one naming an unknown session.
+    if (method === "POST" && endedUnder(entry, answer)) {
+      yield* Effect.promise(() => answer.body?.cancel() ?? Promise.resolve())
+      return yield* notFound()
+    }
     return HttpEffect.scopeTransferToStream(
       yield* Web.toResponse(answer, method === "POST", method === "GET" ? unread(server, request, entry) : undefined)
     )
@@ -304,7 +319,7 @@ const direct = (
   request: HttpServerRequest.HttpServerRequest,
   admitted: Admitted,
   authInfo: AuthInfo | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse> | undefined => {
+): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal> | undefined => {
   const { body, dropped, entry, opening } = admitted
   if (entry.direct === undefined || opening || dropped.length > 0 || Option.isNone(body)) return undefined
   const headers = Web.headersFor(request.headers, Ref.getUnsafe(entry.version))

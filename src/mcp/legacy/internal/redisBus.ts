@@ -32,7 +32,14 @@ export const Message = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("answer"), session, message: Schema.Unknown }),
   // A client's `notifications/cancelled`, for whichever instance serves the request it names.
   Schema.Struct({ kind: Schema.Literal("cancelled"), session, from: Schema.String, message: Schema.Unknown }),
-  Schema.Struct({ kind: Schema.Literal("ended"), session, from: Schema.String }),
+  // The session was deleted: each instance ends its replica, then says `live` (with the token, when
+  // there is one: an instance of an earlier release sends none) to `from`.
+  Schema.Struct({
+    kind: Schema.Literal("ended"),
+    session,
+    from: Schema.String,
+    token: Schema.optionalKey(Schema.String)
+  }),
   Schema.Struct({
     kind: Schema.Literal("level"),
     session,
@@ -48,6 +55,7 @@ export const Message = Schema.Union([
     token: Schema.String
   }),
   Schema.Struct({ kind: Schema.Literal("unfollow"), session, uri: Schema.String }),
+  // What was asked with the token is done: the URI is followed, or the session has ended here.
   Schema.Struct({ kind: Schema.Literal("live"), token: Schema.String }),
   // To a stream's previous holder: another instance serves it now.
   Schema.Struct({ kind: Schema.Literal("superseded"), session, stream: Schema.String, holder: Schema.String })
@@ -62,7 +70,8 @@ export interface Bus {
   /** This instance's inbox: the channel the event store publishes its held streams to. */
   readonly inbox: string
   readonly send: (instance: string, message: Message) => Effect.Effect<void, Registry.Failed>
-  readonly broadcast: (message: Message) => Effect.Effect<void, Registry.Failed>
+  /** Send to every instance listening; answers how many listeners Redis handed it to, this one's own included. */
+  readonly broadcast: (message: Message) => Effect.Effect<number, Registry.Failed>
 }
 
 export interface Config {
@@ -91,13 +100,12 @@ export const make = (
       discard: true
     })
     const publish = (channel: string, message: Message) =>
-      RedisCall.bounded(redis.send("PUBLISH", channel, JSON.stringify(message)), config.timeout, (reason) =>
+      RedisCall.bounded(redis.send<number>("PUBLISH", channel, JSON.stringify(message)), config.timeout, (reason) =>
         new Registry.Failed({ reason }))
-        .pipe(Effect.asVoid)
     return {
       inbox,
       send: (instance, message) =>
-        publish(inboxOf(config.prefix, instance), message),
+        Effect.asVoid(publish(inboxOf(config.prefix, instance), message)),
       broadcast: (message) =>
         publish(everyone, message)
     } satisfies Bus

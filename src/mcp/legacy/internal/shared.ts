@@ -112,7 +112,8 @@ interface State {
   readonly tails: ReplicaTail.Tails
   readonly replicas: Map<string, Replica>
   readonly active: Set<string>
-  readonly acks: Map<string, Deferred.Deferred<void>>
+  /** What this instance awaits from the others, by token. */
+  readonly acks: Map<string, Awaited>
   readonly hooks: Hooks
   readonly fork: <A, E>(effect: Effect.Effect<A, E>) => void
   /** Set once the instance is leaving: it beats no more. */
@@ -120,6 +121,25 @@ interface State {
 }
 
 const token = () => Crypto.randomBytes(9).toString("base64url")
+
+// Acknowledgements awaited under one token: done once `expected` have come (it may be learnt after
+// some already have).
+interface Awaited {
+  readonly done: Deferred.Deferred<void>
+  received: number
+  expected: number
+}
+
+const awaiting = (state: State, expected: number): { readonly ack: string; readonly awaited: Awaited } => {
+  const ack = token()
+  const awaited: Awaited = { done: Deferred.makeUnsafe<void>(), received: 0, expected }
+  state.acks.set(ack, awaited)
+  return { ack, awaited }
+}
+
+const settleAck = (awaited: Awaited) => {
+  if (awaited.received >= awaited.expected) Deferred.doneUnsafe(awaited.done, Effect.void)
+}
 
 /** Join the instances sharing `config.prefix` for the scope's life. */
 export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, Scope.Scope | Redis.Redis> =>
@@ -306,11 +326,9 @@ const registryFor = (state: State, id: string): Session.Registry => ({
 // The leader follows it; answered once it says so, or after the subscribe's usual wait.
 const askLeader = (state: State, leader: string, id: string, uri: string) =>
   Effect.gen(function*() {
-    const ack = token()
-    const live = yield* Deferred.make<void>()
-    state.acks.set(ack, live)
+    const { ack, awaited } = awaiting(state, 1)
     yield* state.bus.send(leader, { kind: "follow", session: id, uri, reply: state.instance, token: ack }).pipe(
-      Effect.andThen(Effect.timeoutOption(Deferred.await(live), Session.openWait)),
+      Effect.andThen(Effect.timeoutOption(Deferred.await(awaited.done), Session.openWait)),
       Effect.ignore,
       Effect.ensuring(Effect.sync(() => state.acks.delete(ack)))
     )
@@ -355,12 +373,27 @@ const left = (state: State, id: string, replica: Replica) =>
 const led = (state: State) =>
   [...state.replicas].flatMap(([id, replica]) => replica.leads && replica.registered ? [id] : [])
 
+// Gone from Redis first, so no instance restores it again; then every instance listening ends its
+// replica and says so before the DELETE is answered, so no request after the answer is served
+// anywhere. An instance silent for the whole timeout is not waited for longer, and said to be so
+// in the log: one that missed the message ends its replica only once a beat finds the session gone.
 const deleted = (state: State, id: string) =>
-  Effect.all([
-    state.registry.remove(id),
-    state.bus.broadcast({ kind: "ended", session: id, from: state.instance }),
-    state.tailable.store.forget(id)
-  ], { discard: true }).pipe(
+  Effect.gen(function*() {
+    yield* state.registry.remove(id)
+    const { ack, awaited } = awaiting(state, Number.POSITIVE_INFINITY)
+    yield* Effect.gen(function*() {
+      const reached = yield* state.bus.broadcast({ kind: "ended", session: id, from: state.instance, token: ack })
+      awaited.expected = reached - 1
+      settleAck(awaited)
+      const all = yield* Effect.timeoutOption(Deferred.await(awaited.done), state.config.timeout)
+      if (Option.isNone(all)) {
+        yield* Effect.logWarning(
+          `MCP session deleted: ${awaited.received} of ${awaited.expected} other instances said they ended it in time`
+        )
+      }
+    }).pipe(Effect.ensuring(Effect.sync(() => state.acks.delete(ack))))
+    yield* state.tailable.store.forget(id)
+  }).pipe(
     Effect.catch((error) => Effect.logWarning(`MCP session deleted here, not yet everywhere: ${error.message}`))
   )
 
@@ -419,8 +452,13 @@ const handle = (state: State, message: Bus.Message): Effect.Effect<void> => {
       if (!parsed.success) return Effect.logWarning(`MCP bus: a forwarded ${message.kind} is no JSON-RPC message`)
       return Effect.sync(() => replica?.routed.inject(parsed.data))
     }
-    case "ended":
-      return message.from === state.instance ? Effect.void : state.hooks.end(message.session)
+    case "ended": {
+      const { from, token } = message
+      return from === state.instance ? Effect.void : Effect.andThen(
+        state.hooks.end(message.session),
+        Effect.sync(() => token === undefined ? undefined : state.fork(state.bus.send(from, { kind: "live", token })))
+      )
+    }
     case "level": {
       const replica = state.replicas.get(message.session)
       return message.from === state.instance || replica === undefined ? Effect.void
@@ -438,10 +476,12 @@ const handle = (state: State, message: Bus.Message): Effect.Effect<void> => {
       return replica?.leads === true ? replica.session.unfollow(message.uri) : Effect.void
     }
     case "live":
-      return Effect.asVoid(Option.match(Option.fromNullishOr(state.acks.get(message.token)), {
-        onNone: () => Effect.void,
-        onSome: (live) => Deferred.succeed(live, undefined)
-      }))
+      return Effect.sync(() => {
+        const awaited = state.acks.get(message.token)
+        if (awaited === undefined) return
+        awaited.received++
+        settleAck(awaited)
+      })
     case "superseded":
       return Effect.sync(() => state.tails.supersede(message.session, message.stream))
   }
