@@ -18,6 +18,7 @@ import { Effect } from "effect"
 import { McpToolset } from "effect-surface/client"
 import { McpFace } from "effect-surface/mcp"
 import { Session } from "node:inspector/promises"
+import { PerformanceObserver } from "node:perf_hooks"
 import { concurrent, sequential } from "./lib/measure.ts"
 import {
   functionsOf,
@@ -56,6 +57,22 @@ const summarised = async (label: string, n: number, round: () => Promise<number>
   inspector.disconnect()
   printFunctions(`${label}, per call`, functionsPerUnit(functionsOf(counted), n))
   for (let i = 0; i < 5; i++) process.stderr.write(`${label}: ${(await round()).toFixed(2)} µs/call\n`)
+  // One more round read as the process's CPU (every thread) and the pauses of its collector.
+  let gcMs = 0
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) gcMs += entry.duration
+  })
+  observer.observe({ entryTypes: ["gc"] })
+  const cpu = process.cpuUsage()
+  await round()
+  const used = process.cpuUsage(cpu)
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  observer.disconnect()
+  process.stdout.write(
+    `${label}: ${((used.user + used.system) / n).toFixed(1)} µs of process CPU a call, ${
+      ((gcMs * 1000) / n).toFixed(1)
+    } µs of it in garbage collection\n`
+  )
 }
 
 if (what === "call") {
