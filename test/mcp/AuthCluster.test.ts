@@ -16,19 +16,25 @@ const names = (answered: { readonly messages: ReadonlyArray<Record<string, unkno
     String(item["name"])
   ).sort()
 
+// Redis, a test issuer, and two instances of the board behind the proxy, each trusting the issuer.
+const boardBehindProxy = Effect.gen(function*() {
+  const redis = yield* RedisServer.start
+  const issuer = yield* AuthIssuer.start()
+  const { instances, proxy } = yield* Instances.behindProxy({
+    script: "examples/main.ts",
+    redisUrl: redis.url,
+    ready: /Task board MCP server at (\S+)/,
+    env: (proxyUrl) => ({ AUTH_ISSUER: issuer.issuer, PUBLIC_URL: proxyUrl })
+  })
+  return { instances, issuer, proxy }
+})
+
 describe("the board behind its resource server, two instances on Redis behind a proxy", () => {
   it.live(
     "one token gets the same view of the surface from either instance, in both eras",
     () =>
       Effect.gen(function*() {
-        const redis = yield* RedisServer.start
-        const issuer = yield* AuthIssuer.start()
-        const { instances, proxy } = yield* Instances.behindProxy({
-          script: "examples/main.ts",
-          redisUrl: redis.url,
-          ready: /Task board MCP server at (\S+)/,
-          env: (proxyUrl) => ({ AUTH_ISSUER: issuer.issuer, PUBLIC_URL: proxyUrl })
-        })
+        const { instances, issuer, proxy } = yield* boardBehindProxy
         const reader = `Bearer ${yield* Effect.promise(() => issuer.sign({ aud: proxy.url, scope: "board:read" }))}`
         const writer = `Bearer ${yield* Effect.promise(() =>
           issuer.sign({ aud: proxy.url, scope: "board:read board:write" })
@@ -67,14 +73,7 @@ describe("the board behind its resource server, two instances on Redis behind a 
     "a 2025 session opened at one instance is refused to another subject at both, and served to its own",
     () =>
       Effect.gen(function*() {
-        const redis = yield* RedisServer.start
-        const issuer = yield* AuthIssuer.start()
-        const { instances, proxy } = yield* Instances.behindProxy({
-          script: "examples/main.ts",
-          redisUrl: redis.url,
-          ready: /Task board MCP server at (\S+)/,
-          env: (proxyUrl) => ({ AUTH_ISSUER: issuer.issuer, PUBLIC_URL: proxyUrl })
-        })
+        const { instances, issuer, proxy } = yield* boardBehindProxy
         yield* bound({
           url: proxy.url,
           audience: proxy.url,

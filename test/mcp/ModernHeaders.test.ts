@@ -7,40 +7,11 @@ import { Effect, Schema } from "effect"
 import { McpResults } from "effect-surface/mcp"
 import * as Headers from "../../src/mcp/modern/internal/headers.ts"
 import { serveMirroring } from "./mirroring.ts"
-import { envelope } from "./modern.ts"
-
-interface Answer {
-  readonly result?: { readonly structuredContent?: unknown; readonly isError?: boolean }
-  readonly error?: { readonly code: number; readonly message: string }
-}
+import { raw } from "./modern.ts"
 
 /** One `tools/call` POST with the standard headers and the given `Mcp-Param-*` ones. */
 const callWith = (url: string, name: string, args: unknown, params: Record<string, string>) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-        ...params
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name, arguments: args, _meta: envelope() }
-      })
-    })
-    const text = await response.text()
-    const json = (response.headers.get("content-type") ?? "").startsWith("text/event-stream")
-      ? text.split("\n").filter((line) => line.startsWith("data: ")).map((line) => JSON.parse(line.slice(6)))
-        .find((message) => message.id === 1)
-      : JSON.parse(text)
-    return { status: response.status, answer: json as Answer }
-  })
+  raw(url, 1, "tools/call", { name, arguments: args }, {}, params)
 
 const routed = { region: "eu-west", at: { shard: 42 }, dry: true }
 

@@ -72,13 +72,14 @@ export const envelope = (capabilities: Record<string, unknown> = {}) => ({
   "io.modelcontextprotocol/clientCapabilities": capabilities
 })
 
-/** One raw 2026 request with its standard headers: the HTTP status and the JSON-RPC message it answered with. */
+/** One raw 2026 request with its standard headers (and any `headers` more): the HTTP status and the JSON-RPC message it answered with. */
 export const raw = (
   url: string,
   id: number,
   method: string,
   params: Record<string, unknown>,
-  capabilities: Record<string, unknown> = {}
+  capabilities: Record<string, unknown> = {},
+  headers: Record<string, string> = {}
 ) =>
   Effect.promise(async () => {
     // The standard Mcp-Name: a call's or a prompt's name, a read's URI, a task's id.
@@ -90,7 +91,8 @@ export const raw = (
         accept: "application/json, text/event-stream",
         "mcp-protocol-version": "2026-07-28",
         "mcp-method": method,
-        ...(typeof name === "string" ? { "mcp-name": name } : {})
+        ...(typeof name === "string" ? { "mcp-name": name } : {}),
+        ...headers
       },
       body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: envelope(capabilities) } })
     })
