@@ -200,6 +200,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "legacy/internal/redisBus",
     "legacy/internal/replicaTransport",
     "legacy/internal/replicaTail",
+    "legacy/internal/sessionRequests",
     "legacy/Session",
     "legacy/internal/shared"
   ],

@@ -19,40 +19,15 @@
  * @since 0.1.0
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import {
-  type CallToolRequest,
-  CallToolRequestSchema,
-  type CallToolResult,
-  CompleteRequestSchema,
-  GetPromptRequestSchema,
-  type GetPromptResult,
-  type InitializeRequest,
-  InitializeRequestSchema,
-  type InitializeResult,
-  ListPromptsRequestSchema,
-  type ListPromptsResult,
-  ListResourcesRequestSchema,
-  type ListResourcesResult,
-  ListResourceTemplatesRequestSchema,
-  type ListResourceTemplatesResult,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-  ReadResourceRequestSchema,
-  type ReadResourceResult,
-  RequestSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema
-} from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Duration, Effect, Exit, FiberSet, Ref, Scope } from "effect"
-import * as Identity from "../../core/Identity.ts"
 import type * as Face from "../Face.ts"
 import * as Path from "./internal/requestPath.ts"
 import * as Follower from "./internal/sessionFollow.ts"
-import { Peer } from "../internal/peer.ts"
+import * as Requests from "./internal/sessionRequests.ts"
 import type * as Logging from "../Logging.ts"
 import type * as RpcError from "../RpcError.ts"
 
@@ -185,11 +160,7 @@ export interface Restore {
  *
  * @since 0.1.0
  */
-export interface Registry {
-  readonly subscribe: (uri: string) => Effect.Effect<void, RpcError.Refusal>
-  readonly unsubscribe: (uri: string) => Effect.Effect<void, RpcError.Refusal>
-  readonly setLogLevel: (level: Logging.Level) => Effect.Effect<void, RpcError.Refusal>
-}
+export type Registry = Requests.Registry
 
 /**
  * The refusal of a subscribe past the cap: JSON-RPC -32000, saying what to do.
@@ -246,16 +217,6 @@ export const connect = (
     return { ...opened, closed: Deferred.await(closed) }
   })
 
-// tools/call by its method alone; its shape is checked by the SDK's tools/call wrapper.
-const LooseCallToolRequestSchema = RequestSchema.extend({ method: CallToolRequestSchema.shape.method })
-
-// What the SDK's `Server` does on `initialize` (version negotiation, recording the client's
-// capabilities) is private; the function arm of `instructions` calls through to it and overlays only
-// the `instructions` field. Pinned by a test that re-reads instructions per `initialize`.
-interface Initializing {
-  readonly _oninitialize: (request: InitializeRequest) => Promise<InitializeResult>
-}
-
 // The SDK checks an elicitation's answer with a validator of its own, an Ajv instance (about
 // 17 KiB) it would build with every session; most sessions never elicit, so it is built on the
 // first elicitation of the session that makes one.
@@ -264,150 +225,23 @@ const lazyValidator = (): jsonSchemaValidator => {
   return { getValidator: (schema) => (built ??= new AjvJsonSchemaValidator()).getValidator(schema) }
 }
 
+// Advertised from the first initialize even when nothing is exposed: a host that never heard the
+// lists can change has no reason to re-read them after a roster move. One object for every session:
+// the SDK only reads it.
+const capabilities: ServerCapabilities = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {}
+}
+
 const makeServer = (face: Face.Face): Server => {
   const instructions = face.instructions
   return new Server(face.serverInfo, {
     jsonSchemaValidator: lazyValidator(),
-    // Advertised from the first initialize even when nothing is exposed: a host that never heard
-    // the lists can change has no reason to re-read them after a roster move.
-    capabilities: {
-      tools: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-      prompts: { listChanged: true },
-      completions: {},
-      logging: {}
-    },
+    capabilities,
     ...(instructions._tag === "Static" && instructions.text !== undefined ? { instructions: instructions.text } : {})
-  })
-}
-
-// The requests that are one Effect of the face each: lists, calls, reads, prompts, completion.
-const answerRequests = (face: Face.Face, session: Path.Session) => {
-  const { server } = session
-  const handle = <A>(effect: Effect.Effect<A, never>) => Path.handle(session, effect)
-  const instructions = face.instructions
-  if (instructions._tag === "Dynamic") {
-    server.setRequestHandler(InitializeRequestSchema, async (request) => {
-      const result = await (server as unknown as Initializing)._oninitialize(request)
-      const text = await handle(instructions.read)
-      return text === undefined ? result : { ...result, instructions: text }
-    })
-  }
-  // Each list is what the request's caller may see (everything, for a caller not authenticated).
-  const view = (extra: Path.Extra) => face.view(Path.callerOf(extra) ?? Identity.local)
-  server.setRequestHandler(
-    ListToolsRequestSchema,
-    (_, extra) =>
-      handle(Effect.map(view(extra), (shown): ListToolsResult => // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
-      ({ tools: shown.tools as ListToolsResult["tools"] })))
-  )
-  // Registered with the loose request shape: the SDK's own parse would answer a malformed call
-  // (`arguments: 0`) as an internal error, where its tools/call check answers -32602 naming it.
-  server.setRequestHandler(LooseCallToolRequestSchema, (request, extra) => {
-    // The SDK checked the request against CallToolRequestSchema before calling this handler.
-    const params = request.params as CallToolRequest["params"]
-    // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
-    // Traced by the engine's own span (Engine.call): one span per call is what the hot path affords.
-    const peer = { era: "2025-11-25" as const, session: extra.sessionId, client: server.getClientVersion() }
-    const call = Effect.provideService(face.callTool(params.name, params.arguments ?? {}), Peer, peer)
-    return Path.serve<CallToolResult>(session, extra, call)
-  })
-  server.setRequestHandler(
-    ListPromptsRequestSchema,
-    (_, extra) =>
-      handle(
-        Effect.map(
-          view(extra),
-          (shown): ListPromptsResult => ({ prompts: shown.prompts as ListPromptsResult["prompts"] })
-        )
-      )
-  )
-  server.setRequestHandler(
-    GetPromptRequestSchema,
-    (request, extra) =>
-      Path.serve<GetPromptResult>(session, extra, face.getPrompt(request.params.name, request.params.arguments ?? {}))
-  )
-  server.setRequestHandler(
-    CompleteRequestSchema,
-    (request, extra) =>
-      Path.serve(session, extra, Effect.map(face.complete(request.params), (completion) => ({ completion })))
-  )
-  server.setRequestHandler(
-    ListResourcesRequestSchema,
-    (_, extra) =>
-      handle(
-        Effect.map(
-          view(extra),
-          (shown): ListResourcesResult => ({ resources: shown.resources as ListResourcesResult["resources"] })
-        )
-      )
-  )
-  server.setRequestHandler(
-    ListResourceTemplatesRequestSchema,
-    (_, extra) =>
-      handle(
-        Effect.map(
-          view(extra),
-          (shown): ListResourceTemplatesResult => ({
-            resourceTemplates: shown.templates as ListResourceTemplatesResult["resourceTemplates"]
-          })
-        )
-      )
-  )
-  server.setRequestHandler(ReadResourceRequestSchema, (request, extra) =>
-    Path.serve(
-      session,
-      extra,
-      Effect.withSpan(
-        Effect.map(
-          face.readResource(request.params.uri),
-          (contents): ReadResourceResult => ({ contents: [...contents] })
-        ),
-        "McpSession.resources/read",
-        { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
-      )
-    ))
-}
-
-// The host's subscriptions and log level: kept by this session, or by the registry given.
-const answerHost = (
-  face: Face.Face,
-  session: Path.Session,
-  follower: Follower.Follower,
-  registry: Registry | undefined
-) => {
-  const { server } = session
-  const subscribe = (uri: string) => registry === undefined ? follower.follow(uri) : registry.subscribe(uri)
-  server.setRequestHandler(SubscribeRequestSchema, (request) =>
-    Path.handle(
-      session,
-      Effect.withSpan(
-        // Answered once the subscription is live, so a change the host makes next is announced.
-        face.checkUri(request.params.uri).pipe(Effect.andThen(subscribe(request.params.uri)), Effect.as({})),
-        "McpSession.resources/subscribe",
-        { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
-      )
-    ))
-  server.setRequestHandler(
-    UnsubscribeRequestSchema,
-    (request) =>
-      Path.handle(
-        session,
-        Effect.as(
-          registry === undefined ? follower.unfollow(request.params.uri) : registry.unsubscribe(request.params.uri),
-          {}
-        )
-      )
-  )
-  // Replaces the SDK's own handler, which keys levels by transport session id; here the level is
-  // this session's, read by its own request path.
-  server.setRequestHandler(SetLevelRequestSchema, (request) => {
-    const level = request.params.level
-    const set = Ref.set(session.level, level)
-    return Path.handle(
-      session,
-      Effect.as(registry === undefined ? set : Effect.andThen(set, registry.setLogLevel(level)), {})
-    )
   })
 }
 
@@ -423,8 +257,7 @@ const open = (face: Face.Face, transport: Transport, end: () => void, options: C
       forwarding: new Map()
     }
     const follower = yield* Follower.make(face, server, options.maxSubscriptions)
-    answerRequests(face, session)
-    answerHost(face, session, follower, options.registry)
+    Requests.answer({ face, session, follower, registry: options.registry })
     if (options.leads ?? true) {
       yield* follower.lead(true)
       // Restored side by side, each waiting at most `openWait` to go live.
