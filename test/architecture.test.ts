@@ -201,6 +201,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "legacy/internal/replicaTransport",
     "legacy/internal/replicaTail",
     "legacy/internal/sessionRequests",
+    "legacy/internal/sessionLives",
     "legacy/Session",
     "legacy/internal/shared"
   ],

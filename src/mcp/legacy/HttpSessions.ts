@@ -5,8 +5,8 @@
  * `Server` (`Session.connect`), created at `initialize` and never handed to another session — one
  * shared server or transport is the cross-client leak of CVE-2026-25536. Everything else (roster,
  * decoders, connection pool) is the shared face, so an idle session costs a transport, a server and
- * a few fibers. A session's life is one fiber in a `FiberMap`: it owns the session's scope, so
- * ending it for any reason — `DELETE`, idle expiry, eviction, the transport closing, the server
+ * its GET stream. A session's life is a scope (`internal/sessionLives`), no fiber: closing it for
+ * any reason — `DELETE`, idle expiry, eviction, the transport closing, the server
  * shutting down — closes the SDK server, ends its subscriptions and handlers, and forgets its
  * stored events. A full table makes room by evicting the session least recently used among those
  * with nothing open; only a table whose every session is in use refuses a new one. With sessions
@@ -24,13 +24,13 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref } from "effect"
-import type { Scope } from "effect"
+import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, Option, Ref, Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "../Face.ts"
 import * as HttpDirect from "./internal/httpDirect.ts"
 import type * as Shared from "./internal/shared.ts"
 import type * as Registry from "./internal/redisSessions.ts"
+import * as Lives from "./internal/sessionLives.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -176,7 +176,7 @@ export const make = (
   share?: (hooks: Shared.Hooks) => Effect.Effect<Shared.Node, never, Scope.Scope>
 ): Effect.Effect<Table, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const lives = yield* FiberMap.make<string>()
+    const lives = yield* Lives.make
     const context = yield* Effect.context<never>()
     const entries = yield* Ref.make<ReadonlyMap<string, Entry>>(new Map())
     const ending: Ending = { entries, lives, restoring: new Map(), cancelled: new Set() }
@@ -191,9 +191,6 @@ export const make = (
       config,
       entries,
       lives,
-      // Lives run in the table's own context, not the request that opened them: a session outlives
-      // its `initialize`, and must not carry that request's services into every later call.
-      runLife: yield* FiberMap.runtime(lives)<never>(),
       fork: Effect.runForkWith(context),
       context,
       node,
@@ -208,7 +205,7 @@ export const make = (
       ids: Effect.map(Ref.get(state.entries), (map) => [...map.keys()]),
       touch: node === undefined ? touch : (entry, delta) =>
         Effect.andThen(touch(entry, delta), Effect.sync(() => node.touch(entry.id))),
-      endAll: FiberMap.clear(lives),
+      endAll: lives.endAll,
       share: (entry, initialize) =>
         node === undefined ? Effect.void :
           node.register(entry.id, initialize, Ref.getUnsafe(entry.version) ?? "", face.logLevel, entry.holder).pipe(
@@ -224,9 +221,8 @@ interface State {
   readonly store: EventStore.EventStore["Service"]
   readonly config: Config
   readonly entries: Ref.Ref<ReadonlyMap<string, Entry>>
-  /** One fiber per session, its life. */
-  readonly lives: FiberMap.FiberMap<string>
-  readonly runLife: <A, E>(id: string, effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
+  /** One scope per session, its life. */
+  readonly lives: Lives.Lives
   readonly fork: <A, E>(effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
   readonly context: Context.Context<never>
   readonly node: Shared.Node | undefined
@@ -246,7 +242,7 @@ const retire = (state: Ending, id: string): Effect.Effect<void> =>
     const entry = Ref.getUnsafe(state.entries).get(id)
     if (entry !== undefined) Deferred.doneUnsafe(entry.ended, Effect.void)
     for (const key of state.restoring.keys()) if (key.startsWith(`${id}\n`)) state.cancelled.add(id)
-    return Effect.andThen(forget(state, entry), FiberMap.remove(state.lives, id))
+    return Effect.andThen(forget(state, entry), state.lives.end(id))
   })
 
 // What the transport's event store calls: an Effect answered within its first turn (the in-memory
@@ -335,38 +331,38 @@ const forget = (state: Pick<State, "entries">, entry: Entry | undefined) =>
     return next
   })
 
-// A session's life: connected, then served until its transport closes or it has been idle too
-// long; whatever ends it, its entry goes, and unless the session is shared (and lives on
-// elsewhere) its stored events too. A replica of a session opened elsewhere is connected from
-// what Redis kept of it (`restored`).
-const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>, restored: Registry.Record | undefined) =>
+// A session's life ends, whatever ends it, with its entry going, and unless the session is shared
+// (and lives on elsewhere) its stored events too.
+const lifeEnded = (state: State, entry: Entry) =>
+  Effect.all([
+    Deferred.done(entry.ended, Exit.void),
+    forget(state, entry),
+    state.node === undefined ? forgetEvents(state, entry.id) : Effect.void,
+    Effect.logDebug("MCP session closed")
+  ], { discard: true }).pipe(
+    Effect.annotateLogs("session", entry.id),
+    Effect.updateContext((_: Context.Context<never>) => state.context)
+  )
+
+// The session connected in its life, in the table's own context, not the request that opened it: a
+// session outlives its `initialize`, and must not carry that request's services into every later
+// call. A replica of a session opened elsewhere is connected from what Redis kept of it (`restored`).
+const connectIn = (state: State, entry: Entry, life: Scope.Closeable, restored: Registry.Record | undefined) =>
   Effect.gen(function*() {
     const max = state.config.maxSubscriptions
     const { node } = state
-    const session = node === undefined
-      ? yield* Session.connect(
+    if (node === undefined) {
+      yield* Session.connect(
         state.face,
         entry.direct ?? entry.transport,
         max === undefined ? {} : { maxSubscriptions: max }
       )
-      : yield* node.connect(state.face, entry.id, entry.transport, entry.holder, restored)
-    yield* Deferred.succeed(connected, undefined)
+    } else yield* node.connect(state.face, entry.id, entry.transport, entry.holder, restored)
     yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")
-    // Ended by its transport closing, or by the table (`DELETE`, eviction, the sweep of idle ones).
-    yield* session.closed
   }).pipe(
-    Effect.scoped,
-    Effect.ensuring(
-      Effect.all([
-        Deferred.done(entry.ended, Exit.void),
-        forget(state, entry),
-        state.node === undefined ? forgetEvents(state, entry.id) : Effect.void,
-        Effect.logDebug("MCP session closed")
-      ], {
-        discard: true
-      })
-    ),
-    Effect.annotateLogs("session", entry.id)
+    Scope.provide(life),
+    Effect.annotateLogs("session", entry.id),
+    Effect.updateContext((_: Context.Context<never>) => state.context)
   )
 
 // A store that cannot forget now lets the session's events expire by its own bounds.
@@ -465,8 +461,9 @@ const restored = (state: State, entry: Entry): Effect.Effect<Option.Option<Entry
     state.cancelled.has(entry.id) ? Effect.as(retire(state, entry.id), Option.none()) : Effect.succeedSome(entry)
   )
 
-// Admitted and its life started in one uninterruptible step; a request gone while the session
-// connects takes the session with it, so nothing is left counted as in use.
+// Admitted and its life begun in one uninterruptible step; a request gone while the session
+// connects takes the session with it, so nothing is left counted as in use. The session's transport
+// closing ends its life (from a fiber of its own: never one the life owns).
 const start = (state: State, entry: Entry, restored: Registry.Record | undefined): Effect.Effect<Entry, Unavailable> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
@@ -479,16 +476,24 @@ const start = (state: State, entry: Entry, restored: Registry.Record | undefined
           Effect.annotateLogs("session", evicted.id)
         )
       }
-      const connected = yield* Deferred.make<void>()
-      const fiber = state.runLife(entry.id, life(state, entry, connected, restored))
-      // A table already closed never runs the life (so never connects); nor does one closing now.
-      yield* restore(Effect.raceFirst(
-        Deferred.await(connected),
-        Fiber.await(fiber).pipe(Effect.andThen(Effect.fail(new Unavailable({ reason: "the server is shutting down" }))))
-      )).pipe(Effect.onExit((exit) =>
-        Exit.isSuccess(exit) ? Effect.void
-          : Effect.andThen(FiberMap.remove(state.lives, entry.id), forget(state, entry))
+      const shuttingDown = Effect.andThen(
+        forget(state, entry),
+        Effect.fail(new Unavailable({ reason: "the server is shutting down" }))
+      )
+      // A table already closed never connects the session; one closed while it connects ends it.
+      const life = yield* state.lives.begin(entry.id, lifeEnded(state, entry))
+      if (life === undefined) return yield* shuttingDown
+      const transport: Transport = entry.direct ?? entry.transport
+      const closed = transport.onclose
+      transport.onclose = () => {
+        closed?.()
+        state.fork(state.lives.end(entry.id, life))
+      }
+      yield* restore(connectIn(state, entry, life, restored)).pipe(Effect.onExit((exit) =>
+        Exit.isSuccess(exit) ? Effect.void : Effect.andThen(state.lives.end(entry.id, life), forget(state, entry))
       ))
+      if (!state.lives.live(entry.id, life))
+        return yield* shuttingDown
       return entry
     })
   )
