@@ -481,7 +481,7 @@ const start = (state: State, entry: Entry, restored: Registry.Record | undefined
         Effect.fail(new Unavailable({ reason: "the server is shutting down" }))
       )
       // A table already closed never connects the session; one closed while it connects ends it.
-      const life = yield* state.lives.begin(entry.id, lifeEnded(state, entry))
+      const life = yield* state.lives.begin(entry.id, () => lifeEnded(state, entry))
       if (life === undefined) return yield* shuttingDown
       const transport: Transport = entry.direct ?? entry.transport
       const closed = transport.onclose

@@ -16,10 +16,11 @@ import { Effect, Exit, Scope } from "effect"
 /** One table's session lives, by session id. */
 export interface Lives {
   /**
-   * A new life for session `id`, whose last finalizer is `last`; a life of the same id still here is
-   * ended first. `undefined` once the table has closed: a session begun then never connects.
+   * A new life for session `id`, whose last finalizer is `last` (built when the life ends: an idle
+   * session holds no Effect of it); a life of the same id still here is ended first. `undefined` once
+   * the table has closed: a session begun then never connects.
    */
-  readonly begin: (id: string, last: Effect.Effect<void>) => Effect.Effect<Scope.Closeable | undefined>
+  readonly begin: (id: string, last: () => Effect.Effect<void>) => Effect.Effect<Scope.Closeable | undefined>
   /**
    * End session `id`'s life now, its finalizers run before this completes; given `life`, only that
    * one (a newer life of the same session stays).
@@ -59,7 +60,7 @@ export const make: Effect.Effect<Lives, never, Scope.Scope> = Effect.gen(functio
         const life = Scope.forkUnsafe(home, "sequential")
         lives.set(id, life)
         // The first finalizer runs last: after everything the session owned has ended.
-        return Scope.addFinalizer(life, last).pipe(
+        return Scope.addFinalizerExit(life, last).pipe(
           Effect.andThen(previous === undefined ? Effect.void : Scope.close(previous, Exit.void)),
           Effect.as(life)
         )
