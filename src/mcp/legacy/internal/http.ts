@@ -351,6 +351,7 @@ const unread = (
   entry: HttpSessions.Entry
 ): Web.Unread => ({
   maxBytes: server.maxStreamBuffer,
+  connection: NodeHttpServerRequest.toServerResponse(request),
   overflow: () => {
     NodeHttpServerRequest.toServerResponse(request).destroy()
     server.runFork(

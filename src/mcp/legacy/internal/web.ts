@@ -137,9 +137,20 @@ const gather = (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Gather
 const concat = (chunks: ReadonlyArray<Uint8Array>): Uint8Array =>
   chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 
-/** How much a GET stream may hold unread, and what ends it past that. */
+/**
+ * The connection a GET stream is written to: what it holds beyond its high-water mark, taken and not
+ * yet sent, is what its client left unread.
+ */
+export interface Connection {
+  readonly write: (chunk: Uint8Array) => boolean
+  readonly writableLength: number
+  readonly writableHighWaterMark: number
+}
+
+/** How much a GET stream may hold unread, where it is written, and what ends it past that. */
 export interface Unread {
   readonly maxBytes: number
+  readonly connection: Connection
   /** Close the response (its connection): the client resumes with `Last-Event-ID`. */
   readonly overflow: () => void
 }
@@ -147,7 +158,7 @@ export interface Unread {
 /**
  * The response to write for the transport's answer. An answer to a POST whose body is complete
  * within the turn is written whole; a body still open (a long call) is streamed, what arrived so far
- * first. Any other body (a GET stream, open for the session's life) is streamed from the start,
+ * first. A GET stream, open for the session's life, is written to its connection as it comes,
  * bounded by `unread`. An SSE stream opens with a comment so the status and headers leave at once
  * (Node holds them until the first byte, and a GET stream may stay quiet for minutes).
  */
@@ -163,15 +174,15 @@ export const toResponse = (
   const options = { status: web.status, headers, contentType }
   if (!answersPost) {
     const sse = contentType?.startsWith("text/event-stream") === true
-    // A GET stream's opening is its bounded stream's first chunk: one stream per open GET, not two.
-    const stream = Stream.fromReadableStream({
-      evaluate: () => unread === undefined ? body : bounded(body, unread, sse ? sseOpening : undefined),
-      onError: (cause) => cause
-    })
-    return Effect.succeed(HttpServerResponse.stream(
-      sse && unread === undefined ? Stream.concat(Stream.succeed(sseOpening), stream) : stream,
-      options
-    ))
+    if (unread !== undefined) {
+      return Effect.succeed(
+        HttpServerResponse.stream(writeThrough(body, unread, sse ? sseOpening : undefined), options)
+      )
+    }
+    const stream = Stream.fromReadableStream({ evaluate: () => body, onError: (cause) => cause })
+    return Effect.succeed(
+      HttpServerResponse.stream(sse ? Stream.concat(Stream.succeed(sseOpening), stream) : stream, options)
+    )
   }
   // Interrupted while gathering (the client went away), the body is cancelled, as the SDK expects.
   const gathered = Effect.callback<Gathered>((resume) => {
@@ -192,62 +203,55 @@ export const toResponse = (
   })
 }
 
-// A GET stream read on the transport's side as fast as it writes, and held for the connection up
-// to `maxBytes`: the SDK queues a stream's events without bound, so past the bound the client is
-// not reading, and the stream is ended (every event it held is in the event store) for the client
-// to resume with `Last-Event-ID`. What the transport had written before the stream was handed
-// over — a resume's replay, bounded by the event store — is held beyond the bound.
-const bounded = (
+// A GET stream read on the transport's side as fast as it writes, each chunk handed to the
+// connection at once (the response's own stream emits nothing: it ends when this does). The SDK
+// queues a stream's events without bound, and so would the connection: past `maxBytes` held by the
+// connection beyond its high-water mark its client is not reading, and the stream is ended (every event it held is in the
+// event store) for the client to resume with `Last-Event-ID`. What the transport had written
+// before the stream was handed over — a resume's replay, bounded by the event store — is held
+// beyond the bound. One read waits at a time, and nothing else: no second stream, no queue of
+// its own, no fiber reading it.
+const writeThrough = (
   source: ReadableStream<Uint8Array>,
   unread: Unread,
   opening: Uint8Array | undefined
-): ReadableStream<Uint8Array> => {
-  const reader = source.getReader()
-  let ended = false
-  // Nothing counts against the bound until the first turn has ended.
-  let allowance = Number.POSITIVE_INFINITY
-  const end = (controller: ReadableStreamDefaultController<Uint8Array>, close: () => void) => {
-    if (ended) return
-    ended = true
-    try {
-      close()
-    } catch {
-      // Already cancelled by its reader.
-    }
-    void reader.cancel().catch(() => undefined)
-  }
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      if (opening !== undefined) controller.enqueue(opening)
-      const held = () => unread.maxBytes - (controller.desiredSize ?? 0)
-      const turn = setImmediate(() => {
-        allowance = unread.maxBytes + held()
-      })
-      const pump = async (): Promise<void> => {
-        for (;;) {
-          const read = await reader.read().catch((cause: unknown) => ({ failed: cause }))
-          if (ended) return
-          if ("failed" in read) return end(controller, () => controller.error(read.failed))
-          if (read.done) {
-            clearImmediate(turn)
-            return end(controller, () => controller.close())
-          }
-          controller.enqueue(read.value)
-          if (held() > allowance) {
-            clearImmediate(turn)
-            unread.overflow()
-            return end(controller, () => controller.error(new Error(`more than ${unread.maxBytes} bytes unread`)))
-          }
-        }
-      }
-      void pump()
-    },
-    cancel() {
+): Stream.Stream<never, unknown> =>
+  Stream.fromEffectDrain(Effect.callback<void, unknown>((resume) => {
+    const reader = source.getReader()
+    const { connection, maxBytes } = unread
+    let ended = false
+    // Nothing counts against the bound until the first turn has ended.
+    let allowance = Number.POSITIVE_INFINITY
+    const turn = setImmediate(() => {
+      allowance = maxBytes + Math.max(connection.writableHighWaterMark, connection.writableLength)
+    })
+    const end = (exit: Effect.Effect<void, unknown>) => {
       ended = true
-      return reader.cancel()
+      clearImmediate(turn)
+      resume(exit)
     }
-  }, new ByteLengthQueuingStrategy({ highWaterMark: unread.maxBytes }))
-}
+    const pump = (): void => {
+      reader.read().then((read) => {
+        if (ended) return
+        if (read.done) return end(Effect.void)
+        connection.write(read.value)
+        if (connection.writableLength <= allowance) return pump()
+        unread.overflow()
+        void reader.cancel().catch(() => undefined)
+        end(Effect.fail(new Error(`more than ${maxBytes} bytes unread`)))
+      }, (cause: unknown) => {
+        if (!ended) end(Effect.fail(cause))
+      })
+    }
+    if (opening !== undefined) connection.write(opening)
+    pump()
+    // The client went away: cancelling the transport's stream is how the SDK learns of it.
+    return Effect.sync(() => {
+      ended = true
+      clearImmediate(turn)
+      void reader.cancel().catch(() => undefined)
+    })
+  }))
 
 // What the body of a POST says, read before the transport sees it: the protocol version an
 // `initialize` asks for, the requests it carries, the requests it cancels.
