@@ -23,7 +23,7 @@ import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
-import { Deferred, Duration, Effect, Exit, FiberSet, Ref, Scope } from "effect"
+import { Deferred, Duration, Effect, Exit, Ref, Scope } from "effect"
 import type * as Face from "../Face.ts"
 import * as Path from "./internal/requestPath.ts"
 import * as Follower from "./internal/sessionFollow.ts"
@@ -252,9 +252,9 @@ const open = (face: Face.Face, transport: Transport, end: () => void, options: C
       server,
       serverName: face.serverInfo.name,
       context: yield* Effect.context<never>(),
-      handlers: yield* FiberSet.make<unknown, unknown>(),
+      handlers: yield* Path.handlersIn(yield* Effect.scope),
       level: yield* Ref.make<Logging.Level>(options.restore?.logLevel ?? face.logLevel),
-      forwarding: new Map()
+      forwarding: {}
     }
     const follower = yield* Follower.make(face, server, options.maxSubscriptions)
     Requests.answer({ face, session, follower, registry: options.registry })
@@ -268,7 +268,7 @@ const open = (face: Face.Face, transport: Transport, end: () => void, options: C
     }
     server.onclose = end
     yield* Effect.promise(() => server.connect(transport))
-    yield* Effect.addFinalizer(() => Effect.promise(() => server.close()))
+    yield* Scope.addFinalizerExit(yield* Effect.scope, () => Effect.promise(() => server.close()))
     return {
       server,
       subscriptions: follower.uris,

@@ -14,7 +14,7 @@ import type {
   ServerNotification,
   ServerRequest
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Context, Duration, Effect, Exit, Fiber, FiberSet, Option, Queue, Ref, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Option, Queue, Ref, Scope, Stream } from "effect"
 import * as Ask from "../../../core/Ask.ts"
 import * as Caller from "../../../core/Caller.ts"
 import type * as Elicitation from "../../../core/Elicitation.ts"
@@ -50,15 +50,59 @@ const CurrentRequest = Context.Reference<Pending | undefined>("effect-surface/Mc
 
 const currentRequest: Effect.Effect<Pending | undefined> = Effect.service(CurrentRequest)
 
+/**
+ * The handlers of one session still running after their first turn, which the session's end
+ * interrupts. Most answer within that turn and are never tracked, so the set exists only once one
+ * is; touched synchronously only, so its fields are plain mutable ones.
+ */
+export interface Handlers {
+  running: Set<Fiber.Fiber<unknown, unknown>> | undefined
+  /** Set once the session has ended: a request then is refused, a handler forked then interrupted. */
+  closed: boolean
+}
+
 /** What one session's request paths share. */
 export interface Session {
   readonly server: Server
   readonly serverName: string
   readonly context: Context.Context<never>
-  readonly handlers: FiberSet.FiberSet<unknown, unknown>
+  readonly handlers: Handlers
   readonly level: Ref.Ref<Logging.Level>
   /** The request path's context at each log level the host picked (a memo, one entry per level). */
-  readonly forwarding: Map<Logging.Level, Context.Context<Caller.Services>>
+  readonly forwarding: Partial<Record<Logging.Level, Context.Context<Caller.Services>>>
+}
+
+/**
+ * A session's handlers, in `scope`: its close refuses later requests and interrupts (and awaits)
+ * every handler still running.
+ */
+export const handlersIn = (scope: Scope.Scope): Effect.Effect<Handlers> =>
+  Effect.suspend(() => {
+    const handlers: Handlers = { running: undefined, closed: false }
+    return Effect.as(
+      Scope.addFinalizer(
+        scope,
+        Effect.suspend(() => {
+          handlers.closed = true
+          const running = handlers.running
+          handlers.running = undefined
+          return running === undefined ? Effect.void : Fiber.interruptAll(running)
+        })
+      ),
+      handlers
+    )
+  })
+
+const track = (handlers: Handlers, fiber: Fiber.Fiber<unknown, unknown>) => {
+  if (handlers.closed) {
+    fiber.interruptUnsafe()
+    return
+  }
+  const running = handlers.running ??= new Set()
+  running.add(fiber)
+  fiber.addObserver(() => {
+    handlers.running?.delete(fiber)
+  })
 }
 
 // What the SDK turns into a JSON-RPC error: its `code`, `message` and `data`. (An `McpError` would
@@ -91,7 +135,7 @@ const fork = <A, E, R>(
   signal?: AbortSignal
 ): Fiber.Fiber<A, E> => {
   const fiber = Effect.runForkWith(services)(effect, signal === undefined ? undefined : { signal })
-  if (fiber.pollUnsafe() === undefined) FiberSet.addUnsafe(session.handlers, fiber)
+  if (fiber.pollUnsafe() === undefined) track(session.handlers, fiber)
   return fiber
 }
 
@@ -115,7 +159,7 @@ export const handleIn = <A, R>(
   effect: Effect.Effect<A, RpcError.Refusal, R>,
   pending?: Pending
 ): A | Promise<A> => {
-  if (session.handlers.state._tag === "Closed") throw cancelled()
+  if (session.handlers.closed) throw cancelled()
   const fiber = fork(session, services, effect, pending?.extra.signal)
   const exit = fiber.pollUnsafe()
   if (pending === undefined)
@@ -224,7 +268,7 @@ const requestServices = (server: Server): Context.Context<Caller.Services> =>
 // the request services. Built at the first request at that level (never invalidated; an idle
 // session holds none) and flattened, so the one entry a request adds stays a shallow overlay.
 const forwardingAt = (session: Session, at: Logging.Level): Context.Context<Caller.Services> => {
-  const known = session.forwarding.get(at)
+  const known = session.forwarding[at]
   if (known !== undefined) return known
   const message = (params: Logging.Message, fiber: Fiber.Fiber<unknown, unknown>) =>
     notify(session, fiber.getRef(CurrentRequest), { method: "notifications/message", params })
@@ -236,7 +280,7 @@ const forwardingAt = (session: Session, at: Logging.Level): Context.Context<Call
       ).mapUnsafe
     )
   )
-  session.forwarding.set(at, built)
+  session.forwarding[at] = built
   return built
 }
 

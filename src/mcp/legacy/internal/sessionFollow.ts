@@ -9,8 +9,7 @@
  * @since 0.1.0
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { Deferred, Duration, Effect } from "effect"
-import type { Scope } from "effect"
+import { Deferred, Duration, Effect, Scope } from "effect"
 import type * as Face from "../../Face.ts"
 import * as RpcError from "../../RpcError.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
@@ -76,12 +75,10 @@ export const make = (
       }
     }
     const state: State = { broadcaster: face.broadcaster, member, max, held, leading: false, closed: false }
-    yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => {
-        state.closed = true
-        return Effect.andThen(state.broadcaster.leave(member), release(state))
-      })
-    )
+    yield* Scope.addFinalizerExit(yield* Effect.scope, () => {
+      state.closed = true
+      return Effect.andThen(state.broadcaster.leave(member), release(state))
+    })
     return {
       follow: (uri) =>
         Effect.flatMap(admit(state, uri), (live) =>
