@@ -352,11 +352,11 @@ const connectIn = (state: State, entry: Entry, life: Scope.Closeable, restored: 
     const max = state.config.maxSubscriptions
     const { node } = state
     if (node === undefined) {
-      yield* Session.connect(
-        state.face,
-        entry.direct ?? entry.transport,
-        max === undefined ? {} : { maxSubscriptions: max }
-      )
+      // The life is the session's scope: its transport closing ends the life (see `start`).
+      yield* Session.connect(state.face, entry.direct ?? entry.transport, {
+        ownScope: false,
+        ...(max === undefined ? {} : { maxSubscriptions: max })
+      })
     } else yield* node.connect(state.face, entry.id, entry.transport, entry.holder, restored)
     yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")
   }).pipe(

@@ -122,6 +122,13 @@ export interface ConnectOptions {
    * also set here). Without one the session keeps them, capped by `maxSubscriptions`.
    */
   readonly registry?: Registry
+  /**
+   * Whether the session forks a scope of its own from the caller's and closes it when its transport
+   * closes (the default). `false` when the caller's scope is the session's alone and the caller
+   * closes it once the transport has closed, as a Streamable HTTP session table does: the session
+   * then holds no scope of its own.
+   */
+  readonly ownScope?: boolean
 }
 
 /**
@@ -179,7 +186,8 @@ export const tooManySubscriptions: (max: number) => RpcError.ProtocolError = Fol
  * Serve a face on one transport until the scope closes or the transport does.
  *
  * The session forks its own scope from the caller's: it closes when the transport closes (and
- * `closed` completes once it has), or when the caller's scope closes, whichever comes first.
+ * `closed` completes once it has), or when the caller's scope closes, whichever comes first. With
+ * `ownScope: false` the caller's scope is the session's, and the caller closes it.
  *
  * @example
  * ```ts
@@ -204,14 +212,15 @@ export const connect = (
 ): Effect.Effect<Session, never, Scope.Scope> =>
   Effect.gen(function*() {
     const closed = yield* Deferred.make<void>()
-    const scope = yield* Scope.fork(yield* Effect.scope)
+    const owned = options.ownScope === false ? undefined : yield* Scope.fork(yield* Effect.scope)
+    const scope = owned ?? (yield* Effect.scope)
     // The first finalizer runs last: `closed` completes once everything else the session owned has ended.
-    yield* Scope.addFinalizer(scope, Deferred.succeed(closed, undefined))
+    yield* Scope.addFinalizerExit(scope, () => Deferred.succeed(closed, undefined))
     const context = yield* Effect.context<never>()
     // The transport's close is announced by a callback: it closes the session's scope from a fiber of
     // its own (never one the scope owns, which the close would interrupt).
-    const end = () => {
-      Effect.runForkWith(context)(Scope.close(scope, Exit.void))
+    const end = owned === undefined ? undefined : () => {
+      Effect.runForkWith(context)(Scope.close(owned, Exit.void))
     }
     const opened = yield* open(face, transport, end, options).pipe(Scope.provide(scope))
     return { ...opened, closed: Deferred.await(closed) }
@@ -245,7 +254,7 @@ const makeServer = (face: Face.Face): Server => {
   })
 }
 
-const open = (face: Face.Face, transport: Transport, end: () => void, options: ConnectOptions) =>
+const open = (face: Face.Face, transport: Transport, end: (() => void) | undefined, options: ConnectOptions) =>
   Effect.gen(function*() {
     const server = makeServer(face)
     const session: Path.Session = {
@@ -266,7 +275,7 @@ const open = (face: Face.Face, transport: Transport, end: () => void, options: C
         concurrency: "unbounded"
       })
     }
-    server.onclose = end
+    if (end !== undefined) server.onclose = end
     yield* Effect.promise(() => server.connect(transport))
     yield* Scope.addFinalizerExit(yield* Effect.scope, () => Effect.promise(() => server.close()))
     return {
