@@ -192,6 +192,7 @@ export const make = (
       entries,
       lives,
       fork: Effect.runForkWith(context),
+      run: runner(Effect.runForkWith(context), context),
       context,
       node,
       restoring: ending.restoring,
@@ -224,6 +225,8 @@ interface State {
   /** One scope per session, its life. */
   readonly lives: Lives.Lives
   readonly fork: <A, E>(effect: Effect.Effect<A, E>) => Fiber.Fiber<A, E>
+  /** What every session's event store runs its Effects with (one for the table). */
+  readonly run: <A>(effect: Effect.Effect<A>) => Promise<A>
   readonly context: Context.Context<never>
   readonly node: Shared.Node | undefined
   /** Sessions being restored here (by session and holder), so concurrent requests for one restore it once. */
@@ -247,10 +250,10 @@ const retire = (state: Ending, id: string): Effect.Effect<void> =>
 
 // What the transport's event store calls: an Effect answered within its first turn (the in-memory
 // store always is) is handed back settled, without waiting on an observer.
-const runner = (state: State) => <A>(effect: Effect.Effect<A>): Promise<A> => {
-  const fiber = state.fork(effect)
+const runner = (fork: State["fork"], context: Context.Context<never>) => <A>(effect: Effect.Effect<A>): Promise<A> => {
+  const fiber = fork(effect)
   const exit = fiber.pollUnsafe()
-  if (exit === undefined) return Effect.runPromiseWith(state.context)(Fiber.join(fiber))
+  if (exit === undefined) return Effect.runPromiseWith(context)(Fiber.join(fiber))
   return Exit.isSuccess(exit) ? Promise.resolve(exit.value) : Promise.reject(Cause.squash(exit.cause))
 }
 
@@ -296,7 +299,7 @@ const newEntry = (state: State, id: string, open: number, version: string | unde
       sessionIdGenerator: () => id,
       // SSE, not JSON: logging and progress travel on the request's own response stream.
       enableJsonResponse: false,
-      eventStore: EventStore.forSession(state.store, id, runner(state)),
+      eventStore: EventStore.forSession(state.store, id, state.run),
       ...(state.config.retryInterval === undefined ? {} : { retryInterval: state.config.retryInterval })
     })
     const direct = state.node === undefined ? HttpDirect.make(transport) : undefined

@@ -214,15 +214,13 @@ export const connect = (
     const closed = yield* Deferred.make<void>()
     const owned = options.ownScope === false ? undefined : yield* Scope.fork(yield* Effect.scope)
     const scope = owned ?? (yield* Effect.scope)
-    // The first finalizer runs last: `closed` completes once everything else the session owned has ended.
-    yield* Scope.addFinalizerExit(scope, () => Deferred.succeed(closed, undefined))
     const context = yield* Effect.context<never>()
     // The transport's close is announced by a callback: it closes the session's scope from a fiber of
     // its own (never one the scope owns, which the close would interrupt).
     const end = owned === undefined ? undefined : () => {
       Effect.runForkWith(context)(Scope.close(owned, Exit.void))
     }
-    const opened = yield* open(face, transport, end, options).pipe(Scope.provide(scope))
+    const opened = yield* open(face, transport, end, closed, options).pipe(Scope.provide(scope))
     return { ...opened, closed: Deferred.await(closed) }
   })
 
@@ -254,18 +252,43 @@ const makeServer = (face: Face.Face): Server => {
   })
 }
 
-const open = (face: Face.Face, transport: Transport, end: (() => void) | undefined, options: ConnectOptions) =>
+// Everything the session owned ends in one finalizer, each part whatever became of the one before:
+// the server closes (once connected), the following stops, the handlers are interrupted, and last
+// `closed` completes.
+const ending = (
+  server: Server,
+  connected: { done: boolean },
+  follower: Follower.Follower,
+  handlers: Path.Handlers,
+  closed: Deferred.Deferred<void>
+) =>
+  (connected.done ? Effect.promise(() => server.close()) : Effect.void).pipe(
+    Effect.ensuring(Effect.suspend(follower.end)),
+    Effect.ensuring(Path.endHandlers(handlers)),
+    Effect.ensuring(Deferred.succeed(closed, undefined))
+  )
+
+const open = (
+  face: Face.Face,
+  transport: Transport,
+  end: (() => void) | undefined,
+  closed: Deferred.Deferred<void>,
+  options: ConnectOptions
+) =>
   Effect.gen(function*() {
     const server = makeServer(face)
+    const handlers = Path.makeHandlers()
     const session: Path.Session = {
       server,
       serverName: face.serverInfo.name,
       context: yield* Effect.context<never>(),
-      handlers: yield* Path.handlersIn(yield* Effect.scope),
+      handlers,
       level: yield* Ref.make<Logging.Level>(options.restore?.logLevel ?? face.logLevel),
       forwarding: {}
     }
-    const follower = yield* Follower.make(face, server, options.maxSubscriptions)
+    const follower = Follower.make(face, server, options.maxSubscriptions)
+    const connected = { done: false }
+    yield* Scope.addFinalizerExit(yield* Effect.scope, () => ending(server, connected, follower, handlers, closed))
     Requests.answer({ face, session, follower, registry: options.registry })
     if (options.leads ?? true) {
       yield* follower.lead(true)
@@ -277,7 +300,7 @@ const open = (face: Face.Face, transport: Transport, end: (() => void) | undefin
     }
     if (end !== undefined) server.onclose = end
     yield* Effect.promise(() => server.connect(transport))
-    yield* Scope.addFinalizerExit(yield* Effect.scope, () => Effect.promise(() => server.close()))
+    connected.done = true
     return {
       server,
       subscriptions: follower.uris,

@@ -14,7 +14,7 @@ import type {
   ServerNotification,
   ServerRequest
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Context, Duration, Effect, Exit, Fiber, Option, Queue, Ref, Scope, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Fiber, Option, Queue, Ref, Stream } from "effect"
 import * as Ask from "../../../core/Ask.ts"
 import * as Caller from "../../../core/Caller.ts"
 import type * as Elicitation from "../../../core/Elicitation.ts"
@@ -72,25 +72,16 @@ export interface Session {
   readonly forwarding: Partial<Record<Logging.Level, Context.Context<Caller.Services>>>
 }
 
-/**
- * A session's handlers, in `scope`: its close refuses later requests and interrupts (and awaits)
- * every handler still running.
- */
-export const handlersIn = (scope: Scope.Scope): Effect.Effect<Handlers> =>
+/** A session's handlers, none running yet. */
+export const makeHandlers = (): Handlers => ({ running: undefined, closed: false })
+
+/** End a session's handlers: later requests are refused, and every handler still running is interrupted (and awaited). */
+export const endHandlers = (handlers: Handlers): Effect.Effect<void> =>
   Effect.suspend(() => {
-    const handlers: Handlers = { running: undefined, closed: false }
-    return Effect.as(
-      Scope.addFinalizer(
-        scope,
-        Effect.suspend(() => {
-          handlers.closed = true
-          const running = handlers.running
-          handlers.running = undefined
-          return running === undefined ? Effect.void : Fiber.interruptAll(running)
-        })
-      ),
-      handlers
-    )
+    handlers.closed = true
+    const running = handlers.running
+    handlers.running = undefined
+    return running === undefined ? Effect.void : Fiber.interruptAll(running)
   })
 
 const track = (handlers: Handlers, fiber: Fiber.Fiber<unknown, unknown>) => {

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { Deferred, Duration, Effect, Scope } from "effect"
+import { Deferred, Duration, Effect } from "effect"
 import type * as Face from "../../Face.ts"
 import * as RpcError from "../../RpcError.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
@@ -32,6 +32,8 @@ export interface Follower {
   readonly uris: Effect.Effect<ReadonlyArray<string>>
   /** Start (or stop: every subscription ends too) announcing the face's roster moves. */
   readonly lead: (leading: boolean) => Effect.Effect<void>
+  /** Stop for good, as the session ends: no more announcements, every subscription ended. */
+  readonly end: () => Effect.Effect<void>
 }
 
 // Sent and forgotten: a host that is slow or gone must not hold the broadcaster up.
@@ -46,59 +48,57 @@ interface State {
   readonly broadcaster: Broadcast.Broadcaster
   readonly member: Broadcast.Member
   readonly max: number | undefined
-  /** The URIs held, each counted against the cap from its subscribe until its end. */
-  readonly held: Set<string>
+  /** The URIs held, each counted against the cap from its subscribe until its end; none until the first. */
+  held: Set<string> | undefined
   leading: boolean
   closed: boolean
 }
 
-/** A follower for `server`, in the session's scope; `max` caps the URIs followed at once. */
+/** A follower for `server`, ended by its session (`end`); `max` caps the URIs followed at once. */
 export const make = (
   face: Face.Face,
   server: Server,
   max: number | undefined
-): Effect.Effect<Follower, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const held = new Set<string>()
-    const member: Broadcast.Member = {
-      listChanged: (list) =>
-        fire(
-          list === "tools"
-            ? server.sendToolListChanged()
-            : list === "resources"
-            ? server.sendResourceListChanged()
-            : server.sendPromptListChanged()
-        ),
-      updated: (uri) => fire(server.sendResourceUpdated({ uri })),
-      dropped: (uri) => {
-        held.delete(uri)
-      }
+): Follower => {
+  const member: Broadcast.Member = {
+    listChanged: (list) =>
+      fire(
+        list === "tools"
+          ? server.sendToolListChanged()
+          : list === "resources"
+          ? server.sendResourceListChanged()
+          : server.sendPromptListChanged()
+      ),
+    updated: (uri) => fire(server.sendResourceUpdated({ uri })),
+    dropped: (uri) => {
+      state.held?.delete(uri)
     }
-    const state: State = { broadcaster: face.broadcaster, member, max, held, leading: false, closed: false }
-    yield* Scope.addFinalizerExit(yield* Effect.scope, () => {
+  }
+  const state: State = { broadcaster: face.broadcaster, member, max, held: undefined, leading: false, closed: false }
+  return {
+    follow: (uri) =>
+      Effect.flatMap(
+        admit(state, uri),
+        (live) => live === undefined ? Effect.void : Effect.asVoid(Effect.timeoutOption(Deferred.await(live), openWait))
+      ),
+    unfollow: (uri) =>
+      Effect.suspend(() => {
+        state.held?.delete(uri)
+        return state.broadcaster.unsubscribe(uri, member)
+      }),
+    uris: Effect.sync(() => Array.from(state.held ?? [])),
+    lead: (lead) =>
+      Effect.suspend(() => {
+        if (lead === state.leading) return Effect.void
+        state.leading = lead
+        return lead ? state.broadcaster.join(member) : Effect.andThen(state.broadcaster.leave(member), release(state))
+      }),
+    end: () => {
       state.closed = true
       return Effect.andThen(state.broadcaster.leave(member), release(state))
-    })
-    return {
-      follow: (uri) =>
-        Effect.flatMap(admit(state, uri), (live) =>
-          live === undefined ? Effect.void : Effect.asVoid(Effect.timeoutOption(Deferred.await(live), openWait))),
-      unfollow: (uri) =>
-        Effect.suspend(() => {
-          held.delete(uri)
-          return state.broadcaster.unsubscribe(uri, member)
-        }),
-      uris: Effect.sync(() =>
-        Array.from(held)
-      ),
-      lead: (lead) =>
-        Effect.suspend(() => {
-          if (lead === state.leading) return Effect.void
-          state.leading = lead
-          return lead ? state.broadcaster.join(member) : Effect.andThen(state.broadcaster.leave(member), release(state))
-        })
-    } satisfies Follower
-  })
+    }
+  } satisfies Follower
+}
 
 // A URI counts against the cap from its subscribe on, checked and taken in one step, so concurrent
 // subscribes cannot pass the cap together; one held already is accepted again.
@@ -108,7 +108,8 @@ const admit = (
 ): Effect.Effect<Deferred.Deferred<void> | undefined, RpcError.ProtocolError> =>
   Effect.suspend(() => {
     if (state.closed) return Effect.succeed(undefined)
-    const { held, max } = state
+    const held = state.held ??= new Set()
+    const { max } = state
     if (max !== undefined && !held.has(uri) && held.size >= max) return Effect.fail(tooMany(max))
     held.add(uri)
     return state.broadcaster.subscribe(uri, state.member)
@@ -116,8 +117,8 @@ const admit = (
 
 const release = (state: State): Effect.Effect<void> =>
   Effect.suspend(() => {
-    const uris = Array.from(state.held)
-    state.held.clear()
+    const uris = Array.from(state.held ?? [])
+    state.held?.clear()
     return Effect.forEach(uris, (uri) => state.broadcaster.unsubscribe(uri, state.member), {
       concurrency: "unbounded",
       discard: true

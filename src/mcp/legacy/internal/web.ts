@@ -220,15 +220,16 @@ const writeThrough = (
     const reader = source.getReader()
     const { connection, maxBytes } = unread
     let ended = false
-    // Nothing counts against the bound until the first turn has ended.
+    // Nothing counts against the bound until the first turn has ended (the timer let go then).
     let allowance = Number.POSITIVE_INFINITY
-    const turn = setImmediate(() => {
+    let turn: NodeJS.Immediate | undefined = setImmediate(() => {
+      turn = undefined
       allowance = maxBytes + Math.max(connection.writableHighWaterMark, connection.writableLength)
     })
-    const end = (exit: Effect.Effect<void, unknown>) => {
+    const end = (exit?: Effect.Effect<void, unknown>) => {
       ended = true
-      clearImmediate(turn)
-      resume(exit)
+      if (turn !== undefined) clearImmediate(turn)
+      if (exit !== undefined) resume(exit)
     }
     const pump = (): void => {
       reader.read().then((read) => {
@@ -247,8 +248,7 @@ const writeThrough = (
     pump()
     // The client went away: cancelling the transport's stream is how the SDK learns of it.
     return Effect.sync(() => {
-      ended = true
-      clearImmediate(turn)
+      end()
       void reader.cancel().catch(() => undefined)
     })
   }))
