@@ -254,7 +254,7 @@ const makeServer = (face: Face.Face): Server => {
 
 // Everything the session owned ends in one finalizer, each part whatever became of the one before:
 // the server closes (once connected), the following stops, the handlers are interrupted, and last
-// `closed` completes.
+// `closed` completes. Made here, not where the session opens, so it holds these alone.
 const ending = (
   server: Server,
   connected: { done: boolean },
@@ -262,8 +262,9 @@ const ending = (
   handlers: Path.Handlers,
   closed: Deferred.Deferred<void>
 ) =>
+() =>
   (connected.done ? Effect.promise(() => server.close()) : Effect.void).pipe(
-    Effect.ensuring(Effect.suspend(follower.end)),
+    Effect.ensuring(Follower.end(follower)),
     Effect.ensuring(Path.endHandlers(handlers)),
     Effect.ensuring(Deferred.succeed(closed, undefined))
   )
@@ -288,25 +289,29 @@ const open = (
     }
     const follower = Follower.make(face, server, options.maxSubscriptions)
     const connected = { done: false }
-    yield* Scope.addFinalizerExit(yield* Effect.scope, () => ending(server, connected, follower, handlers, closed))
+    yield* Scope.addFinalizerExit(yield* Effect.scope, ending(server, connected, follower, handlers, closed))
     Requests.answer({ face, session, follower, registry: options.registry })
     if (options.leads ?? true) {
-      yield* follower.lead(true)
+      yield* Follower.lead(follower, true)
       // Restored side by side, each waiting at most `openWait` to go live.
-      yield* Effect.forEach(options.restore?.subscriptions ?? [], (uri) => Effect.ignore(follower.follow(uri)), {
+      yield* Effect.forEach(options.restore?.subscriptions ?? [], (uri) =>
+        Effect.ignore(Follower.follow(follower, uri)), {
         discard: true,
         concurrency: "unbounded"
       })
     }
-    if (end !== undefined) server.onclose = end
-    yield* Effect.promise(() => server.connect(transport))
+    if (end !== undefined)
+      server.onclose = end
+    yield* Effect.promise(() =>
+      server.connect(transport)
+    )
     connected.done = true
     return {
       server,
-      subscriptions: follower.uris,
-      follow: follower.follow,
-      unfollow: follower.unfollow,
+      subscriptions: Follower.uris(follower),
+      follow: (uri: string) => Follower.follow(follower, uri),
+      unfollow: (uri: string) => Follower.unfollow(follower, uri),
       setLogLevel: (level: Logging.Level) => Ref.set(session.level, level),
-      lead: follower.lead
+      lead: (leading: boolean) => Follower.lead(follower, leading)
     }
   })

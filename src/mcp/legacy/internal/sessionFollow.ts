@@ -4,7 +4,8 @@
  * serving a host alone does both from its start; a session that is one of several replicas of one
  * host's session (Streamable HTTP across instances) does them only while it leads, so the host
  * hears each change once. The following itself is the face's broadcaster's (`broadcast.ts`): the
- * session only registers with it, so it runs no fiber of its own for either.
+ * session only registers with it, so it runs no fiber of its own for either. A follower is plain
+ * state read by this module's functions, so an idle session holds no closures for what it may do.
  *
  * @since 0.1.0
  */
@@ -24,27 +25,17 @@ export const tooMany = (max: number): RpcError.ProtocolError =>
     message: `Too many subscriptions: a session may hold at most ${max}; unsubscribe from one first`
   })
 
-/** One session's subscriptions and announcements. */
-export interface Follower {
-  /** Follow `uri` (a URI followed already is shared); completes once live, or after `openWait`. */
-  readonly follow: (uri: string) => Effect.Effect<void, RpcError.ProtocolError>
-  readonly unfollow: (uri: string) => Effect.Effect<void>
-  readonly uris: Effect.Effect<ReadonlyArray<string>>
-  /** Start (or stop: every subscription ends too) announcing the face's roster moves. */
-  readonly lead: (leading: boolean) => Effect.Effect<void>
-  /** Stop for good, as the session ends: no more announcements, every subscription ended. */
-  readonly end: () => Effect.Effect<void>
-}
-
 // Sent and forgotten: a host that is slow or gone must not hold the broadcaster up.
 const ignore = () => {}
 const fire = (sent: Promise<void>) => {
   sent.then(undefined, ignore)
 }
 
-// The session's side, touched synchronously only (by its requests and the broadcaster, one at a
-// time), so its fields are plain mutable ones.
-interface State {
+/**
+ * One session's subscriptions and announcements: touched synchronously only (by its requests and
+ * the broadcaster, one at a time), so its fields are plain mutable ones.
+ */
+export interface Follower {
   readonly broadcaster: Broadcast.Broadcaster
   readonly member: Broadcast.Member
   readonly max: number | undefined
@@ -55,11 +46,7 @@ interface State {
 }
 
 /** A follower for `server`, ended by its session (`end`); `max` caps the URIs followed at once. */
-export const make = (
-  face: Face.Face,
-  server: Server,
-  max: number | undefined
-): Follower => {
+export const make = (face: Face.Face, server: Server, max: number | undefined): Follower => {
   const member: Broadcast.Member = {
     listChanged: (list) =>
       fire(
@@ -71,55 +58,74 @@ export const make = (
       ),
     updated: (uri) => fire(server.sendResourceUpdated({ uri })),
     dropped: (uri) => {
-      state.held?.delete(uri)
+      follower.held?.delete(uri)
     }
   }
-  const state: State = { broadcaster: face.broadcaster, member, max, held: undefined, leading: false, closed: false }
-  return {
-    follow: (uri) =>
-      Effect.flatMap(
-        admit(state, uri),
-        (live) => live === undefined ? Effect.void : Effect.asVoid(Effect.timeoutOption(Deferred.await(live), openWait))
-      ),
-    unfollow: (uri) =>
-      Effect.suspend(() => {
-        state.held?.delete(uri)
-        return state.broadcaster.unsubscribe(uri, member)
-      }),
-    uris: Effect.sync(() => Array.from(state.held ?? [])),
-    lead: (lead) =>
-      Effect.suspend(() => {
-        if (lead === state.leading) return Effect.void
-        state.leading = lead
-        return lead ? state.broadcaster.join(member) : Effect.andThen(state.broadcaster.leave(member), release(state))
-      }),
-    end: () => {
-      state.closed = true
-      return Effect.andThen(state.broadcaster.leave(member), release(state))
-    }
-  } satisfies Follower
+  const follower: Follower = {
+    broadcaster: face.broadcaster,
+    member,
+    max,
+    held: undefined,
+    leading: false,
+    closed: false
+  }
+  return follower
 }
+
+/** Follow `uri` (a URI followed already is shared); completes once live, or after `openWait`. */
+export const follow = (follower: Follower, uri: string): Effect.Effect<void, RpcError.ProtocolError> =>
+  Effect.flatMap(
+    admit(follower, uri),
+    (live) => live === undefined ? Effect.void : Effect.asVoid(Effect.timeoutOption(Deferred.await(live), openWait))
+  )
+
+export const unfollow = (follower: Follower, uri: string): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    follower.held?.delete(uri)
+    return follower.broadcaster.unsubscribe(uri, follower.member)
+  })
+
+/** The URIs followed now. */
+export const uris = (follower: Follower): Effect.Effect<ReadonlyArray<string>> =>
+  Effect.sync(() => Array.from(follower.held ?? []))
+
+/** Start (or stop: every subscription ends too) announcing the face's roster moves. */
+export const lead = (follower: Follower, leading: boolean): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (leading === follower.leading) return Effect.void
+    follower.leading = leading
+    return leading
+      ? follower.broadcaster.join(follower.member)
+      : Effect.andThen(follower.broadcaster.leave(follower.member), release(follower))
+  })
+
+/** Stop for good, as the session ends: no more announcements, every subscription ended. */
+export const end = (follower: Follower): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    follower.closed = true
+    return Effect.andThen(follower.broadcaster.leave(follower.member), release(follower))
+  })
 
 // A URI counts against the cap from its subscribe on, checked and taken in one step, so concurrent
 // subscribes cannot pass the cap together; one held already is accepted again.
 const admit = (
-  state: State,
+  follower: Follower,
   uri: string
 ): Effect.Effect<Deferred.Deferred<void> | undefined, RpcError.ProtocolError> =>
   Effect.suspend(() => {
-    if (state.closed) return Effect.succeed(undefined)
-    const held = state.held ??= new Set()
-    const { max } = state
+    if (follower.closed) return Effect.succeed(undefined)
+    const held = follower.held ??= new Set()
+    const { max } = follower
     if (max !== undefined && !held.has(uri) && held.size >= max) return Effect.fail(tooMany(max))
     held.add(uri)
-    return state.broadcaster.subscribe(uri, state.member)
+    return follower.broadcaster.subscribe(uri, follower.member)
   })
 
-const release = (state: State): Effect.Effect<void> =>
+const release = (follower: Follower): Effect.Effect<void> =>
   Effect.suspend(() => {
-    const uris = Array.from(state.held ?? [])
-    state.held?.clear()
-    return Effect.forEach(uris, (uri) => state.broadcaster.unsubscribe(uri, state.member), {
+    const held = Array.from(follower.held ?? [])
+    follower.held?.clear()
+    return Effect.forEach(held, (uri) => follower.broadcaster.unsubscribe(uri, follower.member), {
       concurrency: "unbounded",
       discard: true
     })

@@ -47,7 +47,7 @@ import { Peer } from "../../internal/peer.ts"
 import type * as Logging from "../../Logging.ts"
 import type * as RpcError from "../../RpcError.ts"
 import * as Path from "./requestPath.ts"
-import type * as Follower from "./sessionFollow.ts"
+import * as Follower from "./sessionFollow.ts"
 
 /** A host's subscriptions and log level kept beyond one session (see `Session.Registry`). */
 export interface Registry {
@@ -208,7 +208,7 @@ const installHost = ({ face, follower, registry, session }: Answering, method: s
     case "resources/subscribe":
       server.setRequestHandler(SubscribeRequestSchema, (request) => {
         const { uri } = request.params
-        const subscribe = registry === undefined ? follower.follow(uri) : registry.subscribe(uri)
+        const subscribe = registry === undefined ? Follower.follow(follower, uri) : registry.subscribe(uri)
         return Path.handle(
           session,
           Effect.withSpan(
@@ -225,7 +225,7 @@ const installHost = ({ face, follower, registry, session }: Answering, method: s
         const { uri } = request.params
         return Path.handle(
           session,
-          Effect.as(registry === undefined ? follower.unfollow(uri) : registry.unsubscribe(uri), {})
+          Effect.as(registry === undefined ? Follower.unfollow(follower, uri) : registry.unsubscribe(uri), {})
         )
       })
       return true
