@@ -340,26 +340,30 @@ export const forSession = (
   store: EventStore["Service"],
   session: string,
   run: <A>(effect: Effect.Effect<A>) => Promise<A>
-): SdkEventStore => {
-  const after = (id: string) => run(Effect.orDie(store.after(session, id)))
-  return {
-    storeEvent: (stream, message) =>
-      run(
-        store.append(session, stream, message).pipe(
-          // The SDK writes no `id:` line for an empty id.
-          Effect.catchTag(
-            "EventStoreError",
-            (error) => Effect.as(Effect.logWarning(`MCP event sent unstored: ${error.message}`), "")
-          )
+): SdkEventStore => ({
+  storeEvent: (stream, message) =>
+    run(
+      store.append(session, stream, message).pipe(
+        // The SDK writes no `id:` line for an empty id.
+        Effect.catchTag(
+          "EventStoreError",
+          (error) => Effect.as(Effect.logWarning(`MCP event sent unstored: ${error.message}`), "")
         )
-      ),
-    // Consulted before a replay: an id this session never issued is refused (400) before any
-    // stream is registered for it.
-    getStreamIdForEventId: (id) =>
-      after(id).then((replay) => Option.getOrUndefined(Option.map(replay, (r) => r.stream))),
-    replayEventsAfter: (id, { send }) => replay(after(id), id, send)
-  }
-}
+      )
+    ),
+  // Consulted before a replay: an id this session never issued is refused (400) before any
+  // stream is registered for it.
+  getStreamIdForEventId: (id) =>
+    after(store, session, run, id).then((replay) => Option.getOrUndefined(Option.map(replay, (r) => r.stream))),
+  replayEventsAfter: (id, { send }) => replay(after(store, session, run, id), id, send)
+})
+
+const after = (
+  store: EventStore["Service"],
+  session: string,
+  run: <A>(effect: Effect.Effect<A>) => Promise<A>,
+  id: string
+) => run(Effect.orDie(store.after(session, id)))
 
 const replay = async (
   found: Promise<Option.Option<Replay>>,

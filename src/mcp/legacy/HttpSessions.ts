@@ -308,11 +308,8 @@ const newEntry = (state: State, id: string, open: number, version: string | unde
     connected.onerror = (error) => {
       state.fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
     }
+    // Done the moment the transport closes (its `onclose` is set when the session's life begins).
     const ended = Deferred.makeUnsafe<void>()
-    // Chained the same way: set the moment the transport closes, before anything it closes says so.
-    connected.onclose = () => {
-      Deferred.doneUnsafe(ended, Effect.void)
-    }
     return {
       id,
       transport,
@@ -486,10 +483,11 @@ const start = (state: State, entry: Entry, restored: Registry.Record | undefined
       // A table already closed never connects the session; one closed while it connects ends it.
       const life = yield* state.lives.begin(entry.id, () => lifeEnded(state, entry))
       if (life === undefined) return yield* shuttingDown
+      // Chained, not replaced, by the SDK server when it connects: `ended` is done the moment the
+      // transport closes, before anything it closes says so, and the life ends.
       const transport: Transport = entry.direct ?? entry.transport
-      const closed = transport.onclose
       transport.onclose = () => {
-        closed?.()
+        Deferred.doneUnsafe(entry.ended, Effect.void)
         state.fork(state.lives.end(entry.id, life))
       }
       yield* restore(connectIn(state, entry, life, restored)).pipe(Effect.onExit((exit) =>

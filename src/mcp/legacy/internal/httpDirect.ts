@@ -119,16 +119,21 @@ const idInUse = (id: RequestId): JSONRPCMessage => ({
   }
 })
 
+// An idle session has nothing waiting: until it does, its two tables are these empty ones every
+// session shares, read and never written (each is replaced by the session's own before its first write).
+const noneWaiting: ReadonlyMap<RequestId, Waiting> = new Map()
+const noneViaSdk: ReadonlySet<RequestId> = new Set()
+
 /**
  * `sdk` with the direct road: connect the SDK server to the result, never to `sdk` itself.
  */
 export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
   // The SDK server's view of it: what it sends is passed on with the options it gave.
   const inner: Transport = sdk
-  const waiting = new Map<RequestId, Waiting>()
+  let waiting = noneWaiting as Map<RequestId, Waiting>
   // Requests the SDK's transport took, until answered: their answers are its to route, whatever
   // the road holds under the same id.
-  const viaSdk = new Set<RequestId>()
+  let viaSdk = noneViaSdk as Set<RequestId>
   let closed = false
 
   const settle = (entry: Waiting, outcome: Outcome) => {
@@ -190,6 +195,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
         handing: false,
         abandoned: false
       }
+      if (waiting === noneWaiting) waiting = new Map()
       waiting.set(message.id, entry)
       onmessage(message, extraFor(entry, headers, url))
       return Effect.sync(() => {
@@ -238,6 +244,7 @@ export const make = (sdk: WebStandardStreamableHTTPServerTransport): Direct => {
         void inner.send(idInUse(message.id)).catch(() => undefined)
         return
       }
+      if (viaSdk === noneViaSdk) viaSdk = new Set()
       viaSdk.add(message.id)
     }
     direct.onmessage?.(message, extra)
