@@ -285,7 +285,7 @@ const open = (
       context: yield* Effect.context<never>(),
       handlers,
       level: yield* Ref.make<Logging.Level>(options.restore?.logLevel ?? face.logLevel),
-      forwarding: {}
+      forwarding: undefined
     }
     const follower = Follower.make(face, server, options.maxSubscriptions)
     const connected = { done: false }

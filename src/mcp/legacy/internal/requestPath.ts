@@ -68,8 +68,8 @@ export interface Session {
   readonly context: Context.Context<never>
   readonly handlers: Handlers
   readonly level: Ref.Ref<Logging.Level>
-  /** The request path's context at each log level the host picked (a memo, one entry per level). */
-  readonly forwarding: Partial<Record<Logging.Level, Context.Context<Caller.Services>>>
+  /** The request path's context at each log level the host picked (a memo, one entry per level; none before the first request). */
+  forwarding: Partial<Record<Logging.Level, Context.Context<Caller.Services>>> | undefined
 }
 
 /** A session's handlers, none running yet. */
@@ -259,7 +259,7 @@ const requestServices = (server: Server): Context.Context<Caller.Services> =>
 // the request services. Built at the first request at that level (never invalidated; an idle
 // session holds none) and flattened, so the one entry a request adds stays a shallow overlay.
 const forwardingAt = (session: Session, at: Logging.Level): Context.Context<Caller.Services> => {
-  const known = session.forwarding[at]
+  const known = session.forwarding?.[at]
   if (known !== undefined) return known
   const message = (params: Logging.Message, fiber: Fiber.Fiber<unknown, unknown>) =>
     notify(session, fiber.getRef(CurrentRequest), { method: "notifications/message", params })
@@ -271,7 +271,8 @@ const forwardingAt = (session: Session, at: Logging.Level): Context.Context<Call
       ).mapUnsafe
     )
   )
-  session.forwarding[at] = built
+  const forwarding = session.forwarding ??= {}
+  forwarding[at] = built
   return built
 }
 

@@ -5,9 +5,9 @@
  * last, what the table asked to run when it goes. An idle session is then a scope with its
  * finalizers, not a fiber parked on its end holding the frames of everything around that wait.
  *
- * Lives hang off one scope of their own that the table's closes; it closes them side by side, as
- * ending every session at once does (`endAll`), so shutting down many sessions takes no longer than
- * the slowest one.
+ * The table's scope closing ends every life still here side by side, as ending every session at
+ * once does (`endAll`), so shutting down many sessions takes no longer than the slowest one; a life
+ * is a scope of its own, not one forked from another, so it holds no finalizer in a parent.
  *
  * @internal
  */
@@ -35,13 +35,7 @@ export interface Lives {
 /** The lives of a table made in the current scope; closing it ends every life. */
 export const make: Effect.Effect<Lives, never, Scope.Scope> = Effect.gen(function*() {
   const lives = new Map<string, Scope.Closeable>()
-  const home = Scope.makeUnsafe("parallel")
-  yield* Effect.addFinalizer(() =>
-    Effect.suspend(() => {
-      lives.clear()
-      return Scope.close(home, Exit.void)
-    })
-  )
+  let closed = false
   const close = (id: string, life: Scope.Closeable): Effect.Effect<void> =>
     Effect.suspend(() => {
       if (lives.get(id) === life) lives.delete(id)
@@ -52,12 +46,21 @@ export const make: Effect.Effect<Lives, never, Scope.Scope> = Effect.gen(functio
       const current = lives.get(id)
       return current === undefined || (life !== undefined && life !== current) ? Effect.void : close(id, current)
     })
+  const endAll = Effect.suspend(() =>
+    Effect.forEach(Array.from(lives), ([id, life]) => close(id, life), { concurrency: "unbounded", discard: true })
+  )
+  yield* Effect.addFinalizer(() =>
+    Effect.suspend(() => {
+      closed = true
+      return endAll
+    })
+  )
   return {
     begin: (id, last) =>
       Effect.suspend(() => {
-        if (home.state._tag === "Closed") return Effect.succeed(undefined)
+        if (closed) return Effect.succeed(undefined)
         const previous = lives.get(id)
-        const life = Scope.forkUnsafe(home, "sequential")
+        const life = Scope.makeUnsafe("sequential")
         lives.set(id, life)
         // The first finalizer runs last: after everything the session owned has ended.
         return Scope.addFinalizerExit(life, last).pipe(
@@ -67,8 +70,6 @@ export const make: Effect.Effect<Lives, never, Scope.Scope> = Effect.gen(functio
       }),
     end,
     live: (id, life) => lives.get(id) === life && life.state._tag !== "Closed",
-    endAll: Effect.suspend(() =>
-      Effect.forEach(Array.from(lives), ([id, life]) => close(id, life), { concurrency: "unbounded", discard: true })
-    )
+    endAll
   }
 })
