@@ -18,14 +18,24 @@ let building: Promise<ReadonlyArray<string>> | undefined
 export const builtPackage = (): Promise<ReadonlyArray<string>> => {
   if (fromSources) return Promise.resolve(["--conditions=effect-surface-source"])
   building ??= new Promise((resolve, reject) => {
+    // What `npm run build` runs: the declarations, then the bundled JavaScript.
     const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
-    execFile(process.execPath, [tsc, "-p", "tsconfig.build.json"], { cwd: root }, (error, stdout) => {
-      if (error !== null) return reject(new Error(`npm run build failed: ${stdout}`))
-      note(
-        "effect-surface built into dist/; its start-up figures run the built JavaScript (BENCH_SOURCES=1: the sources)"
-      )
-      resolve([])
-    })
+    const fail = (stdout: string) => reject(new Error(`npm run build failed: ${stdout}`))
+    execFile(
+      process.execPath,
+      [tsc, "-p", "tsconfig.build.json", "--emitDeclarationOnly"],
+      { cwd: root },
+      (error, stdout) => {
+        if (error !== null) return fail(stdout)
+        execFile(process.execPath, [path.join("scripts", "bundle.ts")], { cwd: root }, (error, stdout) => {
+          if (error !== null) return fail(stdout)
+          note(
+            "effect-surface built into dist/; its start-up figures run the built JavaScript (BENCH_SOURCES=1: the sources)"
+          )
+          resolve([])
+        })
+      }
+    )
   })
   return building
 }
