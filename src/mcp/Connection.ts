@@ -87,18 +87,24 @@ const modernPath = Effect.promise(() =>
   Promise.all([import("./modern/internal/requests.ts"), import("./modern/internal/transport.ts")])
 )
 
-// The transport, started already, handed to the SDK with the message it first read: starting it
-// again is a no-op, and that message is delivered first.
-const replaying = (inner: Transport, first: JSONRPCMessage): Transport => {
+// The transport, started already, handed to the SDK with the messages read before it took over: a
+// client may write several before the first is even looked at (a script piping its requests, a 2026
+// client's concurrent calls). Starting it again is a no-op; the messages held are delivered first, in
+// order, and any that arrive until then join them.
+const replaying = (inner: Transport, held: Array<JSONRPCMessage>): Transport => {
+  let delivering = false
   const outer: Transport = {
     start: async () => {
-      queueMicrotask(() => outer.onmessage?.(first))
+      queueMicrotask(() => {
+        for (const message of held.splice(0)) outer.onmessage?.(message)
+        delivering = true
+      })
     },
     send: (message, options) => inner.send(message, options),
     close: () => inner.close(),
     setProtocolVersion: (version) => inner.setProtocolVersion?.(version)
   }
-  inner.onmessage = (message, extra) => outer.onmessage?.(message, extra)
+  inner.onmessage = (message, extra) => delivering ? outer.onmessage?.(message, extra) : held.push(message)
   inner.onclose = () => outer.onclose?.()
   inner.onerror = (error) => outer.onerror?.(error)
   return outer
@@ -138,22 +144,27 @@ export const connect = (
     const end = () => {
       runFork(Scope.close(scope, Exit.void))
     }
+    // What the client writes while its first message decides the revision is held, not lost.
+    const held: Array<JSONRPCMessage> = []
     const serve = (first: JSONRPCMessage) =>
       opensModern(first)
         ? Effect.gen(function*() {
           const [Requests, ModernTransport] = yield* modernPath
           const modern = yield* Requests.make(face)
-          const ended = yield* ModernTransport.serve(modern, transport, first)
+          const ended = yield* ModernTransport.serve(modern, transport, held)
           yield* Deferred.succeed(opened, Option.none())
           yield* Deferred.await(ended).pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
         })
         : Effect.gen(function*() {
-          const session = yield* Session.connect(face, replaying(transport, first), options)
+          const session = yield* Session.connect(face, replaying(transport, held), options)
           yield* Deferred.succeed(opened, Option.some(session))
           yield* session.closed.pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
         })
     transport.onmessage = (first) => {
-      transport.onmessage = undefined
+      held.push(first)
+      transport.onmessage = (message) => {
+        held.push(message)
+      }
       runFork(serve(first).pipe(Scope.provide(scope)))
     }
     transport.onclose = end
