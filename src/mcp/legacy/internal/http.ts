@@ -5,8 +5,8 @@
  * A POST's session is found (or opened by its `initialize`) while it is counted as admitting, its
  * body read under its bound; the requests it carries are recorded as awaiting answers; then a lone
  * plain call takes the direct road to its JSON answer (at whichever instance it reached, when the
- * session is shared in Redis), and anything else is answered by the SDK's
- * transport, a POST's answer settled as JSON or as its SSE stream. A GET opens the session's stream
+ * session is shared in Redis), and anything else is answered by the SDK's transport, a POST's
+ * answer settled as JSON or as its SSE stream. A GET opens the session's stream
  * (from Redis when sessions are shared), a DELETE ends the session. Behind a resource server a
  * session is its opener's: every request naming it is served only for the same holder.
  *
