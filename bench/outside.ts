@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url"
 import { ADD_ARGS, ADD_TOOL } from "./lib/adder.ts"
 import { builtPackage, rssKiBOf, serverPidOf, type ThreadCpu, threadCpuOf, totalCpu, unreadCpu } from "./lib/built.ts"
 import { count, emit, median, type MedianInterval, medianInterval, note, now, sequential } from "./lib/measure.ts"
+import { serverNodeFlags } from "./lib/child.ts"
 import { start } from "./lib/stdioHost.ts"
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), "..")
@@ -196,8 +197,16 @@ export const run = async (): Promise<void> => {
     inside_raw: () => inside("raw", cold)
   }
   const targets: Record<string, (round: number) => Command> = {
-    ours: () => ({ command: process.execPath, args: [path.join(servers, "hostOurs.ts")], call: adder }),
-    raw: () => ({ command: process.execPath, args: [path.join(servers, "hostRaw.ts")], call: adder }),
+    ours: () => ({
+      command: process.execPath,
+      args: [...serverNodeFlags, path.join(servers, "hostOurs.ts")],
+      call: adder
+    }),
+    raw: () => ({
+      command: process.execPath,
+      args: [...serverNodeFlags, path.join(servers, "hostRaw.ts")],
+      call: adder
+    }),
     npm_no_cache: () => ({ ...npm, args: npmArgs, env: { NODE_DISABLE_COMPILE_CACHE: "1" } }),
     npm_cache_first_start: (round) => ({
       ...npm,
@@ -223,6 +232,7 @@ export const run = async (): Promise<void> => {
         const target = targets[name]
         taken[name]!.push(target === undefined ? await insideTargets[name]!() : await measure(target(r), cold))
       }
+      noteRound(r, loads[r]!, taken)
     }
     note(
       `outside: one-minute load average at the rounds' starts ${Math.min(...loads).toFixed(1)}–${
@@ -233,6 +243,18 @@ export const run = async (): Promise<void> => {
   } finally {
     fs.rmSync(caches, { recursive: true, force: true })
   }
+}
+
+/** One round's ours/raw by both drivers (this one / the first), whole CPU and main thread apart. */
+const noteRound = (r: number, load: number, taken: Readonly<Record<string, ReadonlyArray<Reading>>>): void => {
+  const ratio = (ours: string, raw: string, pick: Pick) => (pick(taken[ours]![r]!) / pick(taken[raw]![r]!)).toFixed(2)
+  const both = (pick: Pick) => `${ratio("ours", "raw", pick)}/${ratio("inside_ours", "inside_raw", pick)}`
+  note(
+    `outside: round ${r + 1}, load ${load.toFixed(1)}: ours/raw here/first — CPU to the first answer ` +
+      `${both((x) => totalCpu(x.firstCpu))} (main ${both((x) => x.firstCpu.main)}, ` +
+      `helpers ${both((x) => x.firstCpu.helpers)}); per cold call ${both((x) => totalCpu(x.coldCpu))} ` +
+      `(main ${both((x) => x.coldCpu.main)}, helpers ${both((x) => x.coldCpu.helpers)})`
+  )
 }
 
 const report = (taken: Readonly<Record<string, ReadonlyArray<Reading>>>): void => {
