@@ -20,7 +20,17 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ADD_ARGS, ADD_TOOL } from "./lib/adder.ts"
 import { builtPackage, rssKiBOf, serverPidOf, type ThreadCpu, threadCpuOf, totalCpu, unreadCpu } from "./lib/built.ts"
-import { count, emit, median, type MedianInterval, medianInterval, note, now, sequential } from "./lib/measure.ts"
+import {
+  count,
+  emit,
+  median,
+  type MedianInterval,
+  medianInterval,
+  note,
+  now,
+  rankCorrelation,
+  sequential
+} from "./lib/measure.ts"
 import { serverNodeFlags } from "./lib/child.ts"
 import { start } from "./lib/stdioHost.ts"
 
@@ -104,10 +114,12 @@ interface Reading {
   readonly coldCpu: ThreadCpu
 }
 
-/** CPU per call (µs) between two readings (ms) taken `calls` calls apart. */
+/** CPU and run-queue wait per call (µs; slices per call) between two readings taken `calls` calls apart. */
 const perCall = (before: ThreadCpu, after: ThreadCpu, calls: number): ThreadCpu => ({
   main: ((after.main - before.main) * 1000) / calls,
-  helpers: ((after.helpers - before.helpers) * 1000) / calls
+  helpers: ((after.helpers - before.helpers) * 1000) / calls,
+  mainWaiting: ((after.mainWaiting - before.mainWaiting) * 1000) / calls,
+  mainSlices: (after.mainSlices - before.mainSlices) / calls
 })
 
 const measure = async (command: Command, cold: number): Promise<Reading> => {
@@ -180,7 +192,7 @@ const cpuParts: ReadonlyArray<
 ]
 
 const shownInterval = (d: MedianInterval): string => {
-  const signed = (x: number) => `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`
+  const signed = (x: number) => (Number.isNaN(x) ? "NaN" : `${x >= 0 ? "+" : "−"}${Math.abs(x).toFixed(2)}`)
   return `${signed(d.median)} (${Math.round(d.confidence * 100)}% interval ${signed(d.low)}…${signed(d.high)}, ` +
     `rounds ${signed(d.min)}…${signed(d.max)}, n=${d.n})`
 }
@@ -257,6 +269,27 @@ const noteRound = (r: number, load: number, taken: Readonly<Record<string, Reado
   )
 }
 
+/**
+ * What the load did to each server's main thread, over both drivers' readings: how its CPU per cold
+ * call ranks against its run-queue wait and its time slices per call. A thread that waits for a core
+ * more often comes back to caches the other processes filled.
+ */
+const noteLoad = (taken: Readonly<Record<string, ReadonlyArray<Reading>>>): void => {
+  for (const kind of ["ours", "raw"]) {
+    const readings = [...taken[kind]!, ...taken[`inside_${kind}`]!]
+    const cpu = readings.map((r) => r.coldCpu.main)
+    const waiting = readings.map((r) => r.coldCpu.mainWaiting)
+    const slices = readings.map((r) => r.coldCpu.mainSlices)
+    note(
+      `outside: ${kind}, main thread per cold call over both drivers' ${readings.length} readings: ` +
+        `CPU ${median(cpu).toFixed(0)} µs (${Math.min(...cpu).toFixed(0)}–${Math.max(...cpu).toFixed(0)}), ` +
+        `run-queue wait ${median(waiting).toFixed(0)} µs, ${median(slices).toFixed(2)} slices; ` +
+        `rank correlation of CPU with wait ${rankCorrelation(cpu, waiting).toFixed(2)}, ` +
+        `with slices ${rankCorrelation(cpu, slices).toFixed(2)}`
+    )
+  }
+}
+
 const report = (taken: Readonly<Record<string, ReadonlyArray<Reading>>>): void => {
   const of = (name: string, pick: Pick) => median(taken[name]!.map(pick))
   const figure = (bench: string, ours: string, peer: string, pick: Pick, unit: string) =>
@@ -318,6 +351,7 @@ const report = (taken: Readonly<Record<string, ReadonlyArray<Reading>>>): void =
     )
   }
   agreement("outside.agreement.spawn_to_first_call", (r) => r.firstMs, "spawn to the first answer")
+  noteLoad(taken)
   for (const option of ["npm_cache_first_start", "npm_cache"] as const) {
     const name = (what: string) => `outside.npm_run_stdio.${what}.${option}.vs_no_cache`
     figure(name("spawn_to_first_call"), option, "npm_no_cache", (r) => r.firstMs, spawnUnit)

@@ -75,6 +75,22 @@ export const medianInterval = (xs: ReadonlyArray<number>): MedianInterval => {
   }
 }
 
+/** Spearman's rank correlation of paired samples (ties ranked by order; NaN pairs dropped). */
+export const rankCorrelation = (xs: ReadonlyArray<number>, ys: ReadonlyArray<number>): number => {
+  const pairs = xs.flatMap((x, i) => (Number.isNaN(x) || Number.isNaN(ys[i]!) ? [] : [[x, ys[i]!] as const]))
+  const ranks = (values: ReadonlyArray<number>) => {
+    const order = values.map((_, i) => i).sort((a, b) => values[a]! - values[b]!)
+    const rank = new Array<number>(values.length)
+    order.forEach((i, r) => (rank[i] = r))
+    return rank
+  }
+  const rx = ranks(pairs.map(([x]) => x))
+  const ry = ranks(pairs.map(([, y]) => y))
+  const n = pairs.length
+  const d2 = rx.reduce((sum, r, i) => sum + (r - ry[i]!) ** 2, 0)
+  return n < 3 ? Number.NaN : 1 - (6 * d2) / (n * (n * n - 1))
+}
+
 const round = (x: number): number => {
   if (!Number.isFinite(x)) return x
   const magnitude = Math.abs(x)
