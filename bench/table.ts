@@ -189,7 +189,7 @@ const rows: ReadonlyArray<Row> = [
   },
   {
     label: "second driver's ours/raw (ours) against the first driver's (peer), same rounds; last column: " +
-      "the median of the rounds' differences (second − first) and its 95% interval: server CPU to the first answer",
+      "the median of the rounds' differences (second − first) and its interval of ≥95% confidence: server CPU to the first answer",
     bench: "outside.agreement.spawn_to_first_call.cpu",
     unit: "Δ"
   },
