@@ -15,7 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const script = path.join(here, "..", "servers", "host.ts")
 
 export const kinds = ["ours", "raw", "effect-ai"] as const
-export const bounds = ["effect-floor", "ours-mcp-barrel"] as const
+export const bounds = ["effect-floor", "ours-mcp-barrel", "ours-deep-imports"] as const
 export type Kind = (typeof kinds)[number] | (typeof bounds)[number]
 
 /** How a server is launched: its kind, and the launch options taken. */
