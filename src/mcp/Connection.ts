@@ -63,8 +63,8 @@ export interface Connection {
   readonly session: Effect.Effect<Option.Option<Session.Session>>
   /**
    * Completes once no request of the client's awaits its answer (at once when none does): each is
-   * counted from its arrival until its answer is written, or until its client cancels it. A 2026
-   * listen stream, answered only when the connection ends, is not counted.
+   * counted from its arrival until its answer is handed to the transport, or until its client
+   * cancels it. A 2026 listen stream, answered only when the connection ends, is not counted.
    */
   readonly idle: Effect.Effect<void>
 }

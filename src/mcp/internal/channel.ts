@@ -8,10 +8,11 @@
  * the one that opened the connection.
  *
  * The channel also counts the client's requests awaiting their answers, from arrival until the
- * answer is written (or the client cancelled the request, which gets none), so a connection whose
- * input has ended can let them finish before it closes. The count lives at the SDK's callback
- * boundary, where messages come and go; what waits on it waits on a `Latch`, open while none is
- * awaited.
+ * answer is handed to the transport (or the client cancelled the request, which gets none), so a
+ * connection whose input has ended can let them finish before it closes. (The SDK's own `send`
+ * resolves once its stream has taken the bytes, no later; waiting on it cost each call two promises.)
+ * The count lives at the SDK's callback boundary, where messages come and go; what waits on it
+ * waits on a `Latch`, open while none is awaited.
  *
  * @since 0.1.0
  */
@@ -31,7 +32,8 @@ export interface Channel {
 // Answered only when the channel ends (a 2026 listen stream): never waited for.
 const untilTheEnd = "subscriptions/listen"
 
-const keyOf = (id: unknown) => `${typeof id}:${String(id)}`
+// A JSON-RPC id is a string or a number (1 and "1" are two ids, as they are two Set entries).
+const isId = (id: unknown): id is string | number => typeof id === "string" || typeof id === "number"
 
 interface Loose {
   readonly id?: unknown
@@ -47,10 +49,10 @@ export const make = (
   inner: Transport,
   hooks: { readonly first: (message: JSONRPCMessage) => void; readonly closed: () => void }
 ): Channel => {
-  const awaiting = new Set<string>()
+  const awaiting = new Set<string | number>()
   const idle = Latch.makeUnsafe(true)
-  const settle = (key: string) => {
-    if (awaiting.delete(key) && awaiting.size === 0) idle.openUnsafe()
+  const settle = (id: unknown) => {
+    if (isId(id) && awaiting.delete(id) && awaiting.size === 0) idle.openUnsafe()
   }
   let held: Array<readonly [JSONRPCMessage, MessageExtraInfo | undefined]> | undefined = []
   const outer: Transport = {
@@ -68,7 +70,8 @@ export const make = (
     send: (message, options) => {
       const { id, method } = message as Loose
       const sent = inner.send(message, options)
-      return method === undefined && id !== undefined ? sent.finally(() => settle(keyOf(id))) : sent
+      if (method === undefined) settle(id)
+      return sent
     },
     close: () => inner.close(),
     setProtocolVersion: (version) => inner.setProtocolVersion?.(version),
@@ -79,11 +82,11 @@ export const make = (
   inner.onmessage = (message, extra) => {
     const { id, method, params } = message as Loose
     if (typeof method === "string") {
-      if (id !== undefined && method !== untilTheEnd) {
-        awaiting.add(keyOf(id))
+      if (isId(id) && method !== untilTheEnd) {
+        awaiting.add(id)
         idle.closeUnsafe()
-      } else if (id === undefined && method === "notifications/cancelled" && params?.requestId !== undefined) {
-        settle(keyOf(params.requestId))
+      } else if (id === undefined && method === "notifications/cancelled") {
+        settle(params?.requestId)
       }
     }
     if (held === undefined) return outer.onmessage?.(message, extra)
