@@ -34,10 +34,14 @@ interface Ran {
  * Start the drain server, write `lines` and end its stdin at once, and wait (bounded: a server that
  * outlives its stdin fails here) for it to exit on its own.
  */
-const run = (lines: ReadonlyArray<unknown>, env: Record<string, string> = {}) =>
+const run = (
+  lines: ReadonlyArray<unknown>,
+  env: Record<string, string> = {},
+  script = "test/mcp/drain-stdio-server.ts"
+) =>
   Effect.acquireUseRelease(
     Effect.sync(() =>
-      ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", "test/mcp/drain-stdio-server.ts"], {
+      ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", script], {
         cwd: root,
         stdio: ["pipe", "pipe", "pipe"],
         env: { ...process.env, NO_COLOR: "1", ...env }
@@ -113,6 +117,22 @@ describe("the end of stdin", () => {
         assert.strictEqual(ran.code, 0)
         assert.strictEqual(textOf(answerTo(ran, 1)), "slow and done")
         assert.include(textOf(answerTo(ran, 2)), "t1")
+      }),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the Promise API's stdio door, given its requests and an ended stdin, answers them before it ends",
+    () =>
+      Effect.gen(function*() {
+        const ran = yield* run(
+          [initialize, initialized, call(2, "tasks_add", { title: "piped" })],
+          {},
+          "test/mcp/promise-stdio-server.ts"
+        )
+        assert.strictEqual(ran.code, 0)
+        assert.include(textOf(answerTo(ran, 2)), "t1")
+        assert.include(ran.stderr, "connection disposed")
       }),
     { timeout: 60_000 }
   )
