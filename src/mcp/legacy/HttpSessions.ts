@@ -23,7 +23,6 @@
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, Option, Ref, Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
 import type * as Face from "../Face.ts"
@@ -51,10 +50,11 @@ export interface Entry {
   readonly id: string
   readonly transport: WebStandardStreamableHTTPServerTransport
   /**
-   * What the session's SDK server is connected to when the session is served here alone: the
-   * transport with a direct road for plain calls (`internal/httpDirect`). Shared sessions have none.
+   * What the session's SDK server is connected to: the transport with a direct road for plain calls
+   * (`internal/httpDirect`), whose answers are stored nowhere, in Redis neither when the session is
+   * shared there.
    */
-  readonly direct: HttpDirect.Direct | undefined
+  readonly direct: HttpDirect.Direct
   /** Responses begun and not yet finished, GET streams included: a session with one is in use. */
   readonly open: Ref.Ref<number>
   /** When a response last began or ended (clock millis). */
@@ -302,10 +302,9 @@ const newEntry = (state: State, id: string, open: number, version: string | unde
       eventStore: EventStore.forSession(state.store, id, state.run),
       ...(state.config.retryInterval === undefined ? {} : { retryInterval: state.config.retryInterval })
     })
-    const direct = state.node === undefined ? HttpDirect.make(transport) : undefined
-    const connected: Transport = direct ?? transport
+    const direct = HttpDirect.make(transport)
     // Chained, not replaced, by the SDK server when it connects.
-    connected.onerror = (error) => {
+    direct.onerror = (error) => {
       state.fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
     }
     // Done the moment the transport closes (its `onclose` is set when the session's life begins).
@@ -353,11 +352,11 @@ const connectIn = (state: State, entry: Entry, life: Scope.Closeable, restored: 
     const { node } = state
     if (node === undefined) {
       // The life is the session's scope: its transport closing ends the life (see `start`).
-      yield* Session.connect(state.face, entry.direct ?? entry.transport, {
+      yield* Session.connect(state.face, entry.direct, {
         ownScope: false,
         ...(max === undefined ? {} : { maxSubscriptions: max })
       })
-    } else yield* node.connect(state.face, entry.id, entry.transport, entry.holder, restored)
+    } else yield* node.connect(state.face, entry.id, entry.transport, entry.direct, entry.holder, restored)
     yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")
   }).pipe(
     Scope.provide(life),
@@ -485,8 +484,7 @@ const start = (state: State, entry: Entry, restored: Registry.Record | undefined
       if (life === undefined) return yield* shuttingDown
       // Chained, not replaced, by the SDK server when it connects: `ended` is done the moment the
       // transport closes, before anything it closes says so, and the life ends.
-      const transport: Transport = entry.direct ?? entry.transport
-      transport.onclose = () => {
+      entry.direct.onclose = () => {
         Deferred.doneUnsafe(entry.ended, Effect.void)
         state.fork(state.lives.end(entry.id, life))
       }
