@@ -10,7 +10,9 @@
  * @since 0.1.0
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { Deferred, Duration, Effect } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import type * as Face from "../../Face.ts"
 import * as RpcError from "../../RpcError.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"

@@ -11,7 +11,9 @@
  *
  * @internal
  */
-import { Effect, Exit, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 
 /** One table's session lives, by session id. */
 export interface Lives {

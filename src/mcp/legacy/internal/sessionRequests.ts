@@ -40,7 +40,8 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import * as Identity from "../../../core/Identity.ts"
 import type * as Face from "../../Face.ts"
 import { Peer } from "../../internal/peer.ts"
