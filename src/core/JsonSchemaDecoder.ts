@@ -117,14 +117,33 @@ export const compileJsonSchema = (
   const first = c.problems[0]
   if (first !== undefined) return Result.fail(first)
   const check = built.success
-  return Result.succeed((input: unknown) =>
+  const checkNow = (input: unknown): InputError | undefined => {
+    let issues: Array<Issue>
+    try {
+      issues = runs(check, input, [], 0)
+    } catch (cause) {
+      issues = [{ path: [], message: Words.unreadable(cause) }]
+    }
+    const [head, ...tail] = issues
+    return head === undefined ? undefined : new InputError({ issues: [head, ...tail] })
+  }
+  const decoder: JsonDecoder = (input) =>
     Effect.suspend(() => {
-      const issues = Result.try({
-        try: () => runs(check, input, [], 0),
-        catch: (cause): Array<Issue> => [{ path: [], message: Words.unreadable(cause) }]
-      })
-      const [head, ...tail] = Result.merge(issues)
-      return head === undefined ? Effect.succeed(input) : Effect.fail(new InputError({ issues: [head, ...tail] }))
+      const error = checkNow(input)
+      return error === undefined ? Effect.succeed(input) : Effect.fail(error)
     })
-  )
+  synchronous.set(decoder, checkNow)
+  return Result.succeed(decoder)
 }
+
+// Each compiled checker's plain form, for a caller on a hot path that runs it without an Effect.
+const synchronous = new WeakMap<JsonDecoder, (input: unknown) => InputError | undefined>()
+
+/**
+ * The checker `compileJsonSchema` built, as a plain function: `undefined` when the input passes,
+ * else the same `InputError` the decoder fails with. `undefined` for a decoder built elsewhere.
+ *
+ * @internal
+ */
+export const checkerOf = (decoder: JsonDecoder): ((input: unknown) => InputError | undefined) | undefined =>
+  synchronous.get(decoder)
