@@ -146,6 +146,46 @@ const request = (client: Client, method: string, params: Record<string, unknown>
 
 const DEADLINE_PASSED = "the request's deadline passed"
 
+/**
+ * A request's abort signal, as much of one as the SDK's `Protocol.request` reads: `aborted`, `reason`,
+ * `throwIfAborted` and one `abort` listener (`removeEventListener` too, for good measure). A Node
+ * `AbortController` is an `EventTarget` whose making and listener cost a call more than the rest
+ * of the toolset's own work on it. Aborted without a reason, its reason is the `AbortError` a Node
+ * signal's would be, so the server is told the same.
+ */
+const requestSignal = () => {
+  let aborted = false
+  let reason: unknown = undefined
+  let listeners: Array<() => void> = []
+  const signal = {
+    get aborted() {
+      return aborted
+    },
+    get reason() {
+      return reason
+    },
+    throwIfAborted: () => {
+      if (aborted) throw reason
+    },
+    addEventListener: (type: string, listener: () => void) => {
+      if (type === "abort" && !aborted) listeners = [...listeners, listener]
+    },
+    removeEventListener: (type: string, listener: () => void) => {
+      if (type === "abort") listeners = listeners.filter((l) => l !== listener)
+    }
+  }
+  const abort = (why?: unknown) => {
+    if (aborted) return
+    aborted = true
+    reason = why ?? new DOMException("This operation was aborted", "AbortError")
+    const heard = listeners
+    listeners = []
+    for (const listener of heard) listener()
+  }
+  // Everything of AbortSignal that the SDK's request touches (see above).
+  return { signal: signal as unknown as AbortSignal, abort }
+}
+
 // A request with its deadline armed on the connection's deadlines: when it passes, the request's
 // signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an interruption does the
 // same. One callback, no fiber of its own; a session already closed fails at once, unsent. Sent
@@ -160,17 +200,14 @@ const call = (
   Effect.callback<unknown, Failure | TimedOut>((resume) => {
     if (session.closed) return resume(Effect.fail(gone))
     const { callers, client } = session
-    const controller = new AbortController()
+    const controller = requestSignal()
     let expired = false
     const disarm = session.deadlines.arm(timeoutMs, () => {
       expired = true
       controller.abort(DEADLINE_PASSED)
     })
     const send = () =>
-      client.request({ method, params }, ResultSchema, {
-        signal: controller.signal,
-        timeout: NO_SDK_TIMEOUT
-      })
+      client.request({ method, params }, ResultSchema, { signal: controller.signal, timeout: NO_SDK_TIMEOUT })
     const sending = callers === undefined || context === undefined ? send() : callers.run(context, send)
     sending.then(
       (answer) => {
@@ -304,16 +341,16 @@ export const connect = (
     })
     // With questions to answer, a request carries its caller's context to them.
     const sent = callers === undefined
-      ? (method: string, params: Record<string, unknown>, timeoutMs: number) => call(session, method, params, timeoutMs)
-      : (method: string, params: Record<string, unknown>, timeoutMs: number) =>
+      ? call
+      : (session: Session, method: string, params: Record<string, unknown>, timeoutMs: number) =>
         Effect.contextWith((context: Context.Context<never>) => call(session, method, params, timeoutMs, context))
     const remote: Remote = {
       protocol: "2025-11-25",
       list: Effect.suspend(() =>
         session.closed ? Effect.fail(gone) : listAll((params) => request(client, "tools/list", params))
       ),
-      call: (tool, args, timeoutMs) => sent("tools/call", { name: tool, arguments: args }, timeoutMs),
-      request: (method, params, timeoutMs) => sent(method, { ...params }, timeoutMs)
+      call: (tool, args, timeoutMs) => sent(session, "tools/call", { name: tool, arguments: args }, timeoutMs),
+      request: (method, params, timeoutMs) => sent(session, method, { ...params }, timeoutMs)
     }
     return {
       client: remote,

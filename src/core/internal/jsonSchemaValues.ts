@@ -242,6 +242,14 @@ export const typeGate = ({ problem, s }: Readers, nullable: boolean): ReadonlyAr
     return []
   }
   const words = Words.orList(tests.map(([w]) => w).concat(nullable && !names.includes("null") ? ["null"] : []))
+  const [only] = tests
+  // One type, the usual case, is tested directly.
+  if (tests.length === 1 && only !== undefined) {
+    const test = only[1]
+    return [(value, path, out) => {
+      if (!test(value)) out.push({ path, message: `expected ${words}, got ${preview(value)}` })
+    }]
+  }
   return [(value, path, out) => {
     if (!tests.some(([, test]) => test(value))) out.push({ path, message: `expected ${words}, got ${preview(value)}` })
   }]

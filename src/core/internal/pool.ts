@@ -146,11 +146,14 @@ export const enterNow = <C>(conn: Conn<C>): boolean => {
 /** `enterNow`, as an Effect. */
 export const enter = <C>(conn: Conn<C>): Effect.Effect<boolean> => Effect.sync(() => enterNow(conn))
 
-/** Returns a lease, now; the last call off a retired connection disposes it (the Effect answered). */
-export const leaveNow = <C>(conn: Conn<C>): Effect.Effect<void> => {
+/**
+ * Returns a lease, now; the last call off a retired connection disposes it (the Effect answered;
+ * `undefined` when there is nothing to do, as `Effect.onExitPrimitive` takes it).
+ */
+export const leaveNow = <C>(conn: Conn<C>): Effect.Effect<void> | undefined => {
   const lease = MutableRef.get(conn.lease)
   MutableRef.set(conn.lease, { ...lease, users: lease.users - 1 })
-  return lease.retired && lease.users === 1 ? dispose(conn) : Effect.void
+  return lease.retired && lease.users === 1 ? dispose(conn) : undefined
 }
 
 /** The link is healthy but unwanted: no new lease; dispose once the calls on it end. */

@@ -155,7 +155,7 @@ const leasedCall = <C, A, E, R>(
   conn: Conn<C>,
   f: (client: C) => Effect.Effect<A, E, R>,
   restore: Restore
-) => Effect.onExit(restore(guard(m, conn, f(conn.client))), () => internal.leaveNow(conn))
+) => Effect.onExitPrimitive(restore(guard(m, conn, f(conn.client))), () => internal.leaveNow(conn))
 
 // The long way: wait (interruptibly) for a live connection, and lease it; one retired or dropped
 // before the lease is taken sends the request back to the slot.
