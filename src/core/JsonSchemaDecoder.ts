@@ -124,8 +124,8 @@ export const compileJsonSchema = (
     } catch (cause) {
       issues = [{ path: [], message: Words.unreadable(cause) }]
     }
-    const [head, ...tail] = issues
-    return head === undefined ? undefined : new InputError({ issues: [head, ...tail] })
+    const [head] = issues
+    return head === undefined ? undefined : new InputError({ issues: [head, ...issues.slice(1)] })
   }
   const decoder: JsonDecoder = (input) =>
     Effect.suspend(() => {
