@@ -3,9 +3,10 @@
 // with `gate FILE`, and it says "warm" after its warm-up and waits for FILE to appear (turn the
 // instrumentation on meanwhile, `callgrind_control -i on PID`, then create it), runs N calls, says
 // "done" and waits for FILE to go before it exits. It waits by looking every few milliseconds, so
-// the process keeps reaching the point where valgrind takes its commands. The main thread's count less that of a run with N = 0, over N, is
-// the instructions of one call.
-//   node --conditions=effect-surface-source bench/toolsetLoop.ts [ours|sdk] WARM N [seq|par] [gate FILE]
+// the process keeps reaching the point where valgrind takes its commands. The main thread's count
+// over N is one call's instructions (the few looks at FILE inside the window are noise); take N in
+// the tens of thousands, so the window holds many of the collector's cycles and not one by chance.
+//   node --expose-gc --conditions=effect-surface-source bench/toolsetLoop.ts [ours|sdk] WARM N [seq|par] [gate FILE]
 // Nothing is timed or printed but the side and the counts, so the loop is all the difference holds.
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Effect } from "effect"
@@ -62,7 +63,8 @@ const gate = async (word: string, gone = false) => {
   while (Fs.existsSync(flag) === gone) await new Promise((resolve) => setTimeout(resolve, 5))
 }
 
-await loop(warm)
+await loop(warm) // Under `--expose-gc`, every window starts from a collected heap, so no earlier garbage is counted in it.
+;(globalThis as { gc?: () => void }).gc?.()
 await gate("warm")
 await loop(n)
 await gate("done", true)

@@ -148,42 +148,48 @@ const DEADLINE_PASSED = "the request's deadline passed"
 
 /**
  * A request's abort signal, as much of one as the SDK's `Protocol.request` reads: `aborted`, `reason`,
- * `throwIfAborted` and one `abort` listener (`removeEventListener` too, for good measure). A Node
- * `AbortController` is an `EventTarget` whose making and listener cost a call more than the rest
- * of the toolset's own work on it. Aborted without a reason, its reason is the `AbortError` a Node
- * signal's would be, so the server is told the same.
+ * `throwIfAborted` and an `abort` listener (`removeEventListener` too, for good measure). A Node
+ * `AbortController` is an `EventTarget` whose making and listener cost a call more than the rest of
+ * the toolset's own work on it; this is one object whose methods are shared. Aborted without a
+ * reason, its reason is the `AbortError` a Node signal's would be, so the server is told the same.
  */
-const requestSignal = () => {
-  let aborted = false
-  let reason: unknown = undefined
-  let listeners: Array<() => void> = []
-  const signal = {
-    get aborted() {
-      return aborted
-    },
-    get reason() {
-      return reason
-    },
-    throwIfAborted: () => {
-      if (aborted) throw reason
-    },
-    addEventListener: (type: string, listener: () => void) => {
-      if (type === "abort" && !aborted) listeners = [...listeners, listener]
-    },
-    removeEventListener: (type: string, listener: () => void) => {
-      if (type === "abort") listeners = listeners.filter((l) => l !== listener)
-    }
-  }
-  const abort = (why?: unknown) => {
-    if (aborted) return
-    aborted = true
-    reason = why ?? new DOMException("This operation was aborted", "AbortError")
-    const heard = listeners
-    listeners = []
-    for (const listener of heard) listener()
-  }
-  // Everything of AbortSignal that the SDK's request touches (see above).
-  return { signal: signal as unknown as AbortSignal, abort }
+interface RequestSignal {
+  aborted: boolean
+  reason: unknown
+  listeners: Array<() => void> | undefined
+  readonly throwIfAborted: (this: RequestSignal) => void
+  readonly addEventListener: (this: RequestSignal, type: string, listener: () => void) => void
+  readonly removeEventListener: (this: RequestSignal, type: string, listener: () => void) => void
+}
+
+function throwIfAborted(this: RequestSignal): void {
+  if (this.aborted) throw this.reason
+}
+
+function addEventListener(this: RequestSignal, type: string, listener: () => void): void {
+  if (type === "abort" && !this.aborted) (this.listeners ??= []).push(listener)
+}
+
+function removeEventListener(this: RequestSignal, type: string, listener: () => void): void {
+  if (type === "abort") this.listeners = this.listeners?.filter((l) => l !== listener)
+}
+
+const requestSignal = (): RequestSignal => ({
+  aborted: false,
+  reason: undefined,
+  listeners: undefined,
+  throwIfAborted,
+  addEventListener,
+  removeEventListener
+})
+
+const abort = (signal: RequestSignal, reason?: unknown): void => {
+  if (signal.aborted) return
+  signal.aborted = true
+  signal.reason = reason ?? new DOMException("This operation was aborted", "AbortError")
+  const heard = signal.listeners ?? []
+  signal.listeners = undefined
+  for (const listener of heard) listener()
 }
 
 // A request with its deadline armed on the connection's deadlines: when it passes, the request's
@@ -200,15 +206,17 @@ const call = (
   Effect.callback<unknown, Failure | TimedOut>((resume) => {
     if (session.closed) return resume(Effect.fail(gone))
     const { callers, client } = session
-    const controller = requestSignal()
+    const signal = requestSignal()
     let expired = false
     const disarm = session.deadlines.arm(timeoutMs, () => {
       expired = true
-      controller.abort(DEADLINE_PASSED)
+      abort(signal, DEADLINE_PASSED)
     })
-    const send = () =>
-      client.request({ method, params }, ResultSchema, { signal: controller.signal, timeout: NO_SDK_TIMEOUT })
-    const sending = callers === undefined || context === undefined ? send() : callers.run(context, send)
+    // Everything of AbortSignal that the SDK's request touches (see `RequestSignal`).
+    const options = { signal: signal as unknown as AbortSignal, timeout: NO_SDK_TIMEOUT }
+    const sending = callers === undefined || context === undefined
+      ? client.request({ method, params }, ResultSchema, options)
+      : callers.run(context, () => client.request({ method, params }, ResultSchema, options))
     sending.then(
       (answer) => {
         disarm()
@@ -221,7 +229,7 @@ const call = (
     )
     return Effect.sync(() => {
       disarm()
-      controller.abort()
+      abort(signal)
     })
   })
 
