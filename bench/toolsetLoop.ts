@@ -38,10 +38,16 @@ const loop = async (times: number) => {
     .call(`echo__${TOOL}`, ARGS)
   await held.run(
     mode === "par"
-      ? Effect.forEach(Array.from({ length: 64 }), () => Effect.repeat(call, { times: times / 64 - 1 }), {
-        concurrency: "unbounded",
-        discard: true
-      })
+      // 64 fibers, each calling in a plain loop (no schedule of its own in the count), as the SDK side's
+      // 64 workers do.
+      ? Effect.forEach(
+        Array.from({ length: 64 }),
+        () =>
+          Effect.gen(function*() {
+            for (let i = 0; i < times / 64; i++) yield* call
+          }),
+        { concurrency: "unbounded", discard: true }
+      )
       : Effect.gen(function*() {
         for (let i = 0; i < times; i++) yield* call
       })
