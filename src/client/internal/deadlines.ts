@@ -30,8 +30,6 @@ interface Wheel {
   readonly byDuration: Map<number, Set<Entry>>
   /** The expiry the fiber sleeps until; `Infinity` while it waits to be woken. */
   target: number
-  /** The one duration whose emptied set is kept for its next arm (a connection's calls share one). */
-  spare: number | undefined
 }
 
 // Fire every expired entry; answer the earliest expiry still armed (`Infinity`: none).
@@ -69,8 +67,7 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
   const wheel: Wheel = {
     now: () => Number(clock.monotonicTimeNanosUnsafe()) / 1_000_000,
     byDuration: new Map(),
-    target: Infinity,
-    spare: undefined
+    target: Infinity
   }
   // Wakes coalesce: one pending wake re-reads every set.
   const wake = yield* Queue.sliding<void>(1)
@@ -88,14 +85,8 @@ export const make: Effect.Effect<Deadlines, never, Scope.Scope> = Effect.gen(fun
       }
       const armed = entries
       return () => {
-        if (!armed.delete(entry) || armed.size > 0 || wheel.byDuration.get(ms) !== armed) return
-        // The set left empty is kept for the next call of its duration, and the one kept before goes
-        // if it is still empty: one empty set at most, so durations used once (a caller's own
-        // budgets) never pile up, and a connection's calls one after another make no set each.
-        const spare = wheel.spare
-        wheel.spare = ms
-        if (spare !== undefined && spare !== ms && wheel.byDuration.get(spare)?.size === 0)
-          wheel.byDuration.delete(spare)
+        // A set left empty goes at once, so durations used once (a caller's own budgets) never pile up.
+        if (armed.delete(entry) && armed.size === 0 && wheel.byDuration.get(ms) === armed) wheel.byDuration.delete(ms)
       }
     }
   }
