@@ -17,7 +17,7 @@
  */
 import { Effect, Result } from "effect"
 import { InputError, InvalidJsonSchema, type Issue } from "./InputError.ts"
-import { compileNode, compiler, runs } from "./internal/jsonSchemaCompile.ts"
+import { compileNode, compiler, runs, synchronous } from "./internal/jsonSchemaCompile.ts"
 import * as Words from "./internal/wording.ts"
 
 /**
@@ -135,15 +135,3 @@ export const compileJsonSchema = (
   synchronous.set(decoder, checkNow)
   return Result.succeed(decoder)
 }
-
-// Each compiled checker's plain form, for a caller on a hot path that runs it without an Effect.
-const synchronous = new WeakMap<JsonDecoder, (input: unknown) => InputError | undefined>()
-
-/**
- * The checker `compileJsonSchema` built, as a plain function: `undefined` when the input passes,
- * else the same `InputError` the decoder fails with. `undefined` for a decoder built elsewhere.
- *
- * @internal
- */
-export const checkerOf = (decoder: JsonDecoder): ((input: unknown) => InputError | undefined) | undefined =>
-  synchronous.get(decoder)

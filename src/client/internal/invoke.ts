@@ -8,15 +8,19 @@
  */
 import { Effect, type Option } from "effect"
 import type * as Approval from "../../core/Approval.ts"
-import { checkerOf } from "../../core/JsonSchemaDecoder.ts"
+import { checkerOf } from "../../core/internal/jsonSchemaCompile.ts"
 import * as CallResult from "../CallResult.ts"
 import type * as Config from "../Config.ts"
 import { type CallError, InvalidArguments, ToolQuarantined } from "../Errors.ts"
 import * as Policy from "../Policy.ts"
-import type * as Projection from "./projection.ts"
+import type * as Catalog from "../Catalog.ts"
+import type * as Link from "./link.ts"
 
 /** A prepared call: the arguments as given and the call's own deadline, if it has one. */
 export type Run = (args: unknown, timeoutMs: number | undefined) => Effect.Effect<CallResult.Result, CallError>
+
+/** A tool in the map with the link that serves it. */
+export type Located = Catalog.Entry & { readonly link: Link.Link }
 
 /** What every prepared call of a toolset shares. */
 export interface Env {
@@ -25,7 +29,7 @@ export interface Env {
 }
 
 // The gated send: the policy first (when there is one), then the request, its answer read.
-const sender = (name: string, found: Projection.Located, env: Env) => {
+const sender = (name: string, found: Located, env: Env) => {
   const { link, output, tool } = found
   const about: CallResult.Call = { name, server: tool.server, tool: tool.tool }
   const read = output === undefined
@@ -50,7 +54,7 @@ const sender = (name: string, found: Projection.Located, env: Env) => {
  * arguments (absent or `null` read as `{}`) checked against the tool's input schema, then gated and
  * sent.
  */
-export const prepare = (name: string, found: Projection.Located, env: Env): Run => {
+export const prepare = (name: string, found: Located, env: Env): Run => {
   const { tool } = found
   if (found.quarantined === true)
     return () => Effect.fail(new ToolQuarantined({ name, server: tool.server, tool: tool.tool }))

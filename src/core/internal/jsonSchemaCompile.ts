@@ -6,8 +6,9 @@
  *
  * @internal
  */
+import type { Effect } from "effect"
 import { Result } from "effect"
-import { InvalidJsonSchema, type Issue, preview } from "../InputError.ts"
+import { type InputError, InvalidJsonSchema, type Issue, preview } from "../InputError.ts"
 import {
   type Check,
   compileRegExp,
@@ -65,6 +66,20 @@ export const compiler = (root: unknown, trustPatterns: boolean): Compiler => ({
   sameValue: new Set(["#"]),
   trustPatterns
 })
+
+/**
+ * Each checker `compileJsonSchema` built, by its plain form: `undefined` when the input passes, else
+ * the `InputError` the checker fails with. For a caller on a hot path that runs it without an Effect.
+ */
+export const synchronous = new WeakMap<
+  (input: unknown) => Effect.Effect<unknown, InputError>,
+  (input: unknown) => InputError | undefined
+>()
+
+/** A checker's plain form (see `synchronous`); `undefined` for one built elsewhere. */
+export const checkerOf = (
+  decoder: (input: unknown) => Effect.Effect<unknown, InputError>
+): ((input: unknown) => InputError | undefined) | undefined => synchronous.get(decoder)
 
 /** Run a check from the top and collect what it found. */
 export const runs = (check: Check, value: unknown, path: Path, depth: number): Array<Issue> => {
