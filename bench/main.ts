@@ -9,7 +9,7 @@
 //   BENCH_IDLE_SESSIONS=500    sessions opened for the idle-memory figure (100 when quick)
 //   BENCH_FANOUT_SESSIONS=100  subscribed sessions for the fan-out figures
 //   BENCH_SCALE_SIZES=10,100,1000,10000   bundle sizes for tools/list and reroster
-//   BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR"   flags for every server child
+//   BENCH_SERVER_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR"   flags for every server child (not the npm-launched board)
 //   BENCH_AUTH_ERAS=2025       the auth family's eras (default 2026,2025)
 //   BENCH_SOURCES=1            start-up and stdio servers from the TypeScript sources, not the build (lib/built.ts)
 // bench/profile.ts runs one hot loop alone, for `node --cpu-prof`; bench/startupProfile.ts profiles a

@@ -140,7 +140,8 @@ export const run = async (): Promise<void> => {
   }
   const bounded: Record<(typeof bounds)[number], { readonly wall: Array<number>; readonly cpu: Array<number> }> = {
     "effect-floor": { wall: [], cpu: [] },
-    "ours-mcp-barrel": { wall: [], cpu: [] }
+    "ours-mcp-barrel": { wall: [], cpu: [] },
+    "ours-deep-imports": { wall: [], cpu: [] }
   }
   for (let r = 0; r < sizes.rounds; r++) {
     for (let k = 0; k < kinds.length; k++) {

@@ -8,6 +8,8 @@ interface Figure {
   readonly ours: number | null
   readonly peer: number | null
   readonly ratio: number | null
+  /** The median of paired per-round differences and its interval (bench/lib/measure.ts). */
+  readonly difference?: { readonly median: number; readonly low: number; readonly high: number }
 }
 
 interface Row {
@@ -16,7 +18,8 @@ interface Row {
   readonly bench: string
   /** The same figure against effect/ai, where the run has one. */
   readonly ai?: string
-  readonly unit: "ms" | "µs" | "KiB" | "MB" | "calls/s" | "calls" | "B" | "×"
+  /** "Δ": two ratios (×), and in the ratio column the median of their paired per-round differences. */
+  readonly unit: "ms" | "µs" | "KiB" | "MB" | "calls/s" | "calls" | "B" | "×" | "Δ"
 }
 
 const rows: ReadonlyArray<Row> = [
@@ -35,6 +38,11 @@ const rows: ReadonlyArray<Row> = [
   {
     label: "the same, against the Effect floor (the raw server under `NodeRuntime`)",
     bench: "stdio.spawn_to_first_call.vs_effect_floor",
+    unit: "ms"
+  },
+  {
+    label: "server CPU to the first answer, the app importing `effect`'s modules by path (`effect/Schema`)",
+    bench: "stdio.spawn_to_first_call.cpu.ours_deep_imports.vs_raw_sdk",
     unit: "ms"
   },
   {
@@ -130,6 +138,16 @@ const rows: ReadonlyArray<Row> = [
     unit: "ms"
   },
   {
+    label: "the same, the server's main thread",
+    bench: "outside.spawn_to_first_call.cpu.main_thread.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "the same, its helper threads (V8's workers, libuv's pool)",
+    bench: "outside.spawn_to_first_call.cpu.helper_threads.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
     label: "second driver: `tools/call`, cold, sequential",
     bench: "outside.tools_call.cold.sequential.vs_raw_sdk",
     unit: "µs"
@@ -140,20 +158,70 @@ const rows: ReadonlyArray<Row> = [
     unit: "µs"
   },
   {
+    label: "the same, the server's main thread",
+    bench: "outside.tools_call.cold.sequential.cpu.main_thread.vs_raw_sdk",
+    unit: "µs"
+  },
+  {
+    label: "the same, its helper threads",
+    bench: "outside.tools_call.cold.sequential.cpu.helper_threads.vs_raw_sdk",
+    unit: "µs"
+  },
+  {
     label: "second driver: resident memory after the first answer",
     bench: "outside.rss_after_first_call.vs_raw_sdk",
     unit: "MB"
   },
   {
-    label:
-      "second driver's ours/raw (ours) against the first driver's (peer), same rounds: server CPU to the first answer",
+    label: "first driver in the second driver's rounds: server CPU to the first answer, main thread",
+    bench: "outside.first_driver.spawn_to_first_call.cpu.main_thread.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "the same, helper threads",
+    bench: "outside.first_driver.spawn_to_first_call.cpu.helper_threads.vs_raw_sdk",
+    unit: "ms"
+  },
+  {
+    label: "first driver in the second driver's rounds: server CPU per cold call, main thread",
+    bench: "outside.first_driver.tools_call.cold.sequential.cpu.main_thread.vs_raw_sdk",
+    unit: "µs"
+  },
+  {
+    label: "the same, helper threads",
+    bench: "outside.first_driver.tools_call.cold.sequential.cpu.helper_threads.vs_raw_sdk",
+    unit: "µs"
+  },
+  {
+    label: "second driver's ours/raw (ours) against the first driver's (peer), same rounds; last column: " +
+      "the median of the rounds' differences (second − first) and its interval of ≥95% confidence: server CPU to the first answer",
     bench: "outside.agreement.spawn_to_first_call.cpu",
-    unit: "×"
+    unit: "Δ"
+  },
+  {
+    label: "the same, main thread",
+    bench: "outside.agreement.spawn_to_first_call.cpu.main_thread",
+    unit: "Δ"
+  },
+  {
+    label: "the same, helper threads",
+    bench: "outside.agreement.spawn_to_first_call.cpu.helper_threads",
+    unit: "Δ"
   },
   {
     label: "the same, server CPU per cold call",
     bench: "outside.agreement.tools_call.cold.sequential.cpu",
-    unit: "×"
+    unit: "Δ"
+  },
+  {
+    label: "the same, per cold call, main thread",
+    bench: "outside.agreement.tools_call.cold.sequential.cpu.main_thread",
+    unit: "Δ"
+  },
+  {
+    label: "the same, per cold call, helper threads",
+    bench: "outside.agreement.tools_call.cold.sequential.cpu.helper_threads",
+    unit: "Δ"
   },
   {
     label: "calls until per-call time reaches the raw SDK's warm figure (×1.15), 64 in flight",
@@ -268,11 +336,18 @@ const shown = (value: number | null, unit: Row["unit"]): string =>
     ? `${(value / 1024).toFixed(0)} MB`
     : unit === "calls"
     ? value.toFixed(0)
-    : unit === "×"
+    : unit === "×" || unit === "Δ"
     ? `${value.toFixed(2)}×`
     : `${value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${unit}`
 
 const ratio = (r: number | null): string => (r === null ? "—" : r >= 10 ? r.toFixed(1) : r.toFixed(2))
+
+const signed = (x: number): string => `${x < 0 ? "−" : "+"}${Math.abs(x).toFixed(2)}`
+
+const paired = (figure: Figure): string =>
+  figure.difference === undefined
+    ? ratio(figure.ratio)
+    : `${signed(figure.difference.median)} (${signed(figure.difference.low)} to ${signed(figure.difference.high)})`
 
 const main = async () => {
   const figures = new Map<string, Figure>()
@@ -295,9 +370,9 @@ const main = async () => {
     }
     const ai = row.ai === undefined ? undefined : named(row.ai)
     process.stdout.write(
-      `| ${row.label} | ${shown(figure.ours, row.unit)} | ${shown(figure.peer, row.unit)} | ${ratio(figure.ratio)} | ${
-        ai === undefined ? "—" : ratio(ai.ratio)
-      } |\n`
+      `| ${row.label} | ${shown(figure.ours, row.unit)} | ${shown(figure.peer, row.unit)} | ${
+        row.unit === "Δ" ? paired(figure) : ratio(figure.ratio)
+      } | ${ai === undefined ? "—" : ratio(ai.ratio)} |\n`
     )
   }
 }

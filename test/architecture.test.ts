@@ -151,6 +151,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "Completion",
     "HttpGuard",
     "internal/stdioLines",
+    "internal/channel",
     "internal/redisCall",
     "internal/httpDrain",
     "modern/Wire",
@@ -206,7 +207,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
   // A connection in either revision; the 2025 session table and its Redis layer.
   ["Connection", "legacy/HttpSessions", "legacy/internal/http", "HttpRedis"],
   // The endpoint that tells the revisions apart, and the doors.
-  ["internal/httpRequest", "McpServer", "Http"],
+  ["internal/httpRequest", "internal/stdioConnection", "McpServer", "Http"],
   ["internal/promiseRuntime", "internal/httpPromise", "Promise"],
   ["stdio", "index"]
 ]

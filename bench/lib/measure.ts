@@ -35,6 +35,62 @@ export const median = (xs: ReadonlyArray<number>): number => {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
 }
 
+/** A median with a distribution-free interval around it, and the range of what it was taken over. */
+export interface MedianInterval {
+  readonly median: number
+  /** Order statistics bracketing the true median with at least `confidence` (the binomial sign test). */
+  readonly low: number
+  readonly high: number
+  readonly confidence: number
+  readonly min: number
+  readonly max: number
+  readonly n: number
+}
+
+/**
+ * The median of `xs` and the interval of order statistics [x(k), x(n+1-k)] that holds the true
+ * median with probability at least 95%, whatever the distribution: each sample falls on either side
+ * of the true median with even odds, so k is the largest with P(Binomial(n, ½) < k) ≤ 2.5%. Below
+ * six samples no such k exists and the interval is the whole range.
+ */
+export const medianInterval = (xs: ReadonlyArray<number>): MedianInterval => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const n = sorted.length
+  let k = 0
+  let below = 0 // P(Binomial(n, ½) ≤ k - 1)
+  for (let pmf = 0.5 ** n; below + pmf <= 0.025; k++) {
+    below += pmf
+    pmf = (pmf * (n - k)) / (k + 1)
+  }
+  const low = k === 0 ? sorted[0] : sorted[k - 1]
+  const high = k === 0 ? sorted[n - 1] : sorted[n - k]
+  return {
+    median: median(sorted),
+    low: low ?? Number.NaN,
+    high: high ?? Number.NaN,
+    confidence: k === 0 ? 1 : 1 - 2 * below,
+    min: sorted[0] ?? Number.NaN,
+    max: sorted[n - 1] ?? Number.NaN,
+    n
+  }
+}
+
+/** Spearman's rank correlation of paired samples (ties ranked by order; NaN pairs dropped). */
+export const rankCorrelation = (xs: ReadonlyArray<number>, ys: ReadonlyArray<number>): number => {
+  const pairs = xs.flatMap((x, i) => (Number.isNaN(x) || Number.isNaN(ys[i]!) ? [] : [[x, ys[i]!] as const]))
+  const ranks = (values: ReadonlyArray<number>) => {
+    const order = values.map((_, i) => i).sort((a, b) => values[a]! - values[b]!)
+    const rank = new Array<number>(values.length)
+    order.forEach((i, r) => (rank[i] = r))
+    return rank
+  }
+  const rx = ranks(pairs.map(([x]) => x))
+  const ry = ranks(pairs.map(([, y]) => y))
+  const n = pairs.length
+  const d2 = rx.reduce((sum, r, i) => sum + (r - ry[i]!) ** 2, 0)
+  return n < 3 ? Number.NaN : 1 - (6 * d2) / (n * (n * n - 1))
+}
+
 const round = (x: number): number => {
   if (!Number.isFinite(x)) return x
   const magnitude = Math.abs(x)
@@ -49,6 +105,8 @@ export interface Figure {
   /** Which way the ratio is taken: ours over peer (default) or peer over ours. */
   readonly ratio?: "ours/peer" | "peer/ours"
   readonly unit: string
+  /** A paired comparison beside the figure: the median of per-round differences (ours − peer) and its interval. */
+  readonly difference?: MedianInterval
 }
 
 /** Print one figure as one JSON line on stdout. The unit says which way the ratio is taken. */
@@ -61,7 +119,12 @@ export const emit = (figure: Figure): void => {
       ours: round(figure.ours),
       peer: round(figure.peer),
       ratio: round(ratio),
-      unit: `${figure.unit}; ratio=${direction}`
+      unit: `${figure.unit}; ratio=${direction}`,
+      ...(figure.difference === undefined ? {} : {
+        difference: Object.fromEntries(
+          Object.entries(figure.difference).map(([key, value]) => [key, key === "n" ? value : round(value)])
+        )
+      })
     }) + "\n"
   )
 }

@@ -3,8 +3,9 @@
 // built, and a start from the snapshot (`node --snapshot-blob …`) only deserializes the heap and
 // runs the main function below, which serves as hostOurs.ts does.
 import { runMain } from "@effect/platform-node/NodeRuntime"
+import { Effect, Schema } from "effect"
 import { serveStdio } from "effect-surface/mcp/stdio"
 import * as v8 from "node:v8"
 import { serveAdd } from "./addOurs.ts"
 
-v8.startupSnapshot.setDeserializeMainFunction(() => serveAdd(runMain, serveStdio))
+v8.startupSnapshot.setDeserializeMainFunction(() => serveAdd(runMain, serveStdio, { Effect, Schema }))

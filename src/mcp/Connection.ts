@@ -9,12 +9,16 @@
  * of the connection, as the revision's stdio binding says; nothing in the face, its surfaces or its
  * tools differs between the two.
  *
+ * A client need not wait for one answer before it writes the next request: what arrives while the
+ * chosen path is being set up waits for it (`internal/channel.ts`), and `idle` says when every
+ * request received has been answered, which a door whose input has ended waits for.
+ *
  * @since 0.1.0
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Effect, Exit, Option, Scope } from "effect"
 import type * as Face from "./Face.ts"
+import * as Channel from "./internal/channel.ts"
 import * as Wire from "./modern/Wire.ts"
 import * as Session from "./legacy/Session.ts"
 
@@ -57,6 +61,12 @@ export interface Connection {
   readonly era: Effect.Effect<Era>
   /** The 2025 session, when the client opened with `initialize`; none for a 2026 client (waits as `era` does). */
   readonly session: Effect.Effect<Option.Option<Session.Session>>
+  /**
+   * Completes once no request of the client's awaits its answer (at once when none does): each is
+   * counted from its arrival until its answer is handed to the transport, or until its client
+   * cancels it. A 2026 listen stream, answered only when the connection ends, is not counted.
+   */
+  readonly idle: Effect.Effect<void>
 }
 
 /**
@@ -86,23 +96,6 @@ export const opensModern = (message: unknown): boolean => {
 const modernPath = Effect.promise(() =>
   Promise.all([import("./modern/internal/requests.ts"), import("./modern/internal/transport.ts")])
 )
-
-// The transport, started already, handed to the SDK with the message it first read: starting it
-// again is a no-op, and that message is delivered first.
-const replaying = (inner: Transport, first: JSONRPCMessage): Transport => {
-  const outer: Transport = {
-    start: async () => {
-      queueMicrotask(() => outer.onmessage?.(first))
-    },
-    send: (message, options) => inner.send(message, options),
-    close: () => inner.close(),
-    setProtocolVersion: (version) => inner.setProtocolVersion?.(version)
-  }
-  inner.onmessage = (message, extra) => outer.onmessage?.(message, extra)
-  inner.onclose = () => outer.onclose?.()
-  inner.onerror = (error) => outer.onerror?.(error)
-  return outer
-}
 
 /**
  * Serve `face` on `transport` until either side closes it or the scope closes, in the revision the
@@ -138,31 +131,33 @@ export const connect = (
     const end = () => {
       runFork(Scope.close(scope, Exit.void))
     }
-    const serve = (first: JSONRPCMessage) =>
-      opensModern(first)
+    // Every message waits in the channel until the path its first one chose starts it.
+    const serve = (modern: boolean) =>
+      modern
         ? Effect.gen(function*() {
           const [Requests, ModernTransport] = yield* modernPath
-          const modern = yield* Requests.make(face)
-          const ended = yield* ModernTransport.serve(modern, transport, first)
+          const ended = yield* ModernTransport.serve(yield* Requests.make(face), channel.transport)
           yield* Deferred.succeed(opened, Option.none())
           yield* Deferred.await(ended).pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
         })
         : Effect.gen(function*() {
-          const session = yield* Session.connect(face, replaying(transport, first), options)
+          const session = yield* Session.connect(face, channel.transport, options)
           yield* Deferred.succeed(opened, Option.some(session))
           yield* session.closed.pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
         })
-    transport.onmessage = (first) => {
-      transport.onmessage = undefined
-      runFork(serve(first).pipe(Scope.provide(scope)))
-    }
-    transport.onclose = end
+    const channel = Channel.make(transport, {
+      first: (message) => {
+        runFork(serve(opensModern(message)).pipe(Scope.provide(scope)))
+      },
+      closed: end
+    })
     yield* Scope.addFinalizer(scope, Effect.promise(() => transport.close().catch(() => undefined)))
     yield* Effect.promise(() => transport.start())
     const session = Deferred.await(opened)
     return {
       closed: Deferred.await(closed),
       session,
-      era: Effect.map(session, (legacy): Era => Option.isSome(legacy) ? "legacy" : "modern")
+      era: Effect.map(session, (legacy): Era => Option.isSome(legacy) ? "legacy" : "modern"),
+      idle: channel.idle
     }
   })

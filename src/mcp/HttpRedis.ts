@@ -9,8 +9,11 @@
  * through which a stream's events reach whichever instance serves its client, and a client's
  * answer reaches the instance whose request it answers. No affinity is needed, and an instance
  * that dies leaves its sessions to the others: a client re-opens its stream with `Last-Event-ID`
- * and receives what it missed. A `DELETE` is answered once every instance listening has ended its
- * replica of the session, so no request after the answer is served anywhere. Each session's
+ * and receives what it missed. A plain call (one whose first output is its answer) is answered as
+ * one JSON body by the instance it reached, from its replica of the session, with nothing written
+ * to Redis; only a call that streams (logs, progress, a question to the client) has its events
+ * stored there. A `DELETE` is answered once every instance listening has ended its replica of
+ * the session, so no request after the answer is served anywhere. Each session's
  * leader announces roster moves from its own face, so every instance is expected to make the same
  * moves (the same code and configuration); the app's own state (what its surfaces read) is the
  * app's to share. Without this layer nothing changes: one process, in memory.

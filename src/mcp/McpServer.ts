@@ -5,20 +5,19 @@
  * `Layer`, so an Effect app composes it like any other resource and a roster move is one call on the
  * service. The Promise API (`Promise.ts`) is these same layers run by a `ManagedRuntime`. Over stdio
  * both go through one path, `layerStdio`: nothing but protocol reaches stdout, and the end of stdin
- * ends the session.
+ * ends the session once the requests already received have been answered.
  *
  * @since 0.1.0
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Context, Effect, Layer } from "effect"
+import { Context, Duration, Effect, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../core/Bundle.ts"
 import * as ProtocolStdout from "../core/internal/protocolStdout.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Connection from "./Connection.ts"
 import * as Face from "./Face.ts"
-import { boundLines } from "./internal/stdioLines.ts"
+import * as StdioConnection from "./internal/stdioConnection.ts"
 
 /**
  * The served bundle: its shared face, and `connect` to serve it on one more transport.
@@ -111,9 +110,11 @@ export class McpServer extends Context.Service<
   /**
    * The face served over this process's stdin and stdout: the one stdio path both doors take.
    * While the layer lives, nothing but protocol reaches stdout — Effect's logs go to stderr, and so
-   * does `console.log` (a stray print from a handler would otherwise corrupt the stream) — and the
-   * end of stdin (the host closed it) ends the session, so `McpSession`'s `closed` completes and the
-   * process can exit instead of outliving its host.
+   * does `console.log` (a stray print from a handler would otherwise corrupt the stream). The end of
+   * stdin (the host closed it) takes no more requests but lets those received finish and their
+   * answers be written, for at most `stdio.drainTimeout`; then the session ends (interrupting any
+   * still running), so `McpSession`'s `closed` completes and the process can exit instead of
+   * outliving its host.
    *
    * @example
    * ```ts
@@ -122,7 +123,7 @@ export class McpServer extends Context.Service<
    *
    * declare const options: McpFace.Options
    * const serve = Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
-   *   Effect.provide(McpServer.layerStdio(options))
+   *   Effect.provide(McpServer.layerStdio({ ...options, stdio: { drainTimeout: "5 seconds" } }))
    * )
    * ```
    *
@@ -130,14 +131,39 @@ export class McpServer extends Context.Service<
    */
   static readonly layerStdio: {
     <E, R, C extends Bundle.Clients>(
-      options: Face.Options<E, R, C>
+      options: Face.Options<E, R, C> & Stdio
     ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
-    (settings: Face.Settings): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
-  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
+    (settings: Face.Settings & Stdio): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: (Face.Settings | Face.Options<E, R, C>) & Stdio) =>
     // The stdout guard is built first, so nothing the boot prints reaches stdout either.
-    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, connectStdio(face)))).pipe(
+    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, connectStdio(face, options)))).pipe(
       Layer.provideMerge(ProtocolStdout.layer)
     )
+}
+
+/**
+ * How a face is served over stdio, beside its own options (`{ ...options, stdio: { ... } }`).
+ *
+ * @example
+ * ```ts
+ * import type { StdioOptions } from "effect-surface/mcp/stdio"
+ * const stdio: StdioOptions = { drainTimeout: "30 seconds" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface StdioOptions {
+  /**
+   * How long, once stdin has ended, the requests already received may run for their answers to be
+   * written before they are interrupted and the session ends. Default 10 seconds (as a Streamable
+   * HTTP shutdown's); a host that closed stdin may stop the process sooner (the SDK's sends SIGTERM
+   * after 2 seconds).
+   */
+  readonly drainTimeout?: Duration.Input
+}
+
+interface Stdio {
+  readonly stdio?: StdioOptions | undefined
 }
 
 // Settings alone require the core from context; a bundle with its client factory brings the defaults.
@@ -155,27 +181,14 @@ const served = (face: Face.Face, connecting: Effect.Effect<Connection.Connection
       )
   )
 
-const maxStdioLine = 8 * 1024 * 1024
-
-// The SDK's stdio transport does not notice its input ending, so a host that closes our stdin would
-// leave the connection (and the process) running: the end of stdin closes the transport, which ends it.
-const connectStdio = (face: Face.Face): Effect.Effect<Connection.Connection, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    // The drop is reported from a stream callback: run the log line in this session's context.
-    const logDropped = Effect.runForkWith(yield* Effect.context<never>())
-    // Below the SDK's own 10 MiB line buffer, so a line it would close the transport on is dropped first.
-    const input = boundLines(process.stdin, maxStdioLine, (bytes) => {
-      logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
-    })
-    const transport = new StdioServerTransport(input, process.stdout)
-    const connection = yield* Connection.connect(face, transport)
-    yield* stdinEnded.pipe(
-      Effect.andThen(Effect.promise(() => transport.close())),
-      Effect.raceFirst(connection.closed),
-      Effect.forkScoped
-    )
-    return connection
-  })
+// Stdio settings sit beside the face's; the face ignores them.
+const connectStdio = (face: Face.Face, options: Stdio): Effect.Effect<Connection.Connection, never, Scope.Scope> =>
+  StdioConnection.connect(
+    face,
+    Duration.fromInputUnsafe(options.stdio?.drainTimeout ?? "10 seconds"),
+    process.stdin,
+    process.stdout
+  )
 
 /**
  * The connection a `layerTransport` or `layerStdio` serves: a 2025 session or a 2026 client's
@@ -193,7 +206,8 @@ const connectStdio = (face: Face.Face): Effect.Effect<Connection.Connection, nev
 export class McpSession extends Context.Service<McpSession, Connection.Connection>()("effect-surface/McpSession") {}
 
 /**
- * Serve a bundle over this process's stdin and stdout until the host disconnects (or closes stdin).
+ * Serve a bundle over this process's stdin and stdout until the host disconnects (or closes stdin,
+ * and the requests it sent have been answered: see `McpServer.layerStdio`).
  * Nothing but protocol reaches stdout: Effect logs go to stderr, and so does `console.log` while
  * serving (a stray print from a handler would otherwise corrupt the stream). `McpServer.layerStdio`
  * run to the session's end. Import it from `effect-surface/mcp/stdio`, which loads no HTTP stack.
@@ -211,10 +225,10 @@ export class McpSession extends Context.Service<McpSession, Connection.Connectio
  */
 export const serveStdio: {
   <E, R, C extends Bundle.Clients>(
-    options: Face.Options<E, R, C>
+    options: Face.Options<E, R, C> & Stdio
   ): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
-  (settings: Face.Settings): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
-} = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
+  (settings: Face.Settings & Stdio): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
+} = <E, R, C extends Bundle.Clients>(options: (Face.Settings | Face.Options<E, R, C>) & Stdio) =>
   Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
     Effect.provide(
       Face.isBundled(options)
@@ -226,13 +240,3 @@ export const serveStdio: {
         >
     )
   )
-
-const stdinEnded: Effect.Effect<void> = Effect.callback<void>((resume) => {
-  const done = () => resume(Effect.void)
-  // Ended before anyone listened (a host that wrote its requests and closed at once): ended now.
-  if (process.stdin.readableEnded || process.stdin.destroyed) return done()
-  process.stdin.once("end", done).once("close", done)
-  return Effect.sync(() => {
-    process.stdin.off("end", done).off("close", done)
-  })
-})

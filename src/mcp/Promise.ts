@@ -19,6 +19,7 @@ import type * as Auth from "./Auth.ts"
 import type * as Http from "./Http.ts"
 import { boot, door as doorOf, moves } from "./internal/promiseRuntime.ts"
 import { McpServer, McpSession } from "./McpServer.ts"
+import type { StdioOptions } from "./McpServer.ts"
 import type * as Prompts from "./Prompts.ts"
 
 /**
@@ -87,6 +88,8 @@ export interface ServeOptions extends Omit<Face.Options, "client" | "instruction
   readonly instructions?: string | (() => string)
   /** Defaults to this process's stdio. */
   readonly transport?: Transport | HttpTransport
+  /** When served on this process's stdio: how long the end of stdin waits for requests in flight (`McpServer.layerStdio`). */
+  readonly stdio?: StdioOptions
 }
 
 /**
@@ -217,7 +220,7 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
       }
       : opened
   ))
-  const faceOptions: Face.Options<unknown, Scope.Scope> = {
+  const faceOptions: Face.Options<unknown, Scope.Scope> & { readonly stdio?: StdioOptions | undefined } = {
     ...rest,
     client: dial,
     ...(instructions === undefined ? {}

@@ -12,6 +12,7 @@
 export * as McpConnection from "./Connection.ts"
 export * as McpFace from "./Face.ts"
 export { McpServer, McpSession, serveStdio } from "./McpServer.ts"
+export type { StdioOptions } from "./McpServer.ts"
 export { ServerClosed, serveSurfaceAsMcp } from "./Promise.ts"
 export type { OwnedConnection, Served, ServeOptions } from "./Promise.ts"
 export * as McpSessions from "./legacy/Session.ts"

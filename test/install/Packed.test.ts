@@ -183,6 +183,12 @@ describe("the packed package in a new app", () => {
       assert.include(help.stdout, "guard")
       assert.strictEqual(help.stderr, "", "nothing on stderr: no warning for a module --help does not use")
     })
+
+    it(`the installed bin reads its version from the package's manifest under ${label}`, () => {
+      const shown = run(node, [Path.join(app, "node_modules", ".bin", "effect-surface"), "--version"], app)
+      assert.strictEqual(shown.status, 0, shown.stderr)
+      assert.strictEqual(shown.stdout.trim(), `effect-surface v${manifest.version}`)
+    })
   }
 
   it.runIf(olderNode !== undefined)(

@@ -69,9 +69,13 @@ export const boundLines = (source: Readable, limit: number, dropped: (bytes: num
     }
     if (runEnd > run) pass(chunk.subarray(run, runEnd))
   })
-  source.once("end", () => {
+  // A source closed without ending (destroyed, or failed) ends the lines as well: nothing more comes.
+  const finish = () => {
+    source.off("end", finish).off("close", finish)
     if (!dropping && pending.length > 0) pass(Buffer.concat(pending))
     lines.push(null)
-  })
+  }
+  if (source.readableEnded) lines.push(null)
+  else source.once("end", finish).once("close", finish)
   return lines
 }

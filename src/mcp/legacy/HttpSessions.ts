@@ -23,7 +23,6 @@
  * @since 0.1.0
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Cause, Clock, Context, Data, Deferred, Duration, Effect, Exit, Fiber, FiberMap, Option, Ref } from "effect"
 import type { Scope } from "effect"
 import * as EventStore from "./EventStore.ts"
@@ -51,10 +50,11 @@ export interface Entry {
   readonly id: string
   readonly transport: WebStandardStreamableHTTPServerTransport
   /**
-   * What the session's SDK server is connected to when the session is served here alone: the
-   * transport with a direct road for plain calls (`internal/httpDirect`). Shared sessions have none.
+   * What the session's SDK server is connected to: the transport with a direct road for plain calls
+   * (`internal/httpDirect`), whose answers are stored nowhere, in Redis neither when the session is
+   * shared there.
    */
-  readonly direct: HttpDirect.Direct | undefined
+  readonly direct: HttpDirect.Direct
   /** Responses begun and not yet finished, GET streams included: a session with one is in use. */
   readonly open: Ref.Ref<number>
   /** When a response last began or ended (clock millis). */
@@ -303,15 +303,14 @@ const newEntry = (state: State, id: string, open: number, version: string | unde
       eventStore: EventStore.forSession(state.store, id, runner(state)),
       ...(state.config.retryInterval === undefined ? {} : { retryInterval: state.config.retryInterval })
     })
-    const direct = state.node === undefined ? HttpDirect.make(transport) : undefined
-    const connected: Transport = direct ?? transport
+    const direct = HttpDirect.make(transport)
     // Chained, not replaced, by the SDK server when it connects.
-    connected.onerror = (error) => {
+    direct.onerror = (error) => {
       state.fork(Effect.logDebug(`MCP transport: ${error.message}`).pipe(Effect.annotateLogs("session", id)))
     }
     const ended = Deferred.makeUnsafe<void>()
     // Chained the same way: set the moment the transport closes, before anything it closes says so.
-    connected.onclose = () => {
+    direct.onclose = () => {
       Deferred.doneUnsafe(ended, Effect.void)
     }
     return {
@@ -344,12 +343,8 @@ const life = (state: State, entry: Entry, connected: Deferred.Deferred<void>, re
     const max = state.config.maxSubscriptions
     const { node } = state
     const session = node === undefined
-      ? yield* Session.connect(
-        state.face,
-        entry.direct ?? entry.transport,
-        max === undefined ? {} : { maxSubscriptions: max }
-      )
-      : yield* node.connect(state.face, entry.id, entry.transport, entry.holder, restored)
+      ? yield* Session.connect(state.face, entry.direct, max === undefined ? {} : { maxSubscriptions: max })
+      : yield* node.connect(state.face, entry.id, entry.transport, entry.direct, entry.holder, restored)
     yield* Deferred.succeed(connected, undefined)
     yield* Effect.logDebug(restored === undefined ? "MCP session opened" : "MCP session restored from Redis")
     // Ended by its transport closing, or by the table (`DELETE`, eviction, the sweep of idle ones).

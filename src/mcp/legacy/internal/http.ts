@@ -4,8 +4,9 @@
  *
  * A POST's session is found (or opened by its `initialize`) while it is counted as admitting, its
  * body read under its bound; the requests it carries are recorded as awaiting answers; then a lone
- * plain call takes the direct road to its JSON answer, and anything else is answered by the SDK's
- * transport, a POST's answer settled as JSON or as its SSE stream. A GET opens the session's stream
+ * plain call takes the direct road to its JSON answer (at whichever instance it reached, when the
+ * session is shared in Redis), and anything else is answered by the SDK's transport, a POST's
+ * answer settled as JSON or as its SSE stream. A GET opens the session's stream
  * (from Redis when sessions are shared), a DELETE ends the session. Behind a resource server a
  * session is its opener's: every request naming it is served only for the same holder.
  *
@@ -311,9 +312,10 @@ const written = (
     )
   })
 
-// A plain call to a session served here alone takes the direct road (`httpDirect`): its answer is
-// the JSON body, with nothing stored; one that produced something else first is answered with the
-// SDK's stream, as every other POST is. Anything else is not taken (`undefined`).
+// A plain call takes the direct road (`httpDirect`) at the instance it reached: its answer is the
+// JSON body, with nothing stored (in Redis neither, for a shared session: its replica here serves
+// it); one that produced something else first is answered with the SDK's stream, as every other
+// POST is. Anything else is not taken (`undefined`).
 const direct = (
   server: Server,
   request: HttpServerRequest.HttpServerRequest,
@@ -321,7 +323,7 @@ const direct = (
   authInfo: AuthInfo | undefined
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal> | undefined => {
   const { body, dropped, entry, opening } = admitted
-  if (entry.direct === undefined || opening || dropped.length > 0 || Option.isNone(body)) return undefined
+  if (opening || dropped.length > 0 || Option.isNone(body)) return undefined
   const headers = Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
   const url = urlOf(server, request)
   const taken = entry.direct.post(

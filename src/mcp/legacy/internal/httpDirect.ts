@@ -14,6 +14,12 @@
  * server, which has it already — and everything it sends from then on goes through that
  * transport: the client gets the same stored, resumable SSE stream it always did.
  *
+ * A session shared in Redis takes the road too, at whichever instance the call reached: that
+ * instance's replica of the session runs the call (its `replicaTransport` wraps this one), and the
+ * answer goes back on the request it came in, so nothing of a plain call is written to Redis. A
+ * request that streams is handed to the SDK's transport, whose event store is then Redis, and its
+ * client resumes it at any instance.
+ *
  * @since 0.1.0
  */
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js"

@@ -17,6 +17,7 @@
  * @since 0.1.0
  */
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import { Deferred, Duration, Effect, Option, Ref, Schedule } from "effect"
 import type { Scope } from "effect"
@@ -70,11 +71,15 @@ export interface Node {
     level: Logging.Level,
     holder: string | undefined
   ) => Effect.Effect<void, Registry.Failed>
-  /** Serve a session here: opened here (`restored` undefined), or a replica of one opened elsewhere. */
+  /**
+   * Serve a session here: opened here (`restored` undefined), or a replica of one opened elsewhere.
+   * Its SDK server is connected to `direct`, the SDK's `transport` with the direct road beside it.
+   */
   readonly connect: (
     face: Face.Face,
     id: string,
     transport: WebStandardStreamableHTTPServerTransport,
+    direct: Transport,
     holder: string | undefined,
     restored: Registry.Record | undefined
   ) => Effect.Effect<Session.Session, never, Scope.Scope>
@@ -208,7 +213,8 @@ export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, S
             const replica = state.replicas.get(id)
             if (replica !== undefined) replica.registered = true
           })),
-      connect: (face, id, transport, holder, restored) => connect(state, face, id, transport, holder, restored),
+      connect: (face, id, transport, direct, holder, restored) =>
+        connect(state, face, id, transport, direct, holder, restored),
       touch: (id) => {
         state.active.add(id)
       },
@@ -231,12 +237,15 @@ const connect = (
   face: Face.Face,
   id: string,
   transport: WebStandardStreamableHTTPServerTransport,
+  direct: Transport,
   holder: string | undefined,
   restored: Registry.Record | undefined
 ) =>
   Effect.gen(function*() {
     const { bus, instance } = state
-    const routed = ReplicaTransport.make(transport, instance, token(), {
+    // Routed over the direct road: a plain call is answered where it arrived, with nothing in
+    // Redis; a request that streams is the SDK transport's, its events stored in Redis.
+    const routed = ReplicaTransport.make(direct, instance, token(), {
       answer: (to, message) => state.fork(bus.send(to, { kind: "answer", session: id, message })),
       cancelled: (message) => state.fork(bus.broadcast({ kind: "cancelled", session: id, from: instance, message }))
     })

@@ -64,14 +64,13 @@ const cancelled = (channel: Channel, params: { readonly [key: string]: unknown }
 }
 
 /**
- * Serve 2026 requests on `transport` until it closes or the scope does, starting with `first`, the
- * message that decided the channel's revision (the transport is started already). Answers what
- * completes once the channel has closed.
+ * Serve 2026 requests on `transport` until it closes or the scope does; it is started here, and
+ * delivers first the message that decided the channel's revision. Answers what completes once the
+ * channel has closed.
  */
 export const serve = (
   modern: Requests.Modern,
-  transport: Transport,
-  first: JSONRPCMessage
+  transport: Transport
 ): Effect.Effect<Deferred.Deferred<void>, never, Scope.Scope> =>
   Effect.gen(function*() {
     const closed = yield* Deferred.make<void>()
@@ -117,6 +116,6 @@ export const serve = (
     transport.onclose = () => {
       runFork(Deferred.succeed(closed, undefined))
     }
-    receive(first)
+    yield* Effect.promise(() => transport.start())
     return closed
   })

@@ -1,0 +1,110 @@
+// A client may write several messages before the server has looked at the first: a script piping its
+// requests into a stdio server, a 2026 client starting concurrent calls. The first decides the
+// revision, and the ones behind it must be served in order, not dropped while that is decided.
+import { assert, describe, it } from "@effect/vitest"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import { Deferred, Effect } from "effect"
+import { McpConnection, McpFace } from "effect-surface/mcp"
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { serverOptions } from "../../examples/board/app.ts"
+import { envelope } from "./modern.ts"
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "pipe", version: "1.0.0" } }
+} as const
+const initialized = { jsonrpc: "2.0", method: "notifications/initialized" } as const
+const listTools = { jsonrpc: "2.0", id: 2, method: "tools/list" } as const
+const listResources = { jsonrpc: "2.0", id: 3, method: "resources/list" } as const
+
+const modern = (id: number, method: string) => ({ jsonrpc: "2.0", id, method, params: { _meta: envelope() } }) as const
+
+/** The board's face on an in-memory channel; `send` writes messages back to back, `answered` waits for `ids`. */
+const channel = Effect.gen(function*() {
+  const face = yield* McpFace.make(yield* serverOptions)
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+  const received: Array<JSONRPCMessage> = []
+  const all = yield* Deferred.make<void>()
+  let awaited: ReadonlyArray<number> = []
+  const check = () => {
+    const ids = new Set(received.map((message) => "id" in message ? message.id : undefined))
+    if (awaited.length > 0 && awaited.every((id) => ids.has(id))) Deferred.doneUnsafe(all, Effect.void)
+  }
+  clientSide.onmessage = (message) => {
+    received.push(message)
+    check()
+  }
+  yield* Effect.promise(() => clientSide.start())
+  yield* McpConnection.connect(face, serverSide)
+  const send = (messages: ReadonlyArray<JSONRPCMessage>) =>
+    Effect.sync(() => {
+      // Not awaited one by one: the in-memory transport hands each over as it is written.
+      for (const message of messages) void clientSide.send(message)
+    })
+  const answered = (ids: ReadonlyArray<number>) =>
+    Effect.sync(() => {
+      awaited = ids
+      check()
+    }).pipe(Effect.andThen(Deferred.await(all)), Effect.as(received))
+  return { send, answered }
+})
+
+const idsOf = (messages: ReadonlyArray<JSONRPCMessage>) =>
+  messages.flatMap((message) => "id" in message && ("result" in message || "error" in message) ? [message.id] : [])
+
+describe("messages written before the first is looked at", () => {
+  it.live("a 2025 client's requests written behind its initialize are all answered, in order", () =>
+    Effect.gen(function*() {
+      const { send, answered } = yield* channel
+      yield* send([initialize, initialized, listTools, listResources])
+      const messages = yield* answered([1, 2, 3]).pipe(Effect.timeout("20 seconds"))
+      assert.deepStrictEqual(idsOf(messages), [1, 2, 3])
+      assert.isTrue(messages.every((message) => !("error" in message)))
+    }).pipe(Effect.scoped))
+
+  it.live("a 2026 client's concurrent requests written together are all answered", () =>
+    Effect.gen(function*() {
+      const { send, answered } = yield* channel
+      yield* send([modern(1, "server/discover"), modern(2, "tools/list"), modern(3, "resources/list")])
+      const messages = yield* answered([1, 2, 3]).pipe(Effect.timeout("20 seconds"))
+      assert.sameMembers(idsOf(messages), [1, 2, 3])
+      assert.isTrue(messages.every((message) => !("error" in message)))
+    }).pipe(Effect.scoped))
+
+  it.live(
+    "a stdio server given its requests in one write answers every one of them",
+    () =>
+      Effect.callback<ReadonlyArray<unknown>>((resume) => {
+        const child = spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"], {
+          cwd: root,
+          stdio: ["pipe", "pipe", "ignore"]
+        })
+        const answers: Array<{ readonly id?: unknown }> = []
+        let buffered = ""
+        child.stdout.on("data", (chunk: Buffer) => {
+          buffered += chunk.toString()
+          const lines = buffered.split("\n")
+          buffered = lines.pop() ?? ""
+          for (const line of lines.filter((line) => line.trim() !== "")) answers.push(JSON.parse(line))
+          if ([1, 2, 3].every((id) => answers.some((answer) => answer.id === id))) child.stdin.end()
+        })
+        child.on("exit", () => resume(Effect.succeed(answers)))
+        child.stdin.write(
+          [initialize, initialized, listTools, listResources].map((m) => JSON.stringify(m)).join("\n") + "\n"
+        )
+        return Effect.sync(() => child.kill())
+      }).pipe(
+        Effect.timeout("60 seconds"),
+        Effect.map((answers) => {
+          assert.deepStrictEqual(answers.map((answer) => (answer as { readonly id?: unknown }).id), [1, 2, 3])
+        })
+      ),
+    { timeout: 90_000 }
+  )
+})
