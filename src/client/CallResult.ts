@@ -10,7 +10,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Outcome from "effect/Result"
+import * as Schema from "effect/Schema"
 import { toInputError } from "../core/internal/issues.ts"
 import { McpProtocolError, McpToolError } from "./Errors.ts"
 
@@ -142,7 +144,7 @@ export interface Call {
 export const adapt = (raw: unknown, call: Call): Effect.Effect<Result, McpToolError | McpProtocolError> => {
   // The usual answer is taken as it is, with no Result around it.
   const decoded = isUsual(raw) ? undefined : decodeRaw(raw)
-  if (decoded !== undefined && Result.isFailure(decoded)) {
+  if (decoded !== undefined && Outcome.isFailure(decoded)) {
     const reason = `the answer is not a tool result: ${toInputError(decoded.failure.issue, []).message}`
     return Effect.fail(new McpProtocolError({ name: call.name, server: call.server, code: -32603, reason }))
   }

@@ -6,7 +6,8 @@
  * checker in its plain form — is settled once per projection; a call then checks its arguments,
  * asks the policy, sends, and reads the answer, in that order, with nothing built twice.
  */
-import { Effect, type Option } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
 import type * as Approval from "../../core/Approval.ts"
 import { checkerOf } from "../../core/internal/jsonSchemaCompile.ts"
 import * as CallResult from "../CallResult.ts"

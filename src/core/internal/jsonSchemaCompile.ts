@@ -6,8 +6,8 @@
  *
  * @internal
  */
-import type { Effect } from "effect"
-import { Result } from "effect"
+import type * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { type InputError, InvalidJsonSchema, type Issue, preview } from "../InputError.ts"
 import {
   type Check,
