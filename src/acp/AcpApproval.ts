@@ -11,7 +11,9 @@
  * @since 0.1.0
  */
 import type { PermissionOption, RequestPermissionResponse } from "@agentclientprotocol/sdk"
-import { Effect, Layer, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as Approval from "../core/Approval.ts"
 import * as AcpSurface from "./AcpSurface.ts"
 import * as AcpToolCalls from "./AcpToolCalls.ts"

@@ -12,7 +12,10 @@
  * @since 0.1.0
  */
 import { createRequire } from "node:module"
-import { Context, Effect, Layer, Result } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import type { InvalidJsonSchema } from "../core/InputError.ts"
 import { compileJsonSchema, type JsonDecoder } from "../core/JsonSchemaDecoder.ts"
 import { InvalidUpdate, MalformedAnswer, SchemaMissing } from "./AcpError.ts"

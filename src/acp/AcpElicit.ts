@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as Questions from "../client/Questions.ts"
 import * as AcpSurface from "./AcpSurface.ts"
 

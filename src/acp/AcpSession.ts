@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import type { McpServer, NewSessionRequest } from "@agentclientprotocol/sdk"
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 /**
  * One session: its id and what `session/new` asked for.

@@ -15,7 +15,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Option, type Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import { NoSurface, type NotifyError, type RequestError } from "./AcpError.ts"
 import type { Answer, Capabilities, CleanupRequest, Method, Params, Update } from "./Protocol.ts"
 

@@ -11,7 +11,10 @@
  * @since 0.1.0
  */
 import type { ToolCallContent, ToolKind } from "@agentclientprotocol/sdk"
-import { Cause, Context, Effect, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Json from "../core/Json.ts"
 import { messageOf } from "../core/ToolFailure.ts"
 import * as AcpSurface from "./AcpSurface.ts"

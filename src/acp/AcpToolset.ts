@@ -14,8 +14,10 @@
  * @since 0.1.0
  */
 import type * as Acp from "@agentclientprotocol/sdk"
-import { Effect, Layer, Result } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import type * as Config from "../client/Config.ts"
 import { WiringError } from "../client/Errors.ts"
 import type * as McpToolset from "../client/McpToolset.ts"

@@ -10,7 +10,12 @@
  * @since 0.1.0
  */
 import * as Acp from "@agentclientprotocol/sdk"
-import { Context, Effect, Layer, Schema, type Scope, SubscriptionRef } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { AcpAgent } from "./AcpAgent.ts"
 import * as Internal from "./internal/scriptedEditor.ts"
 import type { Capabilities, Method } from "./Protocol.ts"

@@ -7,7 +7,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, Logger, Option, Stdio } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Stdio from "effect/Stdio"
 import { CliOutput, Command } from "effect/cli"
 import { createRequire } from "node:module"
 import * as CliCommands from "./Commands.ts"

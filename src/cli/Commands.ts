@@ -10,7 +10,12 @@
  *
  * @since 0.1.0
  */
-import { Console, Data, Effect, Result, Stdio, Stream } from "effect"
+import * as Console from "effect/Console"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Stdio from "effect/Stdio"
+import * as Stream from "effect/Stream"
 import { CliOutput, Command } from "effect/cli"
 import type * as Fields from "../core/Fields.ts"
 import type * as Json from "../core/Json.ts"

@@ -11,7 +11,9 @@
  *
  * @since 0.1.0
  */
-import { Data, Option, Result } from "effect"
+import * as Data from "effect/Data"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import { Flag } from "effect/cli"
 import * as Fields from "../core/Fields.ts"
 import type * as Json from "../core/Json.ts"

@@ -10,7 +10,9 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Option } from "effect"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import * as ToolResult from "../core/ToolResult.ts"
 import * as Grants from "../serve/Grants.ts"

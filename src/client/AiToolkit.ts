@@ -10,8 +10,10 @@
  *
  * @since 0.1.0
  */
-import type { JsonSchema } from "effect"
-import { Context, Effect, Schema } from "effect"
+import type * as JsonSchema from "effect/JsonSchema"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { Tool, Toolkit } from "effect/ai"
 import * as CallResult from "./CallResult.ts"
 import type * as Catalog from "./Catalog.ts"

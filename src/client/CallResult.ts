@@ -10,7 +10,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Outcome from "effect/Result"
+import * as Schema from "effect/Schema"
 import { toInputError } from "../core/internal/issues.ts"
 import { McpProtocolError, McpToolError } from "./Errors.ts"
 
@@ -140,8 +142,8 @@ export interface Call {
  * @since 0.1.0
  */
 export const adapt = (raw: unknown, call: Call): Effect.Effect<Result, McpToolError | McpProtocolError> => {
-  const decoded = isUsual(raw) ? Result.succeed(raw) : decodeRaw(raw)
-  if (Result.isFailure(decoded)) {
+  const decoded = isUsual(raw) ? Outcome.succeed(raw) : decodeRaw(raw)
+  if (Outcome.isFailure(decoded)) {
     const reason = `the answer is not a tool result: ${toInputError(decoded.failure.issue, []).message}`
     return Effect.fail(new McpProtocolError({ name: call.name, server: call.server, code: -32603, reason }))
   }

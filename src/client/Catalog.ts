@@ -20,7 +20,8 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type { JsonDecoder } from "../core/JsonSchemaDecoder.ts"
 import { compileJsonSchema } from "../core/JsonSchemaDecoder.ts"
 import type * as Config from "./Config.ts"

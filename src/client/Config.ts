@@ -9,7 +9,9 @@
  *
  * @since 0.1.0
  */
-import { type Context, Effect, type Layer } from "effect"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
 import type * as Caller from "../core/Caller.ts"
 import type * as Engine from "../core/Engine.ts"
 import type * as Roster from "../core/Roster.ts"

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import type * as Config from "./Config.ts"

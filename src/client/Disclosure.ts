@@ -14,7 +14,8 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type * as CallResult from "./CallResult.ts"
 import * as Diagnostic from "./Diagnostic.ts"
 

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
 import type * as Diagnostic from "./Diagnostic.ts"
 

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * The server answered with `isError: true`. `text` is the server's own text (its text blocks,

@@ -14,7 +14,8 @@
  *
  * @since 0.1.0
  */
-import { Data, Predicate } from "effect"
+import * as Data from "effect/Data"
+import * as Predicate from "effect/Predicate"
 import type * as Undici from "undici"
 import * as Addresses from "./internal/addresses.ts"
 

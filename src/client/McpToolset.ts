@@ -13,8 +13,15 @@
  *
  * @since 0.1.0
  */
-import { Context, Deferred, Effect, Layer, Ref, Semaphore, Stream, SubscriptionRef } from "effect"
-import type { Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as Scope from "effect/Scope"
 import * as Approval from "../core/Approval.ts"
 import { entrySpan } from "../core/internal/span.ts"
 import * as AiToolkit from "./AiToolkit.ts"

@@ -19,7 +19,8 @@
  *
  * @since 0.1.0
  */
-import { Data, type Effect } from "effect"
+import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
 
 /**
  * How a server entry signs in: the client's name (registration), where the person is sent back to,

@@ -11,7 +11,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option, Predicate } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Approval from "../core/Approval.ts"
 import { messageOf } from "../core/ToolFailure.ts"
 import { PolicyDenied } from "./Errors.ts"

@@ -10,7 +10,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, ManagedRuntime, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Stream from "effect/Stream"
 import * as Approval from "../core/Approval.ts"
 import * as PromiseDoor from "../core/internal/promiseDoor.ts"
 import type * as CallResult from "./CallResult.ts"

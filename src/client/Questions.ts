@@ -11,7 +11,7 @@
  *
  * @since 0.1.0
  */
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 
 /**
  * An answer a handler gives: the value, a Promise of it, or an Effect.

@@ -14,7 +14,12 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Ref, Result, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { toInputError } from "../core/internal/issues.ts"
 import type * as Diagnostic from "./Diagnostic.ts"
 import * as Drift from "./Drift.ts"

@@ -13,7 +13,12 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Ref, Result, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { toInputError } from "../core/internal/issues.ts"
 
 const Json = Schema.Record(Schema.String, Schema.Unknown)

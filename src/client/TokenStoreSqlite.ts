@@ -10,8 +10,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Predicate, Result } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import type { DatabaseSync } from "node:sqlite"
 import { messageOf } from "../core/ToolFailure.ts"
 import * as SqliteFile from "./internal/sqliteFile.ts"

@@ -13,8 +13,9 @@ import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextp
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Effect, Queue } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 import * as Hosts from "./Hosts.ts"
 import * as Redact from "./internal/redact.ts"
 

@@ -12,7 +12,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as Elicitation from "./Elicitation.ts"
 import type * as Json from "./Json.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"

@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import type { Effect, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type * as Json from "./Json.ts"
 import type * as SchemaBridge from "./SchemaBridge.ts"
 import type * as Client from "../surface/Client.ts"

@@ -12,7 +12,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Ask from "./Ask.ts"
 import * as Identity from "./Identity.ts"
 import * as Progress from "./Progress.ts"

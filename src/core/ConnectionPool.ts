@@ -14,7 +14,15 @@
  *
  * @since 0.1.0
  */
-import { Context, type Duration, Effect, Layer, Queue, Ref, Schedule, Scope, SynchronizedRef } from "effect"
+import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import type * as Owned from "../surface/Owned.ts"
 import type { LinkError } from "../surface/LinkError.ts"
 import type * as Bundle from "./Bundle.ts"

@@ -10,7 +10,9 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema, SchemaAST } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import type * as Json from "./Json.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
 

@@ -10,8 +10,18 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, Duration, Effect, Exit, Layer, Option, Pull, Ref, Schedule, Stream } from "effect"
-import type { Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Pull from "effect/Pull"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import * as Client from "../surface/Client.ts"
 import type { LinkError } from "../surface/LinkError.ts"
 import type { Owned } from "../surface/Owned.ts"

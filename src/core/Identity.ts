@@ -10,7 +10,8 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 
 /**
  * A caller: where its identity came from, its subject, the client it called through, its scopes

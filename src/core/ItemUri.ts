@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type * as Bundle from "./Bundle.ts"
 
 const COLLECTIONS = "surface://collections/"

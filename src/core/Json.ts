@@ -11,7 +11,8 @@
  *
  * @since 0.1.0
  */
-import { Data, Result } from "effect"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
 
 /**
  * A JSON value, as it exists after a round trip through `JSON.stringify`.

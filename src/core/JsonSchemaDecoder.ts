@@ -15,7 +15,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import { InputError, InvalidJsonSchema, type Issue } from "./InputError.ts"
 import { compileNode, compiler, runs } from "./internal/jsonSchemaCompile.ts"
 import * as Words from "./internal/wording.ts"

@@ -9,7 +9,9 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, SynchronizedRef } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 
 /**
  * One progress report: how far along, out of `total` when known, and a line saying what is happening.

@@ -11,8 +11,13 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Option, Ref, Result, Stream } from "effect"
-import type { Schema } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import type * as Schema from "effect/Schema"
 import { LinkError } from "../surface/LinkError.ts"
 import type * as Bundle from "./Bundle.ts"
 import { NoSuchItem, Unreadable } from "./EngineError.ts"

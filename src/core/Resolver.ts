@@ -10,7 +10,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import type * as Bundle from "./Bundle.ts"
 import type * as Caller from "./Caller.ts"
 import type * as Json from "./Json.ts"

@@ -13,7 +13,11 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Stream, SubscriptionRef } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Bundle from "./Bundle.ts"
 import type * as ResolveError from "./ResolveError.ts"
 import * as Resolver from "./Resolver.ts"

@@ -14,7 +14,11 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { InputError, InvalidJsonSchema, type PathSegment, preview } from "./InputError.ts"
 import * as Advertise from "./internal/advertise.ts"
 import { toInputError } from "./internal/issues.ts"

@@ -7,7 +7,8 @@
  *
  * @since 0.1.0
  */
-import type { Effect, Schema } from "effect"
+import type * as Effect from "effect/Effect"
+import type * as Schema from "effect/Schema"
 import type { JsonObject } from "./Json.ts"
 import * as ToolResult from "./ToolResult.ts"
 

@@ -11,7 +11,10 @@
  *
  * @since 0.1.0
  */
-import { Cause, Data, Predicate, Result } from "effect"
+import * as Cause from "effect/Cause"
+import * as Data from "effect/Data"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
 import * as Json from "./Json.ts"
 
 /**

@@ -9,7 +9,10 @@
  *
  * @since 0.1.0
  */
-import { Cause, Effect, Exit, Result } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
 import * as Json from "./Json.ts"
 import * as ToolFailure from "./ToolFailure.ts"
 

@@ -9,7 +9,16 @@
  *
  * @since 0.1.0
  */
-import { Cause, Deferred, Duration, Effect, Exit, Latch, Option, Predicate, Ref, Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Latch from "effect/Latch"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import { messageOf } from "./ToolFailure.ts"
 
 /**

@@ -11,7 +11,10 @@
  * @since 0.1.0
  */
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js"
-import { Effect, Predicate, Result, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
 import type * as Json from "../core/Json.ts"
 import { ReservedResourceUri } from "../core/ResolveError.ts"
 import { messageOf } from "../core/ToolFailure.ts"

@@ -12,7 +12,9 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Identity from "../core/Identity.ts"
 import * as HttpGuard from "./HttpGuard.ts"
 import * as TokenVerifier from "./TokenVerifier.ts"

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { messageOf } from "../core/ToolFailure.ts"
 import * as RpcError from "./RpcError.ts"
 

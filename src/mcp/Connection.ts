@@ -16,7 +16,11 @@
  * @since 0.1.0
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Deferred, Effect, Exit, Option, Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import type * as Face from "./Face.ts"
 import * as Channel from "./internal/channel.ts"
 import * as Wire from "./modern/Wire.ts"

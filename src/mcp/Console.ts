@@ -15,8 +15,13 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, FiberMap, Layer, Ref } from "effect"
-import type { Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Approval from "../core/Approval.ts"

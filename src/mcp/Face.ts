@@ -12,8 +12,16 @@
  *
  * @since 0.1.0
  */
-import { Cause, Config, Duration, Effect, Layer, Option, Ref, Stream, SubscriptionRef } from "effect"
-import type { Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as Scope from "effect/Scope"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as Caller from "../core/Caller.ts"
 import * as ConnectionPool from "../core/ConnectionPool.ts"

@@ -15,7 +15,13 @@
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Context, Deferred, Duration, Effect, Layer, Option, Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as HttpRouter from "effect/http/HttpRouter"
 import { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"

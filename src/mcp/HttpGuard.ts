@@ -12,7 +12,10 @@
  * @since 0.1.0
  */
 import { isJsonContentType } from "@modelcontextprotocol/sdk/shared/mediaType.js"
-import { Data, Effect, Option, Stream } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 

@@ -25,7 +25,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Duration, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import type * as EventStoreRedis from "./legacy/EventStoreRedis.ts"
 import type * as HttpSessions from "./legacy/HttpSessions.ts"

@@ -11,7 +11,13 @@
  *
  * @since 0.1.0
  */
-import { Cause, Context, type Fiber, Logger, LogLevel, References, Result } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import type * as Fiber from "effect/Fiber"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as References from "effect/References"
+import * as Result from "effect/Result"
 import * as Json from "../core/Json.ts"
 
 /**

@@ -10,8 +10,11 @@
  * @since 0.1.0
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Context, Duration, Effect, Layer } from "effect"
-import type { Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import type * as Bundle from "../core/Bundle.ts"
 import * as ProtocolStdout from "../core/internal/protocolStdout.ts"
 import type * as ResolveError from "../core/ResolveError.ts"

@@ -9,8 +9,9 @@
  * @since 0.1.0
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Effect, ManagedRuntime } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as Scope from "effect/Scope"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as Owned from "../surface/Owned.ts"
 import type * as AppResources from "./AppResources.ts"

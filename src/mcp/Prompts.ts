@@ -10,7 +10,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Predicate, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as Json from "../core/Json.ts"
 import * as SchemaBridge from "../core/SchemaBridge.ts"

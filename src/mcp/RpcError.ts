@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 import type * as EngineError from "../core/EngineError.ts"
 import type * as Json from "../core/Json.ts"
 

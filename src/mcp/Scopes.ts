@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Identity from "../core/Identity.ts"
 import * as ItemUri from "../core/ItemUri.ts"

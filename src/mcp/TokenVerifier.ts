@@ -12,7 +12,15 @@
  *
  * @since 0.1.0
  */
-import { Clock, Context, Data, Duration, Effect, Layer, Option, Ref, Semaphore } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Semaphore from "effect/Semaphore"
 import * as Jose from "jose"
 import * as Identity from "../core/Identity.ts"
 import * as Discovery from "./internal/authDiscovery.ts"

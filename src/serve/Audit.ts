@@ -15,7 +15,11 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Schema, Semaphore } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import * as Fs from "node:fs/promises"
 import * as AuditKey from "./AuditKey.ts"
 

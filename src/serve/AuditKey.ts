@@ -11,7 +11,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { createHmac, randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import { canonical } from "./internal/canonical.ts"

@@ -12,7 +12,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Fields from "../core/Fields.ts"
 import type * as Json from "../core/Json.ts"
 import { compileJsonSchema, type JsonDecoder } from "../core/JsonSchemaDecoder.ts"

@@ -14,7 +14,12 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, Layer, Option, Result, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Identity from "../core/Identity.ts"
 import type * as CallResult from "../client/CallResult.ts"
 import type * as Catalog from "../client/Catalog.ts"

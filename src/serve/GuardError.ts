@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * The tool is not granted: denied by the guard file, or not named in it (the two are not told

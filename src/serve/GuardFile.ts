@@ -9,7 +9,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import { InputError } from "../core/InputError.ts"

@@ -11,7 +11,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type { ServeError } from "effect/http/HttpServerError"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Identity from "../core/Identity.ts"

@@ -9,7 +9,7 @@
  * @since 0.1.0
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { type HttpTransport, serveSurfaceAsMcp, type ServeOptions } from "../mcp/Promise.ts"
 import * as ServeTools from "./ServeTools.ts"
 

@@ -13,7 +13,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import type { ServeError } from "effect/http/HttpServerError"
 import type * as Bundle from "../core/Bundle.ts"
 import * as Json from "../core/Json.ts"

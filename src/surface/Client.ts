@@ -13,8 +13,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema, SubscriptionRef } from "effect"
-import type { Option, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as Option from "effect/Option"
+import type * as Stream from "effect/Stream"
 import type { LinkError } from "./LinkError.ts"
 import type * as Implementation from "./Implementation.ts"
 import type * as Store from "./Store.ts"

@@ -9,8 +9,9 @@
  *
  * @since 0.1.0
  */
-import type { Stream } from "effect"
-import { Effect, SubscriptionRef } from "effect"
+import type * as Stream from "effect/Stream"
+import * as Effect from "effect/Effect"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Store from "./Store.ts"
 import type * as Surface from "./Surface.ts"
 import type { Group } from "./internal/members.ts"

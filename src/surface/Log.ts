@@ -8,7 +8,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, Stream, SubscriptionRef } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 
 interface State<A> {
   readonly entries: ReadonlyArray<A>

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /**
  * A connection a dial opened, handed to its new owner: `dispose` closes its transport (run at most

@@ -9,8 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
-import type { Stream } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type { LinkError } from "./LinkError.ts"
 import type * as Client from "./Client.ts"
 import type * as Implementation from "./Implementation.ts"

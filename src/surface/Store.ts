@@ -8,7 +8,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option, Stream, SubscriptionRef } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { lookup } from "./internal/members.ts"
 
 /**

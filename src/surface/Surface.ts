@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import type { Schema } from "effect"
+import type * as Schema from "effect/Schema"
 
 /**
  * A schema a surface can carry across a wire: no services needed to decode or encode it.

@@ -13,20 +13,18 @@
  * @since 0.1.0
  */
 import * as NodeSocket from "@effect/platform-node/NodeSocket"
-import {
-  Cause,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  Predicate,
-  References,
-  Result,
-  Schedule,
-  Schema,
-  Scope,
-  Stream
-} from "effect"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
+import * as References from "effect/References"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { RpcClient, RpcSerialization, RpcServer } from "effect/rpc"
 import { Socket, SocketServer } from "effect/socket"
 import * as Net from "node:net"

@@ -9,8 +9,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema, Stream, SubscriptionRef } from "effect"
-import type { Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as Option from "effect/Option"
 import { Rpc, RpcGroup } from "effect/rpc"
 import type { LinkError } from "./LinkError.ts"
 import type * as Client from "./Client.ts"

@@ -13,20 +13,18 @@
  * the editor.
  */
 import * as Acp from "@agentclientprotocol/sdk"
-import {
-  Cause,
-  Context,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  Fiber,
-  FiberMap,
-  FiberSet,
-  Layer,
-  Option,
-  Scope
-} from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as Approval from "../../core/Approval.ts"
 import { messageOf } from "../../core/ToolFailure.ts"
 import type { Checks } from "../AcpChecks.ts"

@@ -9,7 +9,7 @@
  * way, and cannot be talked into proceeding by an answer it never asked for.
  */
 import type { RequestPermissionResponse } from "@agentclientprotocol/sdk"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { InputError } from "../../core/InputError.ts"
 import type { RequestError } from "../AcpError.ts"
 

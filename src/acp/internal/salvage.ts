@@ -8,7 +8,8 @@
  * check passes. Only an answer the lenient check already accepted is salvaged, so nothing the SDK
  * would refuse is repaired into a valid one.
  */
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type { PathSegment } from "../../core/InputError.ts"
 import type { JsonDecoder } from "../../core/JsonSchemaDecoder.ts"
 

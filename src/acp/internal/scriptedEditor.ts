@@ -3,7 +3,10 @@
  * order, and the editor's face over the SDK's client connection.
  */
 import * as Acp from "@agentclientprotocol/sdk"
-import { Effect, Result, Stream, SubscriptionRef } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { Answer, Capabilities, Method } from "../Protocol.ts"
 
 /** What the editor does with one call (documented as `ScriptedEditor.Step`). */

@@ -9,7 +9,10 @@
  * only Promise boundary; cancellation is a `Deferred`, deadlines are the `Clock`'s.
  */
 import type { AgentContext } from "@agentclientprotocol/sdk"
-import { Deferred, Duration, Effect, type Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { messageOf } from "../../core/ToolFailure.ts"
 import { Cancelled, Disconnected, type NotifyError, Refused, type RequestError } from "../AcpError.ts"
 import type { Checks } from "../AcpChecks.ts"

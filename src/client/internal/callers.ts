@@ -10,7 +10,7 @@
  * context of the latest call still in flight — the right one whenever a single call is — or, with
  * none in flight, of the call made last.
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 import { AsyncLocalStorage } from "node:async_hooks"
 
 /** One session's calls, as its questions' handlers see them. */

@@ -10,8 +10,8 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Effect } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { LinkError } from "../../surface/LinkError.ts"
 import * as Remote from "./remote.ts"
 

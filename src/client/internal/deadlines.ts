@@ -9,8 +9,11 @@
  * operation, and the next expiry is the first entry of some set. Time is the connection's `Clock`
  * (monotonic), so `TestClock` drives every deadline.
  */
-import { Clock, Duration, Effect, Queue } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
 
 /**
  * Arms deadlines: `expire` runs (once, on the deadline fiber) when `ms` have passed, unless the

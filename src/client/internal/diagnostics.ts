@@ -6,7 +6,9 @@
  * a change of a server's tools, which is news each time. A handler that fails or throws is ignored:
  * what an agent does with a diagnostic never stops the toolset.
  */
-import { Chunk, Effect, Ref } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 import type * as Config from "../Config.ts"
 import type * as Diagnostic from "../Diagnostic.ts"
 import * as Redact from "./redact.ts"

@@ -9,8 +9,8 @@
  * dial, reported as one.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Effect } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as Owned from "../../surface/Owned.ts"
 import type * as Config from "../Config.ts"
 import type * as Transports from "../Transports.ts"

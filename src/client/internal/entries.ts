@@ -6,7 +6,11 @@
  * `oauth` redirect) is checked after. Each checked entry is also known by what it is — command and
  * arguments, or transport and URL — so two servers of one name get distinct, stable keys.
  */
-import { Context, Effect, Layer, Result, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { toInputError } from "../../core/internal/issues.ts"
 import { WiringError } from "../Errors.ts"
 import type * as Names from "../Names.ts"

@@ -16,8 +16,13 @@
  * cannot be listed is dialled again in the background. A link seeded from a stored row starts with
  * that catalogue and lists in the background; a call made meanwhile waits for that dial and listing.
  */
-import { Deferred, Duration, Effect, MutableRef, Queue, Ref } from "effect"
-import type { Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import * as ConnectionPool from "../../core/ConnectionPool.ts"
 import { messageOf } from "../../core/ToolFailure.ts"
 import * as Catalog from "../Catalog.ts"

@@ -10,7 +10,12 @@
  * the background, on a widening schedule, so a server that was down when the toolset started (or
  * when a rebuild reconciled) is dialled again later and its tools appear.
  */
-import { Data, Duration, Effect, MutableRef, Ref, Schedule } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
 import * as Catalog from "../Catalog.ts"
 import type * as Config from "../Config.ts"
 import * as Diagnostic from "../Diagnostic.ts"

@@ -8,8 +8,13 @@
  * so the toolset's one result adapter reads it. The roster's `changes` play the part of
  * `tools/list_changed`: a reroster refreshes the map in place.
  */
-import { Context, Duration, Effect, Layer, Ref, Stream } from "effect"
-import type { Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import type * as Bundle from "../../core/Bundle.ts"
 import * as Caller from "../../core/Caller.ts"
 import * as Engine from "../../core/Engine.ts"

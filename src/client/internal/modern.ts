@@ -9,8 +9,11 @@
  * remembered so every call carries them as `Mcp-Param-*` headers. A changed list arrives on a
  * `subscriptions/listen` stream, kept open for as long as the connection lives.
  */
-import { Effect, Result, Schedule, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Results from "../../mcp/modern/Results.ts"
 import * as Wire from "../../mcp/modern/Wire.ts"
 import type * as Owned from "../../surface/Owned.ts"

@@ -3,7 +3,7 @@
  * toolset that has servers to sign in to but no `authorize`, a token store that is not one. Each
  * would otherwise fail at the first 401, later and for somebody else.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type * as OAuth from "../OAuth.ts"
 
 /**

@@ -18,7 +18,8 @@ import type {
   StoredOAuthClientInformation,
   StoredOAuthTokens
 } from "@modelcontextprotocol/client"
-import { Effect, MutableRef } from "effect"
+import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
 import type * as OAuth from "../OAuth.ts"
 import type * as TokenStore from "../TokenStore.ts"
 

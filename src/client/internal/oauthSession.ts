@@ -11,7 +11,10 @@
  * is loaded with the first sign-in, so a toolset that signs in to nothing needs none of it.
  */
 import type * as Sdk from "@modelcontextprotocol/client"
-import { Clock, Effect, MutableRef, Semaphore } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as MutableRef from "effect/MutableRef"
+import * as Semaphore from "effect/Semaphore"
 import { messageOf } from "../../core/ToolFailure.ts"
 import * as Hosts from "../Hosts.ts"
 import * as OAuth from "../OAuth.ts"

@@ -8,7 +8,8 @@
  * sentence naming the option and what it takes. Options that cannot work together are refused here
  * too: a credential resolver with no session to scope it, a filter that both allows and blocks.
  */
-import { Context, Predicate } from "effect"
+import * as Context from "effect/Context"
+import * as Predicate from "effect/Predicate"
 
 const has = (options: object, key: string) => key in options && (options as Record<string, unknown>)[key] !== undefined
 

@@ -6,8 +6,9 @@
  * the link that serves it, so a call finds its server by the name the model used. A rebuilt toolset
  * shows the stored map at once and projects again once every server's background listing has ended.
  */
-import { Deferred, Effect } from "effect"
-import type { Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as CallResult from "../CallResult.ts"
 import * as Catalog from "../Catalog.ts"
 import type * as Config from "../Config.ts"

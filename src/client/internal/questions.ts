@@ -7,7 +7,10 @@
  * their schema's defaults, and what a handler gives back is decoded before it is sent. What the
  * toolset advertises follows the handlers it was given (`capabilities`).
  */
-import { Data, Effect, Result, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import { messageOf } from "../../core/ToolFailure.ts"
 import type * as Questions from "../Questions.ts"
 

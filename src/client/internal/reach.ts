@@ -7,8 +7,10 @@
  * out. A read's and a prompt's answer is decoded before it is handed back, so a caller never holds a
  * shape the server made up.
  */
-import { Effect, Result, Schema } from "effect"
-import type { Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as Option from "effect/Option"
 import type * as Approval from "../../core/Approval.ts"
 import type * as Config from "../Config.ts"
 import { type CallError, McpProtocolError, UnknownTool } from "../Errors.ts"

@@ -21,8 +21,13 @@ import {
   ResultSchema,
   ToolListChangedNotificationSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Context, Data, Effect, Predicate, Result, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { messageOf } from "../../core/ToolFailure.ts"
 import { LinkError } from "../../surface/LinkError.ts"
 import type * as Owned from "../../surface/Owned.ts"

@@ -10,7 +10,9 @@
  * the server's `requestState` exactly as it came (`roundTrip`). Responses are decoded with the
  * revision's own wire schemas (`McpWire`), shared with the server face.
  */
-import { Effect, Result, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Results from "../../mcp/modern/Results.ts"
 import * as Wire from "../../mcp/modern/Wire.ts"
 import type * as Channels from "./channels.ts"

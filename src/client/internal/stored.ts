@@ -8,7 +8,7 @@
  * store. A row stored for another endpoint (its type or URL differs) is no baseline for this one:
  * `make` replaces it, and a rebuild refuses it (`mismatch`).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type * as Config from "../Config.ts"
 import type * as Diagnostic from "../Diagnostic.ts"
 import type * as Drift from "../Drift.ts"

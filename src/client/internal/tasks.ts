@@ -9,8 +9,13 @@
  * the call's result once the task completes — all under the call's own deadline. A call abandoned
  * (its deadline passed, its caller interrupted) cancels the task, so nothing runs on for nobody.
  */
-import { Duration, Effect, Exit, Option, Result, Schema } from "effect"
-import type { SchemaIssue } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as SchemaIssue from "effect/SchemaIssue"
 import * as Progress from "../../core/Progress.ts"
 import * as Wire from "../../mcp/modern/Wire.ts"
 import type * as Questions from "./questions.ts"

@@ -7,7 +7,9 @@
  *
  * @internal
  */
-import { Result, Schema, SchemaAST } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 import * as Json from "../Json.ts"
 
 /** How many recursive definitions are inlined along one path before the rest is `{}`. */

@@ -7,7 +7,8 @@
  *
  * @internal
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type * as Surface from "../../surface/Surface.ts"
 import * as ToolFailure from "../ToolFailure.ts"
 

@@ -7,7 +7,8 @@
  *
  * @internal
  */
-import { SchemaAST, SchemaIssue } from "effect"
+import * as SchemaAST from "effect/SchemaAST"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { InputError, type Issue, type PathSegment, preview } from "../InputError.ts"
 import * as Words from "./wording.ts"
 

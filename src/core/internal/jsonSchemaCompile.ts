@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { InvalidJsonSchema, type Issue, preview } from "../InputError.ts"
 import {
   type Check,

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import { type Issue, type PathSegment, preview } from "../InputError.ts"
 import * as Words from "./wording.ts"
 

@@ -6,20 +6,18 @@
  *
  * @since 0.1.0
  */
-import {
-  Cause,
-  type Context,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  MutableRef,
-  type Option,
-  Queue,
-  Ref,
-  Scope,
-  SynchronizedRef
-} from "effect"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as MutableRef from "effect/MutableRef"
+import type * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import { isOwned, type Owned } from "../../surface/Owned.ts"
 import { messageOf } from "../ToolFailure.ts"
 import type { DialFailed, PoolClosed } from "./poolErrors.ts"

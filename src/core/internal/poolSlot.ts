@@ -5,7 +5,16 @@
  *
  * @since 0.1.0
  */
-import { Deferred, Effect, Exit, Option, Predicate, Queue, Ref, type Schedule, Scope, SynchronizedRef } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import type * as Schedule from "effect/Schedule"
+import * as Scope from "effect/Scope"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import type { LinkError } from "../../surface/LinkError.ts"
 import * as internal from "./pool.ts"
 import { ConnectionLost, DialFailed, type PoolClosed } from "./poolErrors.ts"

@@ -10,8 +10,10 @@
  *
  * @internal
  */
-import { Cause, Effect, Exit } from "effect"
-import type { ManagedRuntime } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 
 /** What a door is given when a caller asks it to run something. */
 export interface RunOptions {

@@ -5,7 +5,9 @@
  *
  * @internal
  */
-import { Effect, Layer, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 
 // The console methods that write to stdout, pointed at stderr until the scope closes.
 const consoleToStderr = Effect.acquireRelease(

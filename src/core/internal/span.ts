@@ -9,7 +9,10 @@
  *
  * @since 0.1.0
  */
-import { Context, Effect, References, Tracer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as References from "effect/References"
+import * as Tracer from "effect/Tracer"
 
 // What `withSpan` records for a span taken without a stack trace.
 const noStack = (): string | undefined => undefined

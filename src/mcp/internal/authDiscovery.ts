@@ -5,7 +5,13 @@
  *
  * @internal
  */
-import { Clock, Data, Duration, Effect, Option, Ref, Semaphore } from "effect"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Semaphore from "effect/Semaphore"
 
 /** The issuer did not answer, or answered something that is not its metadata. */
 export class Unreachable extends Data.TaggedError("Unreachable")<{ readonly reason: string }> {}

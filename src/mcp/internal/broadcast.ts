@@ -9,8 +9,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Deferred, Effect, Fiber, FiberSet, Stream } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import * as Roster from "../../core/Roster.ts"
 import type * as AppResources from "../AppResources.ts"
 import type * as Prompts from "../Prompts.ts"

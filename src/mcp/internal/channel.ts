@@ -18,8 +18,8 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
-import { Latch } from "effect"
-import type { Effect } from "effect"
+import * as Latch from "effect/Latch"
+import type * as Effect from "effect/Effect"
 
 /** A transport whose messages wait for its user, and whose requests are counted until answered. */
 export interface Channel {

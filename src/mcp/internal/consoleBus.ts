@@ -10,8 +10,10 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import type * as Redis from "effect/persistence/Redis"
 import * as RedisCall from "./redisCall.ts"
 import type * as State from "./consoleState.ts"

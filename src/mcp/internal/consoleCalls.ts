@@ -7,7 +7,10 @@
  *
  * @since 0.1.0
  */
-import { Clock, Effect, Exit, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Ref from "effect/Ref"
 import * as Identity from "../../core/Identity.ts"
 import * as ToolFailure from "../../core/ToolFailure.ts"
 import * as ToolResult from "../../core/ToolResult.ts"

@@ -7,7 +7,12 @@
  *
  * @since 0.1.0
  */
-import { Clock, Deferred, Duration, Effect, Option, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import * as Crypto from "node:crypto"
 import * as Approval from "../../core/Approval.ts"
 import type * as Bus from "./consoleBus.ts"

@@ -9,7 +9,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, FiberMap, Ref, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type * as Bundle from "../../core/Bundle.ts"
 import type * as Identity from "../../core/Identity.ts"
 import type * as Json from "../../core/Json.ts"

@@ -10,8 +10,11 @@
  *
  * @since 0.1.0
  */
-import { Effect, PubSub, Ref, Semaphore } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import * as Semaphore from "effect/Semaphore"
+import type * as Scope from "effect/Scope"
 import type * as Json from "../../core/Json.ts"
 import type { Peer } from "./peer.ts"
 

@@ -10,7 +10,10 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Queue, Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Scope from "effect/Scope"
 
 /** The server's counts, and whether it is shutting down. */
 export interface Drain {

@@ -7,8 +7,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import type * as Scope from "effect/Scope"
 import * as Auth from "../Auth.ts"
 import type * as Face from "../Face.ts"
 import * as McpHttp from "../Http.ts"

@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Context } from "effect"
+import * as Context from "effect/Context"
 
 /** The client making a call: its era, its session (2025 only) and what it said it is. */
 export interface Peer {

@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import { Schema } from "effect"
-import type { ManagedRuntime } from "effect"
+import * as Schema from "effect/Schema"
+import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as PromiseDoor from "../../core/internal/promiseDoor.ts"
 import type * as AppResources from "../AppResources.ts"
 import type * as Bundle from "../../core/Bundle.ts"

@@ -5,8 +5,11 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Queue, Schedule } from "effect"
-import type { Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import type * as Redis from "effect/persistence/Redis"
 import { messageOf } from "../../core/ToolFailure.ts"
 

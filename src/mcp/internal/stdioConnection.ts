@@ -12,8 +12,9 @@
  * @internal
  */
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { Duration, Effect } from "effect"
-import type { Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type { Readable, Writable } from "node:stream"
 import * as Connection from "../Connection.ts"
 import type * as Face from "../Face.ts"

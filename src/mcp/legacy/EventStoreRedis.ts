@@ -13,7 +13,10 @@
  * @since 0.1.0
  */
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect, Layer, Option } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import * as EventStore from "./EventStore.ts"

@@ -12,7 +12,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 /**
  * One server-sent event, as far as the choice needs it.

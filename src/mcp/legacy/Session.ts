@@ -47,7 +47,13 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Deferred, Duration, Effect, Exit, FiberSet, Ref, Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberSet from "effect/FiberSet"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
 import * as Identity from "../../core/Identity.ts"
 import type * as Face from "../Face.ts"
 import * as Path from "./internal/requestPath.ts"

@@ -12,7 +12,9 @@
  *
  * @since 0.1.0
  */
-import { Clock, Duration, Effect } from "effect"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import type * as Broadcast from "../internal/broadcast.ts"
 
 /**

@@ -11,7 +11,13 @@
  *
  * @since 0.1.0
  */
-import { Clock, Data, Duration, Effect, Redacted, Result, Schema } from "effect"
+import * as Clock from "effect/Clock"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import * as Crypto from "node:crypto"
 
 /**

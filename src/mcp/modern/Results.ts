@@ -9,7 +9,8 @@
  *
  * @since 0.1.0
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 
 /**
  * One question inside an `input_required` result, as a client reads it: the method it would have

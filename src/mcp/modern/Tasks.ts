@@ -10,7 +10,8 @@
  *
  * @since 0.1.0
  */
-import { Duration, Option } from "effect"
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
 
 /**
  * A face's task settings, each with its default.

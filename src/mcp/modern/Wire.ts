@@ -9,7 +9,10 @@
  *
  * @since 0.1.0
  */
-import { Data, Result, Schema, SchemaIssue } from "effect"
+import * as Data from "effect/Data"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import type * as Ask from "../../core/Ask.ts"
 import * as Issues from "../../core/internal/issues.ts"
 import type * as Json from "../../core/Json.ts"

@@ -13,7 +13,7 @@
  *
  * @internal
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type * as Json from "../../core/Json.ts"
 
 /** An object in the schema that cannot be closed: where, and the keyword that composes it. */

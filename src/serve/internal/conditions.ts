@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import * as Words from "../../core/internal/wording.ts"
 import type * as GuardFile from "../GuardFile.ts"
 

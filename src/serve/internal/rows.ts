@@ -12,7 +12,11 @@
  * @internal
  */
 import type * as Identity from "../../core/Identity.ts"
-import { Cause, Clock, Effect, Exit, Result } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
 import { randomUUID } from "node:crypto"
 import * as ToolResult from "../../core/ToolResult.ts"
 import type * as Audit from "../Audit.ts"

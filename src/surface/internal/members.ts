@@ -5,7 +5,10 @@
  *
  * @since 0.1.0
  */
-import { Effect, Option, Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import type { LinkError } from "../LinkError.ts"
 import type * as Surface from "../Surface.ts"
 

@@ -10,7 +10,9 @@
  * umask is never touched: it is the whole process's.
  */
 import * as NodeSocketServer from "@effect/platform-node/NodeSocketServer"
-import { Effect, Predicate, type Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import type * as Scope from "effect/Scope"
 import type { SocketServer } from "effect/socket"
 import * as Fs from "node:fs"
 import * as Net from "node:net"

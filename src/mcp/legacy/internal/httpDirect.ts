@@ -33,7 +33,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS
 } from "@modelcontextprotocol/sdk/types.js"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 /** How a request taken directly was answered: its answer as JSON text, or the SDK's stream. */
 export type Outcome =

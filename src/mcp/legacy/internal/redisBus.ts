@@ -9,8 +9,11 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Result, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Redis from "effect/persistence/Redis"
 import * as Logging from "../../Logging.ts"
 import * as RedisCall from "../../internal/redisCall.ts"

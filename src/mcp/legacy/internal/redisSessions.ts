@@ -15,7 +15,10 @@
  *
  * @since 0.1.0
  */
-import { Data, Duration, Effect, Option } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Redis from "effect/persistence/Redis"
 import type * as Logging from "../../Logging.ts"
 import * as RedisCall from "../../internal/redisCall.ts"

@@ -18,7 +18,11 @@ import {
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS
 } from "@modelcontextprotocol/sdk/types.js"
-import { Duration, Effect, Fiber, Option, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import type * as EventStore from "../EventStore.ts"
 import type * as EventStoreRedis from "../EventStoreRedis.ts"
 import * as HttpGuard from "../../HttpGuard.ts"

@@ -14,7 +14,17 @@ import type {
   ServerNotification,
   ServerRequest
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Context, Duration, Effect, Exit, Fiber, FiberSet, Option, Queue, Ref, Stream } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import * as Ask from "../../../core/Ask.ts"
 import * as Caller from "../../../core/Caller.ts"
 import type * as Elicitation from "../../../core/Elicitation.ts"

@@ -9,8 +9,10 @@
  * @since 0.1.0
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { Deferred, Duration, Effect } from "effect"
-import type { Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import type * as Face from "../../Face.ts"
 import * as RpcError from "../../RpcError.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"

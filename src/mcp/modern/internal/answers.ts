@@ -10,7 +10,8 @@
  *
  * @internal
  */
-import { Result, Schema } from "effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type * as Ask from "../../../core/Ask.ts"
 import type * as Elicitation from "../../../core/Elicitation.ts"
 import type * as Json from "../../../core/Json.ts"

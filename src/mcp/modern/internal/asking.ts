@@ -9,8 +9,12 @@
  *
  * @internal
  */
-import { Context, Deferred, Effect, Exit, Result } from "effect"
-import type { Fiber } from "effect"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
+import type * as Fiber from "effect/Fiber"
 import * as Ask from "../../../core/Ask.ts"
 import * as Caller from "../../../core/Caller.ts"
 import * as Identity from "../../../core/Identity.ts"

@@ -16,8 +16,16 @@
  *
  * @internal
  */
-import { Cause, Context, Effect, Exit, Fiber, FiberSet, Option, Result } from "effect"
-import type { Duration, Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import type * as Duration from "effect/Duration"
+import type * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
 import * as Identity from "../../../core/Identity.ts"
 import * as Caller from "../../../core/Caller.ts"

@@ -14,8 +14,15 @@
  *
  * @internal
  */
-import { Clock, Deferred, Duration, Effect, Fiber, Result, Schedule, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Result from "effect/Result"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import type * as Json from "../../../core/Json.ts"

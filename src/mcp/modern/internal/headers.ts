@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import { Result } from "effect"
+import * as Result from "effect/Result"
 import type * as Json from "../../../core/Json.ts"
 import * as Results from "../Results.ts"
 import * as Wire from "../Wire.ts"

@@ -10,8 +10,15 @@
  *
  * @internal
  */
-import { Cause, Deferred, Duration, Effect, Fiber, Queue, Result, Stream } from "effect"
-import type { Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import * as HttpEffect from "effect/http/HttpEffect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"

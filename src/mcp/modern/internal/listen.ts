@@ -12,7 +12,12 @@
  *
  * @internal
  */
-import { Deferred, Duration, Effect, Exit, Result, Schema } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
 import type * as Json from "../../../core/Json.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
 import * as Replies from "./replies.ts"

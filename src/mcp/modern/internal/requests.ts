@@ -11,8 +11,9 @@
  *
  * @internal
  */
-import { Effect, Result } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
 import type * as Json from "../../../core/Json.ts"
 import * as Identity from "../../../core/Identity.ts"

@@ -8,7 +8,8 @@
  *
  * @internal
  */
-import { Effect, Result } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import type * as Bundle from "../../../core/Bundle.ts"
 import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"

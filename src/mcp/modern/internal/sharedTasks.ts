@@ -9,8 +9,9 @@
  *
  * @internal
  */
-import { Effect, Result } from "effect"
-import type { Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as RpcError from "../../RpcError.ts"

@@ -11,8 +11,12 @@
  *
  * @internal
  */
-import { Deferred, Duration, Effect, Result, Schema } from "effect"
-import type { Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import * as RedisCall from "../../internal/redisCall.ts"

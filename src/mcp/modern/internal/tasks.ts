@@ -13,8 +13,14 @@
  *
  * @internal
  */
-import { Cause, Clock, Effect, Exit, Fiber, FiberSet, Result } from "effect"
-import type { Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
 import * as Identity from "../../../core/Identity.ts"
 import type * as Json from "../../../core/Json.ts"
