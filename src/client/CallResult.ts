@@ -142,12 +142,13 @@ export interface Call {
  * @since 0.1.0
  */
 export const adapt = (raw: unknown, call: Call): Effect.Effect<Result, McpToolError | McpProtocolError> => {
-  const decoded = isUsual(raw) ? Outcome.succeed(raw) : decodeRaw(raw)
-  if (Outcome.isFailure(decoded)) {
+  // The usual answer is taken as it is, with no Result around it.
+  const decoded = isUsual(raw) ? undefined : decodeRaw(raw)
+  if (decoded !== undefined && Outcome.isFailure(decoded)) {
     const reason = `the answer is not a tool result: ${toInputError(decoded.failure.issue, []).message}`
     return Effect.fail(new McpProtocolError({ name: call.name, server: call.server, code: -32603, reason }))
   }
-  const answer = decoded.success
+  const answer: typeof Raw.Type = decoded === undefined ? raw as typeof Raw.Type : decoded.success
   const content = answer.content ?? []
   if (answer.isError === true) {
     const text = textOf({ content })

@@ -23,28 +23,20 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as Scope from "effect/Scope"
 import * as Approval from "../core/Approval.ts"
-import { entrySpan } from "../core/internal/span.ts"
+import { entrySpanWith } from "../core/internal/span.ts"
 import * as AiToolkit from "./AiToolkit.ts"
 import * as CallResult from "./CallResult.ts"
 import * as Catalog from "./Catalog.ts"
 import * as Config from "./Config.ts"
 import * as Diagnostic from "./Diagnostic.ts"
-import {
-  type CallError,
-  InvalidArguments,
-  type NothingStored,
-  type StoredServerMismatch,
-  ToolQuarantined,
-  UnknownTool,
-  WiringError
-} from "./Errors.ts"
+import { type CallError, type NothingStored, type StoredServerMismatch, UnknownTool, WiringError } from "./Errors.ts"
 import * as Diagnostics from "./internal/diagnostics.ts"
+import * as Invoke from "./internal/invoke.ts"
 import * as Link from "./internal/link.ts"
 import * as Local from "./internal/local.ts"
 import * as Projection from "./internal/projection.ts"
 import * as Reach from "./internal/reach.ts"
 import * as Stored from "./internal/stored.ts"
-import * as Policy from "./Policy.ts"
 import type * as Resources from "./Resources.ts"
 import * as Store from "./Store.ts"
 
@@ -280,6 +272,8 @@ const start = Effect.fnUntraced(function*<S>(
   for (const note of rebuilt?.notes ?? []) yield* diagnostics.emit(note)
 
   const state = yield* SubscriptionRef.make<Projection.State>(Projection.empty)
+  const invokeEnv: Invoke.Env = { options, approval }
+  const prepare = (name: string, found: Projection.Located) => Invoke.prepare(name, found, invokeEnv)
   const links = yield* Ref.make<ReadonlyArray<Link.Link>>([])
   const publishing = yield* Semaphore.make(1)
   const project = Effect.gen(function*() {
@@ -288,7 +282,7 @@ const start = Effect.fnUntraced(function*<S>(
         key: link.wired.key,
         entries: entries.map((entry): Projection.Located => ({ ...entry, link }))
       })))
-    const projected = Projection.project(perServer, options)
+    const projected = Projection.project(perServer, options, prepare)
     yield* Effect.forEach(projected.diagnostics, diagnostics.emit, { discard: true })
     yield* SubscriptionRef.set(state, projected.state)
     return projected.unmatched
@@ -309,48 +303,15 @@ const start = Effect.fnUntraced(function*<S>(
       Effect.forEach(entries, (entry) => diagnostics.emit(Diagnostic.filterUnmatched(entry)), { discard: true })
   )
 
-  // The hot path, built from plain steps rather than a generator: it runs once per tool call.
-  const invoke = (name: string, found: Projection.Located, args: unknown, timeoutMs: number | undefined) => {
-    const { link, tool } = found
-    const { output } = found
-    const about = { name, server: tool.server, tool: tool.tool }
-    const send = (checked: unknown) =>
-      Effect.flatMap(
-        link.call(name, tool.tool, checked, timeoutMs ?? link.wired.timeoutMs),
-        (raw) =>
-          output === undefined ? CallResult.adapt(raw, about)
-            : Effect.flatMap(CallResult.adapt(raw, about), (result) => CallResult.conform(result, output, about))
-      )
-    const gated = options.policy === undefined ? send : (checked: unknown) =>
-      Effect.andThen(
-        Policy.gate(options.policy, { toolName: name, server: tool.server, tool: tool.tool, args: checked }, {
-          approval,
-          description: tool.description
-        }),
-        send(checked)
-      )
-    if (found.quarantined === true)
-      return Effect.fail(new ToolQuarantined({ name, server: tool.server, tool: tool.tool }))
-    const given = args === undefined || args === null ? {} : args
-    return found.check === undefined
-      ? gated(given)
-      : Effect.flatMap(
-        Effect.mapError(found.check(given), (error) => new InvalidArguments({ name, reason: error.message })),
-        gated
-      )
-  }
+  // The hot path: each tool's call is prepared when the map is projected (`invoke.ts`).
   const call = (name: string, args: unknown, callOptions?: CallOptions): Effect.Effect<CallResult.Result, CallError> =>
-    entrySpan(
-      "McpToolset.call",
-      { attributes: { "mcp.tool": name } },
-      Effect.suspend((): Effect.Effect<CallResult.Result, CallError> => {
-        const current = SubscriptionRef.getUnsafe(state)
-        const found = current.located.get(name)
-        if (found !== undefined) return invoke(name, found, args, callOptions?.timeoutMs)
-        return current.describe?.name === name ? Projection.describeCall(current.describe, args)
-          : Effect.fail(new UnknownTool({ name }))
-      })
-    )
+    entrySpanWith("McpToolset.call", () => ({ attributes: { "mcp.tool": name } }), () => {
+      const current = SubscriptionRef.getUnsafe(state)
+      const run = current.calls.get(name)
+      if (run !== undefined) return run(args, callOptions?.timeoutMs)
+      return current.describe?.name === name ? Projection.describeCall(current.describe, args)
+        : Effect.fail(new UnknownTool({ name }))
+    })
 
   const reach: Reach.Env = { links: Ref.get(links), options, approval }
   const toolset: Toolset = {

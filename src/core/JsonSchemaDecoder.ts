@@ -18,7 +18,7 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { InputError, InvalidJsonSchema, type Issue } from "./InputError.ts"
-import { compileNode, compiler, runs } from "./internal/jsonSchemaCompile.ts"
+import { compileNode, compiler, runs, synchronous } from "./internal/jsonSchemaCompile.ts"
 import * as Words from "./internal/wording.ts"
 
 /**
@@ -118,14 +118,21 @@ export const compileJsonSchema = (
   const first = c.problems[0]
   if (first !== undefined) return Result.fail(first)
   const check = built.success
-  return Result.succeed((input: unknown) =>
+  const checkNow = (input: unknown): InputError | undefined => {
+    let issues: Array<Issue>
+    try {
+      issues = runs(check, input, [], 0)
+    } catch (cause) {
+      issues = [{ path: [], message: Words.unreadable(cause) }]
+    }
+    const [head] = issues
+    return head === undefined ? undefined : new InputError({ issues: [head, ...issues.slice(1)] })
+  }
+  const decoder: JsonDecoder = (input) =>
     Effect.suspend(() => {
-      const issues = Result.try({
-        try: () => runs(check, input, [], 0),
-        catch: (cause): Array<Issue> => [{ path: [], message: Words.unreadable(cause) }]
-      })
-      const [head, ...tail] = Result.merge(issues)
-      return head === undefined ? Effect.succeed(input) : Effect.fail(new InputError({ issues: [head, ...tail] }))
+      const error = checkNow(input)
+      return error === undefined ? Effect.succeed(input) : Effect.fail(error)
     })
-  )
+  synchronous.set(decoder, checkNow)
+  return Result.succeed(decoder)
 }

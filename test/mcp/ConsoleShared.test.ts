@@ -1,12 +1,11 @@
 // Two instances of one face sharing their sessions in a real Redis, each with its own console: a call
 // held by one instance is shown on the other's page, and a click there decides it.
-import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Fiber, Layer } from "effect"
-import { McpConsole, McpHttp, McpHttpRedis } from "effect-surface/mcp"
+import { Effect, Fiber } from "effect"
+import { McpConsole, McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import { open } from "./browser.ts"
 import * as RedisServer from "./redisServer.ts"
@@ -16,11 +15,7 @@ const instances = Effect.gen(function*() {
   const options = yield* serverOptions
   const prefix = `test:${crypto.randomUUID()}:`
   const instance = Effect.gen(function*() {
-    const shared = yield* Layer.build(
-      McpHttpRedis.layer({ prefix, heartbeat: "200 millis" }).pipe(
-        Layer.provide(NodeRedis.layer({ url: redis.url, disableOfflineQueue: true }))
-      )
-    )
+    const shared = yield* RedisServer.sharedSessions(redis.url, prefix, yield* Effect.scope)
     const console = yield* McpConsole.make({ hold: ["tasks_complete"], showArguments: true })
     return yield* McpHttp.serve({ ...options, http: { port: 0 } }).pipe(
       Effect.provideContext(shared),

@@ -11,7 +11,7 @@ import { type CallToolResult, LoggingMessageNotificationSchema } from "@modelcon
 import { Context, Effect, Layer, Scope } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { Caller, Tools } from "effect-surface"
-import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
+import { McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import * as Proxy from "./cluster/proxy.ts"
 import * as RedisServer from "./redisServer.ts"
@@ -45,12 +45,7 @@ const pair = Effect.gen(function*() {
   const prefix = `test:${crypto.randomUUID()}:`
   const instance = Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Effect.scope)
-    const shared = yield* Layer.buildWithScope(
-      McpHttpRedis.layer({ prefix, heartbeat: "200 millis" }).pipe(
-        Layer.provide(NodeRedis.layer({ url: redis.url, disableOfflineQueue: true }))
-      ),
-      scope
-    )
+    const shared = yield* RedisServer.sharedSessions(redis.url, prefix, scope)
     const served = yield* McpHttp.serve({
       ...options,
       tools: { ...options.tools, plain, chatty },

@@ -2,11 +2,10 @@
 // any request naming it afterwards, wherever it lands, is answered 404 "Session not found". A
 // request that races the session's close is answered as served or as that same 404, never with an
 // error about the request itself. Checked many times over in one test each, so a pass is not luck.
-import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Scope } from "effect"
+import { Effect, Fiber, Scope } from "effect"
 import { Tools } from "effect-surface"
-import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
+import { McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import { openGet, post, rawSession, text } from "./httpRaw.ts"
 import * as RedisServer from "./redisServer.ts"
@@ -31,12 +30,7 @@ const stubborn = Tools.make({
 const instance = (redisUrl: string | undefined, prefix: string) =>
   Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Effect.scope)
-    const shared = redisUrl === undefined ? undefined : yield* Layer.buildWithScope(
-      McpHttpRedis.layer({ prefix, heartbeat: "200 millis" }).pipe(
-        Layer.provide(NodeRedis.layer({ url: redisUrl, disableOfflineQueue: true }))
-      ),
-      scope
-    )
+    const shared = redisUrl === undefined ? undefined : yield* RedisServer.sharedSessions(redisUrl, prefix, scope)
     const options = yield* serverOptions
     const serving = McpHttp.serve({
       ...options,

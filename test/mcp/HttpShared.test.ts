@@ -15,7 +15,7 @@ import {
 import { Context, Effect, Exit, Layer, Queue, Schema, Scope, Stream } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { Ask, Caller, Tools } from "effect-surface"
-import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
+import { McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import * as Proxy from "./cluster/proxy.ts"
 import { events, initialize, openGet, post, rawSession, text } from "./httpRaw.ts"
@@ -53,12 +53,7 @@ const pair = Effect.gen(function*() {
   const instance = Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Effect.scope)
     // The connection lives in the instance's scope, not `serve`'s (which answers once listening).
-    const shared = yield* Layer.buildWithScope(
-      McpHttpRedis.layer({ prefix, heartbeat: "200 millis" }).pipe(
-        Layer.provide(NodeRedis.layer({ url: redis.url, disableOfflineQueue: true }))
-      ),
-      scope
-    )
+    const shared = yield* RedisServer.sharedSessions(redis.url, prefix, scope)
     const served = yield* McpHttp.serve({
       ...options,
       tools: { ...options.tools, ask, slowly },

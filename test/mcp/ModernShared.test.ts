@@ -1,11 +1,10 @@
 // MCP 2026-07-28 served by two instances sharing a real Redis and nothing else: every request lands
 // where the test sends it, so a call's retry is served by the instance that did not start it. Both
 // serve one board (one implementation), as instances of one app share its state.
-import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Layer, Ref, Schema, Scope } from "effect"
+import { Effect, Exit, Ref, Schema, Scope } from "effect"
 import { Ask, Tools } from "effect-surface"
-import { McpHttp, McpHttpRedis } from "effect-surface/mcp"
+import { McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import type { BoardClients } from "../../examples/board/app.ts"
 import { contentOf, interview, overHttp, raw } from "./modern.ts"
@@ -47,12 +46,7 @@ const pair = Effect.gen(function*() {
   const prefix = `test:${crypto.randomUUID()}:`
   const instance = Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Effect.scope)
-    const shared = yield* Layer.buildWithScope(
-      McpHttpRedis.layer({ prefix, heartbeat: "200 millis" }).pipe(
-        Layer.provide(NodeRedis.layer({ url: redis.url, disableOfflineQueue: true }))
-      ),
-      scope
-    )
+    const shared = yield* RedisServer.sharedSessions(redis.url, prefix, scope)
     const served = yield* McpHttp.serve({ ...options, tools, requestState: { key }, http: { port: 0 } })
       .pipe(Effect.provideContext(shared), Scope.provide(scope))
     return { served, stop: Scope.close(scope, Exit.void) }

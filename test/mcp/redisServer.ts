@@ -4,6 +4,7 @@ import { NodeRedis } from "@effect/platform-node"
 import { Deferred, Effect, Exit, Layer } from "effect"
 import type { Scope } from "effect"
 import type * as Redis from "effect/persistence/Redis"
+import { McpHttpRedis } from "effect-surface/mcp"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
@@ -72,3 +73,15 @@ export const start: Effect.Effect<RedisServer, never, Scope.Scope> = Effect.gen(
 export const layer: Layer.Layer<NodeRedis.NodeRedis | Redis.Redis> = Layer.unwrap(
   Effect.map(start, (server) => NodeRedis.layer({ url: server.url }))
 ).pipe(Layer.orDie)
+
+/**
+ * One MCP instance's sessions shared in the Redis at `url` under `prefix`, built in `scope`: the
+ * instance's own, so that stopping it drops its connection (not `serve`'s, which answers once listening).
+ */
+export const sharedSessions = (url: string, prefix: string, scope: Scope.Scope) =>
+  Layer.buildWithScope(
+    McpHttpRedis.layer({ prefix, heartbeat: "200 millis" }).pipe(
+      Layer.provide(NodeRedis.layer({ url, disableOfflineQueue: true }))
+    ),
+    scope
+  )

@@ -208,12 +208,15 @@ export const messages = (transport: Transport): Effect.Effect<Channel, never, Sc
 
 /**
  * A started transport as the SDK's client can be handed it after a probe on it failed: `start`
- * does nothing (it has started), everything else is the transport's own.
+ * does nothing (it has started), everything else is the transport's own. The probe's handlers are
+ * released first: the SDK chains whatever handlers it finds, and would run them on every message.
  */
 export const started = (transport: Transport): Transport => {
+  transport.onmessage = undefined
+  transport.onclose = undefined
   const adapter: Transport = {
     start: () => Promise.resolve(),
-    send: (message, options) => transport.send(message, options),
+    send: transport.send.bind(transport),
     close: () => transport.close()
   }
   Object.defineProperties(adapter, {

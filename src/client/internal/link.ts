@@ -262,16 +262,13 @@ const attempt = (pool: Pool, listing: Listing.Listing, server: string) =>
 const caller = (pool: Pool, listing: Listing.Listing, server: string): Link["call"] => {
   const once = attempt(pool, listing, server)
   return (name, tool, args, timeoutMs) =>
-    once(name, tool, args, timeoutMs).pipe(
-      Effect.catch((e) =>
-        // The link was gone before the request was sent, so it provably never reached the server:
-        // once more, on a fresh dial (listed before it carries the call). A request that was sent
-        // is never sent again.
-        e._tag === "ConnectionLost" && e.phase !== "call"
-          ? Effect.mapError(once(name, tool, args, timeoutMs), classified(name, server))
-          : Effect.fail(classified(name, server)(e))
-      )
-    )
+    Effect.catch(once(name, tool, args, timeoutMs), (e) =>
+      // The link was gone before the request was sent, so it provably never reached the server:
+      // once more, on a fresh dial (listed before it carries the call). A request that was sent
+      // is never sent again.
+      e._tag === "ConnectionLost" && e.phase !== "call"
+        ? Effect.mapError(once(name, tool, args, timeoutMs), classified(name, server))
+        : Effect.fail(classified(name, server)(e)))
 }
 
 const requester = (pool: Pool, server: string): Link["request"] => {

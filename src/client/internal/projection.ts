@@ -16,6 +16,7 @@ import * as Diagnostic from "../Diagnostic.ts"
 import * as Disclosure from "../Disclosure.ts"
 import { type CallError, InvalidArguments, UnknownTool } from "../Errors.ts"
 import * as Names from "../Names.ts"
+import type * as Invoke from "./invoke.ts"
 import type * as Link from "./link.ts"
 
 /** A tool in the map, with the link to the server that serves it. */
@@ -23,24 +24,26 @@ export interface Located extends Catalog.Entry {
   readonly link: Link.Link
 }
 
-/** The map as the toolset holds it: what it shows, where each shown tool lives, and the describe tool. */
+/** The map as the toolset holds it: what it shows, each shown tool's prepared call, and the describe tool. */
 export interface State {
   readonly tools: ReadonlyMap<string, Catalog.Tool>
-  readonly located: ReadonlyMap<string, Located>
+  readonly calls: ReadonlyMap<string, Invoke.Run>
   /** `mcp__describe_tool`, while some server's schemas are held back: its name, and the full tools. */
   readonly describe: { readonly name: string; readonly full: ReadonlyMap<string, Catalog.Tool> } | undefined
 }
 
 /** The map before any server is listed. */
-export const empty: State = { tools: new Map(), located: new Map(), describe: undefined }
+export const empty: State = { tools: new Map(), calls: new Map(), describe: undefined }
 
 /**
  * What the map is after a listing: merged, filtered, disclosed — with the describe tool when some
- * server's schemas are held back. Answers the filter entries that named nothing.
+ * server's schemas are held back, and each shown tool's call prepared under its final name
+ * (`prepare`). Answers the filter entries that named nothing.
  */
 export const project = <S>(
   perServer: ReadonlyArray<{ readonly key: string; readonly entries: ReadonlyArray<Located> }>,
-  options: Config.Options<S>
+  options: Config.Options<S>,
+  prepare: (name: string, found: Located) => Invoke.Run
 ) => {
   const merged = Catalog.merge(perServer)
   const { kept, unmatched } = Catalog.filter(merged.map, options.tools)
@@ -60,7 +63,8 @@ export const project = <S>(
     describe = { name, full }
     tools.set(name, { name, server: "mcp", tool: "describe_tool", ...Disclosure.describeTool })
   }
-  const state: State = { located: disclosed.shown, tools, describe }
+  const calls = new Map([...disclosed.shown].map(([name, found]) => [name, prepare(name, found)]))
+  const state: State = { calls, tools, describe }
   return { state, diagnostics, unmatched }
 }
 

@@ -151,31 +151,77 @@ const request = (client: Client, method: string, params: Record<string, unknown>
 
 const DEADLINE_PASSED = "the request's deadline passed"
 
-// A `tools/call` with its deadline armed on the connection's deadlines: when it passes, the
-// request's signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an
-// interruption does the same. One callback, no fiber of its own. Sent through `callers` (where the
-// toolset answers questions) as the call made in `context`.
+/**
+ * A request's abort signal, as much of one as the SDK's `Protocol.request` reads: `aborted`, `reason`,
+ * `throwIfAborted` and an `abort` listener (`removeEventListener` too, for good measure). A Node
+ * `AbortController` is an `EventTarget` whose making and listener cost a call more than the rest of
+ * the toolset's own work on it; this is one object whose methods are shared. Aborted without a
+ * reason, its reason is the `AbortError` a Node signal's would be, so the server is told the same.
+ */
+interface RequestSignal {
+  aborted: boolean
+  reason: unknown
+  listeners: Array<() => void> | undefined
+  readonly throwIfAborted: (this: RequestSignal) => void
+  readonly addEventListener: (this: RequestSignal, type: string, listener: () => void) => void
+  readonly removeEventListener: (this: RequestSignal, type: string, listener: () => void) => void
+}
+
+function throwIfAborted(this: RequestSignal): void {
+  if (this.aborted) throw this.reason
+}
+
+function addEventListener(this: RequestSignal, type: string, listener: () => void): void {
+  if (type === "abort" && !this.aborted) (this.listeners ??= []).push(listener)
+}
+
+function removeEventListener(this: RequestSignal, type: string, listener: () => void): void {
+  if (type === "abort") this.listeners = this.listeners?.filter((l) => l !== listener)
+}
+
+const requestSignal = (): RequestSignal => ({
+  aborted: false,
+  reason: undefined,
+  listeners: undefined,
+  throwIfAborted,
+  addEventListener,
+  removeEventListener
+})
+
+const abort = (signal: RequestSignal, reason?: unknown): void => {
+  if (signal.aborted) return
+  signal.aborted = true
+  signal.reason = reason ?? new DOMException("This operation was aborted", "AbortError")
+  const heard = signal.listeners ?? []
+  signal.listeners = undefined
+  for (const listener of heard) listener()
+}
+
+// A request with its deadline armed on the connection's deadlines: when it passes, the request's
+// signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an interruption does the
+// same. One callback, no fiber of its own; a session already closed fails at once, unsent. Sent
+// through `callers` (where the toolset answers questions) as the call made in `context`.
 const call = (
-  client: Client,
-  deadlines: Deadlines.Deadlines,
+  session: Session,
+  method: string,
   params: Record<string, unknown>,
   timeoutMs: number,
-  method = "tools/call",
-  callers?: { readonly of: Callers.Callers; readonly context: Context.Context<never> }
+  context?: Context.Context<never>
 ) =>
   Effect.callback<unknown, Failure | TimedOut>((resume) => {
-    const controller = new AbortController()
+    if (session.closed) return resume(Effect.fail(gone))
+    const { callers, client } = session
+    const signal = requestSignal()
     let expired = false
-    const disarm = deadlines.arm(timeoutMs, () => {
+    const disarm = session.deadlines.arm(timeoutMs, () => {
       expired = true
-      controller.abort(DEADLINE_PASSED)
+      abort(signal, DEADLINE_PASSED)
     })
-    const send = () =>
-      client.request({ method, params }, ResultSchema, {
-        signal: controller.signal,
-        timeout: NO_SDK_TIMEOUT
-      })
-    const sending = callers === undefined ? send() : callers.of.run(callers.context, send)
+    // Everything of AbortSignal that the SDK's request touches (see `RequestSignal`).
+    const options = { signal: signal as unknown as AbortSignal, timeout: NO_SDK_TIMEOUT }
+    const sending = callers === undefined || context === undefined
+      ? client.request({ method, params }, ResultSchema, options)
+      : callers.run(context, () => client.request({ method, params }, ResultSchema, options))
     sending.then(
       (answer) => {
         disarm()
@@ -188,9 +234,17 @@ const call = (
     )
     return Effect.sync(() => {
       disarm()
-      controller.abort()
+      abort(signal)
     })
   })
+
+// What a request needs of its session, read when it is sent.
+interface Session {
+  readonly client: Client
+  readonly deadlines: Deadlines.Deadlines
+  readonly callers: Callers.Callers | undefined
+  closed: boolean
+}
 
 const Page = Schema.Struct({ tools: Schema.Array(Schema.Unknown), nextCursor: Schema.optionalKey(Schema.String) })
 const decodePage = Schema.decodeUnknownResult(Page)
@@ -284,36 +338,32 @@ export const connect = (
     const asks = handlers.elicit !== undefined || handlers.sample !== undefined || handlers.roots !== undefined
     const callers = asks ? Callers.make() : undefined
     if (callers !== undefined) answerQuestions(client, options.server, handlers, callers)
-    const sent = (params: Record<string, unknown>, timeoutMs: number, method?: string) =>
-      callers === undefined
-        ? call(client, deadlines, params, timeoutMs, method)
-        : Effect.contextWith((context: Context.Context<never>) =>
-          call(client, deadlines, params, timeoutMs, method, { of: callers, context })
-        )
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.onToolsChanged())
     const listeners = new Set<() => void>()
-    let closed = false
+    // Registered before the handshake, so a handshake that fails or is interrupted still closes it.
+    yield* Effect.addFinalizer(() => close(client, transport))
+    const session: Session = { client, deadlines: yield* Deadlines.make, callers, closed: false }
     client.onclose = () => {
-      closed = true
+      session.closed = true
       for (const listener of listeners)
         listener()
     }
-    // Registered before the handshake, so a handshake that fails or is interrupted still closes it.
-    yield* Effect.addFinalizer(() => close(client, transport))
-    const deadlines = yield* Deadlines.make
     yield* Effect.tryPromise({
       try: (signal) => client.connect(transport, { signal, timeout: NO_SDK_TIMEOUT }),
       catch: classify
     })
+    // With questions to answer, a request carries its caller's context to them.
+    const sent = callers === undefined
+      ? call
+      : (session: Session, method: string, params: Record<string, unknown>, timeoutMs: number) =>
+        Effect.contextWith((context: Context.Context<never>) => call(session, method, params, timeoutMs, context))
     const remote: Remote = {
       protocol: "2025-11-25",
       list: Effect.suspend(() =>
-        closed ? Effect.fail(gone) : listAll((params) => request(client, "tools/list", params))
+        session.closed ? Effect.fail(gone) : listAll((params) => request(client, "tools/list", params))
       ),
-      call: (tool, args, timeoutMs) =>
-        Effect.suspend(() => closed ? Effect.fail(gone) : sent({ name: tool, arguments: args }, timeoutMs)),
-      request: (method, params, timeoutMs) =>
-        Effect.suspend(() => closed ? Effect.fail(gone) : sent({ ...params }, timeoutMs, method))
+      call: (tool, args, timeoutMs) => sent(session, "tools/call", { name: tool, arguments: args }, timeoutMs),
+      request: (method, params, timeoutMs) => sent(session, method, { ...params }, timeoutMs)
     }
     return {
       client: remote,
@@ -322,7 +372,7 @@ export const connect = (
       // LinkError once classified), so the pool need not race each call against the close.
       settlesPending: true,
       onClose: (listener) => {
-        if (closed) listener()
+        if (session.closed) listener()
         else listeners.add(listener)
       }
     }

@@ -6,8 +6,9 @@
  *
  * @internal
  */
+import type * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import { InvalidJsonSchema, type Issue, preview } from "../InputError.ts"
+import { type InputError, InvalidJsonSchema, type Issue, preview } from "../InputError.ts"
 import {
   type Check,
   compileRegExp,
@@ -65,6 +66,20 @@ export const compiler = (root: unknown, trustPatterns: boolean): Compiler => ({
   sameValue: new Set(["#"]),
   trustPatterns
 })
+
+/**
+ * Each checker `compileJsonSchema` built, by its plain form: `undefined` when the input passes, else
+ * the `InputError` the checker fails with. For a caller on a hot path that runs it without an Effect.
+ */
+export const synchronous = new WeakMap<
+  (input: unknown) => Effect.Effect<unknown, InputError>,
+  (input: unknown) => InputError | undefined
+>()
+
+/** A checker's plain form (see `synchronous`); `undefined` for one built elsewhere. */
+export const checkerOf = (
+  decoder: (input: unknown) => Effect.Effect<unknown, InputError>
+): ((input: unknown) => InputError | undefined) | undefined => synchronous.get(decoder)
 
 /** Run a check from the top and collect what it found. */
 export const runs = (check: Check, value: unknown, path: Path, depth: number): Array<Issue> => {
@@ -155,7 +170,8 @@ const refCheck = (n: Node): ReadonlyArray<Check> => {
 }
 
 // Arrays; draft-07 tuples wrote `items` as an array and the rest under `additionalItems`.
-const arrayCheck = (n: Node): Check => {
+// `undefined` when the node says nothing about arrays.
+const arrayCheck = (n: Node): Check | undefined => {
   const { c, depth, pointer, s } = n
   const items = s["items"]
   const tupleForm = Array.isArray(items)
@@ -167,6 +183,8 @@ const arrayCheck = (n: Node): Check => {
   const minItems = n.keywords.count("minItems")
   const maxItems = n.keywords.count("maxItems")
   const unique = s["uniqueItems"] === true
+  if (prefix.length === 0 && rest === undefined && minItems === undefined && maxItems === undefined && !unique)
+    return undefined
   return (value, path, out, d) => {
     if (!Array.isArray(value)) return
     if ((minItems !== undefined && value.length < minItems) || (maxItems !== undefined && value.length > maxItems)) {
@@ -277,9 +295,14 @@ const checkObjectKey = (
   }
 }
 
-const objectCheck = (n: Node): Check => {
+// `undefined` when the node says nothing about objects.
+const objectCheck = (n: Node): Check | undefined => {
   const shape = objectShape(n)
   const { maxProperties, minProperties } = shape
+  if (
+    shape.properties.size === 0 && shape.required.length === 0 && shape.patterns.length === 0 &&
+    shape.additional === undefined && minProperties === undefined && maxProperties === undefined
+  ) return undefined
   return (value, path, out, d) => {
     if (!isRecord(value)) return
     const keys = Object.keys(value)
@@ -359,19 +382,33 @@ export const compileNode = (node: unknown, pointer: string, c: Compiler, depth: 
   const nullable = s["nullable"] === true // OpenAPI 3.0 spelling of "or null", still common on the wire
   const ref = refCheck(n)
   const gates = [...typeGate(n.keywords, nullable), ...valueGates(n.keywords)]
-  const checks = [
+  const number = numberCheck(n.keywords)
+  const string = stringCheck(n.keywords, c.trustPatterns)
+  const array = arrayCheck(n)
+  const object = objectCheck(n)
+  const combinators = combinatorChecks(n)
+  const present = (check: Check | undefined): check is Check => check !== undefined
+  const checks = [...ref, number, string, array, object, ...combinators].filter(present)
+  // A group the node does not use checks nothing, but past the depth limit an array or object still
+  // says it nests too deeply where that group would have.
+  const deep = array !== undefined && object !== undefined ? checks : [
     ...ref,
-    numberCheck(n.keywords),
-    stringCheck(n.keywords, c.trustPatterns),
-    arrayCheck(n),
-    objectCheck(n),
-    ...combinatorChecks(n)
-  ]
+    number,
+    string,
+    array ?? tooDeep(Array.isArray),
+    object ?? tooDeep(isRecord),
+    ...combinators
+  ].filter(present)
   return (value, path, out, d) => {
     if (nullable && value === null) return
     const before = out.length
     for (const gate of gates) gate(value, path, out, d)
     if (out.length > before) return
-    for (const check of checks) check(value, path, out, d)
+    for (const check of d >= MAX_VALUE_DEPTH ? deep : checks) check(value, path, out, d)
   }
+}
+
+// What an unused array or object group still reports past the depth limit.
+const tooDeep = (is: (value: unknown) => boolean): Check => (value, path, out, d) => {
+  if (is(value) && d >= MAX_VALUE_DEPTH) out.push({ path, message: `nests deeper than ${MAX_VALUE_DEPTH} levels` })
 }

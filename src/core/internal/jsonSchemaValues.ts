@@ -111,8 +111,11 @@ export const readers = (s: Readonly<Record<string, unknown>>, problem: (key: str
 
 type Readers = ReturnType<typeof readers>
 
-/** `minimum`, `maximum`, their exclusive forms and `multipleOf`; an inclusive range reads `between 1 and 5`. */
-export const numberCheck = ({ num, s }: Readers): Check => {
+/**
+ * `minimum`, `maximum`, their exclusive forms and `multipleOf`; an inclusive range reads `between 1 and 5`.
+ * `undefined` when the node has none of them.
+ */
+export const numberCheck = ({ num, s }: Readers): Check | undefined => {
   const minimum = num("minimum")
   const maximum = num("maximum")
   // draft-04 wrote exclusive bounds as a boolean modifier of minimum/maximum
@@ -125,6 +128,7 @@ export const numberCheck = ({ num, s }: Readers): Check => {
     exMin === undefined && exMax === undefined && minimum !== undefined && maximum !== undefined
       ? { _tag: "Between", min: String(minimum), max: String(maximum) }
       : undefined
+  if ([minimum, maximum, exMin, exMax, multipleOf].every((bound) => bound === undefined)) return undefined
   return (value, path, out) => {
     if (typeof value !== "number") return
     const fail = (bound: Words.NumberBound) => out.push({ path, message: Words.numberIssue(value, range ?? bound) })
@@ -140,13 +144,15 @@ export const numberCheck = ({ num, s }: Readers): Check => {
 /**
  * `minLength`/`maxLength` (in code points, as JSON Schema counts) and, when trusted, `pattern`.
  * A pattern is code from whoever wrote the schema: one such as `^(a+)+$` backtracks for seconds on
- * a short string, so an untrusted one is neither compiled nor run.
+ * a short string, so an untrusted one is neither compiled nor run. `undefined` when the node has none
+ * of them.
  */
-export const stringCheck = ({ count, problem, s }: Readers, trustPatterns: boolean): Check => {
+export const stringCheck = ({ count, problem, s }: Readers, trustPatterns: boolean): Check | undefined => {
   const minLength = count("minLength")
   const maxLength = count("maxLength")
   const pattern = s["pattern"] === undefined || !trustPatterns ? undefined : compileRegExp(s["pattern"])
   if (pattern !== undefined && Result.isFailure(pattern)) problem("pattern", pattern.failure)
+  if (minLength === undefined && maxLength === undefined && pattern === undefined) return undefined
   return (value, path, out) => {
     if (typeof value !== "string") return
     // Counting code points spreads the string into an array: only done when a bound asks for it.
@@ -236,6 +242,14 @@ export const typeGate = ({ problem, s }: Readers, nullable: boolean): ReadonlyAr
     return []
   }
   const words = Words.orList(tests.map(([w]) => w).concat(nullable && !names.includes("null") ? ["null"] : []))
+  const [only] = tests
+  // One type, the usual case, is tested directly.
+  if (tests.length === 1 && only !== undefined) {
+    const test = only[1]
+    return [(value, path, out) => {
+      if (!test(value)) out.push({ path, message: `expected ${words}, got ${preview(value)}` })
+    }]
+  }
   return [(value, path, out) => {
     if (!tests.some(([, test]) => test(value))) out.push({ path, message: `expected ${words}, got ${preview(value)}` })
   }]

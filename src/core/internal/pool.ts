@@ -22,12 +22,6 @@ import { isOwned, type Owned } from "../../surface/Owned.ts"
 import { messageOf } from "../ToolFailure.ts"
 import type { DialFailed, PoolClosed } from "./poolErrors.ts"
 
-/** Calls in flight on a connection, and whether it may take new ones. */
-export interface Lease {
-  readonly users: number
-  readonly retired: boolean
-}
-
 /** A connection the pool owns. */
 export interface Conn<C> {
   readonly id: number
@@ -42,11 +36,13 @@ export interface Conn<C> {
   /** Closing it disposes the transport, exactly once; it is a child of the pool's scope. */
   readonly scope: Scope.Closeable
   /**
-   * Read and replaced only synchronously, each time within one step of one fiber (JS runs one at a
-   * time), so every change is atomic without a lock — and a call can take its lease in the same
-   * step that found the connection live.
+   * The lease: calls in flight on it, and whether it may take new ones. Read and replaced only
+   * synchronously, each time within one step of one fiber (JS runs one at a time), so every change
+   * is atomic without a lock — and a call can take its lease in the same step that found the
+   * connection live. Two cells of plain values, so a call's lease allocates nothing.
    */
-  readonly lease: MutableRef.MutableRef<Lease>
+  readonly users: MutableRef.MutableRef<number>
+  readonly retired: MutableRef.MutableRef<boolean>
 }
 
 /**
@@ -104,7 +100,8 @@ export const open = <C>(id: number, scope: Scope.Closeable, dialled: Owned<C> | 
       closed: yield* Deferred.make<void>(),
       watchCalls: owned && dialled.onClose !== undefined && dialled.settlesPending !== true,
       scope,
-      lease: MutableRef.make<Lease>({ users: 0, retired: false })
+      users: MutableRef.make(0),
+      retired: MutableRef.make(false)
     }
     if (owned) yield* Scope.addFinalizer(scope, Effect.ignoreCause(dialled.dispose))
     return conn
@@ -135,39 +132,41 @@ export const subscribe = <C>(
  * announced (the caller then asks the pool again, which drops the corpse).
  */
 export const enterNow = <C>(conn: Conn<C>): boolean => {
-  const lease = MutableRef.get(conn.lease)
-  if (lease.retired || Deferred.isDoneUnsafe(conn.closed)) return false
-  MutableRef.set(conn.lease, { ...lease, users: lease.users + 1 })
+  if (MutableRef.get(conn.retired) || Deferred.isDoneUnsafe(conn.closed)) return false
+  MutableRef.set(conn.users, MutableRef.get(conn.users) + 1)
   return true
 }
 
 /** `enterNow`, as an Effect. */
 export const enter = <C>(conn: Conn<C>): Effect.Effect<boolean> => Effect.sync(() => enterNow(conn))
 
-/** Returns a lease, now; the last call off a retired connection disposes it (the Effect answered). */
-export const leaveNow = <C>(conn: Conn<C>): Effect.Effect<void> => {
-  const lease = MutableRef.get(conn.lease)
-  MutableRef.set(conn.lease, { ...lease, users: lease.users - 1 })
-  return lease.retired && lease.users === 1 ? dispose(conn) : Effect.void
+/**
+ * Returns a lease, now; the last call off a retired connection disposes it (the Effect answered;
+ * `undefined` when there is nothing to do, as `Effect.onExitPrimitive` takes it).
+ */
+export const leaveNow = <C>(conn: Conn<C>): Effect.Effect<void> | undefined => {
+  const users = MutableRef.get(conn.users) - 1
+  MutableRef.set(conn.users, users)
+  return users === 0 && MutableRef.get(conn.retired) ? dispose(conn) : undefined
 }
 
 /** The link is healthy but unwanted: no new lease; dispose once the calls on it end. */
 export const retire = <C>(conn: Conn<C>): Effect.Effect<void> =>
   Effect.suspend(() => {
-    const lease = MutableRef.get(conn.lease)
-    MutableRef.set(conn.lease, { ...lease, retired: true })
-    return !lease.retired && lease.users === 0 ? dispose(conn) : Effect.void
+    const wasRetired = MutableRef.get(conn.retired)
+    MutableRef.set(conn.retired, true)
+    return !wasRetired && MutableRef.get(conn.users) === 0 ? dispose(conn) : Effect.void
   })
 
 /** The link is dead: no new lease, and dispose now (calls still on it are failing anyway). */
 export const condemn = <C>(conn: Conn<C>): Effect.Effect<void> =>
   Effect.suspend(() => {
-    MutableRef.set(conn.lease, { ...MutableRef.get(conn.lease), retired: true })
+    MutableRef.set(conn.retired, true)
     return dispose(conn)
   })
 
 /** Whether the connection has been retired (or condemned). */
-export const isRetired = <C>(conn: Conn<C>): boolean => MutableRef.get(conn.lease).retired
+export const isRetired = <C>(conn: Conn<C>): boolean => MutableRef.get(conn.retired)
 
 /** What one dial attempt needs from its pool. */
 export interface Dialler<C> {

@@ -164,7 +164,7 @@ const leasedCall = <C, A, E, R>(
   conn: Conn<C>,
   f: (client: C) => Effect.Effect<A, E, R>,
   restore: Restore
-) => Effect.onExit(restore(guard(m, conn, f(conn.client))), () => internal.leaveNow(conn))
+) => Effect.onExitPrimitive(restore(guard(m, conn, f(conn.client))), () => internal.leaveNow(conn))
 
 // The long way: wait (interruptibly) for a live connection, and lease it; one retired or dropped
 // before the lease is taken sends the request back to the slot.
@@ -181,15 +181,23 @@ export const use = <C, A, E, R>(
   m: Machine<C>,
   f: (client: C) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, Exclude<E, LinkError> | ConnectionLost | Waiting, R> =>
-  // Waiting for a connection stays interruptible; taking and returning the lease does not, so a
-  // retired connection's count of calls in flight is never left one too high.
-  Effect.uninterruptibleMask((restore) => {
-    // The usual case, decided in this one step, off the slot without its lock: a connection is in
-    // place, neither retired nor announced closed, and takes the lease. Anything else goes the long
-    // way, through the slot.
-    const now = SynchronizedRef.getUnsafe(m.state)
-    return now._tag === "Ready" && internal.enterNow(now.conn) ? leasedCall(m, now.conn, f, restore)
-      : acquire(m, f, restore)
+  Effect.suspend(() => {
+    // The usual case, decided in one step, off the slot without its lock: a connection is in place,
+    // neither retired nor announced closed, and takes the lease — under a finalizer already in
+    // place, so the lease is returned however the call ends, an interruption before it starts
+    // included, and only if it was taken. Anything else goes the long way, through the slot, where
+    // waiting for a connection stays interruptible and taking and returning the lease does not.
+    let held: Conn<C> | undefined
+    return Effect.onExitPrimitive(
+      Effect.suspend(() => {
+        const now = SynchronizedRef.getUnsafe(m.state)
+        if (now._tag !== "Ready" || !internal.enterNow(now.conn))
+          return Effect.uninterruptibleMask((restore) => acquire(m, f, restore))
+        held = now.conn
+        return guard(m, held, f(held.client))
+      }),
+      () => held === undefined ? undefined : internal.leaveNow(held)
+    )
   })
 
 /** Drop the current connection (disposed once its leased calls end) and any dial in flight. */

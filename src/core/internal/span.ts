@@ -32,6 +32,20 @@ export const entrySpan = <A, E, R>(
     fiber.cache.tracer === undefined || !fiber.cache.tracerEnabled ? effect : traced(name, options, effect)
   )
 
+/**
+ * `entrySpan` over an effect built when the call runs (`body`), with its span's options built only
+ * when a span is taken: one step of the fiber where `entrySpan(…, Effect.suspend(body))` takes two,
+ * on a path that runs once per tool call.
+ */
+export const entrySpanWith = <A, E, R>(
+  name: string,
+  options: () => Tracer.SpanOptionsNoTrace,
+  body: () => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.withFiber((fiber) =>
+    fiber.cache.tracer === undefined || !fiber.cache.tracerEnabled ? body() : traced(name, options(), body())
+  )
+
 const traced = <A, E, R>(name: string, options: Tracer.SpanOptionsNoTrace, effect: Effect.Effect<A, E, R>) =>
   Effect.useSpan(name, options, (span) =>
     Effect.updateContext(effect, (context: Context.Context<R>) => {
