@@ -151,52 +151,6 @@ const request = (client: Client, method: string, params: Record<string, unknown>
 
 const DEADLINE_PASSED = "the request's deadline passed"
 
-/**
- * A request's abort signal, as much of one as the SDK's `Protocol.request` reads: `aborted`, `reason`,
- * `throwIfAborted` and an `abort` listener (`removeEventListener` too, for good measure). A Node
- * `AbortController` is an `EventTarget` whose making and listener cost a call more than the rest of
- * the toolset's own work on it; this is one object whose methods are shared. Aborted without a
- * reason, its reason is the `AbortError` a Node signal's would be, so the server is told the same.
- */
-interface RequestSignal {
-  aborted: boolean
-  reason: unknown
-  listeners: Array<() => void> | undefined
-  readonly throwIfAborted: (this: RequestSignal) => void
-  readonly addEventListener: (this: RequestSignal, type: string, listener: () => void) => void
-  readonly removeEventListener: (this: RequestSignal, type: string, listener: () => void) => void
-}
-
-function throwIfAborted(this: RequestSignal): void {
-  if (this.aborted) throw this.reason
-}
-
-function addEventListener(this: RequestSignal, type: string, listener: () => void): void {
-  if (type === "abort" && !this.aborted) (this.listeners ??= []).push(listener)
-}
-
-function removeEventListener(this: RequestSignal, type: string, listener: () => void): void {
-  if (type === "abort") this.listeners = this.listeners?.filter((l) => l !== listener)
-}
-
-const requestSignal = (): RequestSignal => ({
-  aborted: false,
-  reason: undefined,
-  listeners: undefined,
-  throwIfAborted,
-  addEventListener,
-  removeEventListener
-})
-
-const abort = (signal: RequestSignal, reason?: unknown): void => {
-  if (signal.aborted) return
-  signal.aborted = true
-  signal.reason = reason ?? new DOMException("This operation was aborted", "AbortError")
-  const heard = signal.listeners ?? []
-  signal.listeners = undefined
-  for (const listener of heard) listener()
-}
-
 // A request with its deadline armed on the connection's deadlines: when it passes, the request's
 // signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an interruption does the
 // same. One callback, no fiber of its own; a session already closed fails at once, unsent. Sent
@@ -211,14 +165,13 @@ const call = (
   Effect.callback<unknown, Failure | TimedOut>((resume) => {
     if (session.closed) return resume(Effect.fail(gone))
     const { callers, client } = session
-    const signal = requestSignal()
+    const controller = new AbortController()
     let expired = false
     const disarm = session.deadlines.arm(timeoutMs, () => {
       expired = true
-      abort(signal, DEADLINE_PASSED)
+      controller.abort(DEADLINE_PASSED)
     })
-    // Everything of AbortSignal that the SDK's request touches (see `RequestSignal`).
-    const options = { signal: signal as unknown as AbortSignal, timeout: NO_SDK_TIMEOUT }
+    const options = { signal: controller.signal, timeout: NO_SDK_TIMEOUT }
     const sending = callers === undefined || context === undefined
       ? client.request({ method, params }, ResultSchema, options)
       : callers.run(context, () => client.request({ method, params }, ResultSchema, options))
@@ -234,7 +187,7 @@ const call = (
     )
     return Effect.sync(() => {
       disarm()
-      abort(signal)
+      controller.abort()
     })
   })
 
