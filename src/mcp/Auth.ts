@@ -31,7 +31,11 @@ import * as TokenVerifier from "./TokenVerifier.ts"
  * @since 0.1.0
  */
 export interface Options {
-  /** This resource's identifier, the audience its tokens must name. Default: the endpoint's URL. */
+  /**
+   * This resource's identifier, the audience its tokens must name. As a URL it is also where clients
+   * reach the server — behind a load balancer, the public URL (`https://mcp.example.com/mcp`) — and
+   * a 401's challenge names the metadata under it. Default: the endpoint's listening URL.
+   */
   readonly resource?: string
   /** Default: the verifier's issuer. */
   readonly authorizationServers?: ReadonlyArray<string>
@@ -118,7 +122,10 @@ export const metadataPaths = (path: string): readonly [string, string] => [
  */
 export interface Guard {
   readonly resource: string
+  /** Where a client reads the metadata: under the resource's own origin when it is a URL (see `publicUrl`). */
   readonly metadataUrl: string
+  /** The paths this server answers the metadata at: those of the listening path and of the public one. */
+  readonly metadataPaths: ReadonlyArray<string>
   /** The RFC 9728 document. */
   readonly metadata: { readonly [key: string]: unknown }
   /** Who the request's `Authorization` header names, or the 401 (or 503) to answer. */
@@ -132,13 +139,37 @@ export interface Guard {
   readonly insufficientScope: (scope: string, what: string, held?: ReadonlyArray<string>) => HttpGuard.Refusal
 }
 
+/**
+ * Where clients reach the endpoint listening at `url`: the resource it serves when that names an
+ * `http:` or `https:` URL — behind a load balancer, its public URL, the audience its tokens name —
+ * and the listening URL otherwise. The one place the challenge's metadata URL, the metadata's
+ * paths and the metadata's `resource` all come from, so a remote client is never sent to the
+ * address the server listens at.
+ *
+ * @example
+ * ```ts
+ * import { McpAuth } from "effect-surface/mcp"
+ * McpAuth.publicUrl({ resource: "https://mcp.example.com/mcp" }, "http://127.0.0.1:3000/mcp").href
+ * // "https://mcp.example.com/mcp"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const publicUrl = (options: Pick<Options, "resource">, url: string): URL => {
+  const named = options.resource === undefined || !URL.canParse(options.resource)
+    ? undefined
+    : new URL(options.resource)
+  return named !== undefined && (named.protocol === "https:" || named.protocol === "http:") ? named : new URL(url)
+}
+
 const quoted = (value: string) => `"${value.replace(/["\\]/g, "")}"`
 
 // RFC 6750 §2.1: the scheme is case-insensitive; the token is token68.
 const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 
 /**
- * The guard of the endpoint served at `url` (its resource, unless `options.resource` names another).
+ * The guard of the endpoint served at `url` (its resource, unless `options.resource` names another,
+ * which is then also where its challenges send a client: see `publicUrl`).
  *
  * @example
  * ```ts
@@ -152,8 +183,10 @@ const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 export const guard = (server: ResourceServer["Service"], url: string): Guard => {
   const { options, verifier } = server
   const resource = options.resource ?? url
-  const endpoint = new URL(url)
-  const metadataUrl = `${endpoint.origin}${metadataPaths(endpoint.pathname)[0]}`
+  const reached = publicUrl(options, url)
+  const metadataUrl = `${reached.origin}${metadataPaths(reached.pathname)[0]}`
+  // A proxy passes the public path's well-known URL on as it is; a client on the listening address asks there.
+  const paths = [...new Set([...metadataPaths(reached.pathname), ...metadataPaths(new URL(url).pathname)])]
   const required = options.requiredScopes ?? []
   const metadata = {
     resource,
@@ -211,5 +244,5 @@ export const guard = (server: ResourceServer["Service"], url: string): Guard => 
         [...new Set([...required, ...held, scope])].join(" ")
       )
     })
-  return { resource, metadataUrl, metadata, authenticate, insufficientScope }
+  return { resource, metadataUrl, metadataPaths: paths, metadata, authenticate, insufficientScope }
 }

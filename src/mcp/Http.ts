@@ -294,7 +294,7 @@ export const serveFace = (
     yield* router.add("*", path, endpoint)
     if (Option.isSome(guard)) {
       const metadata = HttpServerResponse.jsonUnsafe(guard.value.metadata)
-      for (const at of Auth.metadataPaths(path)) {
+      for (const at of guard.value.metadataPaths) {
         yield* router.add("GET", at as HttpRouter.PathInput, Effect.succeed(metadata))
       }
     }
