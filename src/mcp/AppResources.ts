@@ -231,22 +231,41 @@ export const compile = (table: Table): Effect.Effect<Compiled, ReservedResourceU
  * import type { McpAppResources } from "effect-surface/mcp"
  *
  * declare const item: McpAppResources.Template
- * const found: McpAppResources.Found = { _tag: "Template", uri: "items://1", template: item, params: { id: "1" } }
+ * const found: McpAppResources.Found = {
+ *   _tag: "Template",
+ *   uri: "items://1",
+ *   uriTemplate: "items://{id}",
+ *   template: item,
+ *   params: { id: "1" }
+ * }
  * ```
  *
  * @since 0.1.0
  */
 export type Found =
   | { readonly _tag: "Resource"; readonly uri: string; readonly resource: Resource }
-  | { readonly _tag: "Template"; readonly uri: string; readonly template: Template; readonly params: Params }
+  | {
+    readonly _tag: "Template"
+    readonly uri: string
+    /** The template that matched: what a scope keyed by template is looked up by. */
+    readonly uriTemplate: string
+    readonly template: Template
+    readonly params: Params
+  }
 
 const decodeParam = (value: string | ReadonlyArray<string>): string => {
   const text = typeof value === "string" ? value : value.join(",")
   return Result.getOrElse(Result.try(() => decodeURIComponent(text)), () => text)
 }
 
+// A URI longer than the matcher takes is matched by nothing (the matcher throws on one).
+const matchOf = (matcher: UriTemplate, uri: string) =>
+  Result.getOrElse(Result.try(() => matcher.match(uri)), () => null)
+
 /**
- * Find a URI: a fixed resource first, then the first template that matches it.
+ * Find a URI: a fixed resource first, then the first template that matches it. This is the one
+ * matcher of app resources: what it finds is what a read serves, what a subscription follows, and
+ * (by its URI or template) what scope is needed.
  *
  * @example
  * ```ts
@@ -264,11 +283,11 @@ export const find = (compiled: Compiled, uri: string): Found | undefined => {
     const resource = fixed[uri]
     if (resource !== undefined) return { _tag: "Resource", uri, resource }
   }
-  for (const { matcher, template } of compiled.templates) {
-    const matched = matcher.match(uri)
+  for (const { matcher, template, uriTemplate } of compiled.templates) {
+    const matched = matchOf(matcher, uri)
     if (matched !== null) {
       const params = Object.fromEntries(Object.entries(matched).map(([key, value]) => [key, decodeParam(value)]))
-      return { _tag: "Template", uri, template, params }
+      return { _tag: "Template", uri, uriTemplate, template, params }
     }
   }
   return undefined

@@ -15,12 +15,14 @@ import type * as Bundle from "../core/Bundle.ts"
 import * as Identity from "../core/Identity.ts"
 import * as ItemUri from "../core/ItemUri.ts"
 import type * as Json from "../core/Json.ts"
-import type * as AppResources from "./AppResources.ts"
+import * as AppResources from "./AppResources.ts"
 import * as Prompts from "./Prompts.ts"
 
 /**
  * The scopes of what the expose map does not name: bespoke tools by name, prompts by name, app
- * resources by URI or URI template.
+ * resources by URI or URI template. A URI an app template serves (matched as a read matches it,
+ * whatever the template's RFC 6570 operators) needs the scope keyed by that template, else one keyed
+ * by the URI itself.
  *
  * @example
  * ```ts
@@ -119,12 +121,6 @@ interface Tables {
 
 const text = (value: unknown): string => typeof value === "string" ? value : ""
 
-// An app template `a://x/{id}` as the pattern of the URIs it names.
-const templatePattern = (template: string): RegExp =>
-  new RegExp(
-    `^${template.split(/\{[^}]*\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[^/]+")}$`
-  )
-
 const maxViews = 256
 
 /**
@@ -143,9 +139,6 @@ export const make = (options: Options, sources: Sources): Scopes => {
   const byName = options.tools ?? {}
   const prompts = options.prompts ?? {}
   const apps = options.resources ?? {}
-  const appTemplates = Object.entries(apps).filter(([key]) => key.includes("{")).map((
-    [key, scope]
-  ) => [templatePattern(key), scope] as const)
   const toolScope = (resolved: Bundle.Resolved, name: string) =>
     resolved.toolByName.get(name)?.scope ?? (Object.hasOwn(byName, name) ? byName[name] : undefined)
   const templateByUri = new WeakMap<Bundle.Resolved, ReadonlyMap<string, Bundle.Template>>()
@@ -157,14 +150,21 @@ export const make = (options: Options, sources: Sources): Scopes => {
     }
     return known
   }
-  const appScope = (uri: string) =>
-    Object.hasOwn(apps, uri) ? apps[uri] : appTemplates.find(([pattern]) => pattern.test(uri))?.[1]
-  const resourceScope = (resolved: Bundle.Resolved, uri: string): string | undefined => {
+  const scopeOf = (key: string) => Object.hasOwn(apps, key) ? apps[key] : undefined
+  // The scope of what would serve `uri`, found by the matcher that serves it: a fixed resource by
+  // its URI; a URI a template serves by that template (else by the URI itself, when one is given).
+  const appScope = (compiled: AppResources.Compiled, uri: string) => {
+    const found = AppResources.find(compiled, uri)
+    return found?._tag === "Template" ? scopeOf(found.uriTemplate) ?? scopeOf(uri) : scopeOf(uri)
+  }
+  const resourceScope = (tables: Pick<Tables, "resolved" | "apps">, uri: string): string | undefined => {
+    // Routed as a read is: `surface:` to the roster, anything else to the app's handlers.
+    if (!AppResources.isSurfaceUri(uri)) return appScope(tables.apps, uri)
+    const { resolved } = tables
     const resource = resolved.byUri.get(uri)
     if (resource !== undefined) return resource.scope
     // A collection's item: its template's scope, read as the engine reads the item.
-    const item = ItemUri.parseItemUri(resolved, uri)
-    return item !== undefined ? item.template.scope : appScope(uri)
+    return ItemUri.parseItemUri(resolved, uri)?.template.scope
   }
   const templateScope = (resolved: Bundle.Resolved, uriTemplate: string) => {
     const template = templatesOf(resolved).get(uriTemplate)
@@ -178,7 +178,7 @@ export const make = (options: Options, sources: Sources): Scopes => {
     return {
       tools: resolved.advertisedTools.filter((tool) => allowed(toolScope(resolved, text(tool["name"])))),
       resources: [...resolved.advertisedResources, ...tables.apps.advertisedResources].filter((resource) =>
-        allowed(resourceScope(resolved, text(resource["uri"])))
+        allowed(resourceScope(tables, text(resource["uri"])))
       ),
       templates: [...resolved.advertisedResourceTemplates, ...tables.apps.advertisedTemplates].filter((template) =>
         allowed(templateScope(resolved, text(template["uriTemplate"])))
@@ -218,9 +218,9 @@ export const make = (options: Options, sources: Sources): Scopes => {
         })
       case "resources/read":
       case "resources/subscribe":
-        return Effect.map(sources.resolved, (resolved) => {
+        return Effect.map(Effect.all({ resolved: sources.resolved, apps: sources.apps }), (tables) => {
           const uri = text(record["uri"])
-          return need(resourceScope(resolved, uri), `resource ${uri}`)
+          return need(resourceScope(tables, uri), `resource ${uri}`)
         })
       case "prompts/get": {
         const name = text(record["name"])

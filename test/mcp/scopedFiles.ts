@@ -1,0 +1,96 @@
+// The example board served over HTTP behind a resource server with test tokens, beside app
+// resources a scope protects: three templates of different RFC 6570 operators and one fixed file,
+// all needing `files:read`. `guest` holds no scope, `reader` reads the board and the files, `admin`
+// also writes the board. The board's state is handed back, so a test can move what a listener hears.
+import { Effect, Layer, PubSub, Stream } from "effect"
+import { Identity } from "effect-surface"
+import { McpAuth, McpHttp, McpTokenVerifier } from "effect-surface/mcp"
+import type { McpAppResources } from "effect-surface/mcp"
+import { serverOptionsOver } from "../../examples/board/app.ts"
+import * as BoardState from "../../examples/board/state.ts"
+import { overHttp } from "./modern.ts"
+import type { Mode } from "./modern.ts"
+
+export const templates = {
+  docs: "files://docs{/name}",
+  raw: "files://raw/{+path}",
+  query: "files://q{?id}"
+} as const
+
+/** A URI each template serves that a `{…}` read as one segment does not match. */
+export const uris = {
+  docs: "files://docs/readme",
+  raw: "files://raw/etc/passwd",
+  query: "files://q?id=a/b"
+} as const
+
+export const secretFile = "files://secret"
+
+const file = (name: string, changed: PubSub.PubSub<void>): McpAppResources.Template => ({
+  name,
+  mimeType: "text/plain",
+  read: (params) => Effect.succeed({ text: `${name} ${JSON.stringify(params)}` }),
+  changes: () => Stream.fromPubSub(changed)
+})
+
+export const tokens = {
+  guest: Identity.token({ subject: "guest", clientId: "t", scopes: [] }),
+  reader: Identity.token({ subject: "ada", clientId: "t", scopes: ["board:read", "files:read"] }),
+  admin: Identity.token({ subject: "root", clientId: "t", scopes: ["board:read", "board:write", "files:read"] })
+}
+
+export type Token = keyof typeof tokens
+
+/** The board and its files behind the resource server; `http` adds to the endpoint's options. */
+export const serveScoped = (http: McpHttp.HttpOptions = {}) =>
+  Effect.gen(function*() {
+    const state = yield* BoardState.memory
+    const changed = yield* PubSub.unbounded<void>()
+    const options = serverOptionsOver(state)
+    const served = yield* McpHttp.serve({
+      ...options,
+      coalesce: "1 millis",
+      resources: {
+        resources: {
+          [secretFile]: {
+            name: "secret",
+            mimeType: "text/plain",
+            read: Effect.succeed({ text: "secret" }),
+            changes: Stream.fromPubSub(changed)
+          }
+        },
+        templates: {
+          [templates.docs]: file("docs", changed),
+          [templates.raw]: file("raw", changed),
+          [templates.query]: file("query", changed)
+        }
+      },
+      scopes: {
+        ...options.scopes,
+        resources: {
+          [templates.docs]: "files:read",
+          [templates.raw]: "files:read",
+          [templates.query]: "files:read",
+          [secretFile]: "files:read"
+        }
+      },
+      http: { port: 0, ...http }
+    }).pipe(
+      Effect.provide(
+        McpAuth.layer({ scopesSupported: ["board:read", "board:write", "files:read"] }).pipe(
+          Layer.provide(McpTokenVerifier.layerTest({ issuer: "https://auth.test", tokens }))
+        )
+      )
+    )
+    return { url: served.url, state, changed, served }
+  })
+
+/** A fetch that carries `token` as its bearer. */
+export const bearer = (token: string): typeof fetch => (input, init) => {
+  const headers = new Headers(init?.headers)
+  headers.set("authorization", `Bearer ${token}`)
+  return fetch(input, { ...init, headers })
+}
+
+/** The official v2 client in `mode`, signed in with `token`. */
+export const connectAs = (url: string, mode: Mode, token: Token) => overHttp(url, mode, {}, bearer(token))
