@@ -18,12 +18,10 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
-import * as Semaphore from "effect/Semaphore"
 import * as Jose from "jose"
 import * as Identity from "../core/Identity.ts"
 import * as Discovery from "./internal/authDiscovery.ts"
+import * as KeySet from "./internal/keySet.ts"
 import * as Verified from "./internal/verifiedTokens.ts"
 
 /**
@@ -134,7 +132,11 @@ export interface JwtOptions {
   readonly algorithms?: ReadonlyArray<string>
   /** How far `exp` and `nbf` may be off. Default 30 seconds, at most 5 minutes. */
   readonly clockSkew?: Duration.Input
-  /** The least time between two fetches of the key set for an unknown `kid`. Default 30 seconds. */
+  /**
+   * The least time between two attempts to fetch the key set (for a `kid` it lacks, or once it has
+   * aged), answered or failed: a failure is answered from memory until it passes, so forged `kid`s
+   * cannot send a burst to an issuer that is failing. Default 30 seconds.
+   */
   readonly refetchCooldown?: Duration.Input
   /** How long a fetched key set is trusted before it is fetched again. Default 10 minutes. */
   readonly keysMaxAge?: Duration.Input
@@ -163,6 +165,9 @@ const codeOf = (cause: unknown): string =>
   typeof cause === "object" && cause !== null && "code" in cause && typeof cause.code === "string" ? cause.code : ""
 
 const reasonOf = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+// A token naming a `kid` the keys held lack: maybe a key published since, maybe a forgery.
+class UnknownKey extends Data.TaggedError("UnknownKey")<{ readonly reason: string }> {}
 
 /**
  * The caller a set of verified claims names: `sub` (or the client, for a token of its own), the
@@ -201,7 +206,8 @@ const millis = (input: Duration.Input | undefined, fallback: Duration.Input) =>
 /**
  * Verify JWT access tokens against the issuer's key set: found through its RFC 8414 (or OpenID)
  * metadata once, cached, fetched again when it ages or when a token names a `kid` it lacks (at most
- * once per `refetchCooldown`), with `iss`, `aud`, `exp`, `nbf` and the algorithm checked.
+ * once per `refetchCooldown`, whether the last attempt was answered or failed; concurrent checks share
+ * one fetch), with `iss`, `aud`, `exp`, `nbf` and the algorithm checked.
  *
  * @example
  * ```ts
@@ -216,51 +222,61 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
   const timeout = millis(options.timeout, "5 seconds")
   const algorithms = asymmetric(options.algorithms ?? defaultAlgorithms)
   const skew = Duration.min(Duration.fromInputUnsafe(options.clockSkew ?? "30 seconds"), maxSkew)
-  const lookup = yield* discover(issuer, timeout)
-  const keys = yield* Ref.make(Option.none<Jose.JWTVerifyGetKey>())
-  const lock = yield* Semaphore.make(1)
-  const keySet = (uri: string) =>
-    Jose.createRemoteJWKSet(new URL(uri), {
-      timeoutDuration: timeout,
-      cooldownDuration: millis(options.refetchCooldown, "30 seconds"),
-      cacheMaxAge: millis(options.keysMaxAge, "10 minutes")
-    })
-  const getKeys = Effect.flatMap(
-    Ref.get(keys),
-    (known) =>
-      Option.isSome(known) ? Effect.succeed(known.value) : lock.withPermits(1)(
-        Effect.flatMap(Ref.get(keys), (again) =>
-          Option.isSome(again) ? Effect.succeed(again.value) : Effect.tap(
-            options.jwksUri !== undefined
-              ? Effect.succeed(keySet(options.jwksUri))
-              : Effect.flatMap(lookup.metadata, (metadata) =>
-                typeof metadata["jwks_uri"] === "string"
-                  ? Effect.succeed(keySet(metadata["jwks_uri"]))
-                  : Effect.fail(new VerifierUnavailable({ issuer, reason: "its metadata names no jwks_uri" }))),
-            (found) => Ref.set(keys, Option.some(found))
-          ))
-      )
-  )
+  const found = yield* Discovery.make(issuer, timeout)
+  const keys = yield* KeySet.make({
+    uri: options.jwksUri !== undefined ? Effect.succeed(options.jwksUri) : Effect.flatMap(
+      found.metadata,
+      (metadata) =>
+        typeof metadata["jwks_uri"] === "string"
+          ? Effect.succeed(metadata["jwks_uri"])
+          : Effect.fail(new Discovery.Unreachable({ reason: "its metadata names no jwks_uri" }))
+    ),
+    timeout,
+    cooldown: millis(options.refetchCooldown, "30 seconds"),
+    maxAge: millis(options.keysMaxAge, "10 minutes")
+  })
   const verifiedFor = millis(options.verifiedFor, "60 seconds")
   const verified = Verified.make()
+  const unavailable = ({ reason }: Discovery.Unreachable) => new VerifierUnavailable({ issuer, reason })
+  const checkWith = (token: string, audience: string, now: number, jwks: KeySet.Keys) =>
+    Effect.tryPromise({
+      try: () =>
+        Jose.jwtVerify(token, jwks, {
+          issuer,
+          audience,
+          algorithms: [...algorithms],
+          clockTolerance: Duration.toSeconds(skew),
+          currentDate: new Date(now),
+          requiredClaims: ["exp"]
+        }),
+      catch: (cause) => {
+        const code = codeOf(cause)
+        return code === "ERR_JWKS_NO_MATCHING_KEY"
+          ? new UnknownKey({ reason: reasonOf(cause) })
+          : tokenFault(code)
+          ? new InvalidToken({ reason: reasonOf(cause) })
+          : new VerifierUnavailable({ issuer, reason: `its key set could not be read: ${reasonOf(cause)}` })
+      }
+    })
+  // A `kid` the keys lack sends for the key set again (at most once per cooldown), then a second try.
+  const checkAnyKey = (token: string, audience: string, now: number) =>
+    Effect.flatMap(
+      Effect.mapError(keys.current, unavailable),
+      (jwks) =>
+        Effect.catchTag(checkWith(token, audience, now, jwks), "UnknownKey", (unknown) =>
+          Effect.flatMap(Effect.mapError(keys.refresh(jwks), unavailable), (next) =>
+            next === undefined
+              ? Effect.fail(new InvalidToken({ reason: unknown.reason }))
+              : Effect.catchTag(
+                checkWith(token, audience, now, next),
+                "UnknownKey",
+                ({ reason }) =>
+                  Effect.fail(new InvalidToken({ reason }))
+              )))
+    )
   const check = (token: string, audience: string, now: number, key: string | undefined) =>
     Effect.gen(function*() {
-      const jwks = yield* getKeys
-      const checked = yield* Effect.tryPromise({
-        try: () =>
-          Jose.jwtVerify(token, jwks, {
-            issuer,
-            audience,
-            algorithms: [...algorithms],
-            clockTolerance: Duration.toSeconds(skew),
-            currentDate: new Date(now),
-            requiredClaims: ["exp"]
-          }),
-        catch: (cause) =>
-          tokenFault(codeOf(cause))
-            ? new InvalidToken({ reason: reasonOf(cause) })
-            : new VerifierUnavailable({ issuer, reason: `its key set could not be read: ${reasonOf(cause)}` })
-      })
+      const checked = yield* checkAnyKey(token, audience, now)
       const principal = principalOf(checked.payload)
       if (key !== undefined) {
         const exp = typeof checked.payload.exp === "number" ? checked.payload.exp * 1000 : now

@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net"
 export interface Issuer {
   readonly issuer: string
   readonly jwksFetches: () => number
+  /** Answer the key set with this HTTP status (200: the keys; anything else: an empty error body). */
+  readonly answerJwks: (status: number) => void
   /** A token signed with the current key: `claims` over the defaults (sub, client_id, scope, aud, exp). */
   readonly sign: (claims: Record<string, unknown>, options?: { readonly kid?: string }) => Promise<string>
   /** Sign with a fresh key published under a new `kid` (the old one is withdrawn). */
@@ -28,9 +30,15 @@ export const start = (): Effect.Effect<Issuer, never, import("effect").Scope.Sco
       let key = await Jose.generateKeyPair("RS256", { extractable: true })
       let kid = "k1"
       let fetches = 0
+      let jwksStatus = 200
       const server = NodeHttp.createServer((request, response) => {
         if (request.url === "/jwks") {
           fetches++
+          if (jwksStatus !== 200) {
+            response.statusCode = jwksStatus
+            response.end()
+            return
+          }
           void Jose.exportJWK(key.publicKey).then((jwk) => {
             response.setHeader("content-type", "application/json")
             response.end(JSON.stringify({ keys: [{ ...jwk, kid, alg: "RS256", use: "sig" }] }))
@@ -94,6 +102,9 @@ export const start = (): Effect.Effect<Issuer, never, import("effect").Scope.Sco
       const issuer: Issuer = {
         issuer: issuerUrl,
         jwksFetches: () => fetches,
+        answerJwks: (status) => {
+          jwksStatus = status
+        },
         sign,
         rotate: async () => {
           key = await Jose.generateKeyPair("RS256", { extractable: true })
