@@ -5,7 +5,10 @@
  * A server that answers 401 is signed in to, once, then the request goes again: its protected
  * resource metadata is found (from the challenge, or at either well-known path), then its
  * authorization server's (RFC 8414 or OpenID), whose `issuer` must be the one asked about; an
- * authorization server that does not advertise PKCE S256 is refused. The client is the one given
+ * authorization server that does not advertise PKCE S256 is refused, and so is one whose metadata
+ * names an authorization, token or registration endpoint that is not `https:` (or `http:` on
+ * loopback: 127.0.0.0/8, `::1`, `localhost`), before anything is registered or the person is sent
+ * anywhere, so `authorize` never opens a file, a share or a program. The client is the one given
  * (`clientId`), else its metadata document's URL where the server takes one (`clientMetadataUrl`),
  * else registered (with `application_type`). The person is sent to the authorization URL by the
  * caller's `authorize`, which answers the URL they were sent back to; its `state` must be ours and
@@ -52,7 +55,8 @@ export interface ServerOptions {
 
 /**
  * Sends the person to `authorizationUrl` and answers the URL the authorization server redirected
- * them back to (the `redirectUrl`, with its query). A failure ends the sign-in.
+ * them back to (the `redirectUrl`, with its query). A failure ends the sign-in. The URL is always
+ * `https:`, or `http:` on loopback: anything else a server's metadata names is refused first.
  *
  * @example
  * ```ts

@@ -6,9 +6,10 @@
  * and from the attempt itself (its PKCE verifier, its `state`, the discovery it made, the
  * authorization URL it built). A fresh provider per attempt means every 401 discovers afresh, so a
  * server that moved to another authorization server is followed, and what the old one issued is
- * never offered to the new one. It also holds the one check the SDK leaves to its caller: an
- * authorization server that does not advertise PKCE S256 is refused as soon as it is discovered,
- * before anything is registered or requested.
+ * never offered to the new one. It also holds the checks the SDK leaves to its caller: an
+ * authorization server whose metadata names an endpoint that is not https (or loopback http), or
+ * that does not advertise PKCE S256, is refused as soon as it is discovered, before anything is
+ * registered or requested.
  */
 import type {
   OAuthClientInformationContext,
@@ -22,6 +23,7 @@ import * as Effect from "effect/Effect"
 import * as MutableRef from "effect/MutableRef"
 import type * as OAuth from "../OAuth.ts"
 import type * as TokenStore from "../TokenStore.ts"
+import * as OAuthUrls from "./oauthUrls.ts"
 
 /**
  * What the access token of the moment is: sent on every request to the server.
@@ -191,8 +193,11 @@ export const make = (env: Env, attempt: Attempt): OAuthClientProvider => ({
     return attempt.verifier
   },
   discoveryState: () => attempt.discovery,
-  // The one check the SDK leaves to its caller: no PKCE S256 advertised, no sign-in.
+  // The checks the SDK leaves to its caller, made before anything is registered, requested or
+  // opened: every endpoint the metadata names https (or loopback http), and PKCE S256 advertised.
   saveDiscoveryState: (discovery: OAuthDiscoveryState) => {
+    const endpoint = OAuthUrls.metadataRefusal(discovery.authorizationServerMetadata ?? {})
+    if (endpoint !== undefined) throw new Error(endpoint)
     if (!supportsS256(discovery)) {
       throw new Error(
         `the authorization server ${

@@ -20,6 +20,7 @@ import * as Hosts from "../Hosts.ts"
 import * as OAuth from "../OAuth.ts"
 import type * as TokenStore from "../TokenStore.ts"
 import * as Provider from "./oauthProvider.ts"
+import * as OAuthUrls from "./oauthUrls.ts"
 import * as Redact from "./redact.ts"
 
 type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>
@@ -145,6 +146,9 @@ const attempt = (
     if (url === undefined) {
       return yield* new OAuth.SignInFailed({ server: env.server, reason: "no authorization URL was made" })
     }
+    // The URL itself, whatever the metadata said: the person's browser opens nothing else.
+    const refused = OAuthUrls.refusal(url, "authorization endpoint")
+    if (refused !== undefined) return yield* new OAuth.SignInFailed({ server: env.server, reason: refused })
     const back = yield* Effect.mapError(
       env.authorize(url),
       (e) =>
