@@ -140,7 +140,8 @@ export class InvalidJsonSchema extends Schema.TaggedError<InvalidJsonSchema>()("
 
 /**
  * A short, bounded preview of a value for a message: `"x"`, `42`, `{"a":1,"b":[1,2…]}`. It never
- * stringifies the whole value, so a huge or deeply nested input costs a few dozen characters.
+ * stringifies the whole value and never throws: a huge, wide or deeply nested input (or one whose
+ * reading throws) costs a few dozen characters, never more than twice `room` (at most 1024) and eight.
  *
  * @example
  * ```ts
@@ -151,25 +152,49 @@ export class InvalidJsonSchema extends Schema.TaggedError<InvalidJsonSchema>()("
  * @since 0.1.0
  */
 export const preview = (value: unknown, room = 60): string => {
-  if (value === undefined) return "nothing"
-  if (typeof value === "string") {
-    return value.length > room ? `${JSON.stringify(value.slice(0, Math.max(room, 8))).slice(0, -1)}…"`
-      : JSON.stringify(value)
+  const shown = Math.max(8, Math.min(room, MAX_PREVIEW))
+  try {
+    return cut(previewOf(value, shown), 2 * shown + 8)
+  } catch {
+    // A getter or a Proxy trap threw while it was read: the message must still be written.
+    return "an unreadable value"
   }
-  if (typeof value !== "object" || value === null) return String(value)
+}
+
+// The longest preview asked for: a message names a value, it does not quote it.
+const MAX_PREVIEW = 1024
+
+// `text` in at most `most` characters, an ellipsis where it was cut.
+const cut = (text: string, most: number): string => text.length <= most ? text : `${text.slice(0, most - 1)}…`
+
+const quoted = (text: string, room: number): string =>
+  text.length > room ? `${cut(JSON.stringify(text.slice(0, room)).slice(0, -1), room + 1)}…"`
+    : cut(JSON.stringify(text), room + 2)
+
+// Each level gives its items less room than it had, so the depth is bounded by the room itself.
+const previewOf = (value: unknown, room: number): string => {
+  if (value === undefined) return "nothing"
+  if (typeof value === "string") return quoted(value, Math.max(room, 8))
+  if (typeof value !== "object" || value === null) return cut(String(value), Math.max(room, 8))
   const isArray = Array.isArray(value)
   if (room <= 4) return isArray ? "[…]" : "{…}"
   const parts: Array<string> = []
   let left = room - 2
-  for (const [key, item] of Object.entries(value)) {
+  const add = (key: string, item: unknown): boolean => {
     if (left <= 0) {
       parts.push("…")
-      break
+      return false
     }
-    const shown = preview(item, left - 2)
-    const part = isArray ? shown : `${JSON.stringify(key)}:${shown}`
+    const shown = previewOf(item, left - 2)
+    const part = isArray ? shown : `${quoted(key, Math.max(8, left - 2))}:${shown}`
     parts.push(part)
     left -= part.length + 1
+    return true
+  }
+  if (isArray) {
+    for (let i = 0; i < value.length && add("", value[i]); i++);
+  } else {
+    for (const key in value) if (Object.hasOwn(value, key) && !add(key, (value as Record<string, unknown>)[key])) break
   }
   return isArray ? `[${parts.join(",")}]` : `{${parts.join(",")}}`
 }

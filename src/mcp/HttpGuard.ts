@@ -5,7 +5,8 @@
  * foreign name at 127.0.0.1, and the browser then sends that name as `Host` and its page as
  * `Origin`. So a request naming anything but the server's own loopback names is refused before it
  * can reach a session. A body is read under a byte bound and stops being read the moment it passes
- * it, and text that is not JSON is a JSON-RPC parse error, never a crash. Each refusal is a
+ * it, text that is not JSON is a JSON-RPC parse error, and a body nested deeper than `maxDepth` is
+ * refused before anything reads it, never a crash. Each refusal is a
  * JSON-RPC error body with the HTTP status the transport specification names. Kept apart from the
  * session table so the rules can be read, and tested, as one list.
  *
@@ -317,7 +318,7 @@ export const isJson = (contentType: string | undefined): boolean => isJsonConten
 /**
  * Read a request body as JSON, at most `maxBytes` of it. A declared length over the bound is
  * refused before a byte is read, and a streamed body the moment it passes the bound (413); text
- * that is not JSON is a parse error (-32700).
+ * that is not JSON is a parse error (-32700); a body nested deeper than `maxDepth` is refused (-32600).
  *
  * @example
  * ```ts
@@ -371,7 +372,53 @@ const utf8 = (bytes: ArrayBuffer | Uint8Array): string => {
 }
 
 const parse = (text: string): Effect.Effect<unknown, Refusal> =>
-  Effect.try({
-    try: (): unknown => JSON.parse(text),
-    catch: () => new Refusal({ status: 400, code: -32700, message: "Parse error: Invalid JSON" })
+  Effect.flatMap(
+    Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: () => new Refusal({ status: 400, code: -32700, message: "Parse error: Invalid JSON" })
+    }),
+    (body) => nestsDeeperThan(body, maxDepth) ? Effect.fail(tooDeep()) : Effect.succeed(body)
+  )
+
+/**
+ * The deepest a request body may nest arrays and objects within each other. `JSON.parse` reads any
+ * depth, but what reads a message next (the SDK's schemas, Effect's parser, a hash or a message that
+ * names a value) goes a level of the stack per level of the value, and a body nested some thousands
+ * deep would end a request with a stack overflow: refused here, for both eras, before anything
+ * reads it. A tool's own input is held to a closer bound (128 levels) by the schema that checks it.
+ *
+ * @example
+ * ```ts
+ * import { McpHttpGuard } from "effect-surface/mcp"
+ * McpHttpGuard.maxDepth // 256
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const maxDepth = 256
+
+const tooDeep = () =>
+  new Refusal({
+    status: 400,
+    code: -32600,
+    message: `Invalid Request: the body nests arrays and objects deeper than ${maxDepth} levels; send it flatter`
   })
+
+// Walked with a stack of its own, so the check cannot overflow the stack it protects.
+const nestsDeeperThan = (value: unknown, limit: number): boolean => {
+  if (typeof value !== "object" || value === null) return false
+  const values: Array<object> = [value]
+  const depths: Array<number> = [1]
+  while (values.length > 0) {
+    const node = values.pop() as object
+    const depth = depths.pop() as number
+    if (depth > limit) return true
+    for (const child of Array.isArray(node) ? node : Object.values(node)) {
+      if (typeof child === "object" && child !== null) {
+        values.push(child)
+        depths.push(depth + 1)
+      }
+    }
+  }
+  return false
+}

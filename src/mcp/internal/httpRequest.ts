@@ -140,8 +140,23 @@ const serve = (server: Server) =>
     return yield* LegacyHttp.serve(server.legacy, request, ledger, read, caller)
   })
 
+// A defect while serving is a bug of ours, not the caller's: it is logged with its cause, and the
+// caller is still answered with a JSON-RPC error, never an empty 500.
+const defect = (cause: unknown) =>
+  Effect.as(
+    Effect.logError("MCP over HTTP: a request failed on a defect", cause),
+    HttpGuard.respond(
+      new HttpGuard.Refusal({
+        status: 500,
+        code: -32603,
+        message: "Internal error: the server failed while serving this request (its log says why)"
+      })
+    )
+  )
+
 /**
- * The endpoint's handler: every refusal answered as its JSON-RPC error with its HTTP status.
+ * The endpoint's handler: every refusal answered as its JSON-RPC error with its HTTP status, and a
+ * defect logged and answered as an internal error.
  */
 export const handler = (
   server: Server
@@ -160,7 +175,8 @@ export const handler = (
             })
           )
         )
-    })
+    }),
+    Effect.catchDefect(defect)
   )
 
 /**

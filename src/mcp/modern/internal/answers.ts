@@ -14,6 +14,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Ask from "../../../core/Ask.ts"
 import type * as Elicitation from "../../../core/Elicitation.ts"
+import { preview } from "../../../core/InputError.ts"
 import type * as Json from "../../../core/Json.ts"
 import * as Wire from "../Wire.ts"
 
@@ -126,11 +127,11 @@ export const responsesOf = (
   if (!Object.hasOwn(params, "inputResponses")) return Result.succeed({})
   const given = params["inputResponses"]
   if (typeof given !== "object" || given === null || Array.isArray(given)) {
-    return Result.fail(`"inputResponses" must be an object of answers keyed by question, got ${JSON.stringify(given)}`)
+    return Result.fail(`"inputResponses" must be an object of answers keyed by question, got ${preview(given)}`)
   }
   for (const [key, answer] of Object.entries(given)) {
     if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
-      return Result.fail(`inputResponses["${key}"] must be an answer object, got ${JSON.stringify(answer)}`)
+      return Result.fail(`inputResponses["${key}"] must be an answer object, got ${preview(answer)}`)
     }
   }
   return Result.succeed(given as { readonly [key: string]: unknown })

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Bundle from "../../../core/Bundle.ts"
 import * as Identity from "../../../core/Identity.ts"
+import { preview } from "../../../core/InputError.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as Face from "../../Face.ts"
 import { Peer } from "../../internal/peer.ts"
@@ -50,7 +51,7 @@ const targetOf = (
     case "tools/call": {
       const { arguments: args = {}, name } = params
       if (typeof name !== "string") return Result.fail(`"params.name" must be the tool's name, a string`)
-      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${JSON.stringify(args)}`)
+      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${preview(args)}`)
       const peer = { era: "2026-07-28" as const, client: envelope.clientInfo }
       return Result.succeed({
         name,
@@ -61,7 +62,7 @@ const targetOf = (
     case "prompts/get": {
       const { arguments: args = {}, name } = params
       if (typeof name !== "string") return Result.fail(`"params.name" must be the prompt's name, a string`)
-      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${JSON.stringify(args)}`)
+      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${preview(args)}`)
       return Result.succeed({ name, args, job: face.getPrompt(name, args) as unknown as Calls.Job })
     }
     default: {
