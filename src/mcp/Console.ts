@@ -9,9 +9,11 @@
  * seen, the exposed cells' values and any audit rows written to it, all pushed over one event stream.
  * A call `hold` names waits for the operator's Approve or Deny, bounded by `approvalTimeout` and
  * refused with a sentence when nobody answers; `layerApproval` offers the same page as the `Approval`
- * service to any other policy that asks. The page answers loopback clients only unless `allowRemote`;
- * behind the endpoint's resource server, only tokens holding its own scope; and every action needs
- * the page's own token and a same-origin request.
+ * service to any other policy that asks. The page opens only from the link the server prints when it
+ * starts (its `?key=` traded for a same-site, HttpOnly cookie), so a process on this machine — an
+ * agent with a shell — cannot approve its own call by fetching the page. It answers loopback clients
+ * only unless `allowRemote`; behind the endpoint's resource server, only tokens holding its own scope;
+ * and every action needs the page's own token and a same-origin request.
  *
  * @since 0.1.0
  */
@@ -71,6 +73,13 @@ export interface Options {
    * it or decide on it; one without it is answered 403. Default `console`.
    */
   readonly scope?: string
+  /**
+   * The key the console's link carries: whoever opens the link may decide held calls, so it is
+   * printed to the server's own log and output, never served. Default a fresh random key each
+   * start. Set one (at least 32 characters, e.g. `openssl rand -hex 32`) when several instances
+   * answer under one address, so a browser let in by one is let in by all.
+   */
+  readonly key?: string
 }
 
 /**
@@ -103,6 +112,11 @@ export interface Answer extends ConsoleHolds.Answer {}
  */
 export class Console extends Context.Service<Console, {
   readonly path: `/${string}`
+  /**
+   * The page's path with the console's key (`/console?key=…`): the address the operator opens,
+   * printed beside the server's URL. Whoever holds it can decide held calls.
+   */
+  readonly link: string
   readonly state: State.State
   /**
    * Wrap a face so its calls are shown (and the ones `hold` names wait), following its roster until
@@ -142,6 +156,16 @@ const holdingOf = (hold: Options["hold"]): (tool: string, args: unknown) => bool
   return (tool) => names.has(tool)
 }
 
+// A key anyone could guess would let anyone decide: a short one is a mistake to stop at, not to serve.
+const keyFrom = (secret: string) =>
+  secret.length >= ConsoleHttp.minimumKeyLength
+    ? Effect.succeed(ConsoleHttp.keyOf(secret))
+    : Effect.die(
+      new Error(
+        `the console's key must have at least ${ConsoleHttp.minimumKeyLength} characters (it has ${secret.length}): whoever guesses it decides held calls`
+      )
+    )
+
 /**
  * Make the console: its state, its held calls and its page.
  *
@@ -151,11 +175,13 @@ const holdingOf = (hold: Options["hold"]): (tool: string, args: unknown) => bool
  * import { McpConsole } from "effect-surface/mcp"
  *
  * const console = McpConsole.make({ hold: ["tasks_delete"] }) // Effect<Console["Service"]>
+ * // A short `key` is a defect with a sentence: a key anyone could guess lets anyone decide.
  * ```
  *
  * @since 0.1.0
  */
 export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const key = options.key === undefined ? yield* ConsoleHttp.freshKey : yield* keyFrom(options.key)
   const state = yield* State.make(Math.max(1, Math.floor(options.history ?? 200)))
   const bus = yield* Ref.make(ConsoleBus.alone(state))
   const showArguments = options.showArguments === true
@@ -185,12 +211,14 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
       auth,
       scope: options.scope ?? "console",
       tokens,
+      key,
       title: Ref.get(title),
       state,
       decide: holds.decide
     })
   return Console.of({
     path,
+    link: `${path}?key=${encodeURIComponent(key.secret)}`,
     state,
     attach,
     ask: (request, caller = "in process") => holds.ask(request, caller),

@@ -150,7 +150,10 @@ export interface Served {
   readonly sessions: Effect.Effect<ReadonlyArray<string>>
   /** End a session as a `DELETE` would (shared in Redis, at every instance). */
   readonly endSession: (id: string) => Effect.Effect<void>
-  /** The operator's console page, when a `McpConsole` layer is provided. */
+  /**
+   * The operator's console link (its `?key=` lets a browser in: show it only to the operator), when a
+   * `McpConsole` layer is provided.
+   */
   readonly console?: string
 }
 
@@ -298,7 +301,7 @@ export const serveFace = (
         yield* router.add("GET", at as HttpRouter.PathInput, Effect.succeed(metadata))
       }
     }
-    const console = Option.map(operator, (console) => urlFor(host, port, console.path))
+    const console = Option.map(operator, (console) => urlFor(host, port, console.link))
     if (Option.isSome(operator)) {
       // The wildcard route serves the page's own path too.
       yield* router.add("*", `${operator.value.path}/*`, operator.value.handler(Option.getOrUndefined(guard)))

@@ -57,12 +57,23 @@ describe("the console behind authorization", () => {
       assert.notInclude(yield* Effect.promise(() => reader.text()), "TOKEN")
       const forged = yield* Effect.promise(() => fetch(page, { headers: bearer("forged") }))
       assert.strictEqual(forged.status, 401)
-      const operator = yield* Effect.promise(() => fetch(page, { headers: bearer("operator-token") }))
+      // The link's key is traded for the cookie only with the scope as well.
+      const readerEnters = yield* Effect.promise(() =>
+        fetch(page, { headers: bearer("reader-token"), redirect: "manual" })
+      )
+      assert.strictEqual(readerEnters.status, 403)
+      assert.isNull(readerEnters.headers.get("set-cookie"))
+      const entered = yield* Effect.promise(() =>
+        fetch(page, { headers: bearer("operator-token"), redirect: "manual" })
+      )
+      const cookie = (entered.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
+      const plain = new URL(new URL(page).pathname, page).href
+      const operator = yield* Effect.promise(() => fetch(plain, { headers: { ...bearer("operator-token"), cookie } }))
       assert.strictEqual(operator.status, 200)
-      // The stream needs the scope too, whatever page token it carries.
+      // The stream needs the scope too, whatever page token and cookie it carries.
       const token = /const TOKEN = "([^"]+)"/.exec(yield* Effect.promise(() => operator.text()))?.[1] ?? ""
       const stream = yield* Effect.promise(() =>
-        fetch(`${page}/events?token=${token}`, { headers: bearer("reader-token") })
+        fetch(`${plain}/events?token=${token}`, { headers: { ...bearer("reader-token"), cookie } })
       )
       assert.strictEqual(stream.status, 403)
     }))

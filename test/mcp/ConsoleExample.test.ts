@@ -55,8 +55,12 @@ describe("the example's console", () => {
       Effect.gen(function*() {
         const output = yield* spawn("examples/serve/console.ts")
         const mcp = yield* printed(output, /serving (\S+)/)
-        const console = new URL(yield* printed(output, /console at (\S+)/))
-        const html = yield* Effect.promise(() => fetch(console).then((r) => r.text()))
+        const link = new URL(yield* printed(output, /console at (\S+)/))
+        const console = new URL(link.pathname, link)
+        // The printed link's key, traded for the cookie a browser would keep.
+        const entered = yield* Effect.promise(() => fetch(link, { redirect: "manual" }))
+        const cookie = (entered.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
+        const html = yield* Effect.promise(() => fetch(console, { headers: { cookie } }).then((r) => r.text()))
         assert.include(html, "<title>counter · console</title>")
         const token = /const TOKEN = "([^"]+)"/.exec(html)?.[1] ?? ""
         const client = new Client({ name: "readme-agent", version: "1.0.0" })
@@ -70,7 +74,9 @@ describe("the example's console", () => {
           )
         )
         // The held call's id, read from the page's own event stream (in its snapshot, or as a move).
-        const events = yield* Effect.promise(() => fetch(`${console.href}/events?token=${token}`))
+        const events = yield* Effect.promise(() =>
+          fetch(`${console.href}/events?token=${token}`, { headers: { cookie } })
+        )
         const reader = events.body?.getReader()
         let seen = ""
         while (!/"held":\[?\{"id":"([^"]+)"/.test(seen)) {
@@ -84,7 +90,7 @@ describe("the example's console", () => {
         const decided = yield* Effect.promise(() =>
           fetch(`${console.href}/decide`, {
             method: "POST",
-            headers: { "content-type": "application/json", "x-console-token": token, origin: console.origin },
+            headers: { "content-type": "application/json", "x-console-token": token, origin: console.origin, cookie },
             body: JSON.stringify({ id, decision: "allow" })
           })
         )
@@ -115,7 +121,8 @@ describe("the example's console", () => {
           Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
         const mcp = yield* printed(output, /Task board MCP server at (\S+)/)
         const console = yield* printed(output, /Operator console at (\S+)/)
-        assert.strictEqual(console, mcp.replace(/\/mcp$/, "/console"))
+        assert.match(console, /\/console\?key=[\w-]{32,}$/)
+        assert.strictEqual(console.slice(0, console.indexOf("?")), mcp.replace(/\/mcp$/, "/console"))
 
         const page = yield* open(console)
         yield* Effect.promise(() =>

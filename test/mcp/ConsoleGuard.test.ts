@@ -17,7 +17,11 @@ const serveWithConsole = (options: McpConsole.Options = {}) =>
     const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port: 0 } }).pipe(
       Effect.provideService(McpConsole.Console, console)
     )
-    return { served, console, page: new URL(served.console ?? "") }
+    // The printed link's key traded for the cookie the operator's browser would hold.
+    const link = new URL(served.console ?? "")
+    const entered = yield* Effect.promise(() => fetch(link, { redirect: "manual" }))
+    const cookie = (entered.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
+    return { served, console, page: new URL(link.pathname, link), cookie }
   })
 
 interface Answer {
@@ -78,11 +82,14 @@ const callTool = (url: string, name: string, args: Record<string, unknown>) =>
     return yield* Effect.promise(() => client.callTool({ name, arguments: args }))
   })
 
-const snapshotText = (page: URL) =>
+const snapshotText = (page: URL, cookie: string) =>
   Effect.gen(function*() {
-    const html = yield* request(page, {})
+    const html = yield* request(page, { headers: { cookie } })
     const token = tokenOf(html.text)
-    const stream = yield* request(at(page, `/events?token=${encodeURIComponent(token)}`), { until: "\n\n" })
+    const stream = yield* request(at(page, `/events?token=${encodeURIComponent(token)}`), {
+      headers: { cookie },
+      until: "\n\n"
+    })
     assert.strictEqual(stream.status, 200)
     assert.include(stream.text, "event: snapshot")
     return { html: html.text, stream: stream.text }
@@ -91,43 +98,43 @@ const snapshotText = (page: URL) =>
 describe("the console's doors", () => {
   it.live("answers no action and no stream without the token of a page it served, and no decision from another origin", () =>
     Effect.gen(function*() {
-      const { page } = yield* serveWithConsole()
+      const { cookie, page } = yield* serveWithConsole()
       const origin = page.origin
-      const served = yield* request(page, {})
+      const served = yield* request(page, { headers: { cookie } })
       assert.strictEqual(served.status, 200)
       const token = tokenOf(served.text)
       // Admitted with its token from its own origin: the decision is read (nothing waits under that id).
-      assert.strictEqual((yield* decide(page, { "x-console-token": token, origin })).status, 404)
-      const withoutToken = yield* decide(page, { origin })
+      assert.strictEqual((yield* decide(page, { cookie, "x-console-token": token, origin })).status, 404)
+      const withoutToken = yield* decide(page, { cookie, origin })
       assert.strictEqual(withoutToken.status, 403)
       assert.include(withoutToken.text, "token")
-      assert.strictEqual((yield* decide(page, { "x-console-token": "forged", origin })).status, 403)
+      assert.strictEqual((yield* decide(page, { cookie, "x-console-token": "forged", origin })).status, 403)
       assert.strictEqual(
-        (yield* decide(page, { "x-console-token": token, origin: "https://evil.example" })).status,
+        (yield* decide(page, { cookie, "x-console-token": token, origin: "https://evil.example" })).status,
         403
       )
-      assert.strictEqual((yield* decide(page, { "x-console-token": token })).status, 403)
+      assert.strictEqual((yield* decide(page, { cookie, "x-console-token": token })).status, 403)
       assert.strictEqual(
-        (yield* decide(page, { "x-console-token": token, origin, "sec-fetch-site": "cross-site" })).status,
+        (yield* decide(page, { cookie, "x-console-token": token, origin, "sec-fetch-site": "cross-site" })).status,
         403
       )
-      assert.strictEqual((yield* request(at(page, "/events"), {})).status, 403)
-      assert.strictEqual((yield* request(at(page, "/events?token=forged"), {})).status, 403)
+      assert.strictEqual((yield* request(at(page, "/events"), { headers: { cookie } })).status, 403)
+      assert.strictEqual((yield* request(at(page, "/events?token=forged"), { headers: { cookie } })).status, 403)
     }))
 
   it.live("serves no page under a name other than the loopback's, so a rebound name reads nothing", () =>
     Effect.gen(function*() {
-      const { page } = yield* serveWithConsole()
-      const refused = yield* request(page, { headers: { host: `evil.example:${page.port}` } })
+      const { cookie, page } = yield* serveWithConsole()
+      const refused = yield* request(page, { headers: { host: `evil.example:${page.port}`, cookie } })
       assert.strictEqual(refused.status, 403)
       assert.notInclude(refused.text, "TOKEN")
-      assert.strictEqual((yield* request(page, { headers: { host: `localhost:${page.port}` } })).status, 200)
+      assert.strictEqual((yield* request(page, { headers: { host: `localhost:${page.port}`, cookie } })).status, 200)
     }))
 
   it.live("the page forbids framing and loads nothing from elsewhere", () =>
     Effect.gen(function*() {
-      const { page } = yield* serveWithConsole()
-      const answer = yield* Effect.promise(() => fetch(page))
+      const { cookie, page } = yield* serveWithConsole()
+      const answer = yield* Effect.promise(() => fetch(page, { headers: { cookie } }))
       assert.strictEqual(answer.headers.get("x-frame-options"), "DENY")
       assert.include(answer.headers.get("content-security-policy") ?? "", "frame-ancestors 'none'")
       assert.include(answer.headers.get("content-security-policy") ?? "", "default-src 'none'")
@@ -138,13 +145,13 @@ describe("the console's doors", () => {
       const secret = "sk-live-4f9a0c7e"
       const hidden = yield* serveWithConsole({ hold: [] })
       yield* callTool(hidden.served.url, "tasks_add", { title: secret })
-      const seen = yield* snapshotText(hidden.page)
+      const seen = yield* snapshotText(hidden.page, hidden.cookie)
       assert.include(seen.stream, "tasks_add")
       assert.notInclude(seen.stream, secret)
       assert.notInclude(seen.html, secret)
       const shown = yield* serveWithConsole({ showArguments: true })
       yield* callTool(shown.served.url, "tasks_add", { title: secret })
-      assert.include((yield* snapshotText(shown.page)).stream, secret)
+      assert.include((yield* snapshotText(shown.page, shown.cookie)).stream, secret)
     }))
 })
 

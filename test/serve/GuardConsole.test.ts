@@ -55,7 +55,7 @@ describe("a guard's audit on the console", () => {
           ServeTools.layerHttp([refund], { port: 0 }).pipe(Layer.provide(Layer.succeed(McpConsole.Console, console)))
         )
         const endpoint = Context.get(context, McpHttp.Endpoint)
-        assert.strictEqual(endpoint.console, endpoint.url.replace(/\/mcp$/, "/console"))
+        assert.strictEqual(endpoint.console, endpoint.url.replace(/\/mcp$/, console.link))
         const client = new Client({ name: "plain-agent", version: "1.0.0" })
         yield* Effect.acquireRelease(
           Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(endpoint.url)))),

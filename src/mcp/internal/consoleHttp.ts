@@ -2,11 +2,15 @@
  * The console over HTTP: who is let in, the page, its event stream and its one action.
  *
  * A page that can approve an agent's calls is worth attacking: from another machine, from a site the
- * operator happens to have open (a cross-site POST, a DNS-rebound name), from a frame over it. Every
+ * operator happens to have open (a cross-site POST, a DNS-rebound name), from a frame over it, and
+ * from the agent itself, which may run a shell on this very machine, fetch anything the server
+ * serves and set any header it likes. So what lets a browser in is something the server never
+ * serves: the key in the link it printed to the operator's terminal when it started. Opening that
+ * link trades the key for an HttpOnly, SameSite=Strict cookie and lands on the plain page. Every
  * request passes `admit`, the one place the console decides who may see or act: a loopback peer under
- * a loopback `Host` (unless remote clients are allowed), and for the stream and the action the token
- * written into the page when it was served; an action must also come from the page's own origin. The
- * page forbids framing and loads nothing from elsewhere.
+ * a loopback `Host` (unless remote clients are allowed), that cookie, and for the stream and the
+ * action the token written into the page when it was served; an action must also come from the
+ * page's own origin. The page forbids framing and loads nothing from elsewhere.
  *
  * @since 0.1.0
  */
@@ -43,6 +47,40 @@ export const tokens: Effect.Effect<Tokens> = Effect.map(Ref.make<ReadonlyArray<s
     token === undefined || token === "" ? Effect.succeed(false) : Effect.map(Ref.get(ref), (all) => all.includes(token))
 }))
 
+/**
+ * The console's key and what a browser holds once it opened the link: a cookie derived from the key
+ * (so instances sharing a key accept one another's), named after it (so two consoles on one host,
+ * whose cookies a browser keeps together whatever their ports, do not overwrite each other's).
+ */
+export interface Key {
+  readonly secret: string
+  readonly cookie: string
+  readonly pass: string
+}
+
+/** The shortest key a console accepts: 32 characters (a random one is 43). */
+export const minimumKeyLength = 32
+
+const derive = (secret: string, label: string) => Crypto.createHmac("sha256", secret).update(label).digest("base64url")
+
+/** The key `secret` and the cookie it is traded for. */
+export const keyOf = (secret: string): Key => ({
+  secret,
+  cookie: `console_${derive(secret, "cookie name").slice(0, 12)}`,
+  pass: derive(secret, "pass")
+})
+
+/** A fresh random key (256 bits). */
+export const freshKey: Effect.Effect<Key> = Effect.sync(() => keyOf(Crypto.randomBytes(32).toString("base64url")))
+
+// Compared as digests, so neither the length nor the first differing character shows in the time taken.
+const same = (given: string | undefined, expected: string) =>
+  given !== undefined &&
+  Crypto.timingSafeEqual(
+    Crypto.createHash("sha256").update(given).digest(),
+    Crypto.createHash("sha256").update(expected).digest()
+  )
+
 /** What the console's handler is given. */
 export interface Config {
   readonly path: string
@@ -51,13 +89,14 @@ export interface Config {
   readonly auth: Auth.Guard | undefined
   readonly scope: string
   readonly tokens: Tokens
+  readonly key: Key
   readonly title: Effect.Effect<string>
   readonly state: State.State
   readonly decide: (id: string, decision: "allow" | "deny", by: string) => Effect.Effect<boolean>
 }
 
-/** What a request asks of the console. */
-export type Ask = "page" | "events" | "decide"
+/** What a request asks of the console: `enter` is the page's address with the key. */
+export type Ask = "enter" | "page" | "events" | "decide"
 
 /** Who was admitted, as the decisions they make are recorded. */
 export interface Admitted {
@@ -100,16 +139,21 @@ const authorized = (request: HttpServerRequest.HttpServerRequest, config: Config
     return `${principal.subject} via ${principal.clientId}`
   })
 
+/** What a browser without the console's cookie is told, in place of the page. */
+export const withoutKey =
+  "this console opens from the link the server printed when it started (the address with ?key=): open that link in this browser"
+
 /**
  * The one place a console request is admitted, or refused with the reason. Loopback only unless
- * `allowRemote`; with authorization on, a bearer token reaching the console's scope; the stream and
- * the action need a token this console issued; the action needs the page's own origin.
+ * `allowRemote`; with authorization on, a bearer token reaching the console's scope; entering needs
+ * the console's key, and everything else the cookie entering gave; the stream and the action need
+ * a token this console issued; the action needs the page's own origin.
  */
 export const admit = (
   request: HttpServerRequest.HttpServerRequest,
   config: Config,
   ask: Ask,
-  token: string | undefined
+  presented: string | undefined
 ): Effect.Effect<Admitted, Refused> =>
   Effect.gen(function*() {
     const address = Option.getOrElse(request.remoteAddress, () => "")
@@ -123,8 +167,17 @@ export const admit = (
       }
     }
     const who = (yield* authorized(request, config)) ?? `operator at ${address}`
+    if (ask === "enter") {
+      if (!same(presented, config.key.secret)) {
+        return yield* Effect.fail({ status: 403, message: `this is not the console's key: ${withoutKey}` })
+      }
+      return { who }
+    }
+    if (!same(request.cookies[config.key.cookie], config.key.pass)) {
+      return yield* Effect.fail({ status: 403, message: withoutKey })
+    }
     if (ask === "page") return { who }
-    if (!(yield* config.tokens.valid(token))) {
+    if (!(yield* config.tokens.valid(presented))) {
       return yield* Effect.fail({ status: 403, message: "this request does not carry the token of a console page" })
     }
     if (ask === "decide") {
@@ -199,6 +252,19 @@ const decision = (request: HttpServerRequest.HttpServerRequest, config: Config, 
     )
   )
 
+// The key traded for the cookie, and the browser sent on to the plain page, so the key leaves its
+// address bar. The cookie lasts while the browser runs; reopening the link lets it in again.
+const entered = (config: Config) =>
+  HttpServerResponse.setCookieUnsafe(
+    HttpServerResponse.redirect(config.path, {
+      status: 303,
+      headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
+    }),
+    config.key.cookie,
+    config.key.pass,
+    { path: config.path, httpOnly: true, sameSite: "strict" }
+  )
+
 /** The console's routes: the page, `events` and `decide` under its path. */
 export const handler = (config: Config) =>
   Effect.gen(function*() {
@@ -216,9 +282,16 @@ export const handler = (config: Config) =>
     if (request.method !== method) {
       return HttpServerResponse.setHeader(refusal({ status: 405, message: `use ${method} here` }), "allow", method)
     }
-    const token = route === "events" ? url.searchParams.get("token") ?? undefined : request.headers["x-console-token"]
-    const admitted = yield* Effect.result(admit(request, config, route, token))
+    const key = route === "page" ? url.searchParams.get("key") ?? undefined : undefined
+    const ask = key === undefined ? route : "enter"
+    const presented = route === "events"
+      ? url.searchParams.get("token") ?? undefined
+      : route === "decide"
+      ? request.headers["x-console-token"]
+      : key
+    const admitted = yield* Effect.result(admit(request, config, ask, presented))
     if (admitted._tag === "Failure") return refusal(admitted.failure)
+    if (ask === "enter") return entered(config)
     switch (route) {
       case "page": {
         const token = yield* config.tokens.issue
