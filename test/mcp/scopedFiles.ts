@@ -1,6 +1,6 @@
 // The example board served over HTTP behind a resource server with test tokens, beside app
 // resources a scope protects: three templates of different RFC 6570 operators and one fixed file,
-// all needing `files:read`. `guest` holds no scope, `reader` reads the board and the files, `admin`
+// all needing `files:read`, and one fixed file needing no scope. `guest` holds no scope, `reader` reads the board and the files, `admin`
 // also writes the board. The board's state is handed back, so a test can move what a listener hears.
 import { Effect, Layer, PubSub, Stream } from "effect"
 import { Identity } from "effect-surface"
@@ -25,6 +25,8 @@ export const uris = {
 } as const
 
 export const secretFile = "files://secret"
+/** A file every authenticated caller may read. */
+export const publicFile = "files://public"
 
 const file = (name: string, changed: PubSub.PubSub<void>): McpAppResources.Template => ({
   name,
@@ -52,6 +54,12 @@ export const serveScoped = (http: McpHttp.HttpOptions = {}) =>
       coalesce: "1 millis",
       resources: {
         resources: {
+          [publicFile]: {
+            name: "public",
+            mimeType: "text/plain",
+            read: Effect.succeed({ text: "public" }),
+            changes: Stream.fromPubSub(changed)
+          },
           [secretFile]: {
             name: "secret",
             mimeType: "text/plain",

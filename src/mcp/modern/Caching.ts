@@ -7,14 +7,18 @@
  * second ago, so a list is fresh for a tenth of its age (HTTP's heuristic freshness, RFC 9111
  * §4.2.2), up to a bound; a client that listens hears a move at once either way. A read of a
  * surface's value is fresh for no time at all: the value is live, and `subscriptions/listen` says
- * when it changes. Nothing here depends on who asks, so every hint is `public` (until authorization
- * narrows what a caller sees).
+ * when it changes. Who may keep an answer follows from who asked: with no authorization every caller
+ * is shown the same lists, so their hints are `public`; behind a resource server each caller's lists
+ * are narrowed to its token's scopes and a read may answer by who asks, so every list and read a
+ * token-bearing caller is answered is `private` (a shared cache keeps it for that caller alone).
+ * Discovery says the same to every caller and stays `public`.
  *
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Identity from "../../core/Identity.ts"
 import type * as Broadcast from "../internal/broadcast.ts"
 
 /**
@@ -57,6 +61,7 @@ export interface Options {
  * import type { McpCaching } from "effect-surface/mcp"
  * declare const caching: McpCaching.Caching
  * const hint = caching.list("tools") // { ttlMs: a tenth of how long the tools have stood, cacheScope: "public" }
+ * const own = caching.private.list("tools") // the same, with cacheScope: "private"
  * ```
  *
  * @since 0.1.0
@@ -67,7 +72,27 @@ export interface Caching {
   readonly discover: () => Hint
   /** A read: live values are stale at once. */
   readonly read: Hint
+  /** The same hints for a caller whose answers are its own (`cacheScope: "private"`). */
+  readonly private: Caching
 }
+
+/**
+ * The hints for one caller: `private` for a caller with a verified token (its lists are narrowed
+ * to its scopes, and a read may answer by who asks), the face's `public` ones for the local caller.
+ *
+ * @example
+ * ```ts
+ * import { Identity } from "effect-surface"
+ * import { McpCaching } from "effect-surface/mcp"
+ * declare const caching: McpCaching.Caching
+ * const ada = Identity.token({ subject: "ada", clientId: "cli", scopes: ["board:read"] })
+ * McpCaching.forCaller(caching, ada).list("tools").cacheScope // "private"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const forCaller = (caching: Caching, caller: Identity.Principal): Caching =>
+  caller._tag === "Local" ? caching : caching.private
 
 /**
  * Hints from the ages of a face's lists, as its broadcaster saw them move.
@@ -86,14 +111,24 @@ export interface Caching {
 export const make = (broadcaster: Broadcast.Broadcaster, options: Options = {}): Effect.Effect<Caching> =>
   Effect.map(Clock.Clock, (clock) => {
     const maxTtl = Duration.toMillis(Duration.fromInputUnsafe(options.maxTtl ?? "5 minutes"))
-    const since = (at: number): Hint => ({
-      ttlMs: Math.max(0, Math.min(maxTtl, Math.floor((clock.currentTimeMillisUnsafe() - at) / 10))),
+    const ttlSince = (at: number) =>
+      Math.max(0, Math.min(maxTtl, Math.floor((clock.currentTimeMillisUnsafe() - at) / 10)))
+    const { movedAt } = broadcaster
+    const discover = (): Hint => ({
+      ttlMs: ttlSince(Math.max(movedAt("tools"), movedAt("resources"), movedAt("prompts"))),
       cacheScope: "public"
     })
-    const { movedAt } = broadcaster
-    return {
-      list: (list) => since(movedAt(list)),
-      discover: () => since(Math.max(movedAt("tools"), movedAt("resources"), movedAt("prompts"))),
-      read: { ttlMs: 0, cacheScope: "public" }
+    const hints = (cacheScope: Hint["cacheScope"]) => ({
+      list: (list: Broadcast.List): Hint => ({ ttlMs: ttlSince(movedAt(list)), cacheScope }),
+      discover,
+      read: { ttlMs: 0, cacheScope }
+    })
+    // The private hints are their own private hints.
+    const privately: Caching = {
+      ...hints("private"),
+      get private() {
+        return privately
+      }
     }
+    return { ...hints("public"), private: privately }
   })

@@ -130,10 +130,14 @@ const lists = {
 // A list is what the request's caller may see (everything, for a caller not authenticated).
 const listed = (modern: Modern, request: Request, method: keyof typeof lists) => {
   const { caching, items, key } = lists[method]
+  const caller = callerOf(request)
   return Effect.map(
-    modern.face.view(callerOf(request)),
+    modern.face.view(caller),
     (shown) =>
-      ok(modern, request.id, { [key]: items(shown) as Array<Json.JsonObject>, ...modern.caching.list(caching) })
+      ok(modern, request.id, {
+        [key]: items(shown) as Array<Json.JsonObject>,
+        ...Caching.forCaller(modern.caching, caller).list(caching)
+      })
   )
 }
 
@@ -260,8 +264,12 @@ export const answer = (
       return complete(modern, id, params as Json.JsonObject)
     case "tools/call":
     case "prompts/get":
-    case "resources/read":
       return roundTrip(modern, request, envelope, notify)
+    case "resources/read": {
+      // A read's hint is the caller's: private behind a resource server.
+      const caching = Caching.forCaller(modern.caching, callerOf(request))
+      return roundTrip(caching === modern.caching ? modern : { ...modern, caching }, request, envelope, notify)
+    }
     case "tasks/get":
     case "tasks/update":
     case "tasks/cancel":
