@@ -3,8 +3,12 @@
  * only its owner can read.
  *
  * The file is created with mode 0600 before SQLite opens it (SQLite would create it with the
- * process's umask, usually world-readable), and a file that already exists is left as its owner
- * set it. One table, `mcp_oauth_credentials`, one row per server and issuer, the credentials as
+ * process's umask, usually world-readable; its journals take the file's mode). A file that already
+ * exists is used only if it is its owner's alone: one (or a journal beside it) that grants the
+ * group or others any access, that another user owns, or that sits in a directory others may write
+ * to (without the sticky bit) is refused with a `TokenStoreError` naming the path, its mode and the
+ * fix (`chmod 600`), and nothing is written to it. It is refused rather than tightened, because
+ * whoever could read it may have read it already. Not checked on Windows. One table, `mcp_oauth_credentials`, one row per server and issuer, the credentials as
  * JSON text read back through `McpTokenStore.CredentialsSchema`; `saved` orders a server's rows, so
  * the latest is the one its requests carry. Schema version in `PRAGMA user_version`.
  *
@@ -98,7 +102,8 @@ const storeOver = (db: DatabaseSync): TokenStore => ({
 
 /**
  * Open (creating it with mode 0600, and migrating, as needed) the token store at `path` in the
- * current scope; the scope's end closes the database.
+ * current scope; the scope's end closes the database. An existing file others may read or write is
+ * refused, saying how to make it private.
  *
  * @example
  * ```ts
