@@ -77,9 +77,12 @@ export interface HttpOptions {
   /** The most URIs one session may be subscribed to; a subscribe past it is refused. Default 256. */
   readonly maxSubscriptionsPerSession?: number
   /**
-   * The most POSTs carrying requests served at once; past it a POST is answered 503 with
-   * `Retry-After`. Notifications and answers to the server's own requests are never refused (a
-   * handler in flight may be waiting on one). Default 1024.
+   * The most requests served at once; past it a POST is answered 503 with `Retry-After`. A 2025
+   * batch counts as the requests it carries, and is refused whole when they do not all fit.
+   * Notifications and answers to the server's own requests are never refused (a handler in flight
+   * may be waiting on one). Behind a resource server (`McpAuth`) it also bounds the tokens checked
+   * at once: a request arriving while that many are being checked is answered the same 503 before
+   * its token is read, so a crowd of requests never asks the issuer more often at once. Default 1024.
    */
   readonly maxRequestsInFlight?: number
   /**
@@ -280,6 +283,7 @@ export const serveFace = (
       drain,
       allow,
       maxBodyBytes,
+      maxInFlight,
       modern,
       legacy: {
         table,

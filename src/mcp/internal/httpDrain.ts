@@ -14,6 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
+import * as HttpGuard from "../HttpGuard.ts"
 
 /** The server's counts, and whether it is shutting down. */
 export interface Drain {
@@ -22,8 +23,13 @@ export interface Drain {
   admitting: number
   /** Responses begun and not yet written. */
   responses: number
-  /** POSTs carrying requests, from their admission until their response is written; see `admitIds`. */
+  /**
+   * The requests POSTs carry (a batch counts each of its requests), from their admission until their
+   * response is written; see `admitIds`.
+   */
   inFlight: number
+  /** Requests whose token is being checked; see `checking`. */
+  checking: number
   /** The requests admitted and not yet answered, keyed by session and JSON-RPC id. */
   readonly awaiting: Set<string>
   /** Cancellations that arrived before their requests; see `admitIds`. */
@@ -39,6 +45,7 @@ export const make: Effect.Effect<Drain> = Effect.map(Queue.sliding<void>(1), (ch
   admitting: 0,
   responses: 0,
   inFlight: 0,
+  checking: 0,
   awaiting: new Set(),
   cancelledEarly: new Set(),
   changed
@@ -76,15 +83,15 @@ export interface Ledger {
   /** Gives back the session the request used, when it used one. */
   release: Effect.Effect<void> | undefined
   asked: ReadonlyArray<string>
-  /** Whether the request is counted in flight. */
-  flying: boolean
+  /** How many of the requests it carries are counted in flight. */
+  flying: number
 }
 
 /** Count a response as open for the request's scope, with the ledger that undoes it. */
 export const openLedger = (drain: Drain): Effect.Effect<Ledger, never, Scope.Scope> =>
   Effect.flatMap(Effect.scope, (scope) =>
     Effect.uninterruptible(Effect.suspend(() => {
-      const ledger: Ledger = { release: undefined, asked: [], flying: false }
+      const ledger: Ledger = { release: undefined, asked: [], flying: 0 }
       return Effect.as(
         Effect.andThen(count(drain, (d) => d.responses++), Scope.addFinalizer(scope, settle(drain, ledger))),
         ledger
@@ -97,7 +104,7 @@ const settle = (drain: Drain, ledger: Ledger) =>
     return Effect.andThen(
       count(drain, (d) => {
         d.responses--
-        if (flying) d.inFlight--
+        d.inFlight -= flying
         for (const key of asked) d.awaiting.delete(key)
       }),
       release ?? Effect.void
@@ -131,9 +138,47 @@ export const admitting = <A, E, R>(drain: Drain, admit: Effect.Effect<A, E, R>):
 const awaitKey = (session: string, id: unknown) => `${session} ${JSON.stringify(id)}`
 
 /**
- * Record the requests a POST carries as awaiting their answers, and the cancellations it carries;
- * a POST carrying requests is counted in flight, and refused (`undefined`) when `maxInFlight` are.
- * Notifications and answers are never refused: a handler in flight may be waiting on one. Over HTTP
+ * The answer to a request past the server's capacity: 503 with `Retry-After`, saying why in a
+ * sentence — `carried` is the number of requests the refused POST carries (a batch's, or one).
+ */
+export const busy = (max: number, carried = 1): HttpGuard.Refusal =>
+  new HttpGuard.Refusal({
+    status: 503,
+    code: -32000,
+    message: carried <= 1
+      ? `Service Unavailable: ${max} requests are in flight; retry shortly`
+      : carried > max
+      ? `Service Unavailable: this batch carries ${carried} requests, more than the ${max} served at once; send fewer in each POST`
+      : `Service Unavailable: this batch carries ${carried} requests, more than are free of the ${max} served at once; retry shortly`,
+    retryAfter: 1
+  })
+
+/**
+ * Check a request's token counted among the checks under way, refused with `busy` — before its
+ * token is looked at — when `max` already are. A check may ask an issuer (introspection, keys), so
+ * a crowd of requests with tokens nobody has checked yet asks it at most `max` times at once: the
+ * same bound as the requests served. Counted apart from `inFlight`, so an answer a handler in
+ * flight waits on is never refused for the handlers that wait on it.
+ */
+export const checking = <A, E, R>(
+  drain: Drain,
+  max: number,
+  check: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | HttpGuard.Refusal, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.suspend((): Effect.Effect<A, E | HttpGuard.Refusal, R> => {
+      // One step, so no other check is let in between the look at the count and its change.
+      if (drain.checking >= max) return Effect.fail(busy(max))
+      drain.checking++
+      return Effect.onExit(restore(check), () => count(drain, (d) => d.checking--))
+    })
+  )
+
+/**
+ * Record the requests a POST carries as awaiting their answers, and the cancellations it carries.
+ * Each request a POST carries is counted in flight — a batch as many as it carries — and the POST is
+ * refused whole (`undefined`) when they do not all fit under `maxInFlight`. Notifications and
+ * answers are never refused: a handler in flight may be waiting on one. Over HTTP
  * a request and its cancellation are two POSTs that may arrive in either order: a cancellation for
  * a request not seen yet is remembered (bounded), and that request never starts — it is answered
  * among the `dropped`.
@@ -149,7 +194,7 @@ export const admitIds = (
   if (ids.length === 0 && cancelled.length === 0) return Effect.succeed([])
   // One step, so no other request is admitted between the look at the count and its change.
   return Effect.sync(() => {
-    if (ids.length > 0 && drain.inFlight >= maxInFlight) return undefined
+    if (ids.length > 0 && drain.inFlight + ids.length > maxInFlight) return undefined
     const dropped: Array<unknown> = []
     record(drain, ledger, session, ids, cancelled, dropped)
     if (drain.closing) Queue.offerUnsafe(drain.changed, undefined)
@@ -166,10 +211,8 @@ const record = (
   dropped: Array<unknown>
 ) => {
   const { awaiting, cancelledEarly } = drain
-  if (ids.length > 0) {
-    drain.inFlight++
-    ledger.flying = true
-  }
+  drain.inFlight += ids.length
+  ledger.flying = ids.length
   for (const id of cancelled) {
     const key = awaitKey(session, id)
     if (!awaiting.delete(key)) cancelledEarly.add(key)

@@ -2,7 +2,9 @@
  * One Streamable HTTP request, from its arrival to the response handed to Effect's server: which
  * revision it speaks, and the path of that revision it takes.
  *
- * The order is the point: refused while shutting down, then by `Host`/`Origin`, then by method;
+ * The order is the point: refused while shutting down, then by `Host`/`Origin`, then (behind a
+ * resource server) by its token, checked once the check is admitted under the in-flight bound, then
+ * by method;
  * then the revision is told from what the request says before its body (a 2026 version label, a
  * session id), or from its body when neither says; a 2026 request takes the stateless path
  * (`modern/internal/http`), any other the session path (`legacy/internal/http`). Kept apart from
@@ -29,6 +31,8 @@ export interface Server {
   readonly drain: HttpDrain.Drain
   readonly allow: HttpGuard.Allow
   readonly maxBodyBytes: number
+  /** The most requests served at once, and the most tokens checked at once (see `HttpDrain.checking`). */
+  readonly maxInFlight: number
   readonly legacy: LegacyHttp.Server
   readonly modern: ModernHttp.Endpoint
   /** The resource server every request passes, when the endpoint is served behind one. */
@@ -120,7 +124,12 @@ const serve = (server: Server) =>
     }
     const auth = server.auth
     // Before anything else is read or run: a request the resource server refuses reaches nothing.
-    const caller = auth === undefined ? undefined : yield* auth.guard.authenticate(request.headers["authorization"])
+    // The check is admitted first, so no more tokens are checked at once than requests are served.
+    const caller = auth === undefined ? undefined : yield* HttpDrain.checking(
+      server.drain,
+      server.maxInFlight,
+      auth.guard.authenticate(request.headers["authorization"])
+    )
     const method = request.method
     if (method !== "GET" && method !== "POST" && method !== "DELETE") return methodNotAllowed
     const era = eraOf(request)

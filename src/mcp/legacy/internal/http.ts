@@ -39,7 +39,7 @@ export interface Server {
   readonly runFork: <A, E>(effect: Effect.Effect<A, E>) => unknown
   readonly drain: HttpDrain.Drain
   readonly maxBodyBytes: number
-  /** The most POSTs carrying requests served at once; past it, 503 with `Retry-After`. */
+  /** The most requests served at once (a batch counts each it carries); past it, 503 with `Retry-After`. */
   readonly maxInFlight: number
   /** The bytes a GET stream may hold unread before it is closed; see `Web.toResponse`. */
   readonly maxStreamBuffer: number
@@ -151,18 +151,11 @@ interface Admitted {
   readonly dropped: ReadonlyArray<unknown>
 }
 
-const busy = (max: number) =>
-  new HttpGuard.Refusal({
-    status: 503,
-    code: -32000,
-    message: `Service Unavailable: ${max} requests are in flight; retry shortly`,
-    retryAfter: 1
-  })
-
 // A POST is admitted (its session found before its body is read, the body read under the bound)
 // while counted as admitting; the requests it carries then await their answers until the
 // response is written, or until the client cancels them — the SDK answers nothing to a cancelled
-// request. The in-flight cap is looked at once the body says whether the POST carries requests.
+// request. The in-flight cap is looked at once the body says how many requests the POST carries: a
+// batch is admitted as that many, or refused whole.
 const admitPost = (
   server: Server,
   request: HttpServerRequest.HttpServerRequest,
@@ -180,18 +173,19 @@ const admitPost = (
       const known = id === undefined ? undefined : yield* named(server, id, ledger, holder)
       const body = Option.isSome(read) ? read.value : yield* HttpGuard.readJson(request, server.maxBodyBytes)
       const entry = known ?? (yield* opened(server, body, ledger, holder))
+      const ids = Web.requestIds(body)
       const dropped = yield* HttpDrain.admitIds(
         server.drain,
         ledger,
         entry.id,
-        Web.requestIds(body),
+        ids,
         Web.cancelledIds(body),
         server.maxInFlight
       )
       if (dropped === undefined) {
         // An `initialize` refused opens no session.
         if (known === undefined) yield* server.table.end(entry.id)
-        return yield* busy(server.maxInFlight)
+        return yield* HttpDrain.busy(server.maxInFlight, ids.length)
       }
       const sent = dropped.length === 0 ? body : Web.withoutRequests(body, dropped)
       return { entry, opening: known === undefined, body: Option.some(sent), dropped } satisfies Admitted
