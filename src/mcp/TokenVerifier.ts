@@ -18,6 +18,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import * as Jose from "jose"
 import * as Identity from "../core/Identity.ts"
 import * as Discovery from "./internal/authDiscovery.ts"
@@ -130,7 +131,10 @@ export interface JwtOptions {
   readonly jwksUri?: string
   /** Default `defaultAlgorithms`; symmetric algorithms and `none` are refused whatever is given. */
   readonly algorithms?: ReadonlyArray<string>
-  /** How far `exp` and `nbf` may be off. Default 30 seconds, at most 5 minutes. */
+  /**
+   * How far `exp`, `nbf` and `iat` may be off: a token issued (`iat`) later than now by more is
+   * refused. Default 30 seconds, at most 5 minutes.
+   */
   readonly clockSkew?: Duration.Input
   /**
    * The least time between two attempts to fetch the key set (for a `kid` it lacks, or once it has
@@ -169,20 +173,33 @@ const reasonOf = (cause: unknown): string => cause instanceof Error ? cause.mess
 // A token naming a `kid` the keys held lack: maybe a key published since, maybe a forgery.
 class UnknownKey extends Data.TaggedError("UnknownKey")<{ readonly reason: string }> {}
 
+const text = (value: unknown) => typeof value === "string" && value !== "" ? value : undefined
+
 /**
- * The caller a set of verified claims names: `sub` (or the client, for a token of its own), the
- * client from `client_id` or `azp`, the scopes from `scope` (space-separated) or `scp`.
+ * The caller a set of verified claims names: the subject from `sub`, the client from `client_id` or
+ * `azp`, the scopes from `scope` (space-separated) or `scp`. Claims with no `sub` name no one and are
+ * refused: falling back to the client's id would let a client's token pass as the user of that name,
+ * and tokens naming neither would share one subject and each other's tasks. A token a client holds
+ * for itself still has a `sub` (RFC 9068 names the client there), so nothing legitimate is lost.
  *
  * @example
  * ```ts
+ * import { Result } from "effect"
  * import { McpTokenVerifier } from "effect-surface/mcp"
- * McpTokenVerifier.principalOf({ sub: "ada", client_id: "cli", scope: "board:read board:write" }).scopes // ["board:read", "board:write"]
+ * const named = McpTokenVerifier.principalOf({ sub: "ada", client_id: "cli", scope: "board:read board:write" })
+ * Result.isSuccess(named) && named.success.scopes // ["board:read", "board:write"]
+ * Result.isFailure(McpTokenVerifier.principalOf({ client_id: "ada" })) // true
  * ```
  *
  * @since 0.1.0
  */
-export const principalOf = (claims: { readonly [claim: string]: unknown }): Identity.Principal => {
-  const text = (value: unknown) => typeof value === "string" && value !== "" ? value : undefined
+export const principalOf = (
+  claims: { readonly [claim: string]: unknown }
+): Result.Result<Identity.Principal, InvalidToken> => {
+  const subject = text(claims["sub"])
+  if (subject === undefined) {
+    return Result.fail(new InvalidToken({ reason: "it names no subject (sub), so it cannot say whose it is" }))
+  }
   const clientId = text(claims["client_id"]) ?? text(claims["azp"]) ?? ""
   const scope = claims["scope"]
   const scp = claims["scp"]
@@ -191,7 +208,19 @@ export const principalOf = (claims: { readonly [claim: string]: unknown }): Iden
     : Array.isArray(scp)
     ? scp.filter((s): s is string => typeof s === "string")
     : []
-  return Identity.token({ subject: text(claims["sub"]) ?? clientId, clientId, scopes, claims })
+  return Result.succeed(Identity.token({ subject, clientId, scopes, claims }))
+}
+
+// The caller of claims checked otherwise; one issued later than now (beyond the skew) is refused.
+const accepted = (
+  claims: { readonly [claim: string]: unknown },
+  now: number,
+  skew: number
+): Result.Result<Identity.Principal, InvalidToken> => {
+  const iat = claims["iat"]
+  return typeof iat === "number" && iat * 1000 > now + skew
+    ? Result.fail(new InvalidToken({ reason: "it says it was issued (iat) in the future" }))
+    : principalOf(claims)
 }
 
 // The issuer's metadata, its failures as the verifier's.
@@ -207,7 +236,7 @@ const millis = (input: Duration.Input | undefined, fallback: Duration.Input) =>
  * Verify JWT access tokens against the issuer's key set: found through its RFC 8414 (or OpenID)
  * metadata once, cached, fetched again when it ages or when a token names a `kid` it lacks (at most
  * once per `refetchCooldown`, whether the last attempt was answered or failed; concurrent checks share
- * one fetch), with `iss`, `aud`, `exp`, `nbf` and the algorithm checked.
+ * one fetch), with `iss`, `aud`, `exp`, `nbf`, `iat` and the algorithm checked, and `sub` required.
  *
  * @example
  * ```ts
@@ -222,6 +251,7 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
   const timeout = millis(options.timeout, "5 seconds")
   const algorithms = asymmetric(options.algorithms ?? defaultAlgorithms)
   const skew = Duration.min(Duration.fromInputUnsafe(options.clockSkew ?? "30 seconds"), maxSkew)
+  const skewMillis = Duration.toMillis(skew)
   const found = yield* Discovery.make(issuer, timeout)
   const keys = yield* KeySet.make({
     uri: options.jwksUri !== undefined ? Effect.succeed(options.jwksUri) : Effect.flatMap(
@@ -277,7 +307,7 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
   const check = (token: string, audience: string, now: number, key: string | undefined) =>
     Effect.gen(function*() {
       const checked = yield* checkAnyKey(token, audience, now)
-      const principal = principalOf(checked.payload)
+      const principal = yield* Effect.fromResult(accepted(checked.payload, now, skewMillis))
       if (key !== undefined) {
         const exp = typeof checked.payload.exp === "number" ? checked.payload.exp * 1000 : now
         Verified.set(verified, key, principal, Math.min(exp, now + verifiedFor))
@@ -331,7 +361,12 @@ export interface IntrospectionOptions {
   /** The resource server's own credentials at the issuer (HTTP Basic). */
   readonly clientId: string
   readonly clientSecret: string
+  /**
+   * How far `exp` and `iat` may be off: a token issued (`iat`) later than now by more is refused.
+   * Default 30 seconds, at most 5 minutes.
+   */
   readonly clockSkew?: Duration.Input
+  /** How long the issuer may take to answer. Default 5 seconds. */
   readonly timeout?: Duration.Input
 }
 
@@ -340,7 +375,7 @@ const audiences = (aud: unknown): ReadonlyArray<string> =>
 
 /**
  * Verify tokens by asking the issuer (RFC 7662): an inactive token, one for another audience or
- * another issuer, or one past its `exp` is refused.
+ * another issuer, one past its `exp` or issued in the future, or one naming no subject is refused.
  *
  * @example
  * ```ts
@@ -390,7 +425,7 @@ export const makeIntrospection = Effect.fnUntraced(function*(options: Introspect
       if (typeof exp === "number" && exp * 1000 + skew < now) {
         return yield* new InvalidToken({ reason: "the token has expired" })
       }
-      return principalOf(answer)
+      return yield* Effect.fromResult(accepted(answer, now, skew))
     })
   return TokenVerifier.of({ issuer, verify })
 })

@@ -2,11 +2,13 @@
 // key set fails (fetched at most once per cooldown, answered or not, shared by concurrent callers),
 // tokens that name no subject, and tokens issued in the future.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { McpTokenVerifier } from "effect-surface/mcp"
+import { McpAuth, McpTokenVerifier } from "effect-surface/mcp"
+import { serve } from "../../examples/conformance-server/main.ts"
 import * as AuthIssuer from "./authIssuer.ts"
-import { modernRequest, serveBehind } from "./authServed.ts"
+import * as Introspection from "./introspectionIssuer.ts"
+import { legacyInitialize, modernRequest, resultOf, serveBehind } from "./authServed.ts"
 
 const whoami = { name: "whoami", arguments: {} }
 
@@ -94,4 +96,95 @@ describe("the key set while the issuer's key-set endpoint fails", () => {
         assert.strictEqual(issuer.jwksFetches(), 5)
       })
   )
+})
+
+// The conformance server (its tasks kept per subject) behind the JWT verifier of `issuer`.
+const tasksBehind = (issuer: string) =>
+  Effect.flatMap(
+    Layer.build(McpAuth.layer().pipe(Layer.provide(McpTokenVerifier.layerJwt({ issuer })))),
+    (context) => Effect.provide(serve(0), context)
+  )
+
+const follows = { extensions: { "io.modelcontextprotocol/tasks": {} } }
+
+describe("whom a token names", () => {
+  it.live(
+    "a token with no sub is refused 401 in both eras: one carrying client_id ada cannot read ada's task, and two naming no one share nothing",
+    () =>
+      Effect.gen(function*() {
+        const issuer = yield* AuthIssuer.start()
+        const served = yield* tasksBehind(issuer.issuer)
+        const sign = (claims: Record<string, unknown>) =>
+          Effect.map(Effect.promise(() => issuer.sign({ aud: served.url, ...claims })), (t) => `Bearer ${t}`)
+        const ada = yield* sign({ sub: "ada" })
+        const started = resultOf(
+          yield* modernRequest(served.url, ada, "tools/call", {
+            name: "slow_compute",
+            arguments: { seconds: 60, label: "ada's" }
+          }, follows)
+        )
+        assert.strictEqual(started?.result?.["resultType"], "task", JSON.stringify(started))
+        const taskId = String(started?.result?.["taskId"])
+        const posing = yield* sign({ sub: undefined, client_id: "ada" })
+        const read = yield* modernRequest(served.url, posing, "tasks/get", { taskId }, follows)
+        assert.strictEqual(read.status, 401, JSON.stringify(read.messages))
+        assert.include(read.challenge ?? "", "invalid_token")
+        assert.strictEqual((yield* legacyInitialize(served.url, posing)).status, 401)
+        // Two tokens naming neither a subject nor a client: neither may start a task the other could read.
+        for (const claims of [{ sub: undefined, client_id: undefined }, { sub: "", client_id: "" }]) {
+          const nobody = yield* sign(claims)
+          const answered = yield* modernRequest(served.url, nobody, "tools/call", {
+            name: "slow_compute",
+            arguments: { seconds: 60, label: "nobody's" }
+          }, follows)
+          assert.strictEqual(answered.status, 401, JSON.stringify(answered.messages))
+          assert.strictEqual((yield* legacyInitialize(served.url, nobody)).status, 401)
+        }
+        // Ada herself still reads her task.
+        const own = resultOf(yield* modernRequest(served.url, ada, "tasks/get", { taskId }, follows))
+        assert.strictEqual(own?.result?.["taskId"], taskId, JSON.stringify(own))
+      }).pipe(Effect.scoped),
+    { timeout: 30_000 }
+  )
+
+  it.live("a token issued a year from now is refused 401 in both eras; one issued within the clock skew is served", () =>
+    Effect.gen(function*() {
+      const issuer = yield* AuthIssuer.start()
+      const served = yield* serveBehind(McpTokenVerifier.layerJwt({ issuer: issuer.issuer, clockSkew: "30 seconds" }))
+      const now = Math.floor(Date.now() / 1000)
+      const later = `Bearer ${yield* Effect.promise(() =>
+        issuer.sign({ aud: served.url, iat: now + 365 * 86_400, exp: now + 366 * 86_400 })
+      )}`
+      const answered = yield* modernRequest(served.url, later, "tools/call", whoami)
+      assert.strictEqual(answered.status, 401)
+      assert.include(answered.challenge ?? "", "invalid_token")
+      assert.strictEqual((yield* legacyInitialize(served.url, later)).status, 401)
+      const skewed = `Bearer ${yield* Effect.promise(() => issuer.sign({ aud: served.url, iat: now + 10 }))}`
+      assert.strictEqual((yield* modernRequest(served.url, skewed, "tools/call", whoami)).status, 200)
+      assert.strictEqual(served.runs.count, 1)
+    }))
+
+  it.live("an introspection answer with no sub, or issued a year from now, is refused 401 in both eras", () =>
+    Effect.gen(function*() {
+      const introspector = yield* Introspection.start()
+      const served = yield* serveBehind(McpTokenVerifier.layerIntrospection({
+        issuer: introspector.issuer,
+        endpoint: introspector.endpoint,
+        clientId: "board-rs",
+        clientSecret: "secret"
+      }))
+      const now = Math.floor(Date.now() / 1000)
+      const base = { active: true, aud: served.url, scope: "board:read", exp: now + 600 }
+      introspector.answers.set("ada", { ...base, sub: "ada" })
+      introspector.answers.set("posing", { ...base, client_id: "ada" })
+      introspector.answers.set("nobody", base)
+      introspector.answers.set("later", { ...base, sub: "ada", iat: now + 365 * 86_400 })
+      for (const token of ["posing", "nobody", "later"]) {
+        const answered = yield* modernRequest(served.url, `Bearer ${token}`, "tools/call", whoami)
+        assert.strictEqual(answered.status, 401, token)
+        assert.strictEqual((yield* legacyInitialize(served.url, `Bearer ${token}`)).status, 401, token)
+      }
+      assert.strictEqual(served.runs.count, 0)
+      assert.strictEqual((yield* modernRequest(served.url, "Bearer ada", "tools/call", whoami)).status, 200)
+    }))
 })
