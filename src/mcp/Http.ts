@@ -69,11 +69,20 @@ export interface HttpOptions {
   /** The largest request body read; a larger one is answered 413. Default 4 MiB. */
   readonly maxBodyBytes?: number
   /**
-   * The most sessions open at once. A new one past it takes the place of the session least
-   * recently used among those with nothing open; when every one is in use, its `initialize` is
-   * answered 503. Default 1000.
+   * The most sessions open at once. A new one past it takes the place of the least recently used
+   * session with nothing open of the caller holding the most sessions (without authorization, of all
+   * sessions); when every one is in use, its `initialize` is answered 503. Default 1000.
    */
   readonly maxSessions?: number
+  /**
+   * Behind a resource server (`McpAuth`), the most sessions one caller (its verified subject) may
+   * keep. One more takes the place of that caller's own least recently used idle session, never
+   * another caller's; when each of its sessions is in use, its `initialize` is answered 503 in a
+   * sentence. A full table (`maxSessions`) likewise gives up a session of the caller holding the
+   * most. Without authorization there is no caller to tell apart, and only `maxSessions` applies.
+   * Default 16.
+   */
+  readonly maxSessionsPerHolder?: number
   /** The most URIs one session may be subscribed to; a subscribe past it is refused. Default 256. */
   readonly maxSubscriptionsPerSession?: number
   /**
@@ -364,6 +373,7 @@ const sessionTable = (
   const config: HttpSessions.Config = {
     idleTimeout: Duration.fromInputUnsafe(options.idleTimeout ?? "10 minutes"),
     maxSessions: options.maxSessions ?? 1000,
+    maxSessionsPerHolder: options.maxSessionsPerHolder ?? 16,
     maxSubscriptions: options.maxSubscriptionsPerSession ?? 256,
     retryInterval: options.retryInterval === undefined ? undefined
       : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))

@@ -8,8 +8,10 @@
  * its GET stream. A session's life is a scope (`internal/sessionLives`), no fiber: closing it for
  * any reason — `DELETE`, idle expiry, eviction, the transport closing, the server
  * shutting down — closes the SDK server, ends its subscriptions and handlers, and forgets its
- * stored events. A full table makes room by evicting the session least recently used among those
- * with nothing open; only a table whose every session is in use refuses a new one. With sessions
+ * stored events. A new session past a bound takes the place of an idle one (`internal/sessionRoom`):
+ * past its holder's quota, that holder's own least recently used; in a full table, the least
+ * recently used of the holder with the most sessions. Only when none of those is idle is the new
+ * one refused. With sessions
  * shared in Redis (`HttpRedis`) an entry is this instance's replica of a session that lives in
  * Redis: a request for one not served here restores it, and ending the entry ends only the replica
  * (a `DELETE` ends the session everywhere).
@@ -41,6 +43,7 @@ import * as HttpDirect from "./internal/httpDirect.ts"
 import type * as Shared from "./internal/shared.ts"
 import type * as Registry from "./internal/redisSessions.ts"
 import * as Lives from "./internal/sessionLives.ts"
+import * as Room from "./internal/sessionRoom.ts"
 import * as Session from "./Session.ts"
 
 /**
@@ -82,7 +85,8 @@ export interface Entry {
 }
 
 /**
- * No session could be opened: the table is at `maxSessions` with every session in use, or it is closing.
+ * No session could be opened: the table is at `maxSessions` with every session in use, the caller
+ * holds `maxSessionsPerHolder` sessions each in use, or the table is closing.
  *
  * @example
  * ```ts
@@ -121,8 +125,8 @@ export interface Table {
   readonly lookup: (id: string, holder: string | undefined) => Effect.Effect<Option.Option<Entry>, Unavailable>
   /**
    * Open a session for `holder` whose transport awaits its `initialize`, counted as in use (`touch`
-   * it with `-1` once that request's response has ended). A full table first evicts its least
-   * recently used idle session.
+   * it with `-1` once that request's response has ended). Past a bound an idle session first makes
+   * room: the holder's own past its quota, else the least recently used of the holder with the most.
    */
   readonly open: (holder: string | undefined) => Effect.Effect<Entry, Unavailable>
   /** End a session now and forget it; later requests naming it are unknown. */
@@ -159,6 +163,12 @@ export interface Config {
   /** A session with no open response for this long ends. */
   readonly idleTimeout: Duration.Duration
   readonly maxSessions: number
+  /**
+   * The most sessions one holder (a caller behind a resource server) may keep; one more takes the
+   * place of its own least recently used idle session. Sessions opened without authorization have
+   * no holder and no quota. Default: no quota.
+   */
+  readonly maxSessionsPerHolder?: number
   /** The SSE `retry` hint (milliseconds) written with each priming event. */
   readonly retryInterval: number | undefined
   /** The most URIs one session may be subscribed to at once. Default: no cap. */
@@ -383,29 +393,18 @@ const forgetEvents = (state: State, id: string) =>
     (error) => Effect.logWarning(`MCP session's events left to expire: ${error.message}`)
   )
 
-// The idle session seen least recently: the one a full table gives up.
-const leastRecentlyUsed = (map: ReadonlyMap<string, Entry>): Entry | undefined => {
-  let oldest: Entry | undefined
-  for (const entry of map.values()) {
-    if (Ref.getUnsafe(entry.open) > 0) continue
-    if (oldest === undefined || Ref.getUnsafe(entry.lastSeen) < Ref.getUnsafe(oldest.lastSeen)) oldest = entry
-  }
-  return oldest
-}
-
-// Admit an entry, in one step: room is made by taking the least recently used idle session out.
+// Admit an entry, in one step: room is made by taking out the idle session `sessionRoom` names.
 const admit = (state: State, entry: Entry) =>
-  Ref.modify(
-    state.entries,
-    (map): readonly [{ readonly admitted: boolean; readonly evicted?: Entry }, ReadonlyMap<string, Entry>] => {
-      if (map.size < state.config.maxSessions) return [{ admitted: true }, new Map(map).set(entry.id, entry)]
-      const evicted = leastRecentlyUsed(map)
-      if (evicted === undefined) return [{ admitted: false }, map]
-      const next = new Map(map)
-      next.delete(evicted.id)
-      return [{ admitted: true, evicted }, next.set(entry.id, entry)]
-    }
-  )
+  Ref.modify(state.entries, (map): readonly [Room.Room<Entry>, ReadonlyMap<string, Entry>] => {
+    const room = Room.roomFor(map, entry.holder, {
+      maxSessions: state.config.maxSessions,
+      maxSessionsPerHolder: state.config.maxSessionsPerHolder
+    })
+    if (room._tag === "Refused") return [room, map]
+    const next = new Map(map)
+    if (room._tag === "Evict") next.delete(room.evicted.id)
+    return [room, next.set(entry.id, entry)]
+  })
 
 // The `initialize` that opens a session is using it.
 const open = (state: State) => (holder: string | undefined): Effect.Effect<Entry, Unavailable> =>
@@ -477,14 +476,11 @@ const restored = (state: State, entry: Entry): Effect.Effect<Option.Option<Entry
 const start = (state: State, entry: Entry, restored: Registry.Record | undefined): Effect.Effect<Entry, Unavailable> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
-      const { maxSessions } = state.config
-      const { admitted, evicted } = yield* admit(state, entry)
-      if (!admitted) return yield* new Unavailable({ reason: `all ${maxSessions} sessions are in use` })
-      if (evicted !== undefined) {
-        yield* retire(state, evicted.id)
-        yield* Effect.logInfo("MCP session evicted: the table was full, and it was the least recently used").pipe(
-          Effect.annotateLogs("session", evicted.id)
-        )
+      const room = yield* admit(state, entry)
+      if (room._tag === "Refused") return yield* new Unavailable({ reason: room.reason })
+      if (room._tag === "Evict") {
+        yield* retire(state, room.evicted.id)
+        yield* Effect.logInfo(`MCP session evicted: ${room.why}`).pipe(Effect.annotateLogs("session", room.evicted.id))
       }
       const shuttingDown = Effect.andThen(
         forget(state, entry),
