@@ -7,6 +7,8 @@
  * default; absent, nothing is mounted): the roster exactly as listed, each call as it happens (caller,
  * tool, decision, outcome, duration; argument values only when `showArguments` is on), the clients
  * seen, the exposed cells' values and any audit rows written to it, all pushed over one event stream.
+ * A caller is named by its token's verified subject (behind authorization), beside the name its client
+ * gives itself, shown only as that client's claim.
  * A call `hold` names waits for the operator's Approve or Deny, bounded by `approvalTimeout` and
  * refused with a sentence when nobody answers; `layerApproval` offers the same page as the `Approval`
  * service to any other policy that asks. The page opens only from the link the server prints when it
@@ -221,7 +223,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     link: `${path}?key=${encodeURIComponent(key.secret)}`,
     state,
     attach,
-    ask: (request, caller = "in process") => holds.ask(request, caller),
+    ask: (request, caller = "in process") => holds.ask(request, { caller }),
     decide: holds.decide,
     audit: (row) => state.apply({ _tag: "audit", row }),
     handler

@@ -127,7 +127,7 @@ describe("the console in a browser", () => {
         )
         const held = page.locator("[data-held]", { hasText: "tasks_add" })
         yield* Effect.promise(() => held.waitFor({ timeout: 10_000 }))
-        assert.include(yield* Effect.promise(() => held.innerText()), "tests 1.0.0 (2026-07-28)")
+        assert.include(yield* Effect.promise(() => held.innerText()), `client says "tests 1.0.0" (2026-07-28)`)
         yield* Effect.promise(() => held.getByRole("button", { name: "Approve" }).click())
         const result = yield* Fiber.join(pending)
         assert.isNotTrue(result.isError)

@@ -1,10 +1,11 @@
 // The console behind the endpoint's resource server: a page is opened only with a bearer token
 // holding the console's own scope, and it shows what each scope set seen calling is listed.
 import { assert, describe, it } from "@effect/vitest"
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Schedule } from "effect"
 import { Identity } from "effect-surface"
 import { McpAuth, McpConsole, McpHttp, McpTokenVerifier } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
@@ -17,7 +18,7 @@ const tokens = {
 }
 
 const serveBehindAuth = Effect.gen(function*() {
-  const console = yield* McpConsole.make({ hold: ["tasks_add"] })
+  const console = yield* McpConsole.make({ hold: ["tasks_add"], approvalTimeout: "30 seconds" })
   const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port: 0 } }).pipe(
     Effect.provide(
       McpAuth.layer({ scopesSupported: ["board:read", "board:write", "console"] }).pipe(
@@ -26,14 +27,14 @@ const serveBehindAuth = Effect.gen(function*() {
     ),
     Effect.provideService(McpConsole.Console, console)
   )
-  return { served, page: served.console ?? "" }
+  return { served, console, page: served.console ?? "" }
 })
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
-const connect = (url: string, token: string) =>
+const connect = (url: string, token: string, name = "scoped-agent") =>
   Effect.gen(function*() {
-    const client = new Client({ name: "scoped-agent", version: "1.0.0" })
+    const client = new Client({ name, version: "1.0.0" })
     yield* Effect.acquireRelease(
       Effect.promise(() =>
         client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: bearer(token) } }))
@@ -43,7 +44,51 @@ const connect = (url: string, token: string) =>
     return client
   })
 
+// A 2026-07-28 client (the official v2 SDK, pinned) with its bearer token.
+const connectModern = (url: string, token: string, name: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new ModernClient({ name, version: "1.0.0" }, {
+        versionNegotiation: { mode: { pin: "2026-07-28" } }
+      })
+      await client.connect(new ModernTransport(new URL(url), { requestInit: { headers: bearer(token) } }))
+      return client
+    }),
+    (client) => Effect.promise(() => client.close().catch(() => undefined))
+  )
+
+const hostileName = "ada's <b>Claude Code</b> (trusted)"
+
 describe("the console behind authorization", () => {
+  it.live("a held call is named by its token's subject, and the client's own name is shown as its claim, in both eras", () =>
+    Effect.gen(function*() {
+      const { console, served } = yield* serveBehindAuth
+      const legacy = yield* connect(served.url, "writer-token", hostileName)
+      const modern = yield* connectModern(served.url, "writer-token", hostileName)
+      for (
+        const [era, call] of [
+          ["2025-11-25", (): Promise<unknown> => legacy.callTool({ name: "tasks_add", arguments: { title: "named" } })],
+          ["2026-07-28", (): Promise<unknown> => modern.callTool({ name: "tasks_add", arguments: { title: "named" } })]
+        ] as const
+      ) {
+        const calling = yield* Effect.forkChild(Effect.promise(() => call()))
+        const held = yield* console.state.snapshot.pipe(
+          Effect.flatMap((s) => s.held[0] === undefined ? Effect.fail("not yet") : Effect.succeed(s.held[0])),
+          Effect.retry(Schedule.spaced("20 millis")),
+          Effect.timeout("10 seconds")
+        )
+        assert.strictEqual(held.subject, "lin")
+        assert.strictEqual(held.client, `${hostileName} 1.0.0`)
+        assert.isTrue(held.caller.startsWith(`lin — client says "${hostileName} 1.0.0" (${era}`), held.caller)
+        yield* console.decide(held.id, "deny", "the test")
+        yield* Fiber.join(calling)
+      }
+      const snapshot = yield* console.state.snapshot
+      assert.deepStrictEqual(snapshot.decided.map((d) => [d.subject, d.by]), [["lin", "the test"], ["lin", "the test"]])
+      assert.deepStrictEqual(snapshot.calls.map((c) => c.subject), ["lin", "lin"])
+      assert.deepStrictEqual(snapshot.clients.map((c) => c.subject), ["lin", "lin"])
+    }))
+
   it.live("a page with no console scope is refused: no token is asked for one, a token without the scope is told which", () =>
     Effect.gen(function*() {
       const { page } = yield* serveBehindAuth
@@ -95,7 +140,7 @@ describe("the console behind authorization", () => {
         // The roster says which scope each tool needs.
         yield* Effect.promise(() => page.locator("#roster", { hasText: "needs board:write" }).waitFor())
 
-        const writer = yield* connect(served.url, "writer-token")
+        const writer = yield* connect(served.url, "writer-token", hostileName)
         const adding = yield* Effect.forkChild(
           Effect.promise(() =>
             writer.callTool({ name: "tasks_add", arguments: { title: "scoped" } }) as Promise<CallToolResult>
@@ -106,6 +151,9 @@ describe("the console behind authorization", () => {
         assert.include(yield* Effect.promise(() => writerView.textContent()), "tasks_add")
         const held = page.locator("[data-held]", { hasText: "tasks_add" })
         yield* Effect.promise(() => held.waitFor({ timeout: 10_000 }))
+        // The verified subject, then the client's own name as its claim, written as text, never as markup.
+        assert.include(yield* Effect.promise(() => held.innerText()), `lin — client says "${hostileName} 1.0.0"`)
+        assert.strictEqual(yield* Effect.promise(() => held.locator("b").count()), 0)
         yield* Effect.promise(() => held.getByRole("button", { name: "Approve" }).click())
         const added = yield* Fiber.join(adding)
         assert.isNotTrue(added.isError, JSON.stringify(added.content))

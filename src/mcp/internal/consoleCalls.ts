@@ -32,24 +32,25 @@ export interface Watcher {
   readonly showArguments: boolean
 }
 
-// A client seen calling, keyed by its session (or, without one, its name and era).
+// A client seen calling, keyed by its session (or, without one, its subject, name and era).
 const noteClient = (
   watcher: Watcher,
   share: (move: State.Move) => Effect.Effect<void>,
   peer: Peer | undefined,
+  caller: State.Caller,
   time: number
 ) =>
   Effect.gen(function*() {
     if (peer === undefined) return
-    const key = peer.session ?? `${peer.client?.name ?? "client"}@${peer.era}`
+    const key = peer.session ?? `${caller.subject ?? ""}|${caller.client ?? "client"}@${peer.era}`
     const before = (yield* watcher.state.snapshot).clients.find((c) => c.key === key)
-    const name = peer.client === undefined ? "a client" : `${peer.client.name} ${peer.client.version}`
     yield* share({
       _tag: "client",
       client: {
         key,
         era: peer.era,
-        name,
+        name: State.claimOf(peer),
+        subject: caller.subject,
         session: peer.session,
         instance: watcher.holds.instance,
         lastSeen: time,
@@ -75,16 +76,17 @@ export const watch = (face: Face.Face, watcher: Watcher): Face.Face["callTool"] 
   Effect.gen(function*() {
     const bus = yield* Ref.get(watcher.bus)
     const peer = yield* Peer
-    const caller = State.callerOf(peer)
+    const principal = yield* Identity.Identity
+    const caller = State.callerOf(peer, principal)
     const id = yield* watcher.holds.nextId
     const time = yield* Clock.currentTimeMillis
-    yield* noteClient(watcher, bus.share, peer, time)
-    yield* noteScopes(face, watcher, yield* Identity.Identity)
+    yield* noteClient(watcher, bus.share, peer, caller, time)
+    yield* noteScopes(face, watcher, principal)
     const row: State.CallRow = {
       id,
       time,
       tool: name,
-      caller,
+      ...caller,
       decision: "allow",
       outcome: "running",
       ...(watcher.showArguments ? { args } : {})

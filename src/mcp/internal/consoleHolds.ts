@@ -29,7 +29,7 @@ export interface Holds {
   /** This console's name among instances: every id it gives begins with it. */
   readonly instance: string
   readonly nextId: Effect.Effect<string>
-  readonly ask: (request: Approval.Request, caller: string) => Effect.Effect<Answer>
+  readonly ask: (request: Approval.Request, caller: State.Caller) => Effect.Effect<Answer>
   /** Answer a call held here; `false` when none waits under `id`. */
   readonly decideHere: (id: string, decision: "allow" | "deny", by: string) => Effect.Effect<boolean>
   /** Answer a call held here or, shown here but held by another instance, there. */
@@ -83,10 +83,26 @@ export const make = (options: {
         const reason = answer.decision._tag === "Deny" ? answer.decision.reason : undefined
         yield* share({
           _tag: "decided",
-          decided: { id: held.id, time, tool: held.tool, decision, by: answer.by, reason }
+          decided: {
+            id: held.id,
+            time,
+            tool: held.tool,
+            decision,
+            by: answer.by,
+            reason,
+            caller: held.caller,
+            subject: held.subject,
+            client: held.client
+          }
         })
-        yield* Effect.logInfo(`console: ${decision} ${held.tool} (by ${answer.by})`).pipe(
-          Effect.annotateLogs({ held: held.id, tool: held.tool, decision, by: answer.by })
+        yield* Effect.logInfo(`console: ${decision} ${held.tool} for ${held.caller} (by ${answer.by})`).pipe(
+          Effect.annotateLogs({
+            held: held.id,
+            tool: held.tool,
+            decision,
+            by: answer.by,
+            ...(held.subject === undefined ? {} : { subject: held.subject })
+          })
         )
       })
 
@@ -99,7 +115,7 @@ export const make = (options: {
       by: "nobody (timed out)"
     })
 
-    const ask = (request: Approval.Request, caller: string): Effect.Effect<Answer> =>
+    const ask = (request: Approval.Request, caller: State.Caller): Effect.Effect<Answer> =>
       Effect.gen(function*() {
         const id = yield* nextId
         const time = yield* Clock.currentTimeMillis
@@ -111,7 +127,7 @@ export const make = (options: {
           deadline: time + Duration.toMillis(timeout),
           tool: request.toolName,
           server: request.server,
-          caller,
+          ...caller,
           description: request.description,
           ...(options.showArguments ? { args: request.args } : {})
         }

@@ -98,13 +98,13 @@ function rosterView() {
 function sideView() {
   return [
     el("h2", {}, "Clients"),
-    el("table", {}, ...state.clients.map((c) => el("tr", {}, el("td", {}, c.name), el("td", {}, c.era), el("td", { class: "mute" }, c.session ? "session " + c.session.slice(0, 8) : ""),
+    el("table", {}, ...state.clients.map((c) => el("tr", {}, el("td", {}, (c.subject === undefined ? "" : c.subject + " — ") + c.name), el("td", {}, c.era), el("td", { class: "mute" }, c.session ? "session " + c.session.slice(0, 8) : ""),
       el("td", { class: "mute" }, "instance " + c.instance), el("td", { class: "mute" }, c.calls + " call(s), last " + time(c.lastSeen))))),
     el("h2", {}, "Cells"),
     el("table", {}, ...Object.entries(state.cells).map(([uri, text]) => el("tr", {}, el("td", {}, el("code", {}, uri)), el("td", {}, el("code", {}, text))))),
     el("h2", {}, "Decisions"),
     el("table", {}, ...state.decided.slice().reverse().map((d) => el("tr", {}, el("td", {}, time(d.time)), el("td", {}, el("code", {}, d.tool)),
-      el("td", { class: d.decision }, d.decision), el("td", {}, "by " + d.by), el("td", { class: "mute" }, d.reason || "")))),
+      el("td", { class: d.decision }, d.decision), el("td", {}, "by " + d.by), el("td", {}, "for " + d.caller), el("td", { class: "mute" }, d.reason || "")))),
     el("h2", {}, "Audit"),
     el("table", {}, ...state.audit.slice().reverse().map((row) => el("tr", {}, ...Object.values(row).map((v) => el("td", {}, String(v))))))
   ];

@@ -15,6 +15,7 @@ import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Semaphore from "effect/Semaphore"
 import type * as Scope from "effect/Scope"
+import type * as Identity from "../../core/Identity.ts"
 import type * as Json from "../../core/Json.ts"
 import type { Peer } from "./peer.ts"
 
@@ -42,12 +43,25 @@ export interface ScopeView {
   readonly prompts: ReadonlyArray<string>
 }
 
+/**
+ * Who made a call. A client names itself (`clientInfo`) however it likes — "ada's Claude Code
+ * (trusted)" — so that name is only ever shown as its claim; who the caller is, when authorization is
+ * on, is the subject of its verified token.
+ */
+export interface Caller {
+  /** As the page names the caller: the verified subject first, then what the client says it is. */
+  readonly caller: string
+  /** The subject of the caller's verified bearer token; absent when calls are not authenticated. */
+  readonly subject?: string | undefined
+  /** The name and version the client declared: its own claim, never verified. */
+  readonly client?: string | undefined
+}
+
 /** One call, as the console shows it (argument values only when the operator opted in). */
-export interface CallRow {
+export interface CallRow extends Caller {
   readonly id: string
   readonly time: number
   readonly tool: string
-  readonly caller: string
   readonly decision: "allow" | "held" | "approved" | "denied"
   readonly outcome: "running" | "ok" | "error" | "refused" | "cancelled"
   readonly durationMs?: number | undefined
@@ -56,19 +70,18 @@ export interface CallRow {
 }
 
 /** A call waiting for the operator. */
-export interface Held {
+export interface Held extends Caller {
   readonly id: string
   readonly time: number
   readonly deadline: number
   readonly tool: string
   readonly server: string
-  readonly caller: string
   readonly description?: string | undefined
   readonly args?: unknown
 }
 
-/** A decision on a held call: who made it (the page, or the clock), and what it was. */
-export interface Decided {
+/** A decision on a held call: whose call it was, who decided (the page, or the clock), and what. */
+export interface Decided extends Caller {
   readonly id: string
   readonly time: number
   readonly tool: string
@@ -77,11 +90,14 @@ export interface Decided {
   readonly reason?: string | undefined
 }
 
-/** A client seen calling, keyed by its session or its name. */
+/** A client seen calling, keyed by its session or its subject, name and era. */
 export interface Client {
   readonly key: string
   readonly era: string
+  /** What the client says it is (`client says "…"`): its claim, never verified. */
   readonly name: string
+  /** The subject of its verified bearer token, when authorization is on. */
+  readonly subject?: string | undefined
   readonly session?: string | undefined
   /** The console (one per instance) that saw it: on Redis, which instance the client reached. */
   readonly instance: string
@@ -192,10 +208,22 @@ export const make = (keep: number): Effect.Effect<State> =>
     }
   })
 
-/** How a caller is named on the page. */
-export const callerOf = (peer: Peer | undefined): string => {
-  if (peer === undefined) return "in process"
-  const who = peer.client === undefined ? "a client" : `${peer.client.name} ${peer.client.version}`
-  return peer.session === undefined ? `${who} (${peer.era})`
-    : `${who} (${peer.era}, session ${peer.session.slice(0, 8)})`
+// A claimed name is quoted (so nothing in it reads as the page's own words) and bounded.
+const claimLimit = 120
+const quoted = (claim: string) => JSON.stringify(claim.length > claimLimit ? `${claim.slice(0, claimLimit)}…` : claim)
+
+/** What a client says it is, as the page shows it: `client says "…"`, or `a client` when it named none. */
+export const claimOf = (peer: Peer): string =>
+  peer.client === undefined ? "a client" : `client says ${quoted(`${peer.client.name} ${peer.client.version}`)}`
+
+/** How a caller is named on the page and in the record: its verified subject, beside the client's claim. */
+export const callerOf = (peer: Peer | undefined, principal: Identity.Principal): Caller => {
+  const subject = principal._tag === "Token" ? principal.subject : undefined
+  if (peer === undefined) return { caller: subject ?? "in process", subject }
+  const where = peer.session === undefined ? `(${peer.era})` : `(${peer.era}, session ${peer.session.slice(0, 8)})`
+  return {
+    caller: `${subject === undefined ? "" : `${subject} — `}${claimOf(peer)} ${where}`,
+    subject,
+    client: peer.client === undefined ? undefined : `${peer.client.name} ${peer.client.version}`
+  }
 }
