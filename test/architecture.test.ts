@@ -181,6 +181,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "modern/internal/answers",
     "modern/internal/headers",
     "modern/internal/asking",
+    "modern/internal/holders",
     "modern/internal/calls",
     "modern/internal/sharedTasks",
     "modern/internal/tasks",

@@ -112,6 +112,8 @@ export class StateRefused extends Data.TaggedError("StateRefused")<{
 export interface Codec {
   /** How long a state is accepted after it is issued. */
   readonly ttl: Duration.Duration
+  /** What the calls waiting on their states may hold. */
+  readonly limits: Limits
   /** Whether the key was given (and so may be shared), rather than made for this process. */
   readonly given: boolean
   readonly sign: (payload: Omit<Payload, "expires">) => Effect.Effect<string>
@@ -137,7 +139,65 @@ export interface Options {
   readonly key?: string | Redacted.Redacted<string> | undefined
   /** Default 10 minutes: long enough for a person to fill in a form. */
   readonly ttl?: Duration.Input | undefined
+  /**
+   * The most calls one caller may have waiting for answers at once (the verified subject behind a
+   * resource server; otherwise every caller together). A call that would wait past it is ended
+   * and answered with a sentence saying so. Default 64.
+   *
+   * @example
+   * ```ts
+   * import type { McpRequestState } from "effect-surface/mcp"
+   * const options: McpRequestState.Options = { maxParked: 16 }
+   * ```
+   */
+  readonly maxParked?: number | undefined
+  /**
+   * The largest one answer in a request's `inputResponses` may be, in bytes of JSON; a request
+   * carrying a larger one is refused (-32602) with a sentence naming the answer. Default 1 MiB.
+   *
+   * @example
+   * ```ts
+   * import type { McpRequestState } from "effect-surface/mcp"
+   * const options: McpRequestState.Options = { maxAnswerBytes: 64 * 1024 }
+   * ```
+   */
+  readonly maxAnswerBytes?: number | undefined
+  /**
+   * The most bytes of answers one caller's waiting calls may hold together (what their handlers
+   * were given, kept while they wait). A call that would wait holding more is ended and answered
+   * with a sentence saying so. Default 16 MiB.
+   *
+   * @example
+   * ```ts
+   * import type { McpRequestState } from "effect-surface/mcp"
+   * const options: McpRequestState.Options = { maxHeldBytes: 4 * 1024 * 1024 }
+   * ```
+   */
+  readonly maxHeldBytes?: number | undefined
 }
+
+/**
+ * What the calls waiting on their states may hold, each bound resolved (see `Options`).
+ *
+ * @example
+ * ```ts
+ * import { McpRequestState } from "effect-surface/mcp"
+ * McpRequestState.make().limits.maxParked // 64
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Limits {
+  readonly maxParked: number
+  readonly maxAnswerBytes: number
+  readonly maxHeldBytes: number
+}
+
+const limitsOf = (options: Options): Limits => ({
+  maxParked: options.maxParked ?? 64,
+  maxAnswerBytes: options.maxAnswerBytes ?? 1024 * 1024,
+  maxHeldBytes: options.maxHeldBytes ?? 16 * 1024 * 1024
+})
 
 // Answers carried past this are left out (the call can then be continued only where it runs).
 const maxCarried = 16 * 1024
@@ -167,6 +227,7 @@ export const make = (options: Options = {}): Codec => {
   const ttl = Duration.fromInputUnsafe(options.ttl ?? "10 minutes")
   return {
     ttl,
+    limits: limitsOf(options),
     given: given !== undefined && given !== "",
     sign: (payload) =>
       Effect.map(Clock.currentTimeMillis, (now) => {

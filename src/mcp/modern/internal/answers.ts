@@ -118,11 +118,25 @@ export const check = (method: InputRequest["method"], answer: unknown): Result.R
 }
 
 /**
+ * The bytes an answer takes as JSON; one that cannot be written (nested past the stack) counts as
+ * more than any bound.
+ */
+export const bytesOf = (answer: unknown): number => {
+  try {
+    return Buffer.byteLength(JSON.stringify(answer) ?? "")
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+}
+
+/**
  * Read a request's `inputResponses`: absent is none; otherwise an object whose every answer is an
- * object (which method it answers is known only once it is matched to its question).
+ * object (which method it answers is known only once it is matched to its question) of at most
+ * `maxBytes` bytes of JSON.
  */
 export const responsesOf = (
-  params: { readonly [key: string]: unknown }
+  params: { readonly [key: string]: unknown },
+  maxBytes: number
 ): Result.Result<{ readonly [key: string]: unknown }, string> => {
   if (!Object.hasOwn(params, "inputResponses")) return Result.succeed({})
   const given = params["inputResponses"]
@@ -131,7 +145,15 @@ export const responsesOf = (
   }
   for (const [key, answer] of Object.entries(given)) {
     if (typeof answer !== "object" || answer === null || Array.isArray(answer)) {
-      return Result.fail(`inputResponses["${key}"] must be an answer object, got ${preview(answer)}`)
+      return Result.fail(`inputResponses[${preview(key)}] must be an answer object, got ${preview(answer)}`)
+    }
+    const bytes = bytesOf(answer)
+    if (bytes > maxBytes) {
+      return Result.fail(
+        `inputResponses[${preview(key)}] is ${
+          Number.isFinite(bytes) ? `${bytes} bytes` : "nested too deep to measure"
+        }, more than the ${maxBytes} bytes an answer may be (requestState.maxAnswerBytes)`
+      )
     }
   }
   return Result.succeed(given as { readonly [key: string]: unknown })

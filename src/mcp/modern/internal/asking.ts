@@ -73,6 +73,10 @@ export interface Call {
   readonly supplied: Map<string, unknown>
   /** Every answer taken so far, carried in the state so the call can be run again elsewhere if harmless. */
   readonly answered: Record<string, unknown>
+  /** The bytes of the answers taken so far: what the call holds for its caller while it waits. */
+  held: number
+  /** The part of `held` counted against its caller's bound, as of the last time it parked. */
+  counted: number
   /** Questions asked and not yet answered. */
   readonly pending: Map<string, Question>
   /** Wakes the driver: set while a request drives the call. */
@@ -94,6 +98,13 @@ export interface Call {
   task: TaskHooks | undefined
 }
 
+// An answer the handler was given: kept (for the state) and counted against what its call holds.
+const take = (call: Call, key: string, answer: unknown) => {
+  if (Object.hasOwn(call.answered, key)) call.held -= Answers.bytesOf(call.answered[key])
+  call.answered[key] = answer
+  call.held += Answers.bytesOf(answer)
+}
+
 // The handler's question: an answer sent ahead is taken if it has the right shape; otherwise the
 // question waits, and the driver is woken to say the call needs input.
 export const question = <A>(
@@ -108,7 +119,7 @@ export const question = <A>(
       call.supplied.delete(key)
       const decoded = decode(given)
       if (Result.isSuccess(decoded)) {
-        call.answered[key] = given
+        take(call, key, given)
         return Effect.succeed(decoded.success)
       }
     }
@@ -124,7 +135,7 @@ export const question = <A>(
     call.wake?.()
     call.task?.changed()
     return Effect.flatMap(Deferred.await(answered), (answer) => {
-      call.answered[key] = answer
+      take(call, key, answer)
       // An Error, so the handler reads the reason as written.
       return Effect.mapError(Effect.fromResult(decode(answer)), (reason) => new Error(reason))
     }).pipe(

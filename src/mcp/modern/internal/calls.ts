@@ -34,6 +34,7 @@ import { messageOf } from "../../../core/ToolFailure.ts"
 import * as RpcError from "../../RpcError.ts"
 import * as Answers from "./answers.ts"
 import * as Asking from "./asking.ts"
+import * as Holders from "./holders.ts"
 import type * as RequestState from "../RequestState.ts"
 import * as Wire from "../Wire.ts"
 
@@ -90,6 +91,8 @@ export interface Calls {
   /** This instance's name in the states it signs. */
   readonly instance: string
   readonly codec: RequestState.Codec
+  /** What the calls waiting here may hold. */
+  readonly limits: RequestState.Limits
   /** Run a fresh call in `round`, with answers the client sent ahead; a task-capable tool's says so. */
   readonly start: (
     job: Job,
@@ -118,6 +121,7 @@ interface Table {
   readonly instance: string
   readonly codec: RequestState.Codec
   readonly calls: Map<string, Asking.Call>
+  readonly holders: Holders.Holders
   readonly fibers: FiberSet.FiberSet<unknown, unknown>
   readonly context: Context.Context<never>
   readonly elsewhere: Elsewhere | undefined
@@ -167,6 +171,11 @@ const settle = (call: Asking.Call): Effect.Effect<void> =>
 const park = (table: Table, call: Asking.Call): Effect.Effect<Outcome> =>
   Effect.gen(function*() {
     yield* settle(call)
+    // Answers sent ahead for questions not asked in the round they came with are not kept: a
+    // client answers what it was asked (and is asked again for anything it had not been).
+    call.supplied.clear()
+    const over = Holders.admit(table.holders, call, call.id === undefined)
+    if (over !== undefined) return overBound(table, call, over)
     call.round++
     if (call.id === undefined) {
       call.id = Crypto.randomBytes(12).toString("base64url")
@@ -186,7 +195,15 @@ const park = (table: Table, call: Asking.Call): Effect.Effect<Outcome> =>
   })
 
 const forget = (table: Table, call: Asking.Call) => {
-  if (call.id !== undefined) table.calls.delete(call.id)
+  if (call.id !== undefined && table.calls.delete(call.id)) Holders.release(table.holders, call)
+}
+
+// A call that would wait past its caller's bounds ends here, through its finalizers, and its
+// request is told which bound it passed.
+const overBound = (table: Table, call: Asking.Call, sentence: string): Outcome => {
+  forget(table, call)
+  if (call.fiber !== undefined) track(table, Fiber.interrupt(call.fiber))
+  return { _tag: "Error", error: { code: -32000, message: sentence } }
 }
 
 // A parked call no retry continues ends with the state's lifetime, its finalizers run.
@@ -331,6 +348,8 @@ const start = (table: Table) =>
       asked: 0,
       supplied: new Map(Object.entries(supplied)),
       answered: {},
+      held: 0,
+      counted: 0,
       pending: new Map(),
       wake: undefined,
       ended: undefined,
@@ -393,24 +412,36 @@ const unreachable = (instance: string) =>
  */
 export const make = (options: {
   readonly codec: RequestState.Codec
+  /** What the calls waiting here may hold: the codec's unless given. */
+  readonly limits?: RequestState.Limits
   readonly instance?: string
   readonly elsewhere?: Elsewhere
   readonly tasking?: Tasking
 }): Effect.Effect<Calls, never, Scope.Scope> =>
   Effect.gen(function*() {
+    const context = yield* Effect.context<never>()
+    const limits = options.limits ?? options.codec.limits
     const table: Table = {
       instance: options.instance ?? Crypto.randomBytes(8).toString("hex"),
       codec: options.codec,
       calls: new Map(),
+      holders: Holders.make(limits, context),
       fibers: yield* FiberSet.make(),
-      context: yield* Effect.context<never>(),
+      context,
       elsewhere: options.elsewhere,
       tasking: options.tasking
     }
+    // Calls still waiting when the face closes are ended with it, and no longer counted.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const call of table.calls.values()) forget(table, call)
+      })
+    )
     const here = resumeHere(table)
     return {
       instance: table.instance,
       codec: table.codec,
+      limits,
       start: start(table),
       resumeHere: here,
       resume: (payload, inputResponses, round) =>

@@ -78,6 +78,7 @@ export const make = (
     const tasks = yield* Tasks.make({ settings: face.tasks, instance, store: options.store })
     const calls = yield* Calls.make({
       codec: options.codec ?? face.requestState,
+      limits: face.requestState.limits,
       instance,
       tasking: tasks.tasking,
       ...(options.elsewhere === undefined ? {} : { elsewhere: options.elsewhere })

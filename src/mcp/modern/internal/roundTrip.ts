@@ -116,7 +116,7 @@ export const roundTrip = (
   const { id, method, params } = request
   const target = targetOf(modern, method, params as Json.JsonObject, envelope)
   if (Result.isFailure(target)) return Effect.succeed(refused(id, target.failure))
-  const responses = Answers.responsesOf(params)
+  const responses = Answers.responsesOf(params, modern.calls.limits.maxAnswerBytes)
   if (Result.isFailure(responses)) return Effect.succeed(refused(id, responses.failure))
   const { name } = target.success
   return Effect.flatMap(
