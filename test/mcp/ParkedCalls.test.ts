@@ -98,7 +98,7 @@ describe("parked 2026 calls", () => {
       for (let n = 0; n < 2; n++)
         assert.strictEqual((yield* call(url, "greet")).result?.["resultType"], "input_required")
       const third = yield* call(url, "greet")
-      assert.include(third.error?.message, "Too many calls waiting for answers")
+      assert.include(third.error?.message, "callers without a verified subject, together, may have at most 2 at once")
     }).pipe(Effect.scoped))
 
   it.live("an answer larger than maxAnswerBytes is refused -32602 naming the bound, sent ahead or on a retry", () =>
@@ -130,7 +130,7 @@ describe("parked 2026 calls", () => {
       assert.isAbove(kept, 3000)
       const second = yield* call(url, "interview", answered)
       assert.strictEqual(second.error?.code, -32000)
-      assert.include(second.error?.message, "may hold at most 5000 bytes of answers (requestState.maxHeldBytes)")
+      assert.include(second.error?.message, "hold at most 5000 bytes of answers (requestState.maxHeldBytes)")
       assert.deepStrictEqual(yield* held, { calls: before.calls + 1, bytes: before.bytes + kept })
     }).pipe(Effect.scoped))
 

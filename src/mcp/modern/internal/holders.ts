@@ -57,14 +57,16 @@ export const admit = (holders: Holders, call: Asking.Call, entering: boolean): s
   const { maxHeldBytes, maxParked } = holders.limits
   const key = holderOf(call)
   const held = holders.held.get(key) ?? { calls: 0, bytes: 0 }
+  // Callers no resource server told apart share one bound, and are told so.
+  const whose = call.caller._tag === "Local" ? "callers without a verified subject, together," : "a caller"
   if (entering && held.calls >= maxParked) {
-    return `Too many calls waiting for answers: a caller may have at most ${maxParked} at once ` +
+    return `Too many calls waiting for answers: ${whose} may have at most ${maxParked} at once ` +
       "(requestState.maxParked); answer one, or let one expire, before starting another that asks"
   }
   const bytes = held.bytes - call.counted + call.held
   if (bytes > maxHeldBytes) {
-    return `Too many answers held: the calls a caller has waiting may hold at most ${maxHeldBytes} bytes of answers ` +
-      `(requestState.maxHeldBytes), and this one would bring them to ${bytes}; the call is ended`
+    return `Too many answers held: the calls ${whose} may have waiting hold at most ${maxHeldBytes} bytes of ` +
+      `answers (requestState.maxHeldBytes), and this one would bring them to ${bytes}; the call is ended`
   }
   if (entering) {
     held.calls++
