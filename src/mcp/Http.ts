@@ -83,8 +83,25 @@ export interface HttpOptions {
    * Default 16.
    */
   readonly maxSessionsPerHolder?: number
-  /** The most URIs one session may be subscribed to; a subscribe past it is refused. Default 256. */
+  /**
+   * The most URIs one session may be subscribed to; a subscribe past it is refused. The same cap
+   * bounds the URIs one 2026 `subscriptions/listen` request may name (refused -32602 past it).
+   * Default 256.
+   */
   readonly maxSubscriptionsPerSession?: number
+  /**
+   * The most 2026 `subscriptions/listen` streams one holder may hold open at once: a token's
+   * subject behind a resource server, else the connection's peer address. One more is answered 429
+   * with a sentence. Each open stream also counts as a request in flight (`maxRequestsInFlight`).
+   * Default 16.
+   *
+   * @example
+   * ```ts
+   * import type { McpHttp } from "effect-surface/mcp"
+   * const http: McpHttp.HttpOptions = { maxListenStreamsPerHolder: 4, maxSubscriptionsPerSession: 64 }
+   * ```
+   */
+  readonly maxListenStreamsPerHolder?: number
   /**
    * The most requests served at once; past it a POST is answered 503 with `Retry-After`. A 2025
    * batch counts as the requests it carries, and is refused whole when they do not all fit.
@@ -281,7 +298,8 @@ export const serveFace = (
       maxBodyBytes,
       maxInFlight,
       keepAlive: Duration.fromInputUnsafe(options.keepAlive ?? "15 seconds"),
-      cluster: Option.getOrUndefined(Option.map(shared, clusterOf))
+      cluster: Option.getOrUndefined(Option.map(shared, clusterOf)),
+      listen: { maxUris: options.maxSubscriptionsPerSession, maxStreams: options.maxListenStreamsPerHolder }
     })
     const resourceServer = yield* Effect.serviceOption(Auth.ResourceServer)
     const guard = Option.map(resourceServer, (server) => Auth.guard(server, url))

@@ -88,7 +88,12 @@ export interface Need {
  */
 export interface Scopes {
   readonly view: (caller: Identity.Principal) => Effect.Effect<View>
-  readonly needs: (method: string, params: unknown) => Effect.Effect<Need | undefined>
+  /**
+   * The scope a request needs. A request naming many things (a 2026 `subscriptions/listen`, each
+   * URI needing what a 2025 `resources/subscribe` of it needs) answers the first need `caller` does
+   * not meet, else the first it has; without a caller, the first.
+   */
+  readonly needs: (method: string, params: unknown, caller?: Identity.Principal) => Effect.Effect<Need | undefined>
 }
 
 /**
@@ -122,6 +127,31 @@ interface Tables {
 const text = (value: unknown): string => typeof value === "string" ? value : ""
 
 const maxViews = 256
+
+// The URIs a listen request asks to follow (a malformed filter names none: it is refused later).
+const listenedUris = (record: { readonly [key: string]: unknown }): ReadonlyArray<unknown> => {
+  const filter = record["notifications"]
+  const uris = typeof filter === "object" && filter !== null
+    ? (filter as { readonly [key: string]: unknown })["resourceSubscriptions"]
+    : undefined
+  return Array.isArray(uris) ? uris : []
+}
+
+// The first of many needs `caller` does not meet, else the first there is.
+const firstUnmet = <A>(
+  items: ReadonlyArray<A>,
+  needOf: (item: A) => Need | undefined,
+  caller: Identity.Principal | undefined
+): Need | undefined => {
+  let first: Need | undefined
+  for (const item of items) {
+    const need = needOf(item)
+    if (need === undefined) continue
+    if (caller === undefined || !Identity.allows(caller, need.scope)) return need
+    first ??= need
+  }
+  return first
+}
 
 /**
  * The scopes of a face over its sources.
@@ -207,7 +237,7 @@ export const make = (options: Options, sources: Sources): Scopes => {
         return built
       }
     )
-  const needs = (method: string, params: unknown): Effect.Effect<Need | undefined> => {
+  const needs = (method: string, params: unknown, caller?: Identity.Principal): Effect.Effect<Need | undefined> => {
     const record = typeof params === "object" && params !== null ? params as { readonly [key: string]: unknown } : {}
     const need = (scope: string | undefined, what: string) => scope === undefined ? undefined : { scope, what }
     switch (method) {
@@ -222,6 +252,16 @@ export const make = (options: Options, sources: Sources): Scopes => {
           const uri = text(record["uri"])
           return need(resourceScope(tables, uri), `resource ${uri}`)
         })
+      case "subscriptions/listen":
+        return Effect.map(
+          Effect.all({ resolved: sources.resolved, apps: sources.apps }),
+          (tables) =>
+            firstUnmet(
+              listenedUris(record),
+              (uri) => need(resourceScope(tables, text(uri)), `resource ${text(uri)}`),
+              caller
+            )
+        )
       case "prompts/get": {
         const name = text(record["name"])
         return Effect.succeed(need(promptScope(name), `prompt "${name}"`))

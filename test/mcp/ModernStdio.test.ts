@@ -166,10 +166,16 @@ describe("MCP 2026-07-28 on one channel", () => {
           tagged: notification.params._meta?.["io.modelcontextprotocol/subscriptionId"]
         })
       })
-      const subscription = yield* Effect.promise(() =>
-        client.listen({ resourceSubscriptions: ["surface://cells/focus", "surface://cells/nothing"] })
+      // A URI nothing serves is refused, naming it.
+      const refused = yield* Effect.flip(
+        Effect.tryPromise(() =>
+          client.listen({ resourceSubscriptions: ["surface://cells/focus", "surface://cells/nothing"] })
+        )
       )
-      // A URI nothing serves is left out of what the server agreed to.
+      assert.include(String(refused.cause), "surface://cells/nothing")
+      const subscription = yield* Effect.promise(() =>
+        client.listen({ resourceSubscriptions: ["surface://cells/focus"] })
+      )
       assert.deepStrictEqual(subscription.honoredFilter, { resourceSubscriptions: ["surface://cells/focus"] })
       yield* Effect.promise(() => client.callTool({ name: "board_focus", arguments: { value: "listening" } }))
       yield* Effect.promise(async () => {

@@ -27,6 +27,8 @@ export const uris = {
 export const secretFile = "files://secret"
 /** A file every authenticated caller may read. */
 export const publicFile = "files://public"
+/** A file `files:read` protects that is not served until a test adds it (see `filesTable`). */
+export const extraFile = "files://extra"
 
 const file = (name: string, changed: PubSub.PubSub<void>): McpAppResources.Template => ({
   name,
@@ -43,6 +45,30 @@ export const tokens = {
 
 export type Token = keyof typeof tokens
 
+const fixed = (name: string, changed: PubSub.PubSub<void>): McpAppResources.Resource => ({
+  name,
+  mimeType: "text/plain",
+  read: Effect.succeed({ text: name }),
+  changes: Stream.fromPubSub(changed)
+})
+
+/** The app's files, with `more` fixed files beside them (by URI). */
+export const filesTable = (
+  changed: PubSub.PubSub<void>,
+  more: ReadonlyArray<string> = []
+): McpAppResources.Table => ({
+  resources: {
+    [publicFile]: fixed("public", changed),
+    [secretFile]: fixed("secret", changed),
+    ...Object.fromEntries(more.map((uri) => [uri, fixed(uri, changed)]))
+  },
+  templates: {
+    [templates.docs]: file("docs", changed),
+    [templates.raw]: file("raw", changed),
+    [templates.query]: file("query", changed)
+  }
+})
+
 /** The board and its files behind the resource server; `http` adds to the endpoint's options. */
 export const serveScoped = (http: McpHttp.HttpOptions = {}) =>
   Effect.gen(function*() {
@@ -52,34 +78,15 @@ export const serveScoped = (http: McpHttp.HttpOptions = {}) =>
     const served = yield* McpHttp.serve({
       ...options,
       coalesce: "1 millis",
-      resources: {
-        resources: {
-          [publicFile]: {
-            name: "public",
-            mimeType: "text/plain",
-            read: Effect.succeed({ text: "public" }),
-            changes: Stream.fromPubSub(changed)
-          },
-          [secretFile]: {
-            name: "secret",
-            mimeType: "text/plain",
-            read: Effect.succeed({ text: "secret" }),
-            changes: Stream.fromPubSub(changed)
-          }
-        },
-        templates: {
-          [templates.docs]: file("docs", changed),
-          [templates.raw]: file("raw", changed),
-          [templates.query]: file("query", changed)
-        }
-      },
+      resources: filesTable(changed),
       scopes: {
         ...options.scopes,
         resources: {
           [templates.docs]: "files:read",
           [templates.raw]: "files:read",
           [templates.query]: "files:read",
-          [secretFile]: "files:read"
+          [secretFile]: "files:read",
+          [extraFile]: "files:read"
         }
       },
       http: { port: 0, ...http }

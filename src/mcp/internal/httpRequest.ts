@@ -38,10 +38,14 @@ export interface Server {
   /** The resource server every request passes, when the endpoint is served behind one. */
   readonly auth?: {
     readonly guard: Auth.Guard
-    /** The scope a JSON-RPC request needs, and what it is for; none for one any caller may send. */
+    /**
+     * The scope a JSON-RPC request needs, and what it is for; none for one any caller may send. One
+     * naming many things (a listen) answers the first `caller` does not meet.
+     */
     readonly needs: (
       method: string,
-      params: unknown
+      params: unknown,
+      caller: Identity.Principal
     ) => Effect.Effect<{ readonly scope: string; readonly what: string } | undefined>
   }
 }
@@ -104,7 +108,7 @@ const checkScope = (
   const { method, params } = message as { readonly method?: unknown; readonly params?: unknown }
   if (typeof method !== "string") return Effect.void
   return Effect.flatMap(
-    auth.needs(method, params),
+    auth.needs(method, params, caller),
     (needed) =>
       needed === undefined || Identity.allows(caller, needed.scope)
         ? Effect.void

@@ -15,6 +15,7 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
@@ -68,11 +69,13 @@ export const make = (
     readonly maxInFlight: number
     readonly keepAlive: Duration.Duration
     readonly cluster: Cluster | undefined
+    /** How listen requests are bounded (URIs per request, streams per holder). */
+    readonly listen?: Listen.Options | undefined
   }
 ): Effect.Effect<Endpoint, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const { cluster } = options
-    const modern = cluster === undefined ? yield* Requests.make(face) : yield* joined(face, cluster)
+    const { cluster, listen } = options
+    const modern = cluster === undefined ? yield* Requests.make(face, { listen }) : yield* joined(face, cluster, listen)
     return {
       modern,
       drain: options.drain,
@@ -84,7 +87,7 @@ export const make = (
     }
   })
 
-const joined = (face: Face.Face, { redis, ...config }: Cluster) =>
+const joined = (face: Face.Face, { redis, ...config }: Cluster, listen: Listen.Options | undefined) =>
   Effect.gen(function*() {
     const cluster = yield* Instances.make(config).pipe(Effect.provideService(Redis.Redis, redis))
     yield* cluster.announce(face.broadcaster)
@@ -94,6 +97,7 @@ const joined = (face: Face.Face, { redis, ...config }: Cluster) =>
       instance: cluster.instance,
       relay: cluster.relay,
       store,
+      listen,
       codec: face.requestState.given
         ? face.requestState
         : RequestState.make({ key: cluster.key, ttl: face.requestState.ttl })
@@ -206,6 +210,39 @@ const listen = (
     return stream(queue, opening)
   })
 
+// A listen is admitted as any request is, and counted in flight for as long as its stream is open
+// (so `maxInFlight` bounds the streams too); then each URI must name something and its holder (the
+// token's subject, else the connection's peer) must have a stream to spare.
+const listenRequest = (
+  endpoint: Endpoint,
+  request: HttpServerRequest.HttpServerRequest,
+  ledger: HttpDrain.Ledger,
+  incoming: Requests.Request,
+  envelope: Wire.Envelope,
+  caller: Identity.Principal | undefined
+): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal, Scope.Scope> =>
+  Effect.gen(function*() {
+    const { modern } = endpoint
+    const prepared = Listen.prepare(
+      caller === undefined ? incoming : { ...incoming, caller },
+      envelope,
+      modern.listening.maxUris
+    )
+    if (Result.isFailure(prepared)) return json(prepared.failure)
+    const admitted = yield* HttpDrain.admitIds(
+      endpoint.drain,
+      ledger,
+      `~${endpoint.sequence++}`,
+      [incoming.id],
+      [],
+      endpoint.maxInFlight
+    )
+    if (admitted === undefined) return yield* busy(endpoint.maxInFlight)
+    const peer = Option.getOrElse(request.remoteAddress, () => "unknown")
+    const refused = yield* Listen.admit(modern, prepared.success, Listen.holderOf(prepared.success.caller, peer))
+    return refused === undefined ? yield* listen(endpoint, prepared.success) : json(refused)
+  })
+
 const busy = (max: number) =>
   new HttpGuard.Refusal({
     status: 503,
@@ -269,10 +306,8 @@ export const post = (
     if (Result.isFailure(checked)) return json(checked.failure)
     const mismatch = yield* paramHeaders(endpoint, request, incoming)
     if (mismatch !== undefined) return json({ status: 400, body: Wire.errorOf(incoming.id, mismatch) })
-    if (incoming.method === "subscriptions/listen") {
-      const prepared = Listen.prepare(caller === undefined ? incoming : { ...incoming, caller }, checked.success)
-      return Result.isSuccess(prepared) ? yield* listen(endpoint, prepared.success) : json(prepared.failure)
-    }
+    if (incoming.method === "subscriptions/listen")
+      return yield* listenRequest(endpoint, request, ledger, incoming, checked.success, caller)
     const admitted = yield* HttpDrain.admitIds(
       endpoint.drain,
       ledger,
@@ -281,6 +316,7 @@ export const post = (
       [],
       endpoint.maxInFlight
     )
-    if (admitted === undefined) return yield* busy(endpoint.maxInFlight)
+    if (admitted === undefined)
+      return yield* busy(endpoint.maxInFlight)
     return yield* answered(endpoint, caller === undefined ? incoming : { ...incoming, caller }, checked.success)
   })

@@ -24,6 +24,7 @@ import type * as Scopes from "../../Scopes.ts"
 import * as Caching from "../Caching.ts"
 import type * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
+import * as Listen from "./listen.ts"
 import * as RequestState from "../RequestState.ts"
 import * as Wire from "../Wire.ts"
 import * as Replies from "./replies.ts"
@@ -44,6 +45,8 @@ export interface Modern {
   readonly relay: Relay | undefined
   /** The `_meta` every result carries: who answered. */
   readonly resultMeta: Json.JsonObject
+  /** How listen requests are bounded, and the streams each holder has open. */
+  readonly listening: Listen.Limits
 }
 
 /**
@@ -71,6 +74,8 @@ export const make = (
     readonly codec?: RequestState.Codec | undefined
     /** Where tasks are shared with the other instances. */
     readonly store?: Tasks.Store | undefined
+    /** How listen requests are bounded. */
+    readonly listen?: Listen.Options | undefined
   } = {}
 ): Effect.Effect<Modern, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -86,7 +91,15 @@ export const make = (
     const caching = yield* Caching.make(face.broadcaster, face.caching)
     const { name, title, version } = face.serverInfo
     const serverInfo = title === undefined ? { name, version } : { name, version, title }
-    return { face, calls, tasks, caching, relay: options.relay, resultMeta: { [Wire.meta.serverInfo]: serverInfo } }
+    return {
+      face,
+      calls,
+      tasks,
+      caching,
+      relay: options.relay,
+      resultMeta: { [Wire.meta.serverInfo]: serverInfo },
+      listening: Listen.limits(options.listen)
+    }
   })
 
 /**

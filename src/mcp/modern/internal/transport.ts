@@ -48,13 +48,9 @@ const request = (channel: Channel, incoming: Requests.Request) => {
   if (Result.isFailure(checked)) return send(channel, checked.failure.body)
   const key = keyOf(incoming.id)
   const run = incoming.method === "subscriptions/listen"
-    ? Result.match(Listen.prepare(incoming, checked.success), {
+    ? Result.match(Listen.prepare(incoming, checked.success, channel.modern.listening.maxUris), {
       onFailure: (refused) => Effect.sync(() => send(channel, refused.body)),
-      onSuccess: (prepared) =>
-        FiberSet.run(
-          channel.listening,
-          Listen.run(channel.modern, prepared, (message) => send(channel, message), Deferred.await(channel.closing))
-        ).pipe(Effect.flatMap((fiber) => Fiber.join(fiber).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))))
+      onSuccess: (prepared) => listen(channel, prepared)
     })
     : Effect.map(
       Requests.answer(channel.modern, incoming, checked.success, (message) => send(channel, message)),
@@ -62,6 +58,19 @@ const request = (channel: Channel, incoming: Requests.Request) => {
     )
   channel.runFork(FiberMap.run(channel.running, key, run))
 }
+
+// A listen on this channel, counted against the channel (its one peer) while it streams.
+const listen = (channel: Channel, prepared: Listen.Prepared) =>
+  FiberSet.run(
+    channel.listening,
+    Effect.scoped(Effect.flatMap(
+      Listen.admit(channel.modern, prepared, Listen.holderOf(prepared.caller, "channel")),
+      (refused) =>
+        refused === undefined
+          ? Listen.run(channel.modern, prepared, (message) => send(channel, message), Deferred.await(channel.closing))
+          : Effect.sync(() => send(channel, refused.body))
+    ))
+  ).pipe(Effect.flatMap((fiber) => Fiber.join(fiber).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))))
 
 const cancelled = (channel: Channel, params: { readonly [key: string]: unknown }) => {
   const id = params["requestId"]
