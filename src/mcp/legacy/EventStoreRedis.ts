@@ -120,6 +120,7 @@ for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], info, log }) do redis.call('PE
 local holder = redis.call('HGET', info, 'holder')
 if holder then
   redis.call('PUBLISH', holder, cjson.encode({ kind = 'event', session = ARGV[9], stream = stream, id = serial .. '-' .. seq, message = message }))
+  redis.call('HSET', info, 'sent', seq)
 end
 return serial .. '-' .. seq
 `
@@ -153,8 +154,9 @@ if redis.call('EXISTS', base .. 'n:' .. ARGV[2]) == 1 then dropStream(ARGV[2]) e
 })
 
 // Hold a stream for a pub/sub channel: the standalone stream (made if it has no event yet) when no
-// serial is given, else the stream of that serial; answers its name, serial, the previous holder
-// and its stored lines. Every append to it is published to the holder from then on.
+// serial is given, else the stream of that serial; answers its name, serial, the previous holder,
+// its stored lines and the sequence up to which they were handed to a holder (`sent`). Every append
+// to it is published to the holder from then on, and counts as handed out.
 const hold = Redis.script(
   (keys: ReadonlyArray<string>, base: string, serial: string, holder: string, fresh: number, ttl: number) => [
     ...keys,
@@ -186,14 +188,15 @@ else
 end
 local info, log = base .. 'n:' .. serial, base .. 'l:' .. serial
 local previous = redis.call('HGET', info, 'holder') or ''
-redis.call('HSET', info, 'holder', holder)
+local sent = tonumber(redis.call('HGET', info, 'sent') or '0')
+redis.call('HSET', info, 'holder', holder, 'sent', redis.call('HGET', info, 'next') or 0)
 for _, key in ipairs({ KEYS[1], KEYS[2], KEYS[3], info, log }) do
   if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ttl) end
 end
-return { name, serial, previous, redis.call('LRANGE', log, 0, -1) }
+return { name, serial, previous, redis.call('LRANGE', log, 0, -1), sent }
 `
   }
-).withReturnType<readonly [string, string, string, ReadonlyArray<string>] | null>()
+).withReturnType<readonly [string, string, string, ReadonlyArray<string>, number] | null>()
 
 const release = Redis.script((base: string, serial: string, holder: string) => [base, serial, holder], {
   numberOfKeys: 0,
@@ -246,7 +249,8 @@ export const make = (options?: Options): Effect.Effect<EventStore.EventStore["Se
 
 /**
  * A stream held for tailing: its name and serial, who held it before (a channel, or none), and the
- * events stored after the id it was held from.
+ * events stored after the id it was held from — held without one, the events appended while no
+ * holder had it (a notification sent before the client's stream opened, or between two of them).
  *
  * @example
  * ```ts
@@ -287,7 +291,8 @@ export interface Tailable {
   readonly store: EventStore.EventStore["Service"]
   /**
    * Hold the stream `eventId` belongs to (the session's standalone stream when none is given) for
-   * `holder`; none when the id is unknown to the session.
+   * `holder`; none when the id is unknown to the session. Held without an id, its events are those
+   * no holder was handed yet.
    */
   readonly hold: (
     session: string,
@@ -373,12 +378,13 @@ export const makeTailable = (options?: Options): Effect.Effect<Tailable, never, 
         return Effect.map(
           run(redis.eval(hold)(keys, base, parsed.value.serial, holder, Crypto.randomInt(2 ** 48 - 1), ttl)),
           (found) =>
-            Option.map(Option.fromNullishOr(found), ([stream, serial, previous, lines]): Held => ({
+            Option.map(Option.fromNullishOr(found), ([stream, serial, previous, lines, sent]): Held => ({
               stream,
               serial,
               previous: previous === "" ? undefined : previous,
-              // Held without an id: only what comes next.
-              events: eventId === undefined ? [] : linesAfter(serial, lines, parsed.value.seq)
+              // Held without an id: what no holder was handed (appended while none held it), then
+              // what comes next.
+              events: linesAfter(serial, lines, eventId === undefined ? sent : parsed.value.seq)
             }))
         )
       },

@@ -6,10 +6,15 @@
  * GET is answered here, not by the SDK transport: the stream it names (the session's standalone one,
  * or the one its `Last-Event-ID` belongs to) is *held* for this instance's inbox, which from then
  * on receives every event appended to it, and what the stream kept after that id is read in the
- * same step. The response is that backlog, then each event as it is published, in order and once
- * each; a resumed request stream ends after its answer. A stream held by another instance is taken
- * over (the other is told), as the SDK closes a predecessor on a reconnect; a second standalone GET
- * while a live instance serves one is refused 409, as the SDK refuses it.
+ * same step (with no id, what was appended while no instance held the stream: a notification sent
+ * before the client's GET opened, or while it was away, is not lost). The response is that
+ * backlog, then each event as it is published, in order and once each; a resumed request stream
+ * ends after its answer. Every stream opens with a cursor (the id it resumes from, or a fresh one),
+ * so a client cut off before the next event still resumes rather than starting over. A stream held
+ * by another instance is taken over (the other is told), as the SDK closes a predecessor on a
+ * reconnect, whether or not the client names an id: whether another instance still serves it is
+ * not known here (a dead instance counts as live for three heartbeats, longer than a client retries
+ * for). A second standalone GET while this instance serves one is refused 409, as the SDK refuses it.
  *
  * @since 0.1.0
  */
@@ -53,7 +58,6 @@ export interface Env {
   readonly inbox: string
   /** The instance an inbox channel belongs to, when it is one. */
   readonly instanceOfInbox: (channel: string) => string | undefined
-  readonly alive: (instance: string) => Effect.Effect<boolean, unknown>
   /** Tell another instance its tail of a stream has been taken over. */
   readonly superseded: (instance: string, session: string, stream: string) => Effect.Effect<void>
   readonly retryInterval: number | undefined
@@ -189,20 +193,13 @@ const unavailable = (error: { readonly message: string }) =>
     retryAfter: 1
   })
 
-// A standalone stream a live instance serves already is refused, as the SDK refuses a second GET.
-const checkStandalone = (env: Env, tails: Map<string, Tail>, session: string) =>
-  Effect.gen(function*() {
-    if (tails.has(keyOf(session, standalone)))
-      return yield* refuse(409, "Conflict: Only one SSE stream is allowed per session")
-    const holder = yield* Effect.mapError(env.tailable.standaloneHolder(session), unavailable)
-    if (Option.isNone(holder) || holder.value === env.inbox)
-      return
-    const instance = env.instanceOfInbox(holder.value)
-    if (instance === undefined)
-      return
-    const alive = yield* Effect.orElseSucceed(env.alive(instance), () => false)
-    if (alive) return yield* refuse(409, "Conflict: Only one SSE stream is allowed per session")
-  })
+// A second standalone GET while this instance serves one is refused, as the SDK refuses it. One
+// held elsewhere is taken over: that its instance beat lately does not say its client's stream is
+// still open, and a client refused until the beats stop would have given up retrying.
+const checkStandalone = (tails: Map<string, Tail>, session: string) =>
+  tails.has(keyOf(session, standalone))
+    ? refuse(409, "Conflict: Only one SSE stream is allowed per session")
+    : Effect.void
 
 const open = (env: Env, tails: Map<string, Tail>, write: Write, end: End, request: Request, waiting: Pending) =>
   Effect.gen(function*() {
@@ -210,7 +207,7 @@ const open = (env: Env, tails: Map<string, Tail>, write: Write, end: End, reques
     if (Option.isSome(refused)) return yield* refused.value
     const lastEventId = request.headers["last-event-id"] === "" ? undefined : request.headers["last-event-id"]
     const { session } = request
-    if (lastEventId === undefined) yield* checkStandalone(env, tails, session)
+    if (lastEventId === undefined) yield* checkStandalone(tails, session)
     const found = yield* Effect.mapError(env.tailable.hold(session, lastEventId, env.inbox), unavailable)
     if (Option.isNone(found)) return yield* refuse(400, "Invalid event ID format")
     const held = found.value
@@ -220,9 +217,11 @@ const open = (env: Env, tails: Map<string, Tail>, write: Write, end: End, reques
     const other = held.previous === undefined || held.previous === env.inbox ? undefined
       : env.instanceOfInbox(held.previous)
     if (other !== undefined) env.runFork(env.superseded(other, session, held.stream))
-    const primed = lastEventId === undefined && (request.version ?? LATEST_PROTOCOL_VERSION) >= "2025-11-25"
-    const cursor = primed ? yield* Effect.option(env.tailable.store.append(session, standalone, priming))
-      : Option.none<string>()
+    // A cursor is an event with no data, which a client of an earlier revision does not expect.
+    const primed = (request.version ?? LATEST_PROTOCOL_VERSION) >= "2025-11-25"
+    const cursor = !primed ? Option.none<string>()
+      : lastEventId !== undefined ? Option.some(lastEventId)
+      : yield* Effect.option(env.tailable.store.append(session, standalone, priming))
     return respond(env, tails, write, end, { session, held, priming: cursor, waiting })
   })
 
@@ -246,14 +245,22 @@ const respond = (
       const started: Tail = { session, held, controller, lastSeq: 0, ended: false, keepAlive: undefined }
       tail = started
       tails.set(key, started)
-      // A cursor first, so a client cut off before any event still resumes from here.
-      if (Option.isSome(priming)) {
+      // The cursor in its place among the events, so a client cut off anywhere resumes from the
+      // last one it read and misses none.
+      let cursor = Option.getOrUndefined(priming)
+      const writeCursor = () => {
+        if (cursor === undefined || started.ended) return
         const retry = env.retryInterval === undefined ? "" : `retry: ${env.retryInterval}\n`
-        controller.enqueue(encoder.encode(`id: ${priming.value}\n${retry}data: \n\n`))
+        controller.enqueue(encoder.encode(`id: ${cursor}\n${retry}data: \n\n`))
+        started.lastSeq = Math.max(started.lastSeq, seqOf(cursor))
+        cursor = undefined
       }
-      for (const event of held.events) write(key, started, event.id, event.message)
-      for (const event of waiting.events) if (event.stream === held.stream) write(key, started, event.id, event.message)
-      if (Option.isSome(priming)) started.lastSeq = Math.max(started.lastSeq, seqOf(priming.value))
+      const backlog = [...held.events, ...waiting.events.filter((event) => event.stream === held.stream)]
+      for (const event of backlog) {
+        if (cursor !== undefined && seqOf(event.id) > seqOf(cursor)) writeCursor()
+        write(key, started, event.id, event.message)
+      }
+      writeCursor()
       if (!started.ended) {
         started.keepAlive = env.runFork(
           Effect.sync(() => controller.enqueue(encoder.encode(": keepalive\n\n"))).pipe(

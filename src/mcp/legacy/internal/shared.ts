@@ -177,7 +177,6 @@ export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, S
       inbox: bus.inbox,
       instanceOfInbox: (channel) =>
         channel.startsWith(`${config.prefix}inbox:`) ? channel.slice(`${config.prefix}inbox:`.length) : undefined,
-      alive: registry.alive,
       superseded: (other, session, stream) =>
         Effect.ignore(bus.send(other, { kind: "superseded", session, stream, holder: bus.inbox })),
       retryInterval: config.retryInterval,
