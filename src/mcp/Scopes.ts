@@ -187,15 +187,15 @@ export const make = (options: Options, sources: Sources): Scopes => {
     const found = AppResources.find(compiled, uri)
     return found?._tag === "Template" ? scopeOf(found.uriTemplate) ?? scopeOf(uri) : scopeOf(uri)
   }
-  const resourceScope = (tables: Pick<Tables, "resolved" | "apps">, uri: string): string | undefined => {
-    // Routed as a read is: `surface:` to the roster, anything else to the app's handlers.
-    if (!AppResources.isSurfaceUri(uri)) return appScope(tables.apps, uri)
-    const { resolved } = tables
+  const surfaceScope = (resolved: Bundle.Resolved, uri: string): string | undefined => {
     const resource = resolved.byUri.get(uri)
     if (resource !== undefined) return resource.scope
     // A collection's item: its template's scope, read as the engine reads the item.
     return ItemUri.parseItemUri(resolved, uri)?.template.scope
   }
+  // Routed as a read is: `surface:` to the roster, anything else to the app's handlers.
+  const resourceScope = (tables: Pick<Tables, "resolved" | "apps">, uri: string): string | undefined =>
+    AppResources.isSurfaceUri(uri) ? surfaceScope(tables.resolved, uri) : appScope(tables.apps, uri)
   const templateScope = (resolved: Bundle.Resolved, uriTemplate: string) => {
     const template = templatesOf(resolved).get(uriTemplate)
     return template !== undefined ? template.scope : Object.hasOwn(apps, uriTemplate) ? apps[uriTemplate] : undefined
@@ -247,11 +247,13 @@ export const make = (options: Options, sources: Sources): Scopes => {
           return need(toolScope(resolved, name), `tool "${name}"`)
         })
       case "resources/read":
-      case "resources/subscribe":
-        return Effect.map(Effect.all({ resolved: sources.resolved, apps: sources.apps }), (tables) => {
-          const uri = text(record["uri"])
-          return need(resourceScope(tables, uri), `resource ${uri}`)
-        })
+      case "resources/subscribe": {
+        const uri = text(record["uri"])
+        // Only the table that serves the URI is read.
+        return AppResources.isSurfaceUri(uri)
+          ? Effect.map(sources.resolved, (resolved) => need(surfaceScope(resolved, uri), `resource ${uri}`))
+          : Effect.map(sources.apps, (apps) => need(appScope(apps, uri), `resource ${uri}`))
+      }
       case "subscriptions/listen":
         return Effect.map(
           Effect.all({ resolved: sources.resolved, apps: sources.apps }),
