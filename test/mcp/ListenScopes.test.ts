@@ -6,8 +6,10 @@
 // open, and an open stream counts among the requests in flight.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { McpHttp } from "effect-surface/mcp"
-import { raw } from "./modern.ts"
+import { McpHttp } from "effect-surface/mcp"
+import { serverOptionsOver } from "../../examples/board/app.ts"
+import * as BoardState from "../../examples/board/state.ts"
+import { overHttp, raw } from "./modern.ts"
 import {
   connectAs,
   extraFile,
@@ -159,6 +161,23 @@ describe("a listen is bounded", () => {
       yield* Effect.promise(() => first.close())
       yield* Effect.sleep("300 millis")
       assert.isTrue((yield* attempt(() => reader.listen({ toolsListChanged: true }))).ok)
+    }))
+
+  it.live("without authorization the holder of a listen stream is the connection's peer", () =>
+    Effect.gen(function*() {
+      const served = yield* McpHttp.serve({
+        ...serverOptionsOver(yield* BoardState.memory),
+        http: { port: 0, maxListenStreamsPerHolder: 1 }
+      })
+      const first = yield* overHttp(served.url, "pin")
+      const second = yield* overHttp(served.url, "pin")
+      const open = yield* Effect.promise(() => first.listen({ toolsListChanged: true }))
+      const refused = yield* attempt(() => second.listen({ toolsListChanged: true }))
+      assert.isFalse(refused.ok)
+      if (!refused.ok) assert.match(refused.why, /Too many listen streams: this caller holds 1 open/)
+      yield* Effect.promise(() => open.close())
+      yield* Effect.sleep("300 millis")
+      assert.isTrue((yield* attempt(() => second.listen({ toolsListChanged: true }))).ok)
     }))
 
   it.live("an open listen stream counts among the requests in flight: past maxRequestsInFlight a listen is refused 503", () =>
