@@ -12,22 +12,23 @@
  *
  * @since 0.1.0
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Result from "effect/Result"
 import * as Jose from "jose"
-import * as Identity from "../core/Identity.ts"
+import type * as Identity from "../core/Identity.ts"
 import * as Discovery from "./internal/authDiscovery.ts"
+import * as Introspection from "./internal/introspection.ts"
 import * as KeySet from "./internal/keySet.ts"
+import { accepted, InvalidToken, maxSkew, millis, VerifierUnavailable } from "./internal/tokenClaims.ts"
 import * as Verified from "./internal/verifiedTokens.ts"
 
 /**
- * A token this resource server does not accept: malformed, expired, not yet valid, for another
- * audience, from another issuer, signed with an algorithm or key it does not trust.
+ * A token this resource server does not accept: malformed, expired, not yet valid, issued in the
+ * future, for another audience, from another issuer, naming no subject, signed with an algorithm or
+ * key it does not trust.
  *
  * @example
  * ```ts
@@ -37,15 +38,11 @@ import * as Verified from "./internal/verifiedTokens.ts"
  *
  * @since 0.1.0
  */
-export class InvalidToken extends Data.TaggedError("InvalidToken")<{ readonly reason: string }> {
-  override get message(): string {
-    return `the bearer token was refused: ${this.reason}`
-  }
-}
+export { InvalidToken } from "./internal/tokenClaims.ts"
 
 /**
- * The authorization server could not be asked (down, slow, answering nonsense): no token can be
- * checked, so none is accepted.
+ * The authorization server could not be asked (down, slow, answering nonsense, or too many tokens
+ * already waiting to be asked about): no token can be checked, so none is accepted.
  *
  * @example
  * ```ts
@@ -55,14 +52,22 @@ export class InvalidToken extends Data.TaggedError("InvalidToken")<{ readonly re
  *
  * @since 0.1.0
  */
-export class VerifierUnavailable extends Data.TaggedError("VerifierUnavailable")<{
-  readonly issuer: string
-  readonly reason: string
-}> {
-  override get message(): string {
-    return `the authorization server ${this.issuer} could not be reached to check the token (${this.reason}), so the request is refused`
-  }
-}
+export { VerifierUnavailable } from "./internal/tokenClaims.ts"
+
+/**
+ * The caller a set of verified claims names: the subject from `sub`, the client from `client_id` or
+ * `azp`, the scopes from `scope` (space-separated) or `scp`. Claims with no `sub` are refused.
+ *
+ * @example
+ * ```ts
+ * import { Result } from "effect"
+ * import { McpTokenVerifier } from "effect-surface/mcp"
+ * Result.isFailure(McpTokenVerifier.principalOf({ client_id: "ada" })) // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export { principalOf } from "./internal/tokenClaims.ts"
 
 /**
  * Verifies a bearer token for one resource (its audience) and says who it names.
@@ -154,8 +159,6 @@ export interface JwtOptions {
   readonly verifiedFor?: Duration.Input
 }
 
-const maxSkew = Duration.minutes(5)
-
 const asymmetric = (algorithms: ReadonlyArray<string>) =>
   algorithms.filter((alg) => alg !== "none" && !alg.startsWith("HS"))
 
@@ -172,65 +175,6 @@ const reasonOf = (cause: unknown): string => cause instanceof Error ? cause.mess
 
 // A token naming a `kid` the keys held lack: maybe a key published since, maybe a forgery.
 class UnknownKey extends Data.TaggedError("UnknownKey")<{ readonly reason: string }> {}
-
-const text = (value: unknown) => typeof value === "string" && value !== "" ? value : undefined
-
-/**
- * The caller a set of verified claims names: the subject from `sub`, the client from `client_id` or
- * `azp`, the scopes from `scope` (space-separated) or `scp`. Claims with no `sub` name no one and are
- * refused: falling back to the client's id would let a client's token pass as the user of that name,
- * and tokens naming neither would share one subject and each other's tasks. A token a client holds
- * for itself still has a `sub` (RFC 9068 names the client there), so nothing legitimate is lost.
- *
- * @example
- * ```ts
- * import { Result } from "effect"
- * import { McpTokenVerifier } from "effect-surface/mcp"
- * const named = McpTokenVerifier.principalOf({ sub: "ada", client_id: "cli", scope: "board:read board:write" })
- * Result.isSuccess(named) && named.success.scopes // ["board:read", "board:write"]
- * Result.isFailure(McpTokenVerifier.principalOf({ client_id: "ada" })) // true
- * ```
- *
- * @since 0.1.0
- */
-export const principalOf = (
-  claims: { readonly [claim: string]: unknown }
-): Result.Result<Identity.Principal, InvalidToken> => {
-  const subject = text(claims["sub"])
-  if (subject === undefined) {
-    return Result.fail(new InvalidToken({ reason: "it names no subject (sub), so it cannot say whose it is" }))
-  }
-  const clientId = text(claims["client_id"]) ?? text(claims["azp"]) ?? ""
-  const scope = claims["scope"]
-  const scp = claims["scp"]
-  const scopes = typeof scope === "string"
-    ? scope.split(" ").filter((s) => s !== "")
-    : Array.isArray(scp)
-    ? scp.filter((s): s is string => typeof s === "string")
-    : []
-  return Result.succeed(Identity.token({ subject, clientId, scopes, claims }))
-}
-
-// The caller of claims checked otherwise; one issued later than now (beyond the skew) is refused.
-const accepted = (
-  claims: { readonly [claim: string]: unknown },
-  now: number,
-  skew: number
-): Result.Result<Identity.Principal, InvalidToken> => {
-  const iat = claims["iat"]
-  return typeof iat === "number" && iat * 1000 > now + skew
-    ? Result.fail(new InvalidToken({ reason: "it says it was issued (iat) in the future" }))
-    : principalOf(claims)
-}
-
-// The issuer's metadata, its failures as the verifier's.
-const discover = (issuer: string, timeout: number) =>
-  Effect.map(Discovery.make(issuer, timeout), ({ metadata }) => ({
-    metadata: Effect.mapError(metadata, ({ reason }) => new VerifierUnavailable({ issuer, reason }))
-  }))
-
-const millis = (input: Duration.Input | undefined, fallback: Duration.Input) =>
-  Duration.toMillis(Duration.fromInputUnsafe(input ?? fallback))
 
 /**
  * Verify JWT access tokens against the issuer's key set: found through its RFC 8414 (or OpenID)
@@ -252,6 +196,7 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
   const algorithms = asymmetric(options.algorithms ?? defaultAlgorithms)
   const skew = Duration.min(Duration.fromInputUnsafe(options.clockSkew ?? "30 seconds"), maxSkew)
   const skewMillis = Duration.toMillis(skew)
+  const checks = { algorithms: [...algorithms], clockTolerance: Duration.toSeconds(skew), requiredClaims: ["exp"] }
   const found = yield* Discovery.make(issuer, timeout)
   const keys = yield* KeySet.make({
     uri: options.jwksUri !== undefined ? Effect.succeed(options.jwksUri) : Effect.flatMap(
@@ -266,19 +211,11 @@ export const makeJwt = Effect.fnUntraced(function*(options: JwtOptions) {
     maxAge: millis(options.keysMaxAge, "10 minutes")
   })
   const verifiedFor = millis(options.verifiedFor, "60 seconds")
-  const verified = Verified.make()
+  const verified = Verified.make<Identity.Principal>()
   const unavailable = ({ reason }: Discovery.Unreachable) => new VerifierUnavailable({ issuer, reason })
   const checkWith = (token: string, audience: string, now: number, jwks: KeySet.Keys) =>
     Effect.tryPromise({
-      try: () =>
-        Jose.jwtVerify(token, jwks, {
-          issuer,
-          audience,
-          algorithms: [...algorithms],
-          clockTolerance: Duration.toSeconds(skew),
-          currentDate: new Date(now),
-          requiredClaims: ["exp"]
-        }),
+      try: () => Jose.jwtVerify(token, jwks, { ...checks, issuer, audience, currentDate: new Date(now) }),
       catch: (cause) => {
         const code = codeOf(cause)
         return code === "ERR_JWKS_NO_MATCHING_KEY"
@@ -349,33 +286,25 @@ export const layerJwt = (options: JwtOptions): Layer.Layer<TokenVerifier> =>
  * @example
  * ```ts
  * import type { McpTokenVerifier } from "effect-surface/mcp"
- * const options: McpTokenVerifier.IntrospectionOptions = { issuer: "https://auth.example.com", clientId: "mcp", clientSecret: "s3cret" }
+ * const options: McpTokenVerifier.IntrospectionOptions = {
+ *   issuer: "https://auth.example.com",
+ *   clientId: "mcp",
+ *   clientSecret: "s3cret",
+ *   verifiedFor: "30 seconds",
+ *   maxInFlight: 8
+ * }
  * ```
  *
  * @since 0.1.0
  */
-export interface IntrospectionOptions {
-  readonly issuer: string
-  /** The introspection endpoint, when the issuer's metadata names none. */
-  readonly endpoint?: string
-  /** The resource server's own credentials at the issuer (HTTP Basic). */
-  readonly clientId: string
-  readonly clientSecret: string
-  /**
-   * How far `exp` and `iat` may be off: a token issued (`iat`) later than now by more is refused.
-   * Default 30 seconds, at most 5 minutes.
-   */
-  readonly clockSkew?: Duration.Input
-  /** How long the issuer may take to answer. Default 5 seconds. */
-  readonly timeout?: Duration.Input
-}
-
-const audiences = (aud: unknown): ReadonlyArray<string> =>
-  typeof aud === "string" ? [aud] : Array.isArray(aud) ? aud.filter((a): a is string => typeof a === "string") : []
+export type IntrospectionOptions = Introspection.Options
 
 /**
- * Verify tokens by asking the issuer (RFC 7662): an inactive token, one for another audience or
- * another issuer, one past its `exp` or issued in the future, or one naming no subject is refused.
+ * Verify tokens by asking the issuer (RFC 7662): an inactive token, one the issuer says is not an
+ * access token (`token_type`), one for another audience or another issuer, one past its `exp` or
+ * issued in the future, or one naming no subject is refused. Answers are kept a short while (a
+ * refusal too), one call answers every request asking about the same token at once, and at most
+ * `maxInFlight` calls are under way, so a burst of requests is not a burst at the issuer.
  *
  * @example
  * ```ts
@@ -385,50 +314,10 @@ const audiences = (aud: unknown): ReadonlyArray<string> =>
  *
  * @since 0.1.0
  */
-export const makeIntrospection = Effect.fnUntraced(function*(options: IntrospectionOptions) {
-  const issuer = options.issuer
-  const timeout = millis(options.timeout, "5 seconds")
-  const skew = Duration.toMillis(Duration.min(Duration.fromInputUnsafe(options.clockSkew ?? "30 seconds"), maxSkew))
-  const lookup = yield* discover(issuer, timeout)
-  const endpoint = options.endpoint !== undefined ? Effect.succeed(options.endpoint) : Effect.flatMap(
-    lookup.metadata,
-    (metadata) =>
-      typeof metadata["introspection_endpoint"] === "string"
-        ? Effect.succeed(metadata["introspection_endpoint"])
-        : Effect.fail(new VerifierUnavailable({ issuer, reason: "its metadata names no introspection_endpoint" }))
-  )
-  const basic = `Basic ${
-    Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString(
-      "base64"
-    )
-  }`
-  const verify = (token: string, audience: string) =>
-    Effect.gen(function*() {
-      const url = yield* endpoint
-      const answer = yield* Effect.mapError(
-        Discovery.fetchJson(url, timeout, {
-          method: "POST",
-          headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" },
-          body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString()
-        }),
-        ({ reason }) => new VerifierUnavailable({ issuer, reason })
-      )
-      const now = yield* Clock.currentTimeMillis
-      if (answer["active"] !== true) return yield* new InvalidToken({ reason: "the issuer says it is not active" })
-      if (!audiences(answer["aud"]).includes(audience)) {
-        return yield* new InvalidToken({ reason: `it was not issued for ${audience}` })
-      }
-      if (answer["iss"] !== undefined && answer["iss"] !== issuer) {
-        return yield* new InvalidToken({ reason: "it was issued by another authorization server" })
-      }
-      const exp = answer["exp"]
-      if (typeof exp === "number" && exp * 1000 + skew < now) {
-        return yield* new InvalidToken({ reason: "the token has expired" })
-      }
-      return yield* Effect.fromResult(accepted(answer, now, skew))
-    })
-  return TokenVerifier.of({ issuer, verify })
-})
+export const makeIntrospection = (
+  options: IntrospectionOptions
+): Effect.Effect<TokenVerifier["Service"]> =>
+  Effect.map(Introspection.make(options), (verifier) => TokenVerifier.of(verifier))
 
 /**
  * `makeIntrospection` as a layer.
