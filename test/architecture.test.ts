@@ -208,6 +208,7 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
     "legacy/internal/replicaTail",
     "legacy/internal/sessionRequests",
     "legacy/internal/sessionLives",
+    "legacy/internal/sessionRoom",
     "legacy/Session",
     "legacy/internal/shared"
   ],

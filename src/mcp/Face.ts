@@ -46,6 +46,21 @@ import * as RpcError from "./RpcError.ts"
 import * as Scopes from "./Scopes.ts"
 
 /**
+ * The most resources one holder may follow at once unless told otherwise: a 2025 session's
+ * subscriptions, and the URIs one 2026 listen request may name. One number, so neither revision
+ * is the cheaper door.
+ *
+ * @example
+ * ```ts
+ * import { McpFace } from "effect-surface/mcp"
+ * const cap = McpFace.defaultMaxSubscriptions // 256
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const defaultMaxSubscriptions = 256
+
+/**
  * What the MCP face adds to the core's engine: how it introduces itself, what it offers beside the
  * bundle, and how long a read may take.
  *

@@ -392,7 +392,7 @@ const sessionTable = (
     idleTimeout: Duration.fromInputUnsafe(options.idleTimeout ?? "10 minutes"),
     maxSessions: options.maxSessions ?? 1000,
     maxSessionsPerHolder: options.maxSessionsPerHolder ?? 16,
-    maxSubscriptions: options.maxSubscriptionsPerSession ?? 256,
+    maxSubscriptions: options.maxSubscriptionsPerSession ?? Face.defaultMaxSubscriptions,
     retryInterval: options.retryInterval === undefined ? undefined
       : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))
   }

@@ -30,6 +30,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
+import * as Face from "./Face.ts"
 import type * as EventStoreRedis from "./legacy/EventStoreRedis.ts"
 import type * as HttpSessions from "./legacy/HttpSessions.ts"
 import * as Shared from "./legacy/internal/shared.ts"
@@ -128,7 +129,7 @@ export const joining = (shared: SharedSessions["Service"], config: HttpSessions.
     heartbeat: Duration.fromInputUnsafe(options.heartbeat ?? "2 seconds"),
     timeout: Duration.fromInputUnsafe(options.timeout ?? "5 seconds"),
     idleTimeout: config.idleTimeout,
-    maxSubscriptions: config.maxSubscriptions ?? 256,
+    maxSubscriptions: config.maxSubscriptions ?? Face.defaultMaxSubscriptions,
     retryInterval: config.retryInterval,
     events: options.events ?? {}
   }, hooks).pipe(Effect.provideService(Redis.Redis, shared.redis))

@@ -87,7 +87,9 @@ describe("the scope a read needs, as a property", () => {
       Effect.gen(function*() {
         const [one, two] = [templateOf(first), templateOf(second)]
         const table = yield* compiled(one, two)
-        const scopes = McpScopes.make({ resources: { [one]: "scope:one", [two]: "scope:two" } }, {
+        // One template string is one key: two equal templates are one entry with one scope.
+        const resources = one === two ? { [one]: "scope:one" } : { [one]: "scope:one", [two]: "scope:two" }
+        const scopes = McpScopes.make({ resources }, {
           resolved: Effect.succeed(roster),
           prompts: Effect.succeed({}),
           apps: Effect.succeed(table)

@@ -70,7 +70,7 @@ export const make = (
     readonly keepAlive: Duration.Duration
     readonly cluster: Cluster | undefined
     /** How listen requests are bounded (URIs per request, streams per holder). */
-    readonly listen?: Listen.Options | undefined
+    readonly listen?: Requests.ListenOptions | undefined
   }
 ): Effect.Effect<Endpoint, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -87,7 +87,7 @@ export const make = (
     }
   })
 
-const joined = (face: Face.Face, { redis, ...config }: Cluster, listen: Listen.Options | undefined) =>
+const joined = (face: Face.Face, { redis, ...config }: Cluster, listen: Requests.ListenOptions | undefined) =>
   Effect.gen(function*() {
     const cluster = yield* Instances.make(config).pipe(Effect.provideService(Redis.Redis, redis))
     yield* cluster.announce(face.broadcaster)

@@ -38,32 +38,6 @@ import * as Wire from "../Wire.ts"
 import * as Replies from "./replies.ts"
 import type * as Requests from "./requests.ts"
 
-/** The most URIs one listen request may name: the cap of one 2025 session's subscriptions. */
-export const defaultMaxUris = 256
-
-/** The most listen streams one holder may hold open at once. */
-export const defaultMaxStreams = 16
-
-/** How listen requests are bounded (see `defaultMaxUris`, `defaultMaxStreams`). */
-export interface Options {
-  readonly maxUris?: number | undefined
-  readonly maxStreams?: number | undefined
-}
-
-/** The bounds of one endpoint's listen requests, and the streams each holder has open. */
-export interface Limits {
-  readonly maxUris: number
-  readonly maxStreams: number
-  readonly open: Map<string, number>
-}
-
-/** The bounds `options` set, with no stream open yet. */
-export const limits = (options: Options = {}): Limits => ({
-  maxUris: options.maxUris ?? defaultMaxUris,
-  maxStreams: options.maxStreams ?? defaultMaxStreams,
-  open: new Map()
-})
-
 /** Who a stream counts against: a token's subject, else `peer` (who the transport says is there). */
 export const holderOf = (caller: Identity.Principal, peer: string): string =>
   caller._tag === "Token" ? `subject ${caller.subject}` : `peer ${peer}`
@@ -105,7 +79,7 @@ export interface Prepared {
 export const prepare = (
   request: Requests.Request,
   envelope: Wire.Envelope,
-  maxUris: number = defaultMaxUris
+  maxUris: number
 ): Result.Result<Prepared, Requests.Answer> => {
   const decoded = decodeFilter(request.params["notifications"] ?? {})
   if (Result.isSuccess(decoded) && decoded.success.taskIds !== undefined && !envelope.capabilities.tasks) {

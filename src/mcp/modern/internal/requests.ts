@@ -17,14 +17,13 @@ import type * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
 import type * as Json from "../../../core/Json.ts"
 import * as Identity from "../../../core/Identity.ts"
-import type * as Face from "../../Face.ts"
+import * as Face from "../../Face.ts"
 import type * as Broadcast from "../../internal/broadcast.ts"
 import * as RpcError from "../../RpcError.ts"
 import type * as Scopes from "../../Scopes.ts"
 import * as Caching from "../Caching.ts"
 import type * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
-import * as Listen from "./listen.ts"
 import * as RequestState from "../RequestState.ts"
 import * as Wire from "../Wire.ts"
 import * as Replies from "./replies.ts"
@@ -46,8 +45,34 @@ export interface Modern {
   /** The `_meta` every result carries: who answered. */
   readonly resultMeta: Json.JsonObject
   /** How listen requests are bounded, and the streams each holder has open. */
-  readonly listening: Listen.Limits
+  readonly listening: ListenLimits
 }
+
+/** The most listen streams one holder may hold open at once. */
+export const defaultMaxListenStreams = 16
+
+/**
+ * How listen requests are bounded: URIs one request may name (default the cap of a 2025 session's
+ * subscriptions, `Face.defaultMaxSubscriptions`) and streams one holder may hold open.
+ */
+export interface ListenOptions {
+  readonly maxUris?: number | undefined
+  readonly maxStreams?: number | undefined
+}
+
+/** The bounds of one endpoint's listen requests, and the streams each holder has open. */
+export interface ListenLimits {
+  readonly maxUris: number
+  readonly maxStreams: number
+  readonly open: Map<string, number>
+}
+
+/** The bounds `options` set, with no stream open yet. */
+export const listenLimits = (options: ListenOptions = {}): ListenLimits => ({
+  maxUris: options.maxUris ?? Face.defaultMaxSubscriptions,
+  maxStreams: options.maxStreams ?? defaultMaxListenStreams,
+  open: new Map()
+})
 
 /**
  * Where list moves made through other instances are heard: a listener joins it beside the face's
@@ -75,7 +100,7 @@ export const make = (
     /** Where tasks are shared with the other instances. */
     readonly store?: Tasks.Store | undefined
     /** How listen requests are bounded. */
-    readonly listen?: Listen.Options | undefined
+    readonly listen?: ListenOptions | undefined
   } = {}
 ): Effect.Effect<Modern, never, Scope.Scope> =>
   Effect.gen(function*() {
@@ -98,7 +123,7 @@ export const make = (
       caching,
       relay: options.relay,
       resultMeta: { [Wire.meta.serverInfo]: serverInfo },
-      listening: Listen.limits(options.listen)
+      listening: listenLimits(options.listen)
     }
   })
 
