@@ -34,6 +34,10 @@ export * as Json from "./core/Json.ts"
 export * as Progress from "./core/Progress.ts"
 export * as Reads from "./core/Reads.ts"
 export * as ResolveError from "./core/ResolveError.ts"
+// The union itself, by name at the entry: an app's declaration emit (`declaration: true`) names a type
+// only through a direct export of a package entry, never through a namespace like the one above, so
+// without this an app could not export a layer whose error is a composition refusal (TS2883).
+export type { ResolveError as AnyResolveError } from "./core/ResolveError.ts"
 export * as Resolver from "./core/Resolver.ts"
 export * as Roster from "./core/Roster.ts"
 export * as SchemaBridge from "./core/SchemaBridge.ts"

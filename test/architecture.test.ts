@@ -43,24 +43,26 @@ const modules: ReadonlyArray<Module> = sourcesUnder(src).map((path) => {
   }
 })
 
-type Layer = "surface" | "core" | "face" | "barrel"
+type Layer = "surface" | "core" | "protocol" | "face" | "barrel"
 
 const layerOf = (file: string): Layer => {
   if (file.startsWith("src/surface/")) return "surface"
   if (file.startsWith("src/core/") || file === "src/tools.ts") return "core"
+  if (file.startsWith("src/protocol/")) return "protocol"
   if (file === "src/index.ts") return "barrel"
   return "face"
 }
 
-const rank: Record<Layer, number> = { surface: 0, core: 1, face: 2, barrel: 3 }
+// The protocol vocabulary (`src/protocol`: the eras, log levels, the 2026 messages) is what both MCP
+// ends stand on, above the core and below every face.
+const rank: Record<Layer, number> = { surface: 0, core: 1, protocol: 2, face: 3, barrel: 4 }
 
 // Faces stand side by side on the core, and meet only where the design has them meet, each standing
 // on the public modules (never `internal/`) of the faces named here: an ACP session's tools are a
 // client toolset built from its editor's `mcpServers`; serveTools and Guard are served by the MCP face
-// over the client toolset; the command line runs them; the client's 2026 request path decodes with
-// the MCP face's wire shapes (`McpWire`, `McpResults`), one definition for both ends.
+// over the client toolset; the command line runs them. The client shares the MCP face's wire shapes
+// through `src/protocol`, never by reaching into the server.
 const composes: Readonly<Record<string, ReadonlyArray<string>>> = {
-  client: ["mcp"],
   acp: ["client"],
   serve: ["mcp", "client"],
   cli: ["serve", "client"]
@@ -97,8 +99,9 @@ describe("architecture", () => {
   it("a face reaches another only as a declared composition, and never into its internals", () => {
     assert.isFalse(reachesAcross("src/serve/ServeTools.ts", "src/mcp/McpServer.ts"))
     assert.isTrue(reachesAcross("src/serve/ServeTools.ts", "src/mcp/internal/httpPromise.ts"))
-    assert.isTrue(reachesAcross("src/mcp/Face.ts", "src/serve/ServeTools.ts"))
-    assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/mcp/modern/internal/requests.ts"))
+    assert.isTrue(reachesAcross("src/mcp/face/Face.ts", "src/serve/ServeTools.ts"))
+    assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/mcp/v2026/internal/requests.ts"))
+    assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/mcp/McpServer.ts"))
     assert.isFalse(reachesAcross("src/acp/AcpToolset.ts", "src/client/McpToolset.ts"))
     assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/acp/AcpToolset.ts"))
   })
@@ -140,114 +143,54 @@ describe("architecture", () => {
   })
 })
 
-// The MCP face, floor by floor: each module stands on those below it (or beside it, on its own
-// floor) and never on one above; and neither revision's machinery reaches into the other's, so a
-// reader finds the 2026 request path (`modern/`) without reading the 2025 sessions (`legacy/`).
+// The MCP face, room by room: each folder of `src/mcp` stands on the rooms below it and never on
+// one above, so the folders are the floors. A revision's folder and its `internal/` are one room,
+// and neither revision reaches into the other's, so a reader finds the 2026 request path (`v2026/`)
+// without reading the 2025 sessions (`v2025/`).
 const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
-  // The vocabulary: errors, log levels, completion, wire shapes, HTTP refusals, Redis plumbing.
-  [
-    "RpcError",
-    "Logging",
-    "Completion",
-    "HttpGuard",
-    "internal/stdioLines",
-    "internal/channel",
-    "internal/redisCall",
-    "internal/httpDrain",
-    "modern/Wire",
-    "modern/Results",
-    "modern/RequestState",
-    "legacy/EventStore",
-    "legacy/HttpResponse",
-    "internal/authDiscovery",
-    "internal/verifiedTokens",
-    "internal/tokenClaims",
-    "internal/keySet",
-    "internal/sharedChecks",
-    "internal/introspection",
-    "TokenVerifier",
-    "Auth",
-    "internal/peer",
-    "internal/consoleState",
-    "internal/consolePage",
-    "internal/consoleHttp",
-    "internal/consoleBus",
-    "internal/consoleHolds"
-  ],
-  // What the face serves beside the bundle, and what it tells every client unprompted.
-  ["AppResources", "Prompts", "internal/broadcast", "modern/Caching", "modern/Tasks"],
-  // The face both revisions serve, and what each caller of it is shown.
-  ["Scopes", "Face"],
-  // The operator's console over the face.
-  ["internal/consoleRoster", "internal/consoleCalls", "Console"],
-  // Each revision's machinery, over the face.
-  [
-    "modern/internal/answers",
-    "modern/internal/headers",
-    "modern/internal/asking",
-    "modern/internal/holders",
-    "modern/internal/calls",
-    "modern/internal/sharedTasks",
-    "modern/internal/tasks",
-    "modern/internal/replies",
-    "modern/internal/roundTrip",
-    "modern/internal/requests",
-    "modern/internal/listen",
-    "modern/internal/cluster",
-    "modern/internal/taskStore",
-    "modern/internal/transport",
-    "modern/internal/http",
-    "legacy/EventStoreRedis",
-    "legacy/internal/requestPath",
-    "legacy/internal/sessionFollow",
-    "legacy/internal/web",
-    "legacy/internal/httpDirect",
-    "legacy/internal/redisSessions",
-    "legacy/internal/redisBus",
-    "legacy/internal/replicaTransport",
-    "legacy/internal/replicaTail",
-    "legacy/internal/sessionRequests",
-    "legacy/internal/sessionLives",
-    "legacy/internal/sessionRoom",
-    "legacy/Session",
-    "legacy/internal/shared"
-  ],
-  // A connection in either revision; the 2025 session table and its Redis layer.
-  ["Connection", "legacy/HttpSessions", "legacy/internal/http", "HttpRedis"],
-  // The endpoint that tells the revisions apart, and the doors.
-  ["internal/httpRequest", "internal/stdioConnection", "McpServer", "Http"],
-  ["internal/promiseRuntime", "internal/httpPromise", "Promise"],
-  ["stdio", "index"]
+  // How bytes arrive: HTTP refusals and the drain, stdio framing, the SDK channel, a Redis call.
+  ["transport"],
+  // Who is calling: the resource server and its token verifiers.
+  ["auth"],
+  // The version-neutral face: what is served, what each caller is shown, what it is told unprompted.
+  ["face"],
+  // The operator's console over the face; each revision's machinery over the face.
+  ["console", "v2025", "v2026"],
+  // The doors: a connection in either revision, the HTTP endpoint, the server layers, the Promise API.
+  ["", "internal"]
 ]
 
-const mcpFloorOf = (file: string): number => {
-  const name = file.replace(/^src\/mcp\//, "").replace(/\.ts$/, "")
-  return mcpFloors.findIndex((floor) => floor.includes(name))
+/** A module's room: its first folder under `src/mcp` (`""` for the doors at the top). */
+const mcpRoomOf = (file: string): string => {
+  const parts = file.replace(/^src\/mcp\//, "").split("/")
+  return parts.length === 1 ? "" : parts[0] ?? ""
 }
+
+const mcpFloorOf = (file: string): number => mcpFloors.findIndex((floor) => floor.includes(mcpRoomOf(file)))
 
 describe("the MCP face's layout", () => {
   const mcp = modules.filter((m) => m.file.startsWith("src/mcp/"))
 
-  it("every module of the MCP face has its floor", () => {
+  it("every module of the MCP face is in a room of a floor", () => {
     assert.deepStrictEqual(mcp.filter((m) => mcpFloorOf(m.file) < 0).map((m) => m.file), [])
   })
 
-  it("every import in the MCP face points to its own floor or one below", () => {
+  it("every import in the MCP face points to its own room or a floor below", () => {
     const upward = mcp.flatMap((m) =>
-      m.local.filter((target) => target.startsWith("src/mcp/") && mcpFloorOf(target) > mcpFloorOf(m.file)).map(
-        (target) => `${m.file} → ${target}`
-      )
+      m.local.filter((target) =>
+        target.startsWith("src/mcp/") && mcpRoomOf(target) !== mcpRoomOf(m.file) &&
+        mcpFloorOf(target) >= mcpFloorOf(m.file) && !(mcpFloorOf(m.file) === mcpFloors.length - 1 &&
+          mcpFloorOf(target) === mcpFloors.length - 1)
+      ).map((target) => `${m.file} → ${target}`)
     )
     assert.deepStrictEqual(upward, [])
   })
 
-  it("neither revision's machinery imports the other's", () => {
-    const crossing = mcp.flatMap((m) =>
-      m.local.filter((target) =>
-        (m.file.startsWith("src/mcp/modern/") && target.startsWith("src/mcp/legacy/")) ||
-        (m.file.startsWith("src/mcp/legacy/") && target.startsWith("src/mcp/modern/"))
-      ).map((target) => `${m.file} → ${target}`)
-    )
-    assert.deepStrictEqual(crossing, [])
+  it("no file of src/ is over 450 lines", () => {
+    const long = sourcesUnder(src).flatMap((path) => {
+      const lines = Fs.readFileSync(path, "utf8").split("\n").length
+      return lines > 450 ? [`${relative(path)}: ${lines}`] : []
+    })
+    assert.deepStrictEqual(long, [])
   })
 })

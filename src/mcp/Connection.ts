@@ -21,24 +21,23 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import type * as Face from "./Face.ts"
-import * as Channel from "./internal/channel.ts"
-import * as Wire from "./modern/Wire.ts"
-import * as Session from "./legacy/Session.ts"
+import type * as Face from "./face/Face.ts"
+import * as Channel from "./transport/channel.ts"
+import * as Eras from "../protocol/Eras.ts"
+import * as Session from "./v2025/Session.ts"
 
 /**
- * The revision a connection speaks: `legacy` (2025-11-25 and before: `initialize`, a session) or
- * `modern` (2026-07-28: stateless requests).
+ * The era a connection speaks, named by its revision's date (see `McpEras`).
  *
  * @example
  * ```ts
  * import type { McpConnection } from "effect-surface/mcp"
- * const era: McpConnection.Era = "modern"
+ * const era: McpConnection.Era = "2026-07-28"
  * ```
  *
  * @since 0.1.0
  */
-export type Era = "legacy" | "modern"
+export type Era = Eras.Era
 
 /**
  * A served connection.
@@ -73,32 +72,11 @@ export interface Connection {
   readonly idle: Effect.Effect<void>
 }
 
-/**
- * Whether a client's first message opens the stateless revision: `server/discover`, or any message
- * carrying the 2026 envelope's protocol version.
- *
- * @example
- * ```ts
- * import { McpConnection } from "effect-surface/mcp"
- * McpConnection.opensModern({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }) // false
- * ```
- *
- * @since 0.1.0
- */
-export const opensModern = (message: unknown): boolean => {
-  if (typeof message !== "object" || message === null) return false
-  const { method, params } = message as { readonly method?: unknown; readonly params?: unknown }
-  if (method === "server/discover") return true
-  if (typeof params !== "object" || params === null) return false
-  const meta = (params as { readonly _meta?: unknown })._meta
-  return typeof meta === "object" && meta !== null && Wire.meta.protocolVersion in meta
-}
-
 // The 2026 request path (nine modules), loaded when a client first opens in that revision: a host
 // starts a stdio server for every session and most still open with `initialize`, so a start does not
 // wait for modules its client may never use.
 const modernPath = Effect.promise(() =>
-  Promise.all([import("./modern/internal/requests.ts"), import("./modern/internal/transport.ts")])
+  Promise.all([import("./v2026/internal/requests.ts"), import("./v2026/internal/transport.ts")])
 )
 
 /**
@@ -151,7 +129,7 @@ export const connect = (
         })
     const channel = Channel.make(transport, {
       first: (message) => {
-        runFork(serve(opensModern(message)).pipe(Scope.provide(scope)))
+        runFork(serve(Eras.ofMessage(message) === "2026-07-28").pipe(Scope.provide(scope)))
       },
       closed: end
     })
@@ -161,7 +139,7 @@ export const connect = (
     return {
       closed: Deferred.await(closed),
       session,
-      era: Effect.map(session, (legacy): Era => Option.isSome(legacy) ? "legacy" : "modern"),
+      era: Effect.map(session, (legacy): Era => Option.isSome(legacy) ? "2025-11-25" : "2026-07-28"),
       idle: channel.idle
     }
   })

@@ -30,10 +30,10 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
-import * as Face from "./Face.ts"
-import type * as EventStoreRedis from "./legacy/EventStoreRedis.ts"
-import type * as HttpSessions from "./legacy/HttpSessions.ts"
-import * as Shared from "./legacy/internal/shared.ts"
+import * as Face from "./face/Face.ts"
+import type * as EventStoreRedis from "./v2025/EventStoreRedis.ts"
+import type * as HttpSessions from "./v2025/HttpSessions.ts"
+import * as Shared from "./v2025/internal/replicas.ts"
 
 /**
  * How the instances share their sessions.

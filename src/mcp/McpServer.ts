@@ -19,8 +19,8 @@ import type * as Bundle from "../core/Bundle.ts"
 import * as ProtocolStdout from "../core/internal/protocolStdout.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Connection from "./Connection.ts"
-import * as Face from "./Face.ts"
-import * as StdioConnection from "./internal/stdioConnection.ts"
+import * as Face from "./face/Face.ts"
+import * as StdioConnection from "./StdioConnection.ts"
 
 /**
  * The served bundle: its shared face, and `connect` to serve it on one more transport.

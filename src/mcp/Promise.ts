@@ -14,14 +14,14 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Scope from "effect/Scope"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as Owned from "../surface/Owned.ts"
-import type * as AppResources from "./AppResources.ts"
-import type * as Face from "./Face.ts"
-import type * as Auth from "./Auth.ts"
+import type * as AppResources from "./face/AppResources.ts"
+import type * as Face from "./face/Face.ts"
+import type * as Auth from "./auth/Auth.ts"
 import type * as Http from "./Http.ts"
 import { boot, door as doorOf, moves } from "./internal/promiseRuntime.ts"
 import { McpServer, McpSession } from "./McpServer.ts"
 import type { StdioOptions } from "./McpServer.ts"
-import type * as Prompts from "./Prompts.ts"
+import type * as Prompts from "./face/Prompts.ts"
 
 /**
  * What a move of a Promise API server rejects with once it has closed (its `close`, or the host

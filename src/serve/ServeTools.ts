@@ -23,9 +23,9 @@ import type * as ResolveError from "../core/ResolveError.ts"
 import * as Tool from "../core/Tool.ts"
 import * as ToolResult from "../core/ToolResult.ts"
 import * as Surface from "../surface/Surface.ts"
-import type * as McpFace from "../mcp/Face.ts"
+import type * as McpFace from "../mcp/face/Face.ts"
 import * as McpHttp from "../mcp/Http.ts"
-import type * as HttpGuard from "../mcp/HttpGuard.ts"
+import type * as HttpGuard from "../mcp/transport/HttpGuard.ts"
 import { McpServer, McpSession } from "../mcp/McpServer.ts"
 import {
   CheckInUnsupported,

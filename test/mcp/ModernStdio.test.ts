@@ -48,7 +48,7 @@ const noted = Effect.gen(function*() {
 })
 
 const modernRequestPath = (urls: ReadonlyArray<string>) =>
-  urls.filter((url) => /mcp\/modern\/internal\/(requests|transport)\.[jt]s$/.test(url))
+  urls.filter((url) => /mcp\/v2026\/internal\/(requests|transport)\.[jt]s$/.test(url))
 
 /** The board's face with a tool that asks and one that waits, served on an in-memory channel. */
 const inMemory = Effect.gen(function*() {
@@ -131,7 +131,7 @@ describe("MCP 2026-07-28 on one channel", () => {
     Effect.gen(function*() {
       const { clientSide, connection } = yield* inMemory
       const client = yield* connect(clientSide, "auto", { elicit: () => ({ name: "Ada" }) })
-      assert.strictEqual(yield* connection.era, "modern")
+      assert.strictEqual(yield* connection.era, "2026-07-28")
       const greeted = yield* Effect.promise(() => client.callTool({ name: "greet", arguments: {} }))
       assert.deepStrictEqual(contentOf(greeted), [{ type: "text", text: "hello Ada" }])
     }).pipe(Effect.scoped))
@@ -140,7 +140,7 @@ describe("MCP 2026-07-28 on one channel", () => {
     Effect.gen(function*() {
       const { clientSide, connection } = yield* inMemory
       yield* connect(clientSide, "legacy", { elicit: () => ({ name: "Ada" }) })
-      assert.strictEqual(yield* connection.era, "legacy")
+      assert.strictEqual(yield* connection.era, "2025-11-25")
     }).pipe(Effect.scoped))
 
   it.live("a 2026 client's cancellation interrupts the call it names", () =>

@@ -35,14 +35,35 @@ const indices = new Set([
 // A module whose examples are fragments that cannot compile on their own; none today.
 const fragments = new Set<string>()
 const coreModules = sourcesIn("src/core")
-const mcpModules = [...sourcesIn("src/mcp"), ...sourcesIn("src/mcp/modern"), ...sourcesIn("src/mcp/legacy")].filter((
+const mcpModules = [
+  ...[
+    "src/mcp",
+    "src/mcp/face",
+    "src/mcp/transport",
+    "src/mcp/auth",
+    "src/mcp/console",
+    "src/mcp/v2025",
+    "src/mcp/v2026",
+    "src/protocol",
+    "src/protocol/v2026"
+  ]
+    .flatMap(sourcesIn)
+].filter((
   module
 ) => !indices.has(module))
 const acpModules = sourcesIn("src/acp").filter((module) => !indices.has(module))
 const clientModules = sourcesIn("src/client").filter((module) => !indices.has(module))
 const serveModules = sourcesIn("src/serve").filter((module) => !indices.has(module))
 const cliModules = sourcesIn("src/cli").filter((module) => !indices.has(module))
-const faceModules = [...mcpModules, ...clientModules, ...acpModules, ...serveModules, ...cliModules]
+// A module whose first comment says `@internal` is a room's own machinery, not public API.
+const isInternal = (module: string) =>
+  /^\/\*\*((?:(?!\*\/)[\s\S])*)\*\//.exec(Fs.readFileSync(Path.join(root, module), "utf8"))?.[1]?.includes(
+    "@internal"
+  ) ??
+    false
+const faceModules = [...mcpModules, ...clientModules, ...acpModules, ...serveModules, ...cliModules].filter((module) =>
+  !isInternal(module)
+)
 /** Every module whose exports must each carry an example. */
 const publicModules = [...surfaceModules, ...coreModules, ...faceModules, "src/tools.ts"]
 /** Every module whose examples are compiled. */

@@ -15,11 +15,11 @@ import type * as Owned from "../../surface/Owned.ts"
 import type * as Config from "../Config.ts"
 import type * as Transports from "../Transports.ts"
 import * as Channels from "./channels.ts"
-import * as Modern from "./modern.ts"
+import * as Modern from "./v2026/connect.ts"
 import * as Asked from "./questions.ts"
 import * as Remote from "./remote.ts"
-import * as Requests from "./requests.ts"
-import * as Tasks from "./tasks.ts"
+import * as Requests from "./v2026/requests.ts"
+import * as Tasks from "./v2026/tasks.ts"
 
 /** What a dial needs beyond a session's options: the revision asked for. */
 export interface Options extends Remote.Options {

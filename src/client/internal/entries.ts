@@ -14,7 +14,7 @@ import * as Schema from "effect/Schema"
 import { toInputError } from "../../core/internal/issues.ts"
 import { WiringError } from "../Errors.ts"
 import type * as Names from "../Names.ts"
-import * as OAuthChecks from "./oauthChecks.ts"
+import * as OAuthChecks from "./oauth/checks.ts"
 import * as OptionChecks from "./options.ts"
 import * as Redact from "./redact.ts"
 

@@ -11,10 +11,10 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Scope from "effect/Scope"
-import * as Auth from "../Auth.ts"
-import type * as Face from "../Face.ts"
+import * as Auth from "../auth/Auth.ts"
+import type * as Face from "../face/Face.ts"
 import * as McpHttp from "../Http.ts"
-import * as TokenVerifier from "../TokenVerifier.ts"
+import * as TokenVerifier from "../auth/TokenVerifier.ts"
 import { boot, door as doorOf, moves } from "./promiseRuntime.ts"
 
 export const serve = async (

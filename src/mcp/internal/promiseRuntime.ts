@@ -10,10 +10,10 @@
 import * as Schema from "effect/Schema"
 import type * as ManagedRuntime from "effect/ManagedRuntime"
 import * as PromiseDoor from "../../core/internal/promiseDoor.ts"
-import type * as AppResources from "../AppResources.ts"
+import type * as AppResources from "../face/AppResources.ts"
 import type * as Bundle from "../../core/Bundle.ts"
-import type * as Face from "../Face.ts"
-import type * as Prompts from "../Prompts.ts"
+import type * as Face from "../face/Face.ts"
+import type * as Prompts from "../face/Prompts.ts"
 
 /**
  * A Promise API server was closed (its `close`, or the host leaving a stdio server), so `operation`

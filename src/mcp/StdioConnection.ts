@@ -1,0 +1,70 @@
+/**
+ * One connection over a byte stream pair (this process's stdin and stdout, for the stdio door), and
+ * what the end of its input means.
+ *
+ * The SDK's stdio transport does not notice its input ending, so a host that closes our stdin would
+ * leave the connection (and the process) running. But a host, or a script piping its requests in
+ * (`… | server`), closes its end once it has written its last request, not once it has read the
+ * answer: so the end of input takes no more requests yet lets the ones received finish and their
+ * answers be written, for at most the drain timeout, and then closes the transport, which ends the
+ * connection and interrupts whatever is still running.
+ *
+ * @internal
+ */
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { Readable, Writable } from "node:stream"
+import * as Connection from "./Connection.ts"
+import type * as Face from "./face/Face.ts"
+import { boundLines } from "./transport/stdioLines.ts"
+
+const maxStdioLine = 8 * 1024 * 1024
+
+/** Serve `face` on lines read from `input` and answers written to `output`, as described above. */
+export const connect = (
+  face: Face.Face,
+  drainTimeout: Duration.Duration,
+  input: Readable,
+  output: Writable
+): Effect.Effect<Connection.Connection, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    // The drop is reported from a stream callback: run the log line in this session's context.
+    const logDropped = Effect.runForkWith(yield* Effect.context<never>())
+    // Below the SDK's own 10 MiB line buffer, so a line it would close the transport on is dropped first.
+    const lines = boundLines(input, maxStdioLine, (bytes) => {
+      logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
+    })
+    const transport = new StdioServerTransport(lines, output)
+    const connection = yield* Connection.connect(face, transport)
+    // The lines end once the transport has read every one of them, so each request is counted by then.
+    yield* ended(lines).pipe(
+      Effect.andThen(drain(connection, drainTimeout)),
+      Effect.andThen(Effect.promise(() => transport.close())),
+      Effect.raceFirst(connection.closed),
+      Effect.forkScoped
+    )
+    return connection
+  })
+
+const drain = (connection: Connection.Connection, within: Duration.Duration) =>
+  connection.idle.pipe(
+    Effect.timeoutOrElse({
+      duration: within,
+      orElse: () =>
+        Effect.logWarning(
+          `stdin ended ${Duration.format(within)} ago: the requests still running are interrupted, unanswered`
+        )
+    })
+  )
+
+const ended = (stream: Readable): Effect.Effect<void> =>
+  Effect.callback<void>((resume) => {
+    const done = () => resume(Effect.void)
+    if (stream.readableEnded || stream.destroyed) return done()
+    stream.once("end", done).once("close", done)
+    return Effect.sync(() => {
+      stream.off("end", done).off("close", done)
+    })
+  })

@@ -1,0 +1,273 @@
+/**
+ * The operator's console: a live page, served beside an MCP endpoint, showing what agents are shown
+ * and what they do, where a person approves the calls a policy holds back.
+ *
+ * An MCP server puts an application in front of agents; the person running it otherwise sees none of
+ * it. Provided as a Layer, the console is mounted by `McpHttp` on the same server (at `/console` by
+ * default; absent, nothing is mounted): the roster exactly as listed, each call as it happens (caller,
+ * tool, decision, outcome, duration; argument values only when `showArguments` is on), the clients
+ * seen, the exposed cells' values and any audit rows written to it, all pushed over one event stream.
+ * A caller is named by its token's verified subject (behind authorization), beside the name its client
+ * gives itself, shown only as that client's claim.
+ * A call `hold` names waits for the operator's Approve or Deny, bounded by `approvalTimeout` and
+ * refused with a sentence when nobody answers; `layerApproval` offers the same page as the `Approval`
+ * service to any other policy that asks. The page opens only from the link the server prints when it
+ * starts (its `?key=` traded for a same-site, HttpOnly cookie), so a process on this machine — an
+ * agent with a shell — cannot approve its own call by fetching the page. It answers loopback clients
+ * only unless `allowRemote`; behind the endpoint's resource server, only tokens holding its own scope;
+ * and every action needs the page's own token and a same-origin request.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Approval from "../../core/Approval.ts"
+import type * as Identity from "../../core/Identity.ts"
+import type * as Json from "../../core/Json.ts"
+import type * as McpAuth from "../auth/Auth.ts"
+import type * as Face from "../face/Face.ts"
+import * as ConsoleBus from "./internal/bus.ts"
+import * as ConsoleCalls from "./internal/calls.ts"
+import * as ConsoleHolds from "./internal/holds.ts"
+import * as ConsoleHttp from "./internal/http.ts"
+import * as ConsoleRoster from "./internal/roster.ts"
+import * as State from "./internal/state.ts"
+
+/**
+ * How the console is served and what it holds back.
+ *
+ * @example
+ * ```ts
+ * import type { McpConsole } from "effect-surface/mcp"
+ *
+ * const options: McpConsole.Options = {
+ *   hold: (call) => call.tool.startsWith("tasks_delete"),
+ *   approvalTimeout: "2 minutes"
+ * }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Where the page is mounted on the endpoint's server. Default `/console`. */
+  readonly path?: `/${string}`
+  /** Answer clients that are not on this machine. Default `false`: a request from elsewhere is answered 403. */
+  readonly allowRemote?: boolean
+  /** Show argument values on the page. Default `false`: the page shows which tool, never what it was given. */
+  readonly showArguments?: boolean
+  /** Which calls wait for the operator: tool names, or a predicate (one that throws holds). Default none. */
+  readonly hold?: ReadonlyArray<string> | ((call: { readonly tool: string; readonly args: unknown }) => boolean)
+  /** How long a held call waits before it is refused. Default 2 minutes. */
+  readonly approvalTimeout?: Duration.Input
+  /** How many calls, decisions and audit rows the page keeps. Default 200. */
+  readonly history?: number
+  /** The page's heading. Default the server's name. */
+  readonly title?: string
+  /**
+   * With authorization on (`McpAuth.layer`), the scope a bearer token needs to open the page, follow
+   * it or decide on it; one without it is answered 403. Default `console`.
+   */
+  readonly scope?: string
+  /**
+   * The key the console's link carries: whoever opens the link may decide held calls, so it is
+   * printed to the server's own log and output, never served. Default a fresh random key each
+   * start. Set one (at least 32 characters, e.g. `openssl rand -hex 32`) when several instances
+   * answer under one address, so a browser let in by one is let in by all.
+   */
+  readonly key?: string
+}
+
+/**
+ * What a held call was answered, and by whom: the page (`operator at 127.0.0.1`) or the clock.
+ *
+ * @example
+ * ```ts
+ * import { Approval } from "effect-surface"
+ * import type { McpConsole } from "effect-surface/mcp"
+ *
+ * const answered: McpConsole.Answer = { decision: Approval.allow, by: "operator at 127.0.0.1" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Answer extends ConsoleHolds.Answer {}
+
+/**
+ * The console, as a service: `McpHttp` mounts it when it is in context.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpConsole } from "effect-surface/mcp"
+ *
+ * const waiting = Effect.flatMap(Effect.service(McpConsole.Console), (console) => Effect.map(console.state.snapshot, (s) => s.held.length))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Console extends Context.Service<Console, {
+  readonly path: `/${string}`
+  /**
+   * The page's path with the console's key (`/console?key=…`): the address the operator opens,
+   * printed beside the server's URL. Whoever holds it can decide held calls.
+   */
+  readonly link: string
+  readonly state: State.State
+  /**
+   * Wrap a face so its calls are shown (and the ones `hold` names wait), following its roster until
+   * the scope closes; with `cluster`, shared with the consoles of the other instances.
+   */
+  readonly attach: (face: Face.Face, cluster?: ConsoleBus.Cluster) => Effect.Effect<Face.Face, never, Scope.Scope>
+  /** Put a request to the operator and wait (bounded) for the answer. */
+  readonly ask: (request: Approval.Request, caller?: string) => Effect.Effect<Answer>
+  /** Answer a held call; `false` when nothing waits under `id`. */
+  readonly decide: (id: string, decision: "allow" | "deny", by: string) => Effect.Effect<boolean>
+  /** Show an audit row (a guard's, or the application's own) on the page. */
+  readonly audit: (row: Json.JsonObject) => Effect.Effect<void>
+  /**
+   * The page, its event stream and its actions, for the endpoint's router; behind the endpoint's
+   * resource server when there is one.
+   */
+  readonly handler: (auth: McpAuth.Guard | undefined) => Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    never,
+    HttpServerRequest.HttpServerRequest | Scope.Scope
+  >
+}>()("effect-surface/McpConsole") {}
+
+// A predicate that throws holds the call: a policy that cannot say "let it through" has not.
+const holdingOf = (hold: Options["hold"]): (tool: string, args: unknown) => boolean => {
+  if (hold === undefined) return () => false
+  if (typeof hold === "function") {
+    return (tool, args) => {
+      try {
+        return hold({ tool, args })
+      } catch {
+        return true
+      }
+    }
+  }
+  const names = new Set(hold)
+  return (tool) => names.has(tool)
+}
+
+// A key anyone could guess would let anyone decide: a short one is a mistake to stop at, not to serve.
+const keyFrom = (secret: string) =>
+  secret.length >= ConsoleHttp.minimumKeyLength
+    ? Effect.succeed(ConsoleHttp.keyOf(secret))
+    : Effect.die(
+      new Error(
+        `the console's key must have at least ${ConsoleHttp.minimumKeyLength} characters (it has ${secret.length}): whoever guesses it decides held calls`
+      )
+    )
+
+/**
+ * Make the console: its state, its held calls and its page.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpConsole } from "effect-surface/mcp"
+ *
+ * const console = McpConsole.make({ hold: ["tasks_delete"] }) // Effect<Console["Service"]>
+ * // A short `key` is a defect with a sentence: a key anyone could guess lets anyone decide.
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const key = options.key === undefined ? yield* ConsoleHttp.freshKey : yield* keyFrom(options.key)
+  const state = yield* State.make(Math.max(1, Math.floor(options.history ?? 200)))
+  const bus = yield* Ref.make(ConsoleBus.alone(state))
+  const showArguments = options.showArguments === true
+  const holds = yield* ConsoleHolds.make({
+    state,
+    bus,
+    timeout: Duration.fromInputUnsafe(options.approvalTimeout ?? "2 minutes"),
+    showArguments
+  })
+  const title = yield* Ref.make(options.title ?? "effect-surface")
+  const seen = yield* Ref.make<ReadonlyMap<string, Identity.Principal>>(new Map())
+  const watcher: ConsoleCalls.Watcher = { state, seen, bus, holds, holding: holdingOf(options.hold), showArguments }
+  const attach = (face: Face.Face, cluster?: ConsoleBus.Cluster) =>
+    Effect.gen(function*() {
+      yield* Ref.set(title, options.title ?? face.serverInfo.title ?? face.serverInfo.name)
+      if (cluster !== undefined)
+        yield* Ref.set(bus, yield* ConsoleBus.join(state, cluster, holds.instance, holds.decideHere))
+      yield* ConsoleRoster.follow(face, state, yield* FiberMap.make<string>(), seen).pipe(Effect.forkScoped)
+      return { ...face, callTool: ConsoleCalls.watch(face, watcher) } satisfies Face.Face
+    })
+  const path = options.path ?? "/console"
+  const tokens = yield* ConsoleHttp.tokens
+  const handler = (auth: McpAuth.Guard | undefined) =>
+    ConsoleHttp.handler({
+      path,
+      allowRemote: options.allowRemote === true,
+      auth,
+      scope: options.scope ?? "console",
+      tokens,
+      key,
+      title: Ref.get(title),
+      state,
+      decide: holds.decide
+    })
+  return Console.of({
+    path,
+    link: `${path}?key=${encodeURIComponent(key.secret)}`,
+    state,
+    attach,
+    ask: (request, caller = "in process") => holds.ask(request, { caller }),
+    decide: holds.decide,
+    audit: (row) => state.apply({ _tag: "audit", row }),
+    handler
+  })
+})
+
+/**
+ * The console as a layer: `McpHttp` serves the page beside the endpoint while it is provided.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpConsole, McpHttp } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
+ *
+ * declare const options: McpFace.Options
+ * const app = McpHttp.layer({ ...options, http: { port: 3000 } }).pipe(
+ *   Layer.provide(McpConsole.layer({ hold: ["tasks_delete"] }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options = {}): Layer.Layer<Console> => Layer.effect(Console, make(options))
+
+/**
+ * The page as the `Approval` service: any policy's *ask* (a client toolset's, a guard's) waits for
+ * the operator's Approve or Deny on the console, bounded by its `approvalTimeout`.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpConsole } from "effect-surface/mcp"
+ *
+ * const approvals = McpConsole.layerApproval.pipe(Layer.provideMerge(McpConsole.layer()))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerApproval: Layer.Layer<Approval.Approval, never, Console> = Layer.effect(
+  Approval.Approval,
+  Effect.map(
+    Effect.service(Console),
+    (console) =>
+      Approval.Approval.of({ decide: (request) => Effect.map(console.ask(request), (answer) => answer.decision) })
+  )
+)

@@ -1,0 +1,102 @@
+/**
+ * The transport a connection hands to the revision its client opened with.
+ *
+ * The revision is known only once the first message has arrived, and the path that serves it is
+ * set up after that (the 2026 one is even loaded then); a client that writes its requests without
+ * waiting (`… | server`) has the next ones on the wire already. So every message is held from its
+ * arrival until the path starts the channel, then delivered in order: none is lost, none overtakes
+ * the one that opened the connection.
+ *
+ * The channel also counts the client's requests awaiting their answers, from arrival until the
+ * answer is handed to the transport (or the client cancelled the request, which gets none), so a
+ * connection whose input has ended can let them finish before it closes. (The SDK's own `send`
+ * resolves once its stream has taken the bytes, no later; waiting on it cost each call two promises.)
+ * The count lives at the SDK's callback boundary, where messages come and go; what waits on it
+ * waits on a `Latch`, open while none is awaited.
+ *
+ * @internal
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
+import * as Latch from "effect/Latch"
+import type * as Effect from "effect/Effect"
+
+/** A transport whose messages wait for its user, and whose requests are counted until answered. */
+export interface Channel {
+  /** Handed to the path serving the connection: its `start` delivers what was held, in order. */
+  readonly transport: Transport
+  /** Completes once no request of the client's awaits its answer (at once when none does). */
+  readonly idle: Effect.Effect<void>
+}
+
+// Answered only when the channel ends (a 2026 listen stream): never waited for.
+const untilTheEnd = "subscriptions/listen"
+
+// A JSON-RPC id is a string or a number (1 and "1" are two ids, as they are two Set entries).
+const isId = (id: unknown): id is string | number => typeof id === "string" || typeof id === "number"
+
+interface Loose {
+  readonly id?: unknown
+  readonly method?: unknown
+  readonly params?: { readonly requestId?: unknown } | undefined
+}
+
+/**
+ * Wrap `inner` (not yet started): `first` hears the first message (which is held too), `closed`
+ * hears the transport's close after the path does.
+ */
+export const make = (
+  inner: Transport,
+  hooks: { readonly first: (message: JSONRPCMessage) => void; readonly closed: () => void }
+): Channel => {
+  const awaiting = new Set<string | number>()
+  const idle = Latch.makeUnsafe(true)
+  const settle = (id: unknown) => {
+    if (isId(id) && awaiting.delete(id) && awaiting.size === 0) idle.openUnsafe()
+  }
+  let held: Array<readonly [JSONRPCMessage, MessageExtraInfo | undefined]> | undefined = []
+  const outer: Transport = {
+    start: async () => {
+      queueMicrotask(() => {
+        const waiting = held ?? []
+        // A message arriving while these are delivered joins the end of this list.
+        for (let i = 0; i < waiting.length; i++) {
+          const [message, extra] = waiting[i]!
+          outer.onmessage?.(message, extra)
+        }
+        held = undefined
+      })
+    },
+    send: (message, options) => {
+      const { id, method } = message as Loose
+      const sent = inner.send(message, options)
+      if (method === undefined) settle(id)
+      return sent
+    },
+    close: () => inner.close(),
+    setProtocolVersion: (version) => inner.setProtocolVersion?.(version),
+    get sessionId() {
+      return inner.sessionId
+    }
+  }
+  inner.onmessage = (message, extra) => {
+    const { id, method, params } = message as Loose
+    if (typeof method === "string") {
+      if (isId(id) && method !== untilTheEnd) {
+        awaiting.add(id)
+        idle.closeUnsafe()
+      } else if (id === undefined && method === "notifications/cancelled") {
+        settle(params?.requestId)
+      }
+    }
+    if (held === undefined) return outer.onmessage?.(message, extra)
+    held.push([message, extra])
+    if (held.length === 1) hooks.first(message)
+  }
+  inner.onclose = () => {
+    outer.onclose?.()
+    hooks.closed()
+  }
+  inner.onerror = (error) => outer.onerror?.(error)
+  return { transport: outer, idle: idle.await }
+}

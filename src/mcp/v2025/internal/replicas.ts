@@ -1,0 +1,501 @@
+/**
+ * One instance among several serving the same sessions, on Redis: what it does so that any of them
+ * can serve any request of any session.
+ *
+ * A session opened here is registered (`redisSessions`); one another instance opened is served by
+ * a *replica* — an SDK server and transport of its own, initialised by replaying the session's
+ * `initialize`, restored at the host's log level. Exactly one instance leads each session: it
+ * follows the host's subscriptions and announces roster moves, so the host hears each change
+ * once, and events it writes to the standalone stream reach whichever instance serves the host's
+ * GET (`replicaTail`). A subscribe that lands elsewhere is recorded in Redis and handed to the
+ * leader, answered once the leader says it is live. A session whose leader has gone (its beat
+ * stopped) is claimed by the next instance that serves it, which tells the host to re-read every
+ * subscribed URI and every list, since changes in between went unobserved. Replicas are a cache:
+ * each is bounded and evicted like any session here, and the session lives on in Redis until it
+ * is deleted or idle everywhere.
+ *
+ * @since 0.1.0
+ */
+import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
+import type * as Redis from "effect/persistence/Redis"
+import * as Crypto from "node:crypto"
+import type * as EventStore from "../EventStore.ts"
+import * as EventStoreRedis from "../EventStoreRedis.ts"
+import type * as Face from "../../face/Face.ts"
+import type * as HttpGuard from "../../transport/HttpGuard.ts"
+import * as HttpResponse from "../HttpResponse.ts"
+import type * as Logging from "../../face/Logging.ts"
+import * as RpcError from "../../face/RpcError.ts"
+import * as Session from "../Session.ts"
+import * as Bus from "./redisBus.ts"
+import * as Registry from "./redisSessions.ts"
+import * as ReplicaTail from "./replicaTail.ts"
+import * as ReplicaTransport from "./replicaTransport.ts"
+import * as Web from "./web.ts"
+
+export interface Config {
+  readonly prefix: string
+  readonly heartbeat: Duration.Duration
+  readonly timeout: Duration.Duration
+  readonly idleTimeout: Duration.Duration
+  readonly maxSubscriptions: number
+  readonly retryInterval: number | undefined
+  readonly events: EventStoreRedis.Options
+}
+
+/** What the session table lends the instance. */
+export interface Hooks {
+  /** End this instance's replica of a session. */
+  readonly end: (id: string) => Effect.Effect<void>
+  /** The sessions whose replicas here have a response open now. */
+  readonly inUse: () => ReadonlyArray<string>
+}
+
+/** This instance's part in the shared sessions. */
+export interface Node {
+  readonly instance: string
+  readonly store: EventStore.EventStore["Service"]
+  /** The session, for its holder only (see `Registry.find`). */
+  readonly find: (
+    id: string,
+    holder: string | undefined
+  ) => Effect.Effect<Option.Option<Registry.Record>, Registry.Failed>
+  readonly register: (
+    id: string,
+    initialize: unknown,
+    version: string,
+    level: Logging.Level,
+    holder: string | undefined
+  ) => Effect.Effect<void, Registry.Failed>
+  /**
+   * Serve a session here: opened here (`restored` undefined), or a replica of one opened elsewhere.
+   * Its SDK server is connected to `direct`, the SDK's `transport` with the direct road beside it.
+   */
+  readonly connect: (
+    face: Face.Face,
+    id: string,
+    transport: WebStandardStreamableHTTPServerTransport,
+    direct: Transport,
+    holder: string | undefined,
+    restored: Registry.Record | undefined
+  ) => Effect.Effect<Session.Session, never, Scope.Scope>
+  /** The session was used here since the last beat. */
+  readonly touch: (id: string) => void
+  readonly leads: (id: string) => boolean
+  /** The host deleted the session: it ends everywhere. */
+  readonly deleted: (id: string) => Effect.Effect<void>
+  /** Answer a GET of a session served here. */
+  readonly openTail: (
+    id: string,
+    headers: Readonly<Record<string, string | undefined>>,
+    version: string | undefined
+  ) => Effect.Effect<Response, HttpGuard.Refusal>
+  /** Stop leading anything and say this instance is gone (the server is stopping). */
+  readonly leave: Effect.Effect<void>
+}
+
+interface Replica {
+  readonly session: Session.Session
+  /** Who the session belongs to: what Redis is asked for it by. */
+  readonly holder: string | undefined
+  readonly routed: ReplicaTransport.Routed
+  leads: boolean
+  /** Whether Redis has the session yet: one being opened here is not beaten for until it has. */
+  registered: boolean
+}
+
+interface State {
+  readonly config: Config
+  readonly instance: string
+  readonly registry: Registry.Registry
+  readonly bus: Bus.Bus
+  readonly tailable: EventStoreRedis.Tailable
+  readonly tails: ReplicaTail.Tails
+  readonly replicas: Map<string, Replica>
+  readonly active: Set<string>
+  /** What this instance awaits from the others, by token. */
+  readonly acks: Map<string, Awaited>
+  readonly hooks: Hooks
+  readonly fork: <A, E>(effect: Effect.Effect<A, E>) => void
+  /** Set once the instance is leaving: it beats no more. */
+  leaving: boolean
+}
+
+const token = () => Crypto.randomBytes(9).toString("base64url")
+
+// Acknowledgements awaited under one token: done once `expected` have come (it may be learnt after
+// some already have).
+interface Awaited {
+  readonly done: Deferred.Deferred<void>
+  received: number
+  expected: number
+}
+
+const awaiting = (state: State, expected: number): { readonly ack: string; readonly awaited: Awaited } => {
+  const ack = token()
+  const awaited: Awaited = { done: Deferred.makeUnsafe<void>(), received: 0, expected }
+  state.acks.set(ack, awaited)
+  return { ack, awaited }
+}
+
+const settleAck = (awaited: Awaited) => {
+  if (awaited.received >= awaited.expected) Deferred.doneUnsafe(awaited.done, Effect.void)
+}
+
+/** Join the instances sharing `config.prefix` for the scope's life. */
+export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, Scope.Scope | Redis.Redis> =>
+  Effect.gen(function*() {
+    const instance = Crypto.randomBytes(8).toString("hex")
+    const registry = yield* Registry.make({ ...config, instance })
+    const tailable = yield* EventStoreRedis.makeTailable({
+      ...config.events,
+      prefix: `${config.prefix}e:`,
+      timeToLive: config.idleTimeout,
+      timeout: config.timeout
+    })
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
+    const fork = <A, E>(effect: Effect.Effect<A, E>) => {
+      runFork(Effect.catchCause(effect, (cause) => Effect.logWarning("MCP shared session step failed", cause)))
+    }
+    // Filled once the bus is listening; its handler reads the state then.
+    const holder: { state?: State } = {}
+    const bus = yield* Bus.make(
+      { ...config, instance },
+      (message) => holder.state === undefined ? Effect.void : handle(holder.state, message)
+    )
+    const tails = ReplicaTail.make({
+      tailable,
+      inbox: bus.inbox,
+      instanceOfInbox: (channel) =>
+        channel.startsWith(`${config.prefix}inbox:`) ? channel.slice(`${config.prefix}inbox:`.length) : undefined,
+      superseded: (other, session, stream) =>
+        Effect.ignore(bus.send(other, { kind: "superseded", session, stream, holder: bus.inbox })),
+      retryInterval: config.retryInterval,
+      keepAlive: Duration.seconds(15),
+      runFork
+    })
+    const state: State = {
+      config,
+      instance,
+      registry,
+      bus,
+      tailable,
+      tails,
+      replicas: new Map(),
+      active: new Set(),
+      acks: new Map(),
+      hooks,
+      fork,
+      leaving: false
+    }
+    holder.state = state
+    // Alive before the first session is registered as led here.
+    yield* Effect.catch(
+      registry.beat([], []),
+      (error) => Effect.logWarning(`MCP instance not yet known to the others: ${error.message}`)
+    )
+    yield* reported(beat(state), yield* Ref.make(false)).pipe(
+      Effect.repeat(Schedule.spaced(config.heartbeat)),
+      Effect.forkScoped
+    )
+    return {
+      instance,
+      store: tailable.store,
+      find: registry.find,
+      register: (id, initialize, version, level, holder) =>
+        Effect.tap(registry.register(id, initialize, version, level, holder), () =>
+          Effect.sync(() => {
+            const replica = state.replicas.get(id)
+            if (replica !== undefined) replica.registered = true
+          })),
+      connect: (face, id, transport, direct, holder, restored) =>
+        connect(state, face, id, transport, direct, holder, restored),
+      touch: (id) => {
+        state.active.add(id)
+      },
+      leads: (id) => state.replicas.get(id)?.leads === true,
+      deleted: (id) => deleted(state, id),
+      openTail: (id, headers, version) =>
+        Effect.tap(tails.open({ session: id, headers, version }), () => Effect.sync(() => fork(claim(state, id)))),
+      leave: Effect.suspend(() => {
+        state.leaving = true
+        return Effect.ignore(registry.release(led(state), true))
+      })
+    } satisfies Node
+  })
+
+const serviceUnavailable = (error: Registry.Failed) =>
+  new RpcError.ProtocolError({ code: -32000, message: `Service Unavailable: ${error.message}` })
+
+const connect = (
+  state: State,
+  face: Face.Face,
+  id: string,
+  transport: WebStandardStreamableHTTPServerTransport,
+  direct: Transport,
+  holder: string | undefined,
+  restored: Registry.Record | undefined
+) =>
+  Effect.gen(function*() {
+    const { bus, instance } = state
+    // Routed over the direct road: a plain call is answered where it arrived, with nothing in
+    // Redis; a request that streams is the SDK transport's, its events stored in Redis.
+    const routed = ReplicaTransport.make(direct, instance, token(), {
+      answer: (to, message) => state.fork(bus.send(to, { kind: "answer", session: id, message })),
+      cancelled: (message) => state.fork(bus.broadcast({ kind: "cancelled", session: id, from: instance, message }))
+    })
+    const leads = restored === undefined || restored.leads
+    const session = yield* Session.connect(face, routed, {
+      leads,
+      registry: registryFor(state, id),
+      ...(restored === undefined ? {}
+        : { restore: { logLevel: restored.level, subscriptions: leads ? restored.subscriptions : [] } })
+    })
+    const replica: Replica = { session, holder, routed, leads, registered: restored !== undefined }
+    state.replicas.set(id, replica)
+    // The replica ends here; the session lives on in Redis and at the other instances.
+    yield* Effect.addFinalizer(() => left(state, id, replica))
+    if (restored !== undefined) {
+      yield* replayInitialize(state, id, transport, restored)
+      if (restored.leads) yield* announceTakeover(session, restored.subscriptions)
+    }
+    return session
+  })
+
+// The replica initialised as the first one was, by its host's `initialize` (through the
+// transport's own door), its answer read to the end and its stored events dropped.
+const replayInitialize = (
+  state: State,
+  id: string,
+  transport: WebStandardStreamableHTTPServerTransport,
+  restored: Registry.Record
+) =>
+  Effect.gen(function*() {
+    const request = Web.toWebRequest("POST", "http://replica/mcp", {
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json"
+    })
+    const body = { jsonrpc: "2.0", id: `${state.instance}~restore`, method: "initialize", params: restored.initialize }
+    const text = yield* Effect.promise(() =>
+      transport.handleRequest(request, { parsedBody: body }).then((response) => response.text())
+    )
+    const first = HttpResponse.parseEvents(text).events.find((event) => event.id !== undefined)?.id
+    if (first !== undefined) yield* Effect.ignore(state.tailable.store.drop(id, first))
+  })
+
+// Changes while nobody led went unobserved: the host re-reads what it follows and every list.
+const announceTakeover = (session: Session.Session, subscriptions: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const { server } = session
+    const send = (notify: () => Promise<void>) => Effect.ignore(Effect.tryPromise(notify))
+    yield* Effect.forEach(subscriptions, (uri) => send(() => server.sendResourceUpdated({ uri })), { discard: true })
+    yield* send(() => server.sendToolListChanged())
+    yield* send(() => server.sendResourceListChanged())
+    yield* send(() => server.sendPromptListChanged())
+    yield* Effect.logInfo("MCP session taken over: its leader had gone").pipe(
+      Effect.annotateLogs("session", session.server.transport?.sessionId ?? "")
+    )
+  })
+
+// Where a replica's host keeps its subscriptions and level: Redis, followed by the leader.
+const registryFor = (state: State, id: string): Session.Registry => ({
+  subscribe: (uri) =>
+    Effect.gen(function*() {
+      const max = state.config.maxSubscriptions
+      const found = yield* Effect.mapError(state.registry.subscribe(id, uri, max), serviceUnavailable)
+      if (Option.isNone(found)) return yield* new RpcError.ProtocolError({ code: -32001, message: "Session not found" })
+      const { admitted, claimed, leader } = found.value
+      if (!admitted) return yield* Session.tooManySubscriptions(max)
+      if (claimed) yield* takeOver(state, id)
+      const replica = state.replicas.get(id)
+      if (leader === state.instance && replica !== undefined) return yield* replica.session.follow(uri)
+      yield* askLeader(state, leader, id, uri)
+    }),
+  unsubscribe: (uri) =>
+    Effect.gen(function*() {
+      const leader = yield* Effect.mapError(state.registry.unsubscribe(id, uri), serviceUnavailable)
+      if (Option.isNone(leader)) return
+      const replica = state.replicas.get(id)
+      if (leader.value === state.instance && replica !== undefined) return yield* replica.session.unfollow(uri)
+      if (leader.value !== "")
+        yield* Effect.ignore(state.bus.send(leader.value, { kind: "unfollow", session: id, uri }))
+    }),
+  setLogLevel: (level: Logging.Level) =>
+    Effect.andThen(
+      Effect.mapError(state.registry.setLevel(id, level), serviceUnavailable),
+      Effect.ignore(state.bus.broadcast({ kind: "level", session: id, from: state.instance, level }))
+    )
+})
+
+// The leader follows it; answered once it says so, or after the subscribe's usual wait.
+const askLeader = (state: State, leader: string, id: string, uri: string) =>
+  Effect.gen(function*() {
+    const { ack, awaited } = awaiting(state, 1)
+    yield* state.bus.send(leader, { kind: "follow", session: id, uri, reply: state.instance, token: ack }).pipe(
+      Effect.andThen(Effect.timeoutOption(Deferred.await(awaited.done), Session.openWait)),
+      Effect.ignore,
+      Effect.ensuring(Effect.sync(() => state.acks.delete(ack)))
+    )
+  })
+
+// This instance leads the session now: it follows what the host subscribed to, and tells it to re-read.
+const takeOver = (state: State, id: string) =>
+  Effect.gen(function*() {
+    const replica = state.replicas.get(id)
+    if (replica === undefined || replica.leads) return
+    replica.leads = true
+    const found = yield* Effect.orElseSucceed(state.registry.find(id, replica.holder), () =>
+      Option.none<Registry.Record>())
+    const subscriptions = Option.match(found, {
+      onNone: () => [],
+      onSome: (record) =>
+        record.subscriptions
+    })
+    yield* replica.session.lead(true)
+    yield* Effect.forEach(subscriptions, (uri) => Effect.ignore(replica.session.follow(uri)), {
+      discard: true,
+      concurrency: "unbounded"
+    })
+    yield* announceTakeover(replica.session, subscriptions)
+  })
+
+const claim = (state: State, id: string) =>
+  state.replicas.get(id)?.leads === false
+    ? Effect.flatMap(state.registry.claim(id), (claimed) => claimed ? takeOver(state, id) : Effect.void)
+    : Effect.void
+
+const left = (state: State, id: string, replica: Replica) =>
+  Effect.suspend(() => {
+    // A newer replica of the session may have taken this one's place.
+    if (state.replicas.get(id) !== replica) return Effect.void
+    state.replicas.delete(id)
+    state.tails.endSession(id)
+    return replica.leads ? Effect.ignore(state.registry.release([id], false)) : Effect.void
+  })
+
+// The sessions this instance leads, of those Redis has.
+const led = (state: State) =>
+  [...state.replicas].flatMap(([id, replica]) => replica.leads && replica.registered ? [id] : [])
+
+// Gone from Redis first, so no instance restores it again; then every instance listening ends its
+// replica and says so before the DELETE is answered, so no request after the answer is served
+// anywhere. An instance silent for the whole timeout is not waited for longer, and said to be so
+// in the log: one that missed the message ends its replica only once a beat finds the session gone.
+const deleted = (state: State, id: string) =>
+  Effect.gen(function*() {
+    yield* state.registry.remove(id)
+    const { ack, awaited } = awaiting(state, Number.POSITIVE_INFINITY)
+    yield* Effect.gen(function*() {
+      const reached = yield* state.bus.broadcast({ kind: "ended", session: id, from: state.instance, token: ack })
+      awaited.expected = reached - 1
+      settleAck(awaited)
+      const all = yield* Effect.timeoutOption(Deferred.await(awaited.done), state.config.timeout)
+      if (Option.isNone(all)) {
+        yield* Effect.logWarning(
+          `MCP session deleted: ${awaited.received} of ${awaited.expected} other instances said they ended it in time`
+        )
+      }
+    }).pipe(Effect.ensuring(Effect.sync(() => state.acks.delete(ack))))
+    yield* state.tailable.store.forget(id)
+  }).pipe(
+    Effect.catch((error) => Effect.logWarning(`MCP session deleted here, not yet everywhere: ${error.message}`))
+  )
+
+// Say this instance lives, keep what it served alive, and act on what the registry says.
+const beat = (state: State) =>
+  Effect.gen(function*() {
+    if (state.leaving) return
+    const active = [...new Set([...state.active, ...state.hooks.inUse(), ...state.tails.sessions()])].filter((id) =>
+      state.replicas.get(id)?.registered === true
+    )
+    state.active.clear()
+    const said = yield* state.registry.beat(active, led(state))
+    for (const id of said.gone) {
+      yield* state.hooks.end(id)
+      yield* Effect.ignore(state.tailable.store.forget(id))
+    }
+    for (const id of said.lost) {
+      const replica = state.replicas.get(id)
+      if (replica === undefined) continue
+      replica.leads = false
+      yield* replica.session.lead(false)
+    }
+    yield* Effect.forEach(said.claimed, (id) => takeOver(state, id), { discard: true })
+  })
+
+// While Redis is away every beat fails: that is said once when it goes and once when it is back,
+// not at every beat.
+const reported = <E extends { readonly message: string }>(beating: Effect.Effect<void, E>, away: Ref.Ref<boolean>) =>
+  beating.pipe(
+    Effect.tap(() =>
+      Effect.flatMap(
+        Ref.getAndSet(away, false),
+        (was) =>
+          was ? Effect.logInfo("MCP sessions in Redis: Redis is back, and this instance beats again")
+            : Effect.void
+      )
+    ),
+    Effect.catch((error) =>
+      Effect.flatMap(Ref.getAndSet(away, true), (was) =>
+        was ? Effect.void : Effect.logWarning(
+          `MCP sessions in Redis: a beat failed (${error.message}); requests that need Redis are answered 503 ` +
+            "until it is back, which is said once it is"
+        ))
+    )
+  )
+
+const handle = (state: State, message: Bus.Message): Effect.Effect<void> => {
+  switch (message.kind) {
+    case "event":
+      return Effect.sync(() => state.tails.deliver(message))
+    case "answer":
+    case "cancelled": {
+      if (message.kind === "cancelled" && message.from === state.instance) return Effect.void
+      const parsed = JSONRPCMessageSchema.safeParse(message.message)
+      const replica = state.replicas.get(message.session)
+      if (!parsed.success) return Effect.logWarning(`MCP bus: a forwarded ${message.kind} is no JSON-RPC message`)
+      return Effect.sync(() => replica?.routed.inject(parsed.data))
+    }
+    case "ended": {
+      const { from, token } = message
+      return from === state.instance ? Effect.void : Effect.andThen(
+        state.hooks.end(message.session),
+        Effect.sync(() => token === undefined ? undefined : state.fork(state.bus.send(from, { kind: "live", token })))
+      )
+    }
+    case "level": {
+      const replica = state.replicas.get(message.session)
+      return message.from === state.instance || replica === undefined ? Effect.void
+        : replica.session.setLogLevel(message.level)
+    }
+    case "follow": {
+      const replica = state.replicas.get(message.session)
+      const following = replica?.leads === true ? Effect.ignore(replica.session.follow(message.uri)) : Effect.void
+      return Effect.sync(() =>
+        state.fork(Effect.andThen(following, state.bus.send(message.reply, { kind: "live", token: message.token })))
+      )
+    }
+    case "unfollow": {
+      const replica = state.replicas.get(message.session)
+      return replica?.leads === true ? replica.session.unfollow(message.uri) : Effect.void
+    }
+    case "live":
+      return Effect.sync(() => {
+        const awaited = state.acks.get(message.token)
+        if (awaited === undefined) return
+        awaited.received++
+        settleAck(awaited)
+      })
+    case "superseded":
+      return Effect.sync(() => state.tails.supersede(message.session, message.stream))
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * 2026-07-28 over one message channel (stdio, or an in-memory pair in a test): every request is
+ * answered on the channel they all share.
+ *
+ * A stdio server is one process per host, and one channel carries every request, every notice and
+ * every answer, so what HTTP gives each request for free has to be said here: each request runs in
+ * a fiber of its own, a request's notices go out before its answer, `notifications/cancelled`
+ * interrupts the request it names (a listen stream included), and the answers of requests running
+ * side by side leave in whatever order they finish. When the channel closes, or the connection's
+ * scope does, every request still running is interrupted and every listen stream ends with its
+ * response.
+ *
+ * @internal
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberMap from "effect/FiberMap"
+import * as FiberSet from "effect/FiberSet"
+import * as Result from "effect/Result"
+import type * as Scope from "effect/Scope"
+import type * as Json from "../../../core/Json.ts"
+import * as Listen from "./listen.ts"
+import * as Requests from "./requests.ts"
+import * as Wire from "../../../protocol/v2026/Messages.ts"
+
+interface Channel {
+  readonly modern: Requests.Modern
+  readonly transport: Transport
+  readonly running: FiberMap.FiberMap<string, unknown>
+  /** The listen streams, answered before the channel's requests are interrupted. */
+  readonly listening: FiberSet.FiberSet<void>
+  readonly closing: Deferred.Deferred<void>
+  readonly runFork: <A, E>(effect: Effect.Effect<A, E>) => void
+}
+
+const keyOf = (id: Wire.Id) => `${typeof id}:${id}`
+
+// The channel keeps its order: a request's notices were sent before its answer is.
+const send = (channel: Channel, message: Json.JsonObject) => {
+  void channel.transport.send(message as unknown as JSONRPCMessage).catch(() => undefined)
+}
+
+const request = (channel: Channel, incoming: Requests.Request) => {
+  const checked = Requests.check(incoming)
+  if (Result.isFailure(checked)) return send(channel, checked.failure.body)
+  const key = keyOf(incoming.id)
+  const run = incoming.method === "subscriptions/listen"
+    ? Result.match(Listen.prepare(incoming, checked.success, channel.modern.listening.maxUris), {
+      onFailure: (refused) => Effect.sync(() => send(channel, refused.body)),
+      onSuccess: (prepared) => listen(channel, prepared)
+    })
+    : Effect.map(
+      Requests.answer(channel.modern, incoming, checked.success, (message) => send(channel, message)),
+      (answer) => send(channel, answer.body)
+    )
+  channel.runFork(FiberMap.run(channel.running, key, run))
+}
+
+// A listen on this channel, counted against the channel (its one peer) while it streams.
+const listen = (channel: Channel, prepared: Listen.Prepared) =>
+  FiberSet.run(
+    channel.listening,
+    Effect.scoped(Effect.flatMap(
+      Listen.admit(channel.modern, prepared, Listen.holderOf(prepared.caller, "channel")),
+      (refused) =>
+        refused === undefined
+          ? Listen.run(channel.modern, prepared, (message) => send(channel, message), Deferred.await(channel.closing))
+          : Effect.sync(() => send(channel, refused.body))
+    ))
+  ).pipe(Effect.flatMap((fiber) => Fiber.join(fiber).pipe(Effect.onInterrupt(() => Fiber.interrupt(fiber)))))
+
+const cancelled = (channel: Channel, params: { readonly [key: string]: unknown }) => {
+  const id = params["requestId"]
+  if (typeof id === "string" || typeof id === "number") channel.runFork(FiberMap.remove(channel.running, keyOf(id)))
+}
+
+/**
+ * Serve 2026 requests on `transport` until it closes or the scope does; it is started here, and
+ * delivers first the message that decided the channel's revision. Answers what completes once the
+ * channel has closed.
+ */
+export const serve = (
+  modern: Requests.Modern,
+  transport: Transport
+): Effect.Effect<Deferred.Deferred<void>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const closed = yield* Deferred.make<void>()
+    const closing = yield* Deferred.make<void>()
+    const runFork = Effect.runForkWith(yield* Effect.context<never>())
+    const channel: Channel = {
+      modern,
+      transport,
+      running: yield* FiberMap.make<string>(),
+      listening: yield* FiberSet.make<void>(),
+      closing,
+      runFork: (effect) => {
+        runFork(effect)
+      }
+    }
+    // Before the requests are interrupted (finalizers run in reverse), listen streams answer.
+    yield* Effect.addFinalizer(() =>
+      Deferred.succeed(closing, undefined).pipe(
+        Effect.andThen(FiberSet.awaitEmpty(channel.listening)),
+        Effect.timeoutOrElse({ duration: "1 second", orElse: () => Effect.void })
+      )
+    )
+    const receive = (message: JSONRPCMessage) => {
+      const incoming = Wire.classify(message)
+      switch (incoming._tag) {
+        case "Request":
+          return request(channel, incoming)
+        case "Notification":
+          return incoming.method === "notifications/cancelled" ? cancelled(channel, incoming.params) : undefined
+        case "Invalid":
+          return send(
+            channel,
+            Wire.errorOf(incoming.id, {
+              code: Wire.codes.invalidRequest,
+              message: `Invalid Request: ${incoming.reason}`
+            })
+          )
+        case "Response":
+          return undefined
+      }
+    }
+    transport.onmessage = receive
+    transport.onclose = () => {
+      runFork(Deferred.succeed(closed, undefined))
+    }
+    yield* Effect.promise(() => transport.start())
+    return closed
+  })
