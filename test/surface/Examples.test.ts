@@ -36,19 +36,16 @@ const indices = new Set([
 const fragments = new Set<string>()
 const coreModules = sourcesIn("src/core")
 const mcpModules = [
-  ...[
-    "src/mcp",
-    "src/mcp/face",
-    "src/mcp/transport",
-    "src/mcp/auth",
-    "src/mcp/console",
-    "src/mcp/v2025",
-    "src/mcp/v2026",
-    "src/protocol",
-    "src/protocol/v2026"
-  ]
-    .flatMap(sourcesIn)
-].filter((
+  "src/mcp",
+  "src/mcp/face",
+  "src/mcp/transport",
+  "src/mcp/auth",
+  "src/mcp/console",
+  "src/mcp/v2025",
+  "src/mcp/v2026",
+  "src/protocol",
+  "src/protocol/v2026"
+].flatMap(sourcesIn).filter((
   module
 ) => !indices.has(module))
 const acpModules = sourcesIn("src/acp").filter((module) => !indices.has(module))
