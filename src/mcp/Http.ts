@@ -91,9 +91,10 @@ export interface HttpOptions {
   readonly maxSubscriptionsPerSession?: number
   /**
    * The most 2026 `subscriptions/listen` streams one holder may hold open at once: a token's
-   * subject behind a resource server, else the connection's peer address. One more is answered 429
-   * with a sentence. Each open stream also counts as a request in flight (`maxRequestsInFlight`).
-   * Default 16.
+   * subject behind a resource server, else the connection's peer address (an IPv6 peer by its /64
+   * prefix). One more is answered 429 with a sentence. Behind a proxy every caller without a token
+   * reaches the server from the proxy's one address and shares this cap: serve behind a resource
+   * server (`McpAuth`), or raise it. Default 16.
    *
    * @example
    * ```ts
@@ -102,6 +103,19 @@ export interface HttpOptions {
    * ```
    */
   readonly maxListenStreamsPerHolder?: number
+  /**
+   * The most 2026 `subscriptions/listen` streams open at once, whoever holds them; one more is
+   * answered 503 with a sentence. A listen counts as a request in flight (`maxRequestsInFlight`)
+   * only until its stream is acknowledged, then under this cap alone, so idle streams never keep
+   * requests out. Each holds a connection and up to 1024 queued notices. Default 256.
+   *
+   * @example
+   * ```ts
+   * import type { McpHttp } from "effect-surface/mcp"
+   * const http: McpHttp.HttpOptions = { maxListenStreams: 1024, maxListenStreamsPerHolder: 64 }
+   * ```
+   */
+  readonly maxListenStreams?: number
   /**
    * The most requests served at once; past it a POST is answered 503 with `Retry-After`. A 2025
    * batch counts as the requests it carries, and is refused whole when they do not all fit.
@@ -299,7 +313,11 @@ export const serveFace = (
       maxInFlight,
       keepAlive: Duration.fromInputUnsafe(options.keepAlive ?? "15 seconds"),
       cluster: Option.getOrUndefined(Option.map(shared, clusterOf)),
-      listen: { maxUris: options.maxSubscriptionsPerSession, maxStreams: options.maxListenStreamsPerHolder }
+      listen: {
+        maxUris: options.maxSubscriptionsPerSession,
+        maxStreams: options.maxListenStreamsPerHolder,
+        maxTotal: options.maxListenStreams
+      }
     })
     const resourceServer = yield* Effect.serviceOption(Auth.ResourceServer)
     const guard = Option.map(resourceServer, (server) => Auth.guard(server, url))

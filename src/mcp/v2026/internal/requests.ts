@@ -24,7 +24,8 @@ import type * as Scopes from "../../face/Scopes.ts"
 import * as Caching from "../Caching.ts"
 import type * as Asking from "./asking.ts"
 import * as Calls from "./calls.ts"
-import * as RequestState from "../RequestState.ts"
+import type * as RequestState from "../RequestState.ts"
+import type * as Stateless from "../Stateless.ts"
 import * as Wire from "../../../protocol/v2026/Messages.ts"
 import * as Replies from "./replies.ts"
 import { type Answer, failed, isRecord, ok, refused, type Request } from "./replies.ts"
@@ -52,26 +53,39 @@ export interface Modern {
 export const defaultMaxListenStreams = 16
 
 /**
+ * The most listen streams one endpoint holds open at once, whoever holds them. Each holds a
+ * connection (a file descriptor, under the usual soft limit of 1024) and up to 1024 queued notices;
+ * 256 keeps them to a quarter of that limit while sixteen holders may each keep their sixteen.
+ */
+export const defaultMaxListenStreamsTotal = 256
+
+/**
  * How listen requests are bounded: URIs one request may name (default the cap of a 2025 session's
- * subscriptions, `Face.defaultMaxSubscriptions`) and streams one holder may hold open.
+ * subscriptions, `Face.defaultMaxSubscriptions`), streams one holder may hold open, and streams
+ * open at once in all.
  */
 export interface ListenOptions {
   readonly maxUris?: number | undefined
   readonly maxStreams?: number | undefined
+  readonly maxTotal?: number | undefined
 }
 
-/** The bounds of one endpoint's listen requests, and the streams each holder has open. */
+/** The bounds of one endpoint's listen requests, and the streams open (by holder, and in all). */
 export interface ListenLimits {
   readonly maxUris: number
   readonly maxStreams: number
+  readonly maxTotal: number
   readonly open: Map<string, number>
+  total: number
 }
 
 /** The bounds `options` set, with no stream open yet. */
 export const listenLimits = (options: ListenOptions = {}): ListenLimits => ({
   maxUris: options.maxUris ?? Face.defaultMaxSubscriptions,
   maxStreams: options.maxStreams ?? defaultMaxListenStreams,
-  open: new Map()
+  maxTotal: options.maxTotal ?? defaultMaxListenStreamsTotal,
+  open: new Map(),
+  total: 0
 })
 
 /**
@@ -91,11 +105,12 @@ export type { Answer, Request } from "./replies.ts"
  */
 export const make = (
   face: Face.Face,
+  stateless: Stateless.Stateless,
   options: {
     readonly elsewhere?: Calls.Elsewhere | undefined
     readonly instance?: string | undefined
     readonly relay?: Relay | undefined
-    /** Signs this path's states: the face's own unless given (instances on Redis agree on one). */
+    /** Signs this path's states: the server's own unless given (instances on Redis agree on one). */
     readonly codec?: RequestState.Codec | undefined
     /** Where tasks are shared with the other instances. */
     readonly store?: Tasks.Store | undefined
@@ -105,15 +120,15 @@ export const make = (
 ): Effect.Effect<Modern, never, Scope.Scope> =>
   Effect.gen(function*() {
     const instance = options.instance ?? Crypto.randomBytes(8).toString("hex")
-    const tasks = yield* Tasks.make({ settings: face.tasks, instance, store: options.store })
+    const tasks = yield* Tasks.make({ settings: stateless.tasks, instance, store: options.store })
     const calls = yield* Calls.make({
-      codec: options.codec ?? face.requestState,
-      limits: face.requestState.limits,
+      codec: options.codec ?? stateless.requestState,
+      limits: stateless.requestState.limits,
       instance,
       tasking: tasks.tasking,
       ...(options.elsewhere === undefined ? {} : { elsewhere: options.elsewhere })
     })
-    const caching = yield* Caching.make(face.broadcaster, face.caching)
+    const caching = yield* Caching.make(face.broadcaster, stateless.caching)
     const { name, title, version } = face.serverInfo
     const serverInfo = title === undefined ? { name, version } : { name, version, title }
     return {
