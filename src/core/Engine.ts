@@ -10,36 +10,27 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Pull from "effect/Pull"
 import * as Ref from "effect/Ref"
 import * as Schedule from "effect/Schedule"
-import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
-import * as Client from "../surface/Client.ts"
 import type { LinkError } from "../surface/LinkError.ts"
 import type { Owned } from "../surface/Owned.ts"
 import type * as Bundle from "./Bundle.ts"
 import type * as Caller from "./Caller.ts"
 import * as ConnectionPool from "./ConnectionPool.ts"
-import { Retired, UnknownResource, UnknownTool, Unreadable } from "./EngineError.ts"
-import type { EngineError } from "./EngineError.ts"
-import type * as InputError from "./InputError.ts"
+import type { EngineError, Retired, UnknownResource, UnknownTool, Unreadable } from "./EngineError.ts"
+import { call, type CallEnv, invoke } from "./internal/engineCalls.ts"
+import { collectionKeys, read, type ReadEnv, resolve, watch } from "./internal/engineReads.ts"
+import type * as Reads from "./Reads.ts"
 import type * as ResolveError from "./ResolveError.ts"
-import * as Reads from "./Reads.ts"
 import * as Resolver from "./Resolver.ts"
 import * as Roster from "./Roster.ts"
 import * as SchemaBridge from "./SchemaBridge.ts"
-import { refusalOf } from "./internal/declaredError.ts"
-import { entrySpan } from "./internal/span.ts"
-import * as Tool from "./Tool.ts"
-import * as ToolResult from "./ToolResult.ts"
+import type * as ToolResult from "./ToolResult.ts"
 import * as Watch from "./Watch.ts"
 
 /**
@@ -132,180 +123,9 @@ export class Engine extends Context.Service<Engine, {
 }>()("effect-surface/Engine") {}
 
 /** What one engine is built over. */
-interface Env {
-  readonly roster: Roster.Roster
-  readonly pool: ConnectionPool.Pool<Bundle.Clients>
+interface Env extends CallEnv, ReadEnv {
   readonly resolver: Resolver.Resolver["Service"]
-  readonly itemDeadline: Duration.Input
-  readonly coalesce: Duration.Input
-  readonly resubscribe: Schedule.Schedule<unknown, unknown>
-  readonly watchers: Ref.Ref<number>
 }
-
-// Traced by hand rather than by `Effect.fn`: this is every tool call's path, and `Effect.fn` takes a
-// stack trace per call (see the bench); the span is the same, provided in one step (internal/span.ts).
-// (Every closure built per call is one more allocation per call: what needs nothing of the call's
-// own is built once, here.)
-const call =
-  (env: Env) =>
-  (name: string, args: unknown): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> =>
-    entrySpan(
-      "Engine.call",
-      { kind: "server", attributes: { tool: name } },
-      Effect.flatMap(
-        env.roster.lookupTool(name),
-        (found): Effect.Effect<ToolResult.ToolResult, UnknownTool | Retired, Caller.Services> => {
-          switch (found._tag) {
-            case "Unknown":
-              return Effect.fail(new UnknownTool({ name }))
-            case "Retired":
-              return Effect.fail(new Retired({ tombstone: found.tombstone }))
-            case "Served": {
-              const tool = found.tool
-              return Effect.matchEffect(tool.input.decode(args), {
-                onFailure: refusedInput,
-                onSuccess: (input) => invoke(env, tool, input)
-              })
-            }
-          }
-        }
-      )
-    )
-
-const refusedInput = (error: InputError.InputError): Effect.Effect<ToolResult.ToolResult> =>
-  Effect.succeed(ToolResult.failure(error))
-
-// A procedure's call on its client, its answer in its declared wire form (a Date as its ISO string, …),
-// and a failure it declares as a refusal with that failure's declared form as its detail.
-const dispatch = (
-  client: Bundle.Served,
-  target: Extract<Bundle.Tool["target"], { readonly _tag: "Procedure" }>,
-  input: unknown
-) =>
-  Effect.flatMap(Client.call(client, target.ns, target.verb, input), target.encode).pipe(
-    Effect.mapError(refusalOf(target.procedure.error))
-  )
-
-// The client of a sibling (or the core), or the link fault of a factory that gave none.
-const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Bundle.Served | undefined =>
-  sibling === undefined ? clients.core : Object.hasOwn(clients.clients, sibling) ? clients.clients[sibling] : undefined
-
-const invoke = (
-  env: Env,
-  tool: Bundle.Tool,
-  input: unknown
-): Effect.Effect<ToolResult.ToolResult, never, Caller.Services> => {
-  const target = tool.target
-  switch (target._tag) {
-    case "Procedure": {
-      return ToolResult.frame(env.pool.use((clients) => {
-        const client = clientIn(clients, tool.sibling)
-        return client === undefined
-          ? Effect.flatMap(Reads.clientOf(clients, tool.sibling), (found) => dispatch(found, target, input))
-          : dispatch(client, target, input)
-      }))
-    }
-    case "SiblingTool":
-      return Tool.callThrough(
-        target.tool,
-        input,
-        (handle) =>
-          env.pool.use((clients) => Effect.flatMap(Reads.clientOf(clients, tool.sibling), (client) => handle(client)))
-      )
-    case "RootTool":
-      return Tool.callThrough(target.tool, input, env.pool.use)
-  }
-}
-
-const resolve = (env: Env) => (uri: string): Effect.Effect<Reads.Target, UnknownResource | Retired> =>
-  Effect.flatMap(env.roster.lookupUri(uri), (found): Effect.Effect<Reads.Target, UnknownResource | Retired> => {
-    switch (found._tag) {
-      case "Resource":
-        return Effect.succeed({ _tag: "Member", resource: found.resource })
-      case "Item":
-        return Effect.succeed({ _tag: "Item", template: found.template, id: found.id })
-      case "Retired":
-        return Effect.fail(new Retired({ tombstone: found.tombstone }))
-      case "Unknown":
-        return Effect.fail(new UnknownResource({ uri }))
-    }
-  })
-
-const unreadable = (uri: string) => (error: { readonly message: string }) =>
-  new Unreadable({ uri, reason: error.message })
-
-const read = (env: Env) =>
-  Effect.fn("Engine.read")(function*(uri: string) {
-    const target = yield* resolve(env)(uri)
-    return yield* env.pool.use((clients) => Reads.read(uri, target, clients, env.itemDeadline)).pipe(
-      Effect.catchTags({ ConnectionLost: unreadable(uri), DialFailed: unreadable(uri), PoolClosed: unreadable(uri) })
-    )
-  })
-
-// One open of a target, re-opened over the pool while the subscriber waits: each open that
-// delivers its first frame starts the retry budget again; a refusal, a completed source or a spent
-// budget ends the follow.
-const followTarget = (env: Env, uri: string, seen: Reads.Seen, { opened, pulse }: Watch.Signals) =>
-  Effect.gen(function*() {
-    const target = yield* resolve(env)(uri)
-    // A member with no snapshot is live as soon as its source is subscribed.
-    const live = target._tag === "Member" && target.resource.kind === "event" ? opened : Effect.void
-    let step = yield* Schedule.toStepWithSleep(env.resubscribe)
-    while (true) {
-      const delivered = yield* Ref.make(false)
-      const exit = yield* Effect.exit(env.pool.use((clients) =>
-        Effect.andThen(
-          live,
-          Stream.runForEach(Reads.changes(target, clients, seen), (frame) =>
-            frame.first
-              ? Effect.andThen(Ref.set(delivered, true), frame.changed ? Effect.andThen(opened, pulse) : opened)
-              : frame.changed ? pulse : Effect.void)
-        )
-      ))
-      if (Exit.isSuccess(exit)) return
-      const failure = Cause.findErrorOption(exit.cause)
-      if (Option.isNone(failure)) return yield* Effect.failCause(exit.cause)
-      const error = failure.value
-      // A source that cannot serve this member is a refusal; only a link failure is worth a re-open.
-      if (error._tag === "Unreadable") return yield* Effect.fail(error)
-      if (yield* Ref.get(delivered)) step = yield* Schedule.toStepWithSleep(env.resubscribe)
-      const again = yield* step(error).pipe(Effect.as(true), Pull.catchDone(() => Effect.succeed(false)))
-      if (!again) return yield* Effect.fail(error)
-    }
-  })
-
-const watch = (env: Env) =>
-  Effect.fn("Engine.watch")(
-    function*(uri: string, onChange: Effect.Effect<void>, onOpen: Effect.Effect<void> = Effect.void) {
-      yield* resolve(env)(uri)
-      const seen: Reads.Seen = yield* Ref.make<Option.Option<Effect.Effect<string>>>(Option.none())
-      // A move that leaves the members as they were (the root tools moved) leaves every resource where
-      // it was; any other re-opens, on the connection the move re-dialled.
-      const generations = Stream.changesWith(env.roster.changes, Roster.sameMembers)
-      yield* Watch.run({
-        uri,
-        follow: (signals) => Watch.acrossGenerations(generations, () => followTarget(env, uri, seen, signals)),
-        onChange,
-        onOpen,
-        coalesce: env.coalesce,
-        watchers: env.watchers
-      })
-    }
-  )
-
-const collectionKeys =
-  (env: Env) => (uriTemplate: string): Effect.Effect<ReadonlyArray<string> | undefined, Unreadable> =>
-    Effect.flatMap(env.roster.current, (resolved): Effect.Effect<ReadonlyArray<string> | undefined, Unreadable> => {
-      const template = resolved.templates.find((t) => t.uriTemplate === uriTemplate)
-      if (template === undefined) return Effect.succeed(undefined)
-      return env.pool.use((clients) => Reads.keys(template, clients, env.itemDeadline)).pipe(
-        Effect.catchTags({
-          ConnectionLost: unreadable(uriTemplate),
-          DialFailed: unreadable(uriTemplate),
-          PoolClosed: unreadable(uriTemplate)
-        })
-      )
-    })
 
 // Checked first, so a refused move touches nothing; then the connection is retired BEFORE the move
 // is published, so nothing reacting to the move (a subscription re-opening) can lease the connection
