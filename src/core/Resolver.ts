@@ -16,15 +16,14 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Bundle from "./Bundle.ts"
 import type * as Caller from "./Caller.ts"
-import type * as Json from "./Json.ts"
 import { ID } from "./ItemUri.ts"
 import * as ResolveError from "./ResolveError.ts"
-import { advertiseResource, advertiseTemplate, advertiseTool, claimOf, surfaceName } from "./internal/lists.ts"
-import * as SchemaBridge from "./SchemaBridge.ts"
+import { bespokeTool, compileInput, described } from "./internal/bespoke.ts"
+import { collectionKey, indexTables } from "./internal/bundleIndex.ts"
+import { advertiseResource, advertiseTemplate, advertiseTool, surfaceName } from "./internal/lists.ts"
 import * as Client from "../surface/Client.ts"
 import * as Expose from "../surface/Expose.ts"
 import type * as Surface from "../surface/Surface.ts"
-import type * as Tools from "./Tool.ts"
 
 /**
  * What one surface contributes to a bundle: its exposed resources, item templates and generated tools.
@@ -97,24 +96,16 @@ export const faceLabel = (sibling: string | undefined): string =>
  *
  * @since 0.1.0
  */
-export const collectionKey = (sibling: string | undefined, key: string): string =>
-  sibling === undefined ? key : `${sibling}/${key}`
+export { collectionKey }
 
 const uriOf = (group: string, sibling: string | undefined, key: string): string =>
   `surface://${group}/${collectionKey(sibling, key)}`
-
-// A description only helps an agent if it says something; a blank one is treated as missing.
-const described = (given: string | undefined, fallback: () => string): string =>
-  given !== undefined && given.trim() !== "" ? given : fallback()
 
 // Each member's JSON codecs are compiled here, once per resolution, and carried on the tables: a
 // read or a subscription frame never rebuilds one.
 const encoderOf = (schema: Surface.Shape): Bundle.Codec => Schema.encodeUnknownEffect(Schema.toCodecJson(schema))
 const decoderOf = (schema: Surface.Shape): Bundle.Codec => Schema.decodeUnknownEffect(Schema.toCodecJson(schema))
 const identity: Bundle.Codec = Effect.succeed
-
-const compileInput = (schema: Surface.Shape | undefined): Bundle.Tool["input"] =>
-  schema === undefined ? SchemaBridge.compile() : SchemaBridge.compile(schema)
 
 const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProcedure): Bundle.Tool => {
   const { mutates, ns, procedure, verb } = exposed
@@ -220,56 +211,6 @@ export const resolveExpose = (
     return { resources, templates, tools }
   })
 
-const isJsonSchemaInput = (input: unknown): input is Tools.JsonSchemaInput =>
-  typeof input === "object" && input !== null && "_tag" in input && input._tag === "JsonSchemaInput"
-
-// A raw JSON Schema is compiled by the reverse checker, and refused here if no call could pass it.
-const bespokeInput = (
-  name: string,
-  origin: Bundle.Origin,
-  input: unknown
-): Effect.Effect<Bundle.Tool["input"], ResolveError.InvalidToolSchema> =>
-  isJsonSchemaInput(input)
-    ? Effect.mapError(
-      Effect.fromResult(
-        SchemaBridge.compileJson(input.schema, { trustPatterns: input.trustPatterns, checkedBy: input.checkedBy })
-      ),
-      (e) => new ResolveError.InvalidToolSchema({ name, origin, reason: `${e.pointer}: ${e.reason}` })
-    )
-    // Otherwise the record's input is an Effect Schema (its type is erased in `AnyTool`).
-    : Effect.succeed(compileInput(input as Surface.Shape | undefined))
-
-const bespokeTool = (
-  name: string,
-  origin: Bundle.Origin,
-  sibling: string | undefined,
-  tool: {
-    readonly title?: string
-    readonly description: string
-    readonly mutates: boolean
-    readonly meta?: Json.JsonObject
-    readonly annotations?: Json.JsonObject
-    readonly input?: unknown
-  },
-  target: Bundle.Tool["target"]
-): Effect.Effect<Bundle.Tool, ResolveError.InvalidToolSchema> =>
-  Effect.map(bespokeInput(name, origin, tool.input), (input) => ({
-    name,
-    origin,
-    sibling,
-    title: tool.title,
-    description: described(
-      tool.description,
-      () =>
-        origin._tag === "RootTool" ? `Runs the bundle's root tool ${name}.` : `Runs a tool of ${surfaceName(sibling)}.`
-    ),
-    mutates: tool.mutates,
-    meta: tool.meta,
-    annotations: tool.annotations,
-    input,
-    target
-  }))
-
 const siblingKeyRefusal = (sibling: string): ResolveError.InvalidSiblingKey | undefined =>
   sibling === ""
     ? new ResolveError.InvalidSiblingKey({ sibling, reason: "empty" })
@@ -336,43 +277,7 @@ export const resolveBundle = (bundle: Bundle.Bundle): Effect.Effect<Bundle.Resol
       }
     }
 
-    // One pass over every candidate, each tagged by origin, so a clash names both claimants.
-    const toolByName = new Map<string, Bundle.Tool>()
-    for (const tool of tools) {
-      if (!ResolveError.TOOL_NAME.test(tool.name)) {
-        return yield* new ResolveError.InvalidToolName({ name: tool.name, origin: tool.origin })
-      }
-      const first = toolByName.get(tool.name)
-      if (first !== undefined) {
-        return yield* new ResolveError.DuplicateToolName({ name: tool.name, first: first.origin, second: tool.origin })
-      }
-      toolByName.set(tool.name, tool)
-    }
-    const byUri = new Map<string, Bundle.Resource>()
-    for (const resource of resources) {
-      const first = byUri.get(resource.uri)
-      if (first !== undefined) {
-        return yield* new ResolveError.DuplicateResourceUri({
-          uri: resource.uri,
-          first: claimOf(first),
-          second: claimOf(resource)
-        })
-      }
-      byUri.set(resource.uri, resource)
-    }
-    const templateByCollection = new Map<string, Bundle.Template>()
-    for (const template of templates) {
-      const index = collectionKey(template.sibling, template.key)
-      const first = templateByCollection.get(index)
-      if (first !== undefined) {
-        return yield* new ResolveError.DuplicateResourceUri({
-          uri: template.uriTemplate,
-          first: claimOf(first),
-          second: claimOf(template)
-        })
-      }
-      templateByCollection.set(index, template)
-    }
+    const { byUri, templateByCollection, toolByName } = yield* indexTables(tools, resources, templates)
     return {
       bundle,
       siblings,
