@@ -6,10 +6,13 @@
 // open, and an open stream counts among the requests in flight.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { Identity } from "effect-surface"
 import { McpHttp } from "effect-surface/mcp"
+import * as Http from "node:http"
 import { serverOptionsOver } from "../../examples/board/app.ts"
 import * as BoardState from "../../examples/board/state.ts"
-import { overHttp, raw } from "./modern.ts"
+import * as Listen from "../../src/mcp/v2026/internal/listen.ts"
+import { envelope, overHttp, raw } from "./modern.ts"
 import {
   connectAs,
   extraFile,
@@ -180,18 +183,84 @@ describe("a listen is bounded", () => {
       assert.isTrue((yield* attempt(() => second.listen({ toolsListChanged: true }))).ok)
     }))
 
-  it.live("an open listen stream counts among the requests in flight: past maxRequestsInFlight a listen is refused 503", () =>
+  it.live("listen streams left open never keep requests out: past maxRequestsInFlight of them, other requests are still served", () =>
     Effect.gen(function*() {
-      const { url } = yield* serveBoard({ maxRequestsInFlight: 2 })
-      const reader = yield* connectAs(url, "pin", "reader")
-      const admin = yield* connectAs(url, "pin", "admin")
-      const first = yield* Effect.promise(() => reader.listen({ toolsListChanged: true }))
-      yield* Effect.promise(() => admin.listen({ toolsListChanged: true }))
-      const busy = yield* rawListen(url, "guest", [publicFile])
-      assert.strictEqual(busy.status, 503)
-      assert.match(busy.answer.error?.message ?? "", /requests are in flight/)
-      yield* Effect.promise(() => first.close())
-      yield* Effect.sleep("300 millis")
-      assert.isTrue((yield* attempt(() => reader.listen({ toolsListChanged: true }))).ok)
+      const served = yield* McpHttp.serve({
+        ...serverOptionsOver(yield* BoardState.memory),
+        http: { port: 0, maxRequestsInFlight: 4, maxListenStreamsPerHolder: 3 }
+      })
+      // Three peers, three idle streams each: more than the requests served at once.
+      for (const peer of ["127.0.0.2", "127.0.0.3", "127.0.0.4"]) {
+        for (let n = 0; n < 3; n++) assert.strictEqual(yield* openListen(served.url, peer), 200, `${peer} #${n}`)
+      }
+      const victim = yield* overHttp(served.url, "pin")
+      const listed = yield* attempt(() => victim.listTools())
+      assert.isTrue(listed.ok, listed.ok ? "" : listed.why)
     }))
+
+  it.live("past maxListenStreams open in all, a listen is refused 503 in a sentence while other requests are still served", () =>
+    Effect.gen(function*() {
+      const served = yield* McpHttp.serve({
+        ...serverOptionsOver(yield* BoardState.memory),
+        http: { port: 0, maxListenStreams: 3 }
+      })
+      for (const peer of ["127.0.0.2", "127.0.0.3", "127.0.0.4"]) {
+        assert.strictEqual(yield* openListen(served.url, peer), 200, peer)
+      }
+      const client = yield* overHttp(served.url, "pin")
+      const refused = yield* attempt(() => client.listen({ toolsListChanged: true }))
+      assert.isFalse(refused.ok)
+      if (!refused.ok) {
+        assert.match(
+          refused.why,
+          /Too many listen streams: the server holds 3 open, the most it keeps \(maxListenStreams\)/
+        )
+      }
+      assert.isTrue((yield* attempt(() => client.listTools())).ok)
+    }))
+
+  it("without a token, an IPv6 peer is held by its /64 and an IPv4-mapped one by its IPv4", () => {
+    const holder = (peer: string) => Listen.holderOf(Identity.local, peer)
+    assert.strictEqual(holder("2001:db8:1:2::1"), holder("2001:db8:1:2:ffff:ffff:ffff:ffff"))
+    assert.strictEqual(holder("2001:db8:1:2::1"), holder("2001:0DB8:0001:0002:0:0:0:9%eth0"))
+    assert.notStrictEqual(holder("2001:db8:1:2::1"), holder("2001:db8:1:3::1"))
+    assert.strictEqual(holder("::ffff:127.0.0.2"), holder("127.0.0.2"))
+    assert.notStrictEqual(holder("127.0.0.2"), holder("127.0.0.3"))
+  })
 })
+
+// A listen for list moves sent from `localAddress` and left open: its HTTP status, once the stream
+// has been acknowledged (or the refusal's once answered). The stream is ended with the test's scope.
+const openListen = (url: string, localAddress: string) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<{ readonly status: number; readonly request: Http.ClientRequest }>((resolve, reject) => {
+        const body = JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "subscriptions/listen",
+          params: { notifications: { toolsListChanged: true }, _meta: envelope() }
+        })
+        const request = Http.request(url, {
+          method: "POST",
+          localAddress,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "subscriptions/listen"
+          }
+        }, (response) => {
+          const status = response.statusCode ?? 0
+          if (status !== 200) return resolve({ status, request })
+          response.setEncoding("utf8")
+          response.on("data", (chunk: string) => {
+            if (chunk.includes("notifications/subscriptions/acknowledged")) resolve({ status, request })
+          })
+        })
+        request.on("error", reject)
+        request.end(body)
+      })
+    ),
+    ({ request }) => Effect.sync(() => request.destroy())
+  ).pipe(Effect.map(({ status }) => status))

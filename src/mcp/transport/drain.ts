@@ -126,6 +126,22 @@ export const useSession = (
     return use
   }))
 
+/**
+ * The requests a POST carries are answered while its response goes on (a 2026 listen stream once
+ * acknowledged): no longer in flight nor awaited, so a stream left open keeps no request out. Its
+ * response is still counted until written.
+ */
+export const answered = (drain: Drain, ledger: Ledger): Effect.Effect<void> =>
+  Effect.uninterruptible(Effect.suspend(() => {
+    const { asked, flying } = ledger
+    ledger.flying = 0
+    ledger.asked = []
+    return count(drain, (d) => {
+      d.inFlight -= flying
+      for (const key of asked) d.awaiting.delete(key)
+    })
+  }))
+
 /** Count `admit` as admitting while it runs. */
 export const admitting = <A, E, R>(drain: Drain, admit: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.uninterruptibleMask((restore) =>

@@ -190,7 +190,8 @@ const answered = (
 
 const listen = (
   endpoint: Endpoint,
-  prepared: Listen.Prepared
+  prepared: Listen.Prepared,
+  ledger: HttpDrain.Ledger
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, Scope.Scope> =>
   Effect.gen(function*() {
     const queue = yield* Queue.bounded<Uint8Array, Cause.Done>(maxQueued)
@@ -201,7 +202,8 @@ const listen = (
       Effect.andThen(Effect.sync(() => Queue.offerUnsafe(queue, keepAliveComment))),
       Effect.forever
     )
-    yield* Listen.run(endpoint.modern, prepared, send, Deferred.await(endpoint.closing)).pipe(
+    const answered = HttpDrain.answered(endpoint.drain, ledger)
+    yield* Listen.run(endpoint.modern, prepared, send, Deferred.await(endpoint.closing), answered).pipe(
       Effect.raceFirst(quiet),
       Effect.ensuring(Queue.end(queue)),
       Effect.forkIn(yield* Effect.scope)
@@ -210,9 +212,10 @@ const listen = (
     return stream(queue, opening)
   })
 
-// A listen is admitted as any request is, and counted in flight for as long as its stream is open
-// (so `maxInFlight` bounds the streams too); then each URI must name something and its holder (the
-// token's subject, else the connection's peer) must have a stream to spare.
+// A listen is admitted as any request is, and counted in flight until its stream is acknowledged;
+// then each URI must name something, the endpoint must have a stream to spare and so must its
+// holder (the token's subject, else the connection's peer). An acknowledged stream counts under
+// those two caps alone, so streams left open never keep other requests out.
 const listenRequest = (
   endpoint: Endpoint,
   request: HttpServerRequest.HttpServerRequest,
@@ -240,7 +243,7 @@ const listenRequest = (
     if (admitted === undefined) return yield* busy(endpoint.maxInFlight)
     const peer = Option.getOrElse(request.remoteAddress, () => "unknown")
     const refused = yield* Listen.admit(modern, prepared.success, Listen.holderOf(prepared.success.caller, peer))
-    return refused === undefined ? yield* listen(endpoint, prepared.success) : json(refused)
+    return refused === undefined ? yield* listen(endpoint, prepared.success, ledger) : json(refused)
   })
 
 const busy = (max: number) =>

@@ -38,9 +38,26 @@ import * as Wire from "../../../protocol/v2026/Messages.ts"
 import * as Replies from "./replies.ts"
 import type * as Requests from "./requests.ts"
 
-/** Who a stream counts against: a token's subject, else `peer` (who the transport says is there). */
+/**
+ * Who a stream counts against: a token's subject, else `peer` (who the transport says is there).
+ * An IPv6 peer counts by its /64 prefix, the block one host is usually handed whole, so a caller
+ * cannot step past its cap by moving to another address of its own; an IPv4-mapped one by its IPv4.
+ */
 export const holderOf = (caller: Identity.Principal, peer: string): string =>
-  caller._tag === "Token" ? `subject ${caller.subject}` : `peer ${peer}`
+  caller._tag === "Token" ? `subject ${caller.subject}` : `peer ${peerBlock(peer)}`
+
+// The /64 an IPv6 address lies in (its first four groups, written out); any other peer as it is.
+const peerBlock = (peer: string): string => {
+  const address = peer.replace(/%.*$/, "").toLowerCase()
+  if (!address.includes(":")) return peer
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address)
+  if (mapped?.[1] !== undefined) return mapped[1]
+  const [head = "", tail] = address.split("::")
+  const front = head === "" ? [] : head.split(":")
+  const back = tail === undefined || tail === "" ? [] : tail.split(":")
+  const groups = [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back]
+  return `${groups.slice(0, 4).map((group) => Number.parseInt(group, 16).toString(16)).join(":")}::/64`
+}
 
 /**
  * What a listener asked to hear, and (in the acknowledgement) what it will.
@@ -123,8 +140,9 @@ const named = (modern: Requests.Modern, uri: string): Effect.Effect<void, RpcErr
 
 /**
  * Admit a prepared listen request: every URI it names must name something (else -32602 naming the
- * first that does not), and its holder must hold fewer than `maxStreams` open (else 429, saying so).
- * The stream is counted against its holder for the scope's life.
+ * first that does not), fewer than `maxTotal` streams may be open (else 503, saying so), and its
+ * holder must hold fewer than `maxStreams` open (else 429, saying so). The stream is counted, in all
+ * and against its holder, for the scope's life.
  */
 export const admit = (
   modern: Requests.Modern,
@@ -139,29 +157,42 @@ export const admit = (
     )
     if (unknown._tag === "Some") return Replies.failed(prepared.id, RpcError.toRpcError(unknown.value))
     const { listening } = modern
+    // One step each way, so no other stream is let in between the look at the counts and their change.
     const held = yield* Effect.acquireRelease(
       Effect.sync(() => {
+        if (listening.total >= listening.maxTotal) return "server" as const
         const open = listening.open.get(holder) ?? 0
-        if (open >= listening.maxStreams) return false
+        if (open >= listening.maxStreams) return "holder" as const
         listening.open.set(holder, open + 1)
-        return true
+        listening.total++
+        return undefined
       }),
-      (taken) =>
+      (refused) =>
         Effect.sync(() => {
-          if (!taken) return
+          if (refused !== undefined) return
+          listening.total--
           const open = (listening.open.get(holder) ?? 1) - 1
           if (open === 0) listening.open.delete(holder)
           else listening.open.set(holder, open)
         })
     )
-    return held ? undefined : {
-      status: 429,
-      body: Wire.errorOf(prepared.id, {
-        code: -32000,
-        message:
-          `Too many listen streams: this caller holds ${listening.maxStreams} open, the most one may; end one before listening again`
-      })
-    }
+    return held === undefined ? undefined : held === "server"
+      ? {
+        status: 503,
+        body: Wire.errorOf(prepared.id, {
+          code: -32000,
+          message:
+            `Too many listen streams: the server holds ${listening.maxTotal} open, the most it keeps (maxListenStreams); retry shortly`
+        })
+      }
+      : {
+        status: 429,
+        body: Wire.errorOf(prepared.id, {
+          code: -32000,
+          message:
+            `Too many listen streams: this caller holds ${listening.maxStreams} open, the most one may; end one before listening again`
+        })
+      }
   })
 
 // What a caller is shown of each list, kept per view (one per scope set and tables) so a move is
@@ -221,14 +252,15 @@ const openWait = Duration.seconds(1)
 
 /**
  * Stream one listener until `closing` completes (then answer the request, ending it gracefully) or
- * the fiber is interrupted (the client went away): the acknowledgement first, then every notice it
- * asked for, each tagged with its subscription id, through `send`.
+ * the fiber is interrupted (the client went away): the acknowledgement first (`then` runs once it is
+ * sent), then every notice it asked for, each tagged with its subscription id, through `send`.
  */
 export const run = (
   modern: Requests.Modern,
   prepared: Prepared,
   send: (message: Json.JsonObject) => void,
-  closing: Effect.Effect<void>
+  closing: Effect.Effect<void>,
+  then: Effect.Effect<void> = Effect.void
 ): Effect.Effect<void> =>
   Effect.gen(function*() {
     const { face } = modern
@@ -288,6 +320,7 @@ export const run = (
     )
     notice("notifications/subscriptions/acknowledged", { notifications: honored as Json.JsonObject })
     acknowledged = true
+    yield* then
     // A task may have moved, or ended, before the client listened: each is told as it stands now.
     yield* Effect.all(standing, { discard: true })
     yield* closing
