@@ -1,7 +1,13 @@
-// The README's performance table, from the JSON lines of one `npm run bench`: every row is read off
-// that run, so the table is regenerated rather than edited by hand.
+// The performance table of docs/performance.md, from the JSON lines of one `npm run bench`: every row
+// is read off that run and written between the page's table markers, so the table is regenerated
+// rather than edited by hand, and the notes around it stay as they are. `--stdout` prints it instead.
 //   npm run -s bench > bench.jsonl && npm run -s bench:table < bench.jsonl
+import { readFileSync, writeFileSync } from "node:fs"
 import { text } from "node:stream/consumers"
+
+const page = new URL("../docs/performance.md", import.meta.url)
+const start = "<!-- bench:table:start -->"
+const end = "<!-- bench:table:end -->"
 
 interface Figure {
   readonly bench: string
@@ -361,7 +367,7 @@ const main = async () => {
   const named = (name: string) =>
     figures.get(name) ??
       [...figures.values()].find((f) => f.bench.replace(counted, "") === name.replace(counted, ""))
-  process.stdout.write("| figure | ours | peer | ratio | vs effect/ai |\n|---|---|---|---|---|\n")
+  const table = ["| figure | ours | peer | ratio | vs effect/ai |", "|---|---|---|---|---|"]
   for (const row of rows) {
     const figure = named(row.bench)
     if (figure === undefined) {
@@ -369,12 +375,22 @@ const main = async () => {
       continue
     }
     const ai = row.ai === undefined ? undefined : named(row.ai)
-    process.stdout.write(
+    table.push(
       `| ${row.label} | ${shown(figure.ours, row.unit)} | ${shown(figure.peer, row.unit)} | ${
         row.unit === "Δ" ? paired(figure) : ratio(figure.ratio)
-      } | ${ai === undefined ? "—" : ratio(ai.ratio)} |\n`
+      } | ${ai === undefined ? "—" : ratio(ai.ratio)} |`
     )
   }
+  if (process.argv.includes("--stdout")) {
+    process.stdout.write(`${table.join("\n")}\n`)
+    return
+  }
+  const current = readFileSync(page, "utf8")
+  const from = current.indexOf(start)
+  const to = current.indexOf(end)
+  if (from < 0 || to < from) throw new Error(`docs/performance.md lacks the markers ${start} … ${end}`)
+  writeFileSync(page, `${current.slice(0, from + start.length)}\n\n${table.join("\n")}\n\n${current.slice(to)}`)
+  process.stdout.write(`wrote ${table.length - 2} rows into docs/performance.md\n`)
 }
 
 void main()

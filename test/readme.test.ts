@@ -4,10 +4,10 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { program } from "../examples/quickstart.ts"
-import { blockAfter } from "./readmeBlocks.ts"
+import { blockAfter, page, pages, readme } from "./readmeBlocks.ts"
 import * as Instances from "./mcp/cluster/instances.ts"
 import { post, rawSession, text } from "./mcp/httpRaw.ts"
 import * as RedisServer from "./mcp/redisServer.ts"
@@ -27,20 +27,48 @@ const servingUrl = (child: ChildProcess) =>
     child.once("exit", (code) => reject(new Error(`the example exited (${code}) before serving: ${out}`)))
   })
 
-describe("README", () => {
-  it("shows exactly the quickstart example that the type check and this test run", () => {
-    const readme = read("../README.md")
-    assert.strictEqual(blockAfter(readme, "## Example"), read("../examples/quickstart.ts"))
+describe("README and docs/", () => {
+  it("stays a short front door: under 300 lines", () => {
+    assert.isBelow(readme().split("\n").length, 300)
   })
 
-  it("shows exactly the authorization example that the type check reads", () => {
-    const readme = read("../README.md")
-    assert.strictEqual(blockAfter(readme, "(`examples/auth/server.ts`):"), read("../examples/auth/server.ts"))
+  it("links every page under docs/, and every link between the README and the pages reaches a file", () => {
+    const linked = Array.from(readme().matchAll(/\]\(docs\/([\w-]+)\.md\)/g), (m) => m[1])
+    assert.deepStrictEqual([...new Set(linked)].sort((a, b) => (a ?? "").localeCompare(b ?? "")), [...pages()])
+    for (const name of pages()) {
+      for (const [, target] of page(name).matchAll(/\]\(([\w./-]+?)(?:#[\w-]*)?\)/g)) {
+        if (target === undefined || /^\w+:/.test(target)) continue
+        assert.isTrue(existsSync(new URL(`../docs/${target}`, import.meta.url)), `docs/${name}.md links ${target}`)
+      }
+    }
   })
 
-  it("shows exactly the procedure reading its caller that the authorization tests run", () => {
-    const readme = read("../README.md")
-    assert.strictEqual(blockAfter(readme, "(`examples/auth/cards.ts`):"), read("../examples/auth/cards.ts"))
+  it("shows exactly the examples the type check compiles and the tests run: the quickstart and one snippet per mode", () => {
+    for (const file of ["quickstart.ts", "serve/stdio.ts", "toolset/effect.ts", "acp/quickstart.ts"]) {
+      assert.strictEqual(blockAfter(readme(), `(\`examples/${file}\`):`), read(`../examples/${file}`), file)
+    }
+  })
+
+  it("docs/authorization.md shows exactly the authorization example that the type check reads", () => {
+    assert.strictEqual(
+      blockAfter(page("authorization"), "(`examples/auth/server.ts`):"),
+      read("../examples/auth/server.ts")
+    )
+  })
+
+  it("docs/authorization.md shows exactly the procedure reading its caller that the authorization tests run", () => {
+    assert.strictEqual(
+      blockAfter(page("authorization"), "(`examples/auth/cards.ts`):"),
+      read("../examples/auth/cards.ts")
+    )
+  })
+
+  it("a page's ```ts block that names an example file is that file", () => {
+    for (const name of pages()) {
+      for (const match of page(name).matchAll(/\(`(examples\/[\w/.-]+\.ts)`\)[^\n]*:\n\n```ts\n([\s\S]*?)```/g)) {
+        assert.strictEqual(match[2], read(`../${match[1]}`), `docs/${name}.md: ${match[1]}`)
+      }
+    }
   })
 
   it.effect("the quickstart example runs and answers what its comment says", () =>
@@ -48,26 +76,26 @@ describe("README", () => {
       assert.strictEqual(yield* program, 2)
     }))
 
-  it("shows exactly the stdio serve examples, Effect and Promise, that the type check and the test below run", () => {
-    const readme = read("../README.md")
+  it("docs/serving.md shows exactly the stdio serve examples, Effect and Promise, that the type check and the test below run", () => {
+    const serving = page("serving")
     assert.strictEqual(
-      blockAfter(readme, "With the Effect API, by Layer composition (`examples/serve/stdio.ts`):"),
+      blockAfter(serving, "With the Effect API, by Layer composition (`examples/serve/stdio.ts`):"),
       read("../examples/serve/stdio.ts")
     )
     assert.strictEqual(
-      blockAfter(readme, "With the Promise API (`examples/serve/stdio-promise.ts`):"),
+      blockAfter(serving, "With the Promise API (`examples/serve/stdio-promise.ts`):"),
       read("../examples/serve/stdio-promise.ts")
     )
   })
 
-  it("shows exactly the HTTP serve examples, Effect and Promise, that the type check and the test below run", () => {
-    const readme = read("../README.md")
+  it("docs/serving.md shows exactly the HTTP serve examples, Effect and Promise, that the type check and the test below run", () => {
+    const serving = page("serving")
     assert.strictEqual(
-      blockAfter(readme, "Over Streamable HTTP, with the Effect API (`examples/serve/http.ts`):"),
+      blockAfter(serving, "Over Streamable HTTP, with the Effect API (`examples/serve/http.ts`):"),
       read("../examples/serve/http.ts")
     )
     assert.strictEqual(
-      blockAfter(readme, "With the Promise API (`examples/serve/http-promise.ts`):"),
+      blockAfter(serving, "With the Promise API (`examples/serve/http-promise.ts`):"),
       read("../examples/serve/http-promise.ts")
     )
   })
@@ -96,9 +124,9 @@ describe("README", () => {
     )
   }
 
-  it("shows exactly the example of instances sharing their sessions in Redis that the test below runs", () => {
+  it("docs/scale-out.md shows exactly the example of instances sharing their sessions in Redis that the test below runs", () => {
     assert.strictEqual(
-      blockAfter(read("../README.md"), "(`examples/serve/http-redis.ts`):"),
+      blockAfter(page("scale-out"), "(`examples/serve/http-redis.ts`):"),
       read("../examples/serve/http-redis.ts")
     )
   })

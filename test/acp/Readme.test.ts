@@ -1,4 +1,4 @@
-// The README's ACP section shows exactly examples/acp/quickstart.ts and examples/acp/toolset.ts, and
+// docs/acp.md shows exactly examples/acp/quickstart.ts and examples/acp/toolset.ts, and
 // each agent, started as a child process, answers an editor over stdio as its code says.
 import * as Acp from "@agentclientprotocol/sdk"
 import { assert, describe, it } from "@effect/vitest"
@@ -14,11 +14,11 @@ import { entry, tempDir } from "../client/servers.ts"
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
 
-describe("README: Back an ACP turn", () => {
+describe("docs/acp.md: Back an ACP turn", () => {
   it("shows exactly the ACP quickstart and the session toolset example that the type check and the tests below run", () => {
     for (const name of ["quickstart", "toolset"]) {
       const block = new RegExp(`\\(\`examples/acp/${name}\\.ts\`\\):\\n\\n\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(
-        read("../../README.md")
+        read("../../docs/acp.md")
       )?.[1]
       assert.strictEqual(block, read(`../../examples/acp/${name}.ts`))
     }

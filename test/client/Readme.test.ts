@@ -1,12 +1,12 @@
-// The README's toolset snippets are the files under examples/toolset/, which the type check compiles.
+// The toolset snippets of docs/toolset.md are the files under examples/toolset/, which the type check compiles.
 import { assert, describe, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
 
-describe("README: the toolset section", () => {
+describe("docs/toolset.md", () => {
   it("shows exactly the Effect, Promise, Toolkit, local-surface, storage, question, resource and sign-in examples that the type check compiles", () => {
-    const section = /## Use other people's MCP tools\n([\s\S]*?)\n## /.exec(read("../../README.md"))?.[1] ?? ""
+    const section = read("../../docs/toolset.md")
     const blocks = Array.from(section.matchAll(/```ts\n([\s\S]*?)```/g), (m) => m[1])
     assert.deepStrictEqual(
       blocks,

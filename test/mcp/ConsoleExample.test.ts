@@ -9,7 +9,7 @@ import { Effect, Fiber, Ref, Schedule } from "effect"
 import * as ChildProcess from "node:child_process"
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
-import { blockAfter, readme } from "../readmeBlocks.ts"
+import { blockAfter, page } from "../readmeBlocks.ts"
 import { open } from "./browser.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -42,9 +42,9 @@ const spawn = (script: string) =>
   })
 
 describe("the example's console", () => {
-  it("the README shows exactly the console example this test runs", () => {
+  it("docs/console.md shows exactly the console example this test runs", () => {
     assert.strictEqual(
-      blockAfter(readme(), "It is off unless its layer is provided (`examples/serve/console.ts`):"),
+      blockAfter(page("console"), "It is off unless its layer is provided (`examples/serve/console.ts`):"),
       readFileSync(new URL("../../examples/serve/console.ts", import.meta.url), "utf8")
     )
   })

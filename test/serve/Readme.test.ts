@@ -1,4 +1,4 @@
-// The README's serveTools and Guard examples: each block is the example file, and each file runs,
+// The serveTools and Guard examples of docs/serve-tools.md and docs/guard.md: each block is the example file, and each file runs,
 // driven by an SDK client over stdio.
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { GuardFile, Guard } from "effect-surface/serve"
 import { root } from "../bin.ts"
-import { blockAfter, readme } from "../readmeBlocks.ts"
+import { blockAfter, page } from "../readmeBlocks.ts"
 import { fixture } from "./guardFixture.ts"
 
 const example = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), "utf8")
@@ -33,18 +33,17 @@ const overStdio = (args: ReadonlyArray<string>) =>
 const call = (client: Client, name: string, args: Record<string, unknown>) =>
   Effect.promise(() => client.callTool({ name, arguments: args }) as Promise<CallToolResult>)
 
-describe("README: serveTools and Guard", () => {
+describe("docs: serveTools and Guard", () => {
   it("shows exactly the examples the type check compiles and the tests below run", () => {
-    const text = readme()
     assert.strictEqual(
       blockAfter(
-        text,
+        page("serve-tools"),
         "objects with a JSON Schema — as an MCP server, on the MCP face and the core (`examples/serve/tools.ts`):"
       ),
       example("examples/serve/tools.ts")
     )
     assert.strictEqual(
-      blockAfter(text, "- **From Effect code** the guard is a layer (`examples/serve/guard.ts`):"),
+      blockAfter(page("guard"), "- **From Effect code** the guard is a layer (`examples/serve/guard.ts`):"),
       example("examples/serve/guard.ts")
     )
   })
