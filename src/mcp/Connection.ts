@@ -24,6 +24,7 @@ import * as Scope from "effect/Scope"
 import type * as Face from "./face/Face.ts"
 import * as Channel from "./transport/channel.ts"
 import * as Eras from "../protocol/Eras.ts"
+import type * as Stateless from "./v2026/Stateless.ts"
 import * as Session from "./v2025/Session.ts"
 
 /**
@@ -76,8 +77,29 @@ export interface Connection {
 // starts a stdio server for every session and most still open with `initialize`, so a start does not
 // wait for modules its client may never use.
 const modernPath = Effect.promise(() =>
-  Promise.all([import("./v2026/internal/requests.ts"), import("./v2026/internal/transport.ts")])
+  Promise.all([
+    import("./v2026/internal/requests.ts"),
+    import("./v2026/internal/transport.ts"),
+    import("./v2026/Stateless.ts")
+  ])
 )
+
+/**
+ * How a connection is served: a 2025 session's options (as `McpSessions.connect` takes them), and
+ * the server's resolved 2026-07-28 settings for a client that opens in that revision (else the
+ * defaults, resolved when it opens).
+ *
+ * @example
+ * ```ts
+ * import type { McpConnection } from "effect-surface/mcp"
+ * const options: McpConnection.ConnectOptions = { maxSubscriptions: 64 }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface ConnectOptions extends Session.ConnectOptions {
+  readonly stateless?: Stateless.Stateless | undefined
+}
 
 /**
  * Serve `face` on `transport` until either side closes it or the scope closes, in the revision the
@@ -102,7 +124,7 @@ const modernPath = Effect.promise(() =>
 export const connect = (
   face: Face.Face,
   transport: Transport,
-  options: Session.ConnectOptions = {}
+  options: ConnectOptions = {}
 ): Effect.Effect<Connection, never, Scope.Scope> =>
   Effect.gen(function*() {
     const scope = yield* Scope.fork(yield* Effect.scope)
@@ -117,8 +139,9 @@ export const connect = (
     const serve = (modern: boolean) =>
       modern
         ? Effect.gen(function*() {
-          const [Requests, ModernTransport] = yield* modernPath
-          const ended = yield* ModernTransport.serve(yield* Requests.make(face), channel.transport)
+          const [Requests, ModernTransport, Stateless] = yield* modernPath
+          const stateless = options.stateless ?? (yield* Stateless.make({}))
+          const ended = yield* ModernTransport.serve(yield* Requests.make(face, stateless), channel.transport)
           yield* Deferred.succeed(opened, Option.none())
           yield* Deferred.await(ended).pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
         })

@@ -38,6 +38,7 @@ import * as HttpSessions from "./v2025/HttpSessions.ts"
 import * as HttpDrain from "./transport/drain.ts"
 import * as HttpRequest from "./Endpoint.ts"
 import * as ModernHttp from "./v2026/internal/http.ts"
+import * as Stateless from "./v2026/Stateless.ts"
 import { McpServer } from "./McpServer.ts"
 
 /**
@@ -162,7 +163,7 @@ export interface HttpOptions {
  * @since 0.1.0
  */
 export interface Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients>
-  extends Face.Options<E, R, C>
+  extends Face.Options<E, R, C>, Stateless.Options
 {
   readonly http?: HttpOptions
 }
@@ -274,7 +275,8 @@ const inUse = (cause: unknown): boolean =>
  */
 export const serveFace = (
   given: Face.Face,
-  options: HttpOptions = {}
+  options: HttpOptions = {},
+  stateless?: Stateless.Stateless
 ): Effect.Effect<Served, ServeError | HttpGuard.UnguardedBind, Scope.Scope> =>
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
@@ -307,7 +309,7 @@ export const serveFace = (
     const url = urlFor(host, port, path)
     const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024
     const maxInFlight = options.maxRequestsInFlight ?? 1024
-    const modern = yield* ModernHttp.make(face, {
+    const modern = yield* ModernHttp.make(face, stateless ?? (yield* Stateless.make({})), {
       drain,
       maxBodyBytes,
       maxInFlight,
@@ -490,7 +492,11 @@ export const serve = <E, R, C extends Bundle.Clients = Bundle.Clients>(
   Served,
   ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind,
   Scope.Scope | Exclude<R, Scope.Scope>
-> => Effect.flatMap(Face.make(options), (face) => serveFace(face, options.http))
+> =>
+  Effect.flatMap(
+    Effect.all([Face.make(options), Stateless.make(options)]),
+    ([face, stateless]) => serveFace(face, options.http, stateless)
+  )
 
 /**
  * The endpoint as a layer: builds the face, serves it, and stops (draining) when the layer is released.
@@ -531,4 +537,7 @@ export const layer = <E, R, C extends Bundle.Clients = Bundle.Clients>(
 export const layerServer = (
   options?: HttpOptions
 ): Layer.Layer<Endpoint, ServeError | HttpGuard.UnguardedBind, McpServer> =>
-  Layer.effect(Endpoint, Effect.flatMap(Effect.service(McpServer), (server) => serveFace(server, options)))
+  Layer.effect(
+    Endpoint,
+    Effect.flatMap(Effect.service(McpServer), (server) => serveFace(server, options, server.stateless))
+  )

@@ -21,6 +21,38 @@ import type * as ResolveError from "../core/ResolveError.ts"
 import * as Connection from "./Connection.ts"
 import * as Face from "./face/Face.ts"
 import * as StdioConnection from "./StdioConnection.ts"
+import * as Stateless from "./v2026/Stateless.ts"
+
+/**
+ * A server's settings: the face's (how it introduces itself, what it serves beside the bundle,
+ * scopes) and its 2026-07-28 path's (`McpStateless.Options`: request states, caching, tasks).
+ *
+ * @example
+ * ```ts
+ * import type { McpServerSettings } from "effect-surface/mcp"
+ * const settings: McpServerSettings = { serverInfo: { name: "board", version: "1.0.0" }, tasks: { after: "2 seconds" } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Settings extends Face.Settings, Stateless.Options {}
+
+/**
+ * A bundle served by a server: the face's options (the bundle and its clients) and the 2026-07-28
+ * path's settings.
+ *
+ * @example
+ * ```ts
+ * import type { McpServerOptions } from "effect-surface/mcp"
+ * declare const options: McpServerOptions
+ * const withTasks: McpServerOptions = { ...options, tasks: { after: "2 seconds" } }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export type Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clients> =
+  & Face.Options<E, R, C>
+  & Stateless.Options
 
 /**
  * The served bundle: its shared face, and `connect` to serve it on one more transport.
@@ -44,6 +76,8 @@ import * as StdioConnection from "./StdioConnection.ts"
 export class McpServer extends Context.Service<
   McpServer,
   Face.Face & {
+    /** The server's 2026-07-28 settings, resolved once for every 2026 path it opens. */
+    readonly stateless: Stateless.Stateless
     /** Serve one more connection, in the revision its client opens with (see `McpConnection`). */
     readonly connect: (transport: Transport) => Effect.Effect<Connection.Connection, never, Scope.Scope>
   }
@@ -69,15 +103,11 @@ export class McpServer extends Context.Service<
    */
   static readonly layer: {
     <E, R, C extends Bundle.Clients>(
-      options: Face.Options<E, R, C>
+      options: Options<E, R, C>
     ): Layer.Layer<McpServer, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
-    (settings: Face.Settings): Layer.Layer<McpServer, ResolveError.ResolveError, Face.Requires>
-  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>) =>
-    Layer.effect(
-      McpServer,
-      Effect.map(faceOf(options), (face) =>
-        McpServer.of({ ...face, connect: (transport) => Connection.connect(face, transport) }))
-    )
+    (settings: Settings): Layer.Layer<McpServer, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: Settings | Options<E, R, C>) =>
+    Layer.effect(McpServer, Effect.map(serverOf(options), ([face, stateless]) => serviceOf(face, stateless)))
 
   /**
    * The face, connected to one transport for the layer's life (or until the host disconnects:
@@ -100,15 +130,20 @@ export class McpServer extends Context.Service<
    */
   static readonly layerTransport: {
     <E, R, C extends Bundle.Clients>(
-      options: Face.Options<E, R, C>,
+      options: Options<E, R, C>,
       transport: Transport
     ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
     (
-      settings: Face.Settings,
+      settings: Settings,
       transport: Transport
     ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
-  } = <E, R, C extends Bundle.Clients>(options: Face.Settings | Face.Options<E, R, C>, transport: Transport) =>
-    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, Connection.connect(face, transport))))
+  } = <E, R, C extends Bundle.Clients>(options: Settings | Options<E, R, C>, transport: Transport) =>
+    Layer.effectContext(
+      Effect.flatMap(
+        serverOf(options),
+        ([face, stateless]) => served(face, stateless, Connection.connect(face, transport, { stateless }))
+      )
+    )
 
   /**
    * The face served over this process's stdin and stdout: the one stdio path both doors take.
@@ -134,14 +169,17 @@ export class McpServer extends Context.Service<
    */
   static readonly layerStdio: {
     <E, R, C extends Bundle.Clients>(
-      options: Face.Options<E, R, C> & Stdio
+      options: Options<E, R, C> & Stdio
     ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
-    (settings: Face.Settings & Stdio): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
-  } = <E, R, C extends Bundle.Clients>(options: (Face.Settings | Face.Options<E, R, C>) & Stdio) =>
+    (settings: Settings & Stdio): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+  } = <E, R, C extends Bundle.Clients>(options: (Settings | Options<E, R, C>) & Stdio) =>
     // The stdout guard is built first, so nothing the boot prints reaches stdout either.
-    Layer.effectContext(Effect.flatMap(faceOf(options), (face) => served(face, connectStdio(face, options)))).pipe(
-      Layer.provideMerge(ProtocolStdout.layer)
-    )
+    Layer.effectContext(
+      Effect.flatMap(
+        serverOf(options),
+        ([face, stateless]) => served(face, stateless, connectStdio(face, stateless, options))
+      )
+    ).pipe(Layer.provideMerge(ProtocolStdout.layer))
 }
 
 /**
@@ -170,24 +208,37 @@ interface Stdio {
 }
 
 // Settings alone require the core from context; a bundle with its client factory brings the defaults.
-const faceOf = <E, R, C extends Bundle.Clients>(
-  options: Face.Settings | Face.Options<E, R, C>
-): Effect.Effect<Face.Face, ResolveError.ResolveError, Scope.Scope | Face.Requires | Exclude<R, Scope.Scope>> =>
-  Face.isBundled(options) ? Face.make(options) : Face.make(options)
+// The 2026-07-28 settings are resolved beside the face, once, for every connection the server opens.
+const serverOf = <E, R, C extends Bundle.Clients>(
+  options: Settings | Options<E, R, C>
+): Effect.Effect<
+  readonly [Face.Face, Stateless.Stateless],
+  ResolveError.ResolveError,
+  Scope.Scope | Face.Requires | Exclude<R, Scope.Scope>
+> => Effect.all([Face.isBundled(options) ? Face.make(options) : Face.make(options), Stateless.make(options)])
 
-const served = (face: Face.Face, connecting: Effect.Effect<Connection.Connection, never, Scope.Scope>) =>
+const serviceOf = (face: Face.Face, stateless: Stateless.Stateless): McpServer["Service"] =>
+  McpServer.of({ ...face, stateless, connect: (transport) => Connection.connect(face, transport, { stateless }) })
+
+const served = (
+  face: Face.Face,
+  stateless: Stateless.Stateless,
+  connecting: Effect.Effect<Connection.Connection, never, Scope.Scope>
+) =>
   Effect.map(
     connecting,
-    (connection) =>
-      Context.make(McpServer, McpServer.of({ ...face, connect: (t) => Connection.connect(face, t) })).pipe(
-        Context.add(McpSession, connection)
-      )
+    (connection) => Context.make(McpServer, serviceOf(face, stateless)).pipe(Context.add(McpSession, connection))
   )
 
 // Stdio settings sit beside the face's; the face ignores them.
-const connectStdio = (face: Face.Face, options: Stdio): Effect.Effect<Connection.Connection, never, Scope.Scope> =>
+const connectStdio = (
+  face: Face.Face,
+  stateless: Stateless.Stateless,
+  options: Stdio
+): Effect.Effect<Connection.Connection, never, Scope.Scope> =>
   StdioConnection.connect(
     face,
+    stateless,
     Duration.fromInputUnsafe(options.stdio?.drainTimeout ?? "10 seconds"),
     process.stdin,
     process.stdout
@@ -228,10 +279,10 @@ export class McpSession extends Context.Service<McpSession, Connection.Connectio
  */
 export const serveStdio: {
   <E, R, C extends Bundle.Clients>(
-    options: Face.Options<E, R, C> & Stdio
+    options: Options<E, R, C> & Stdio
   ): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
-  (settings: Face.Settings & Stdio): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
-} = <E, R, C extends Bundle.Clients>(options: (Face.Settings | Face.Options<E, R, C>) & Stdio) =>
+  (settings: Settings & Stdio): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
+} = <E, R, C extends Bundle.Clients>(options: (Settings | Options<E, R, C>) & Stdio) =>
   Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
     Effect.provide(
       Face.isBundled(options)

@@ -16,11 +16,12 @@ import type * as Bundle from "../core/Bundle.ts"
 import type * as Owned from "../surface/Owned.ts"
 import type * as AppResources from "./face/AppResources.ts"
 import type * as Face from "./face/Face.ts"
+import type * as Stateless from "./v2026/Stateless.ts"
 import type * as Auth from "./auth/Auth.ts"
 import type * as Http from "./Http.ts"
 import { boot, door as doorOf, moves } from "./internal/promiseRuntime.ts"
 import { McpServer, McpSession } from "./McpServer.ts"
-import type { StdioOptions } from "./McpServer.ts"
+import type { Options, StdioOptions } from "./McpServer.ts"
 import type * as Prompts from "./face/Prompts.ts"
 
 /**
@@ -83,7 +84,7 @@ export interface OwnedConnection {
  *
  * @since 0.1.0
  */
-export interface ServeOptions extends Omit<Face.Options, "client" | "instructions"> {
+export interface ServeOptions extends Omit<Face.Options, "client" | "instructions">, Stateless.Options {
   /** Re-invoked after a drop and after every `reroster`: read the current roster, don't close over one. */
   readonly client: () => Bundle.Clients | OwnedConnection | Promise<Bundle.Clients | OwnedConnection>
   readonly instructions?: string | (() => string)
@@ -221,7 +222,7 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
       }
       : opened
   ))
-  const faceOptions: Face.Options<unknown, Scope.Scope> & { readonly stdio?: StdioOptions | undefined } = {
+  const faceOptions: Options<unknown, Scope.Scope> & { readonly stdio?: StdioOptions | undefined } = {
     ...rest,
     client: dial,
     ...(instructions === undefined ? {}

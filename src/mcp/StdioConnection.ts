@@ -16,6 +16,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Readable, Writable } from "node:stream"
+import type * as Stateless from "./v2026/Stateless.ts"
 import * as Connection from "./Connection.ts"
 import type * as Face from "./face/Face.ts"
 import { boundLines } from "./transport/stdioLines.ts"
@@ -25,6 +26,7 @@ const maxStdioLine = 8 * 1024 * 1024
 /** Serve `face` on lines read from `input` and answers written to `output`, as described above. */
 export const connect = (
   face: Face.Face,
+  stateless: Stateless.Stateless | undefined,
   drainTimeout: Duration.Duration,
   input: Readable,
   output: Writable
@@ -37,7 +39,7 @@ export const connect = (
       logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
     })
     const transport = new StdioServerTransport(lines, output)
-    const connection = yield* Connection.connect(face, transport)
+    const connection = yield* Connection.connect(face, transport, { stateless })
     // The lines end once the transport has read every one of them, so each request is counted by then.
     yield* ended(lines).pipe(
       Effect.andThen(drain(connection, drainTimeout)),

@@ -23,7 +23,12 @@ import * as Engine from "../core/Engine.ts"
 import * as McpFace from "../mcp/face/Face.ts"
 import * as McpHttp from "../mcp/Http.ts"
 import type * as HttpGuard from "../mcp/transport/HttpGuard.ts"
-import { McpServer, McpSession } from "../mcp/McpServer.ts"
+import {
+  McpServer,
+  type Options as McpServerOptions,
+  McpSession,
+  type Settings as McpServerSettings
+} from "../mcp/McpServer.ts"
 import * as Guard from "./Guard.ts"
 import * as ServeTools from "./ServeTools.ts"
 
@@ -69,13 +74,13 @@ export const rootTools = (guard: Guard.Guard["Service"]): Bundle.RootTools =>
  *
  * @since 0.1.0
  */
-export const faceOptions = (guard: Guard.Guard["Service"], settings: McpFace.Settings = {}): McpFace.Options => ({
+export const faceOptions = (guard: Guard.Guard["Service"], settings: McpServerSettings = {}): McpServerOptions => ({
   ...settingsOf(guard, settings),
   ...ServeTools.rooted(rootTools(guard)),
   client: Effect.succeed({ clients: {} })
 })
 
-const settingsOf = (guard: Guard.Guard["Service"], settings: McpFace.Settings = {}): McpFace.Settings => ({
+const settingsOf = (guard: Guard.Guard["Service"], settings: McpServerSettings = {}): McpServerSettings => ({
   serverInfo: { name: `guard-${guard.file.upstream.name}`, version: "0.1.0" },
   ...settings,
   scopes: { ...settings.scopes, tools: { ...grantScopes(guard), ...settings.scopes?.tools } }
@@ -127,8 +132,8 @@ const auditingUnknown =
     )
 
 const withGuard = <A, E>(
-  f: (settings: McpFace.Settings) => Layer.Layer<A, E, McpFace.Requires>,
-  settings?: McpFace.Settings
+  f: (settings: McpServerSettings) => Layer.Layer<A, E, McpFace.Requires>,
+  settings?: McpServerSettings
 ) =>
   Layer.unwrap(
     Effect.map(Effect.service(Guard.Guard), (guard) =>
@@ -148,7 +153,7 @@ const withGuard = <A, E>(
  *
  * @since 0.1.0
  */
-export const layer = (settings?: McpFace.Settings): Layer.Layer<McpServer, ResolveError.ResolveError, Guard.Guard> =>
+export const layer = (settings?: McpServerSettings): Layer.Layer<McpServer, ResolveError.ResolveError, Guard.Guard> =>
   withGuard((options) => McpServer.layer(options), settings)
 
 /**
@@ -170,7 +175,7 @@ export const layer = (settings?: McpFace.Settings): Layer.Layer<McpServer, Resol
  * @since 0.1.0
  */
 export const layerStdio = (
-  settings?: McpFace.Settings
+  settings?: McpServerSettings
 ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Guard.Guard> =>
   withGuard((options) => McpServer.layerStdio(options), settings)
 
@@ -192,7 +197,7 @@ export const layerStdio = (
  */
 export const layerHttp = (
   http: McpHttp.HttpOptions,
-  settings?: McpFace.Settings
+  settings?: McpServerSettings
 ): Layer.Layer<McpHttp.Endpoint, ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind, Guard.Guard> =>
   withGuard((options) => McpHttp.layerServer(http).pipe(Layer.provide(McpServer.layer(options))), settings)
 
@@ -208,7 +213,7 @@ export const layerHttp = (
  *
  * @since 0.1.0
  */
-export const serveStdio = (guard: Layer.Layer<Guard.Guard, Guard.StartError>, settings?: McpFace.Settings) =>
+export const serveStdio = (guard: Layer.Layer<Guard.Guard, Guard.StartError>, settings?: McpServerSettings) =>
   Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
     Effect.provide(layerStdio(settings).pipe(Layer.provide(guard)))
   )
@@ -231,7 +236,7 @@ export const serveHttp = (
   guard: Layer.Layer<Guard.Guard, Guard.StartError>,
   http: McpHttp.HttpOptions,
   onListening: (url: string) => Effect.Effect<void>,
-  settings?: McpFace.Settings
+  settings?: McpServerSettings
 ) =>
   Effect.flatMap(
     Effect.service(McpHttp.Endpoint),

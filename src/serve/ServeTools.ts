@@ -23,10 +23,14 @@ import type * as ResolveError from "../core/ResolveError.ts"
 import * as Tool from "../core/Tool.ts"
 import * as ToolResult from "../core/ToolResult.ts"
 import * as Surface from "../surface/Surface.ts"
-import type * as McpFace from "../mcp/face/Face.ts"
 import * as McpHttp from "../mcp/Http.ts"
 import type * as HttpGuard from "../mcp/transport/HttpGuard.ts"
-import { McpServer, McpSession } from "../mcp/McpServer.ts"
+import {
+  McpServer,
+  type Options as McpServerOptions,
+  McpSession,
+  type Settings as McpServerSettings
+} from "../mcp/McpServer.ts"
 import {
   CheckInUnsupported,
   CredentialsMissing,
@@ -137,7 +141,7 @@ export interface CredentialRequest {
  *
  * @since 0.1.0
  */
-export interface Options extends McpFace.Settings {
+export interface Options extends McpServerSettings {
   readonly credentials?: ((request: CredentialRequest) => unknown) | undefined
 }
 
@@ -319,9 +323,9 @@ export const rooted = (tools: Bundle.RootTools): Rooted => ({ core: { surface: N
 export const faceOptions = (
   tools: ReadonlyArray<PlainTool>,
   options: Options = {}
-): Effect.Effect<McpFace.Options, ServeToolsError> => {
+): Effect.Effect<McpServerOptions, ServeToolsError> => {
   const { credentials, ...settings } = options
-  return Effect.map(bundle(tools, { credentials }), (served): McpFace.Options => ({
+  return Effect.map(bundle(tools, { credentials }), (served): McpServerOptions => ({
     ...settings,
     ...served,
     client: Effect.succeed({ clients: {} })

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import type * as Http from "node:http"
 import { McpToolset } from "effect-surface/client"
-import * as OAuthUrls from "../../src/client/internal/oauthUrls.ts"
+import * as OAuthUrls from "../../src/client/internal/oauth/urls.ts"
 import { resourceServer } from "./oauthServers.ts"
 import { listen } from "./servers.ts"
 

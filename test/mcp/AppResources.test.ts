@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, PubSub, Queue, Stream } from "effect"
-import type * as AppResources from "../../src/mcp/AppResources.ts"
-import * as Completion from "../../src/mcp/Completion.ts"
-import * as Face from "../../src/mcp/Face.ts"
+import type * as AppResources from "../../src/mcp/face/AppResources.ts"
+import * as Completion from "../../src/mcp/face/Completion.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
 import { Board, boardExpose, makeClients } from "../../examples/board/app.ts"
 import { drain, host } from "./hostHarness.ts"
 

@@ -15,8 +15,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Exit, Queue, Ref, Scope, SubscriptionRef } from "effect"
 import { McpHttp } from "effect-surface/mcp"
-import * as Face from "../../src/mcp/Face.ts"
-import * as Session from "../../src/mcp/legacy/Session.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
+import * as Session from "../../src/mcp/v2025/Session.ts"
 import { eventually, Gauge, type Gauge as GaugeSource, level, makeGauge } from "./gauge.ts"
 import { connectTo } from "./harness.ts"
 

@@ -8,7 +8,7 @@ import { Deferred, Effect, Fiber, Option, Schema, Stream } from "effect"
 import { Caller, Tools } from "effect-surface"
 import { McpEventStore, McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
-import * as HttpDirect from "../../src/mcp/legacy/internal/httpDirect.ts"
+import * as HttpDirect from "../../src/mcp/v2025/internal/httpDirect.ts"
 import { errorCode, events, headers, post, rawSession, resumeGet, text } from "./httpRaw.ts"
 
 /** A store that remembers every event id it issued, by session and stream. */

@@ -5,7 +5,7 @@ import { Effect, Option, Result, Schema } from "effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Http from "node:http"
 import { McpHttp } from "effect-surface/mcp"
-import * as HttpGuard from "../../src/mcp/HttpGuard.ts"
+import * as HttpGuard from "../../src/mcp/transport/HttpGuard.ts"
 import { serverOptions } from "../../examples/board/app.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}) =>

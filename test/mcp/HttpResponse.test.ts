@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as HttpResponse from "../../src/mcp/legacy/HttpResponse.ts"
+import * as HttpResponse from "../../src/mcp/v2025/HttpResponse.ts"
 
 const sse = (...chunks: ReadonlyArray<string>) => {
   const encoder = new TextEncoder()

@@ -3,7 +3,7 @@
 // Under Streamable HTTP every MCP session is one `Session`, so anything left behind here leaks per host.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Logger, Ref, Scope } from "effect"
-import * as Face from "../../src/mcp/Face.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
 import { eventually, Gauge, level, makeGauge } from "./gauge.ts"
 import { connectTo } from "./harness.ts"
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Queue, Ref, Schema } from "effect"
 import { Client, Implementation, Surface, Tools } from "effect-surface"
-import * as Face from "../../src/mcp/Face.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
 import { Board, makeClients, serverOptions } from "../../examples/board/app.ts"
 import { call, connect, connectTo, textOf } from "./harness.ts"
 

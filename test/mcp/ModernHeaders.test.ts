@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { McpResults } from "effect-surface/mcp"
-import * as Headers from "../../src/mcp/modern/internal/headers.ts"
+import * as Headers from "../../src/protocol/v2026/Headers.ts"
 import { serveMirroring } from "./mirroring.ts"
 import { raw } from "./modern.ts"
 

@@ -5,10 +5,10 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref, Result, Schema } from "effect"
 import { TestClock } from "effect/testing"
 import { Ask } from "effect-surface"
-import * as Calls from "../../src/mcp/modern/internal/calls.ts"
-import * as Headers from "../../src/mcp/modern/internal/headers.ts"
-import * as RequestState from "../../src/mcp/modern/RequestState.ts"
-import * as Wire from "../../src/mcp/modern/Wire.ts"
+import * as Calls from "../../src/mcp/v2026/internal/calls.ts"
+import * as Headers from "../../src/protocol/v2026/Headers.ts"
+import * as RequestState from "../../src/mcp/v2026/RequestState.ts"
+import * as Wire from "../../src/protocol/v2026/Messages.ts"
 
 const envelope: Wire.Envelope = {
   protocolVersion: "2026-07-28",

@@ -9,7 +9,7 @@ import { TestClock } from "effect/testing"
 import { Identity } from "effect-surface"
 import { McpAuth, McpHttp, McpRequestState, McpTokenVerifier } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
-import * as Holders from "../../src/mcp/modern/internal/holders.ts"
+import * as Holders from "../../src/mcp/v2026/internal/holders.ts"
 import { modernRequest, resultOf } from "./authServed.ts"
 import { greet, interview } from "./modern.ts"
 

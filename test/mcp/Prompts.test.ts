@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Schema } from "effect"
 import { Client } from "effect-surface"
-import * as Face from "../../src/mcp/Face.ts"
-import * as Completion from "../../src/mcp/Completion.ts"
-import * as Prompts from "../../src/mcp/Prompts.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
+import * as Completion from "../../src/mcp/face/Completion.ts"
+import * as Prompts from "../../src/mcp/face/Prompts.ts"
 import { Board, boardExpose, makeClients } from "../../examples/board/app.ts"
 import { call, host } from "./hostHarness.ts"
 

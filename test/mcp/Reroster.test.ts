@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Queue, Ref } from "effect"
 import type { Bundle } from "effect-surface"
-import * as Face from "../../src/mcp/Face.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
 import {
   Board,
   boardExpose,

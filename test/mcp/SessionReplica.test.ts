@@ -7,7 +7,7 @@ import { Effect, Queue, Ref, SubscriptionRef } from "effect"
 import { Tools } from "effect-surface"
 import { McpRpcError } from "effect-surface/mcp"
 import type { McpSessions } from "effect-surface/mcp"
-import * as Face from "../../src/mcp/Face.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
 import * as GaugeSource from "./gauge.ts"
 import { connectTo } from "./harness.ts"
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schedule } from "effect"
-import * as Face from "../../src/mcp/Face.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
 import { Board, boardExpose, makeClients } from "../../examples/board/app.ts"
 import { call, drain, host } from "./hostHarness.ts"
 

@@ -12,7 +12,7 @@ import * as ChildProcess from "node:child_process"
 import { PassThrough } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { serverOptions } from "../../examples/board/app.ts"
-import * as StdioConnection from "../../src/mcp/internal/stdioConnection.ts"
+import * as StdioConnection from "../../src/mcp/StdioConnection.ts"
 import { envelope } from "./modern.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -252,7 +252,7 @@ const inProcess = Effect.gen(function*() {
   const output = new PassThrough()
   let written = ""
   output.on("data", (chunk: Buffer) => (written += chunk.toString()))
-  const connection = yield* StdioConnection.connect(face, Duration.seconds(30), input, output)
+  const connection = yield* StdioConnection.connect(face, undefined, Duration.seconds(30), input, output)
   const ended = yield* Deferred.make<void>()
   yield* connection.closed.pipe(Effect.andThen(Deferred.succeed(ended, undefined)), Effect.forkChild)
   const answered = () =>

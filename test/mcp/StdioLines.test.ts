@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { PassThrough } from "node:stream"
-import { boundLines } from "../../src/mcp/internal/stdioLines.ts"
+import { boundLines } from "../../src/mcp/transport/stdioLines.ts"
 
 const limit = 12
 

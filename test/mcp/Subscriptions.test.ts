@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import type { Duration } from "effect"
 import { Effect, Logger, Queue, Ref, Schedule, SubscriptionRef } from "effect"
 import type { Bundle, Client } from "effect-surface"
-import * as Face from "../../src/mcp/Face.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
 import * as GaugeSource from "./gauge.ts"
 import { connect, connectTo } from "./harness.ts"
 

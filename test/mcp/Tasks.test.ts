@@ -8,9 +8,9 @@ import { Ask, Caller, Identity, Progress } from "effect-surface"
 import type { McpWire } from "effect-surface/mcp"
 import { McpTasks } from "effect-surface/mcp"
 import type * as Json from "../../src/core/Json.ts"
-import * as Calls from "../../src/mcp/modern/internal/calls.ts"
-import * as Tasks from "../../src/mcp/modern/internal/tasks.ts"
-import * as RequestState from "../../src/mcp/modern/RequestState.ts"
+import * as Calls from "../../src/mcp/v2026/internal/calls.ts"
+import * as Tasks from "../../src/mcp/v2026/internal/tasks.ts"
+import * as RequestState from "../../src/mcp/v2026/RequestState.ts"
 
 const envelope = (tasks: boolean): McpWire.Envelope => ({
   protocolVersion: "2026-07-28",

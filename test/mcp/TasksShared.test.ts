@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import * as TaskStore from "../../src/mcp/modern/internal/taskStore.ts"
+import * as TaskStore from "../../src/mcp/v2026/internal/taskStore.ts"
 import * as Instances from "./cluster/instances.ts"
 import { raw } from "./modern.ts"
 import * as RedisServer from "./redisServer.ts"

@@ -10,8 +10,8 @@ import {
 import { Effect, Queue } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../../src/core/Bundle.ts"
-import * as Face from "../../src/mcp/Face.ts"
-import * as Session from "../../src/mcp/legacy/Session.ts"
+import * as Face from "../../src/mcp/face/Face.ts"
+import * as Session from "../../src/mcp/v2025/Session.ts"
 
 export interface Connected {
   readonly face: Face.Face

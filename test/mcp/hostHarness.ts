@@ -15,8 +15,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Queue } from "effect"
 import type { Scope } from "effect"
-import type * as Face from "../../src/mcp/Face.ts"
-import * as Session from "../../src/mcp/legacy/Session.ts"
+import type * as Face from "../../src/mcp/face/Face.ts"
+import * as Session from "../../src/mcp/v2025/Session.ts"
 
 export interface Host {
   readonly client: Client

@@ -61,11 +61,17 @@ const isInternal = (module: string) =>
 const faceModules = [...mcpModules, ...clientModules, ...acpModules, ...serveModules, ...cliModules].filter((module) =>
   !isInternal(module)
 )
+// The member kinds are declared in `surface/internal/kinds.ts` and exported from `Surface`: public names, public docs.
 /** Every module whose exports must each carry an example. */
-const publicModules = [...surfaceModules, ...coreModules, ...faceModules, "src/tools.ts"]
+const publicModules = [
+  ...surfaceModules,
+  ...coreModules,
+  ...faceModules,
+  "src/tools.ts",
+  "src/surface/internal/kinds.ts"
+]
 /** Every module whose examples are compiled. */
-const modules = [...surfaceModules, ...coreModules, ...faceModules, "src/tools.ts", "src/surface/internal/members.ts"]
-  .filter((module) => !fragments.has(module))
+const modules = [...publicModules, "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
 
 interface Doc {
   readonly text: string

@@ -13,11 +13,9 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import * as Config from "effect/Config"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -37,9 +35,6 @@ import * as Watch from "../../core/Watch.ts"
 import * as AppResources from "./AppResources.ts"
 import * as Completion from "./Completion.ts"
 import * as Broadcast from "./Broadcast.ts"
-import type * as Caching from "../v2026/Caching.ts"
-import * as Tasks from "../v2026/Tasks.ts"
-import * as RequestState from "../v2026/RequestState.ts"
 import type * as Logging from "./Logging.ts"
 import * as Prompts from "./Prompts.ts"
 import * as RpcError from "./RpcError.ts"
@@ -85,17 +80,6 @@ export interface Settings {
   readonly resources?: AppResources.Table
   /** The level a session's handlers log to its host at until the host sends `logging/setLevel`. Default `info`. */
   readonly logLevel?: Logging.Level
-  /**
-   * How a 2026-07-28 call that asked its client is continued: the key that signs its `requestState`
-   * (the same on every instance that may receive the retry: given here or in `MCP_REQUEST_STATE_KEY`;
-   * agreed in Redis by instances sharing one; otherwise made for this process) and how long a parked
-   * call waits for it (default 10 minutes).
-   */
-  readonly requestState?: RequestState.Options
-  /** The caching hints of 2026-07-28 lists: the longest a list is called fresh (default 5 minutes). */
-  readonly caching?: Caching.Options
-  /** How 2026-07-28 calls of task-capable tools run as tasks (when, how long they are kept). */
-  readonly tasks?: Tasks.Options
   /**
    * The scopes of what the expose map does not name (bespoke tools, prompts, app resources): behind
    * a resource server, each is shown only to callers whose token holds its scope.
@@ -217,10 +201,6 @@ export interface Face {
   }
   /** The level a session logs at until its host sets one. */
   readonly logLevel: Logging.Level
-  /** Signs and checks the `requestState` of 2026-07-28 round trips. */
-  readonly requestState: RequestState.Codec
-  readonly caching: Caching.Options
-  readonly tasks: Tasks.Settings
   /** A tool call; a retired tool answers as an `isError` result naming why. */
   readonly callTool: (
     name: string,
@@ -387,15 +367,6 @@ const complete = (env: Env) => (request: CompleteRequest): Effect.Effect<Complet
     )
   })
 
-// The key 2026 states are signed with: the settings', else the environment's, else none (made later).
-const stateKey = (settings: Settings) =>
-  settings.requestState?.key !== undefined
-    ? Effect.succeed(settings.requestState.key)
-    : Config.option(Config.Redacted("MCP_REQUEST_STATE_KEY")).pipe(
-      Effect.map(Option.getOrUndefined),
-      Effect.orElseSucceed(() => undefined)
-    )
-
 const instructionsOf = (instructions: Settings["instructions"]): Face["instructions"] => {
   const nonEmpty = (text: string) => text === "" ? undefined : text
   return instructions === undefined || typeof instructions === "string"
@@ -443,9 +414,6 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
         Effect.flatMap(AppResources.compile(table), (compiled) => SubscriptionRef.set(apps, compiled)),
       ...lists,
       logLevel: settings.logLevel ?? "info",
-      requestState: RequestState.make({ ...settings.requestState, key: yield* stateKey(settings) }),
-      caching: settings.caching ?? {},
-      tasks: Tasks.resolve(settings.tasks),
       callTool: callTool(env),
       listResources: Effect.zipWith(roster.current, SubscriptionRef.get(apps), (resolved, compiled) => [
         ...resolved.advertisedResources,

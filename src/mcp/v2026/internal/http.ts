@@ -33,6 +33,7 @@ import * as RequestState from "../RequestState.ts"
 import * as Instances from "./cluster.ts"
 import * as Headers from "../../../protocol/v2026/Headers.ts"
 import * as Listen from "./listen.ts"
+import type * as Stateless from "../Stateless.ts"
 import * as Requests from "./requests.ts"
 import * as TaskStore from "./taskStore.ts"
 import * as Wire from "../../../protocol/v2026/Messages.ts"
@@ -63,6 +64,7 @@ export interface Cluster extends Instances.Config {
  */
 export const make = (
   face: Face.Face,
+  stateless: Stateless.Stateless,
   options: {
     readonly drain: HttpDrain.Drain
     readonly maxBodyBytes: number
@@ -75,7 +77,8 @@ export const make = (
 ): Effect.Effect<Endpoint, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { cluster, listen } = options
-    const modern = cluster === undefined ? yield* Requests.make(face, { listen }) : yield* joined(face, cluster, listen)
+    const modern = cluster === undefined ? yield* Requests.make(face, stateless, { listen })
+      : yield* joined(face, stateless, cluster, listen)
     return {
       modern,
       drain: options.drain,
@@ -87,20 +90,25 @@ export const make = (
     }
   })
 
-const joined = (face: Face.Face, { redis, ...config }: Cluster, listen: Requests.ListenOptions | undefined) =>
+const joined = (
+  face: Face.Face,
+  stateless: Stateless.Stateless,
+  { redis, ...config }: Cluster,
+  listen: Requests.ListenOptions | undefined
+) =>
   Effect.gen(function*() {
     const cluster = yield* Instances.make(config).pipe(Effect.provideService(Redis.Redis, redis))
     yield* cluster.announce(face.broadcaster)
     const store = yield* TaskStore.make(config, cluster.instance).pipe(Effect.provideService(Redis.Redis, redis))
-    const modern = yield* Requests.make(face, {
+    const modern = yield* Requests.make(face, stateless, {
       elsewhere: cluster.elsewhere,
       instance: cluster.instance,
       relay: cluster.relay,
       store,
       listen,
-      codec: face.requestState.given
-        ? face.requestState
-        : RequestState.make({ key: cluster.key, ttl: face.requestState.ttl })
+      codec: stateless.requestState.given
+        ? stateless.requestState
+        : RequestState.make({ key: cluster.key, ttl: stateless.requestState.ttl })
     })
     cluster.serve(modern.calls)
     store.serve(modern.tasks)
