@@ -12,7 +12,6 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -24,12 +23,9 @@ import type * as Bundle from "../../core/Bundle.ts"
 import type * as Caller from "../../core/Caller.ts"
 import * as ConnectionPool from "../../core/ConnectionPool.ts"
 import * as Engine from "../../core/Engine.ts"
-import { UnknownResource, Unreadable } from "../../core/EngineError.ts"
-import type { Retired, UnknownTool } from "../../core/EngineError.ts"
 import type * as Json from "../../core/Json.ts"
 import type * as ResolveError from "../../core/ResolveError.ts"
 import * as Roster from "../../core/Roster.ts"
-import { messageOf } from "../../core/ToolFailure.ts"
 import * as ToolResult from "../../core/ToolResult.ts"
 import * as Watch from "../../core/Watch.ts"
 import * as AppResources from "./AppResources.ts"
@@ -39,6 +35,7 @@ import type * as Logging from "./Logging.ts"
 import * as Prompts from "./Prompts.ts"
 import * as RpcError from "./RpcError.ts"
 import * as Scopes from "./Scopes.ts"
+import * as Serving from "./internal/serving.ts"
 
 /**
  * The most resources one holder may follow at once unless told otherwise: a 2025 session's
@@ -144,14 +141,7 @@ export type Requires = Engine.Engine | Roster.Roster | ConnectionPool.Connection
  *
  * @since 0.1.0
  */
-export interface CompleteRequest {
-  readonly ref: { readonly type: "ref/prompt"; readonly name: string } | {
-    readonly type: "ref/resource"
-    readonly uri: string
-  }
-  readonly argument: { readonly name: string; readonly value: string }
-  readonly context?: { readonly arguments?: { readonly [name: string]: string } | undefined } | undefined
-}
+export type CompleteRequest = Serving.CompleteRequest
 
 /**
  * A served bundle, shared by its sessions: every request a session answers is one of these Effects,
@@ -252,121 +242,6 @@ export interface Face {
 
 const defaultServerInfo = { name: "effect-surface", version: "0.1.0" }
 
-/** What the face's module-level functions share. */
-interface Env {
-  readonly engine: Engine.Engine["Service"]
-  readonly roster: Roster.Roster
-  readonly pool: ConnectionPool.Pool<Bundle.Clients>
-  readonly prompts: SubscriptionRef.SubscriptionRef<Prompts.Table>
-  readonly apps: SubscriptionRef.SubscriptionRef<AppResources.Compiled>
-  readonly readDeadline: Duration.Duration
-  readonly coalesce: Duration.Input
-  readonly watchers: Ref.Ref<number>
-}
-
-// A retired tool is answered as a result, so the model reads why; anything else unknown is refused.
-// (One handler of the cause, built once: `catchTag` builds its predicate and frames on every call.)
-const callTool = (env: Env) => (name: string, args: unknown) => Effect.catchCause(env.engine.call(name, args), retired)
-
-const retired = (
-  cause: Cause.Cause<UnknownTool | Retired>
-): Effect.Effect<ToolResult.ToolResult, UnknownTool> => {
-  const failure = cause.reasons.find(Cause.isFailReason)
-  return failure?.error._tag === "Retired"
-    ? Effect.succeed(ToolResult.failure(failure.error.tombstone))
-    // Whatever else it holds (an UnknownTool, an interruption) passes through as it came.
-    : Effect.failCause(cause as Cause.Cause<UnknownTool>)
-}
-
-// Every URI outside `surface:` belongs to the app's handlers; nothing there is unknown-but-retired.
-const findApp = (env: Env, uri: string): Effect.Effect<AppResources.Found, UnknownResource> =>
-  Effect.flatMap(SubscriptionRef.get(env.apps), (compiled) => {
-    const found = AppResources.find(compiled, uri)
-    return found === undefined ? Effect.fail(new UnknownResource({ uri })) : Effect.succeed(found)
-  })
-
-const checkUri = (env: Env) => (uri: string): Effect.Effect<void, RpcError.Refusal> =>
-  AppResources.isSurfaceUri(uri) ? Effect.asVoid(env.engine.resolve(uri)) : Effect.asVoid(findApp(env, uri))
-
-const readResource =
-  (env: Env) => (uri: string): Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, RpcError.Refusal> => {
-    const reading: Effect.Effect<ReadonlyArray<ToolResult.ResourceContents>, RpcError.Refusal> =
-      AppResources.isSurfaceUri(uri)
-        ? Effect.map(env.engine.read(uri), (contents) => [contents])
-        : Effect.flatMap(findApp(env, uri), AppResources.read)
-    return Effect.timeoutOrElse(reading, {
-      duration: env.readDeadline,
-      orElse: () =>
-        Effect.fail(new Unreadable({ uri, reason: `no answer within ${Duration.format(env.readDeadline)}` }))
-    })
-  }
-
-// An app resource is followed under each table in turn; one without `changes` never changes, so its
-// subscription stands, silent, until the table moves.
-const followApp = (env: Env, uri: string) => ({ opened, pulse }: Watch.Signals) =>
-  Watch.acrossGenerations(SubscriptionRef.changes(env.apps), (compiled): Effect.Effect<void, RpcError.Refusal> => {
-    const found = AppResources.find(compiled, uri)
-    if (found === undefined) return Effect.fail(new UnknownResource({ uri }))
-    const changes = AppResources.changes(found)
-    return Effect.andThen(
-      opened,
-      changes === undefined ? Effect.never : Stream.runForEach(changes, () => pulse).pipe(
-        Effect.mapError((error) =>
-          new RpcError.ProtocolError({
-            code: RpcError.internalError,
-            message: `the changes of resource ${uri} failed: ${messageOf(error)}`,
-            data: { uri }
-          })
-        )
-      )
-    )
-  })
-
-const watch = (env: Env) => (uri: string, onChange: Effect.Effect<void>, onOpen: Effect.Effect<void> = Effect.void) =>
-  AppResources.isSurfaceUri(uri)
-    ? env.engine.watch(uri, onChange, onOpen)
-    : Effect.andThen(
-      findApp(env, uri),
-      Watch.run({ uri, follow: followApp(env, uri), onChange, onOpen, coalesce: env.coalesce, watchers: env.watchers })
-    )
-
-const unknownPrompt = (name: string) =>
-  new RpcError.ProtocolError({ code: RpcError.invalidParams, message: `unknown prompt "${name}"`, data: { name } })
-
-const promptNamed = (env: Env, name: string) =>
-  Effect.flatMap(SubscriptionRef.get(env.prompts), (table) => {
-    const prompt = Object.hasOwn(table, name) ? table[name] : undefined
-    return prompt === undefined ? Effect.fail(unknownPrompt(name)) : Effect.succeed(prompt)
-  })
-
-const complete = (env: Env) => (request: CompleteRequest): Effect.Effect<Completion.Completion, RpcError.Refusal> =>
-  Effect.gen(function*() {
-    const { argument, ref } = request
-    const context = { arguments: request.context?.arguments ?? {} }
-    if (ref.type === "ref/prompt") {
-      const prompt = yield* promptNamed(env, ref.name)
-      return yield* Completion.run(argument.name, Prompts.completerOf(prompt, argument.name), argument.value, context)
-    }
-    // A collection's item template has one variable, the item's id, completed from live keys.
-    const keys = yield* env.engine.collectionKeys(ref.uri)
-    if (keys !== undefined)
-      return argument.name === "id" ? Completion.bound(Completion.byPrefix(keys, argument.value)) : Completion.empty
-    const compiled = yield* SubscriptionRef.get(env.apps)
-    if (!AppResources.hasTemplate(compiled, ref.uri)) {
-      return yield* new RpcError.ProtocolError({
-        code: RpcError.invalidParams,
-        message: `unknown resource template ${ref.uri}`,
-        data: { uri: ref.uri }
-      })
-    }
-    return yield* Completion.run(
-      argument.name,
-      AppResources.completerOf(compiled, ref.uri, argument.name),
-      argument.value,
-      context
-    )
-  })
-
 const instructionsOf = (instructions: Settings["instructions"]): Face["instructions"] => {
   const nonEmpty = (text: string) => text === "" ? undefined : text
   return instructions === undefined || typeof instructions === "string"
@@ -376,7 +251,7 @@ const instructionsOf = (instructions: Settings["instructions"]): Face["instructi
 
 const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveError, Requires | Scope.Scope> =>
   Effect.gen(function*() {
-    const env: Env = {
+    const env: Serving.Env = {
       engine: yield* Engine.Engine,
       roster: yield* Roster.Roster,
       pool: yield* ConnectionPool.ConnectionPool,
@@ -400,7 +275,7 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
       roster,
       apps: lists.appResources,
       prompts: lists.prompts,
-      watch: watch(env)
+      watch: Serving.watch(env)
     })
     return {
       roster,
@@ -414,7 +289,7 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
         Effect.flatMap(AppResources.compile(table), (compiled) => SubscriptionRef.set(apps, compiled)),
       ...lists,
       logLevel: settings.logLevel ?? "info",
-      callTool: callTool(env),
+      callTool: Serving.callTool(env),
       listResources: Effect.zipWith(roster.current, SubscriptionRef.get(apps), (resolved, compiled) => [
         ...resolved.advertisedResources,
         ...compiled.advertisedResources
@@ -428,13 +303,13 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
         (table) => Object.entries(table).map(([name, prompt]) => Prompts.advertise(name, prompt))
       ),
       getPrompt: (name, args) =>
-        Effect.flatMap(promptNamed(env, name), (prompt) => Prompts.get(name, prompt, args, env.pool.use)),
-      complete: complete(env),
+        Effect.flatMap(Serving.promptNamed(env, name), (prompt) => Prompts.get(name, prompt, args, env.pool.use)),
+      complete: Serving.complete(env),
       view: scopes.view,
       needs: scopes.needs,
-      checkUri: checkUri(env),
-      readResource: readResource(env),
-      watch: watch(env),
+      checkUri: Serving.checkUri(env),
+      readResource: Serving.readResource(env),
+      watch: Serving.watch(env),
       watching: Effect.zipWith(engine.watching, Ref.get(env.watchers), (a, b) => a + b),
       broadcaster
     } satisfies Face
