@@ -52,10 +52,11 @@ const fixed = (name: string, changed: PubSub.PubSub<void>): McpAppResources.Reso
   changes: Stream.fromPubSub(changed)
 })
 
-/** The app's files, with `more` fixed files beside them (by URI). */
+/** The app's files, with `more` fixed files beside them (by URI) and `moreTemplates` after them. */
 export const filesTable = (
   changed: PubSub.PubSub<void>,
-  more: ReadonlyArray<string> = []
+  more: ReadonlyArray<string> = [],
+  moreTemplates: ReadonlyArray<string> = []
 ): McpAppResources.Table => ({
   resources: {
     [publicFile]: fixed("public", changed),
@@ -65,12 +66,19 @@ export const filesTable = (
   templates: {
     [templates.docs]: file("docs", changed),
     [templates.raw]: file("raw", changed),
-    [templates.query]: file("query", changed)
+    [templates.query]: file("query", changed),
+    ...Object.fromEntries(moreTemplates.map((uriTemplate) => [uriTemplate, file(uriTemplate, changed)]))
   }
 })
 
+/** What a test serves beside the files: templates after theirs, and scopes beside theirs. */
+export interface More {
+  readonly templates?: ReadonlyArray<string>
+  readonly scopes?: { readonly [uriOrTemplate: string]: string }
+}
+
 /** The board and its files behind the resource server; `http` adds to the endpoint's options. */
-export const serveScoped = (http: McpHttp.HttpOptions = {}) =>
+export const serveScoped = (http: McpHttp.HttpOptions = {}, more: More = {}) =>
   Effect.gen(function*() {
     const state = yield* BoardState.memory
     const changed = yield* PubSub.unbounded<void>()
@@ -78,7 +86,7 @@ export const serveScoped = (http: McpHttp.HttpOptions = {}) =>
     const served = yield* McpHttp.serve({
       ...options,
       coalesce: "1 millis",
-      resources: filesTable(changed),
+      resources: filesTable(changed, [], more.templates),
       scopes: {
         ...options.scopes,
         resources: {
@@ -86,7 +94,8 @@ export const serveScoped = (http: McpHttp.HttpOptions = {}) =>
           [templates.raw]: "files:read",
           [templates.query]: "files:read",
           [secretFile]: "files:read",
-          [extraFile]: "files:read"
+          [extraFile]: "files:read",
+          ...more.scopes
         }
       },
       http: { port: 0, ...http }

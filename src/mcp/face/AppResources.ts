@@ -258,6 +258,9 @@ const decodeParam = (value: string | ReadonlyArray<string>): string => {
   return Result.getOrElse(Result.try(() => decodeURIComponent(text)), () => text)
 }
 
+const decodeParams = (matched: { readonly [key: string]: string | ReadonlyArray<string> }): Params =>
+  Object.fromEntries(Object.entries(matched).map(([key, value]) => [key, decodeParam(value)]))
+
 // A URI longer than the matcher takes is matched by nothing (the matcher throws on one).
 const matchOf = (matcher: UriTemplate, uri: string) =>
   Result.getOrElse(Result.try(() => matcher.match(uri)), () => null)
@@ -265,7 +268,7 @@ const matchOf = (matcher: UriTemplate, uri: string) =>
 /**
  * Find a URI: a fixed resource first, then the first template that matches it. This is the one
  * matcher of app resources: what it finds is what a read serves, what a subscription follows, and
- * (by its URI or template) what scope is needed.
+ * (with `canonicalOf` and `identitiesOf`) what scopes it needs.
  *
  * @example
  * ```ts
@@ -285,12 +288,59 @@ export const find = (compiled: Compiled, uri: string): Found | undefined => {
   }
   for (const { matcher, template, uriTemplate } of compiled.templates) {
     const matched = matchOf(matcher, uri)
-    if (matched !== null) {
-      const params = Object.fromEntries(Object.entries(matched).map(([key, value]) => [key, decodeParam(value)]))
-      return { _tag: "Template", uri, uriTemplate, template, params }
-    }
+    if (matched !== null) return { _tag: "Template", uri, uriTemplate, template, params: decodeParams(matched) }
   }
   return undefined
+}
+
+// What a template serves a URI as: the template and the decoded values it matched. Two URIs with
+// one identity (`files://docs/secret`, `files://docs/secre%74`) are read alike by its handler.
+const identityOf = (uriTemplate: string, params: Params): string =>
+  JSON.stringify([uriTemplate, Object.keys(params).sort().map((key) => [key, params[key]])])
+
+/**
+ * What a URI is read as under every template that matches it (the template and its decoded
+ * values): two URIs sharing one are read alike by that template's handler, so a scope keyed by one
+ * URI protects every other spelling of it.
+ *
+ * @example
+ * ```ts
+ * import { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const compiled: McpAppResources.Compiled
+ * const [plain] = McpAppResources.identitiesOf(compiled, "files://docs/secret")
+ * plain === McpAppResources.identitiesOf(compiled, "files://docs/secre%74")[0] // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const identitiesOf = (compiled: Compiled, uri: string): ReadonlyArray<string> =>
+  compiled.templates.flatMap(({ matcher, uriTemplate }) => {
+    const matched = matchOf(matcher, uri)
+    return matched === null ? [] : [identityOf(uriTemplate, decodeParams(matched))]
+  })
+
+/**
+ * The URI a template writes the values it matched back to: the one spelling of what it serves
+ * (`files://docs/secret` for `files://docs/secre%74`), where a fixed resource or a scope of the
+ * same thing is keyed. A fixed resource is its own.
+ *
+ * @example
+ * ```ts
+ * import { McpAppResources } from "effect-surface/mcp"
+ *
+ * declare const compiled: McpAppResources.Compiled
+ * declare const found: McpAppResources.Found
+ * McpAppResources.canonicalOf(compiled, found) // "files://docs/secret"
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const canonicalOf = (compiled: Compiled, found: Found): string => {
+  if (found._tag === "Resource") return found.uri
+  const matcher = compiled.templates.find((t) => t.uriTemplate === found.uriTemplate)?.matcher
+  return matcher === undefined ? found.uri
+    : Result.getOrElse(Result.try(() => matcher.expand(found.params)), () => found.uri)
 }
 
 // `Array.isArray` does not narrow a `ReadonlyArray` out of a union, so the single arm is named by hand.

@@ -21,8 +21,9 @@ import * as Prompts from "./Prompts.ts"
 /**
  * The scopes of what the expose map does not name: bespoke tools by name, prompts by name, app
  * resources by URI or URI template. A URI an app template serves (matched as a read matches it,
- * whatever the template's RFC 6570 operators) needs the scope keyed by that template, else one keyed
- * by the URI itself.
+ * whatever the template's RFC 6570 operators) needs the scope keyed by that template and every scope
+ * keyed by a URI the template reads as the same thing (`files://docs/secret` also protects
+ * `files://docs/secre%74`); a caller needs all of them.
  *
  * @example
  * ```ts
@@ -181,11 +182,41 @@ export const make = (options: Options, sources: Sources): Scopes => {
     return known
   }
   const scopeOf = (key: string) => Object.hasOwn(apps, key) ? apps[key] : undefined
-  // The scope of what would serve `uri`, found by the matcher that serves it: a fixed resource by
-  // its URI; a URI a template serves by that template (else by the URI itself, when one is given).
-  const appScope = (compiled: AppResources.Compiled, uri: string) => {
+  // The scopes keyed by URI, by what each URI is read as under each template that matches it.
+  const keyedAs = new WeakMap<AppResources.Compiled, ReadonlyMap<string, ReadonlyArray<string>>>()
+  const keyedOf = (compiled: AppResources.Compiled) => {
+    let known = keyedAs.get(compiled)
+    if (known === undefined) {
+      const index = new Map<string, Array<string>>()
+      for (const [key, scope] of Object.entries(apps)) {
+        if (AppResources.hasTemplate(compiled, key)) continue
+        for (const identity of AppResources.identitiesOf(compiled, key)) {
+          index.set(identity, [...(index.get(identity) ?? []), scope])
+        }
+      }
+      known = index
+      keyedAs.set(compiled, known)
+    }
+    return known
+  }
+  // Every scope a read of `uri` among the app's resources needs, found by the matcher that serves
+  // it. A fixed resource: its URI's. A URI a template serves: the template's; the URI's own; that of
+  // the URI the template writes its decoded values back to (where a fixed resource of the same thing
+  // is keyed); and that of every keyed URI a template reads as this one. So no other spelling of a
+  // keyed URI (`files://docs/secre%74`) reaches it without its scope, and a template's own scope
+  // never stands in for a stricter one keyed by URI.
+  const appScopes = (compiled: AppResources.Compiled, uri: string): ReadonlyArray<string> => {
     const found = AppResources.find(compiled, uri)
-    return found?._tag === "Template" ? scopeOf(found.uriTemplate) ?? scopeOf(uri) : scopeOf(uri)
+    const own = scopeOf(uri)
+    if (found?._tag !== "Template") return own === undefined ? [] : [own]
+    const keyed = keyedOf(compiled)
+    const scopes = new Set<string | undefined>([scopeOf(found.uriTemplate), own])
+    scopes.add(scopeOf(AppResources.canonicalOf(compiled, found)))
+    for (const identity of AppResources.identitiesOf(compiled, uri)) {
+      for (const scope of keyed.get(identity) ?? []) scopes.add(scope)
+    }
+    scopes.delete(undefined)
+    return [...scopes] as ReadonlyArray<string>
   }
   const surfaceScope = (resolved: Bundle.Resolved, uri: string): string | undefined => {
     const resource = resolved.byUri.get(uri)
@@ -193,9 +224,13 @@ export const make = (options: Options, sources: Sources): Scopes => {
     // A collection's item: its template's scope, read as the engine reads the item.
     return ItemUri.parseItemUri(resolved, uri)?.template.scope
   }
-  // Routed as a read is: `surface:` to the roster, anything else to the app's handlers.
-  const resourceScope = (tables: Pick<Tables, "resolved" | "apps">, uri: string): string | undefined =>
-    AppResources.isSurfaceUri(uri) ? surfaceScope(tables.resolved, uri) : appScope(tables.apps, uri)
+  // The one place deciding what a URI needs (a read, a subscribe, a listen, a listing): routed as a
+  // read is, `surface:` to the roster and anything else to the app's handlers. A caller needs all.
+  const resourceScopes = (tables: Pick<Tables, "resolved" | "apps">, uri: string): ReadonlyArray<string> => {
+    if (!AppResources.isSurfaceUri(uri)) return appScopes(tables.apps, uri)
+    const scope = surfaceScope(tables.resolved, uri)
+    return scope === undefined ? [] : [scope]
+  }
   const templateScope = (resolved: Bundle.Resolved, uriTemplate: string) => {
     const template = templatesOf(resolved).get(uriTemplate)
     return template !== undefined ? template.scope : Object.hasOwn(apps, uriTemplate) ? apps[uriTemplate] : undefined
@@ -208,7 +243,7 @@ export const make = (options: Options, sources: Sources): Scopes => {
     return {
       tools: resolved.advertisedTools.filter((tool) => allowed(toolScope(resolved, text(tool["name"])))),
       resources: [...resolved.advertisedResources, ...tables.apps.advertisedResources].filter((resource) =>
-        allowed(resourceScope(tables, text(resource["uri"])))
+        resourceScopes(tables, text(resource["uri"])).every(allowed)
       ),
       templates: [...resolved.advertisedResourceTemplates, ...tables.apps.advertisedTemplates].filter((template) =>
         allowed(templateScope(resolved, text(template["uriTemplate"])))
@@ -247,23 +282,21 @@ export const make = (options: Options, sources: Sources): Scopes => {
           return need(toolScope(resolved, name), `tool "${name}"`)
         })
       case "resources/read":
-      case "resources/subscribe": {
-        const uri = text(record["uri"])
-        // Only the table that serves the URI is read.
-        return AppResources.isSurfaceUri(uri)
-          ? Effect.map(sources.resolved, (resolved) => need(surfaceScope(resolved, uri), `resource ${uri}`))
-          : Effect.map(sources.apps, (apps) => need(appScope(apps, uri), `resource ${uri}`))
-      }
-      case "subscriptions/listen":
+      case "resources/subscribe":
+      case "subscriptions/listen": {
+        // Each URI named once, each of its scopes a need of its own.
+        const uris = method === "subscriptions/listen" ? [...new Set(listenedUris(record).map(text))]
+          : [text(record["uri"])]
         return Effect.map(
           Effect.all({ resolved: sources.resolved, apps: sources.apps }),
           (tables) =>
             firstUnmet(
-              listenedUris(record),
-              (uri) => need(resourceScope(tables, text(uri)), `resource ${text(uri)}`),
+              uris.flatMap((uri) => resourceScopes(tables, uri).map((scope) => ({ scope, what: `resource ${uri}` }))),
+              (needed) => needed,
               caller
             )
         )
+      }
       case "prompts/get": {
         const name = text(record["name"])
         return Effect.succeed(need(promptScope(name), `prompt "${name}"`))
