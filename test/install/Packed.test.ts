@@ -1,8 +1,10 @@
 // The package as a user's app gets it: `npm pack` in this repository, then, in a new app in a temp dir
 // outside it, the README's own install lines with that tarball, and nothing of the repository after
-// that — no source condition, no path into it. The README's TypeScript snippets type-check there against
-// the installed types, and the quickstart, the stdio servers (answering the SDK's client) and the bin
-// run under the app's own Node: 24 (the app's `node` dependency) and the oldest the package declares.
+// that — no source condition, no path into it. The TypeScript snippets of the README and of docs/
+// type-check there against the installed types; the first app of docs/first-app.md is built there with
+// the tsconfig.json the page shows (`declaration: true`); and the quickstart, the first app, the stdio
+// servers (answering the SDK's client) and the bin run under the app's own Node: 24 (the app's `node`
+// dependency) and the oldest the package declares.
 // `npm run test:install`; CI runs it after the tests. It reaches the npm registry for the app's packages.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -20,6 +22,9 @@ const manifest = JSON.parse(Fs.readFileSync(Path.join(repo, "package.json"), "ut
   readonly devDependencies: Readonly<Record<string, string>>
 }
 const readme = Fs.readFileSync(Path.join(repo, "README.md"), "utf8")
+const docs = Fs.readdirSync(Path.join(repo, "docs")).filter((file) => file.endsWith(".md")).sort()
+  .map((file) => ({ name: file.slice(0, -3), text: Fs.readFileSync(Path.join(repo, "docs", file), "utf8") }))
+const firstApp = docs.find((page) => page.name === "first-app")?.text ?? ""
 
 // The oldest Node the package declares (`>=22.19` → 22.19.0), run beside the app's own Node 24.
 const oldest = `${/(\d+\.\d+(?:\.\d+)?)/.exec(manifest.engines.node)?.[1] ?? ""}.0`.split(".").slice(0, 3).join(".")
@@ -51,23 +56,44 @@ const npm = (args: ReadonlyArray<string>, cwd: string) => {
   return ran.stdout
 }
 
-/** The README's ```sh block after `marker`, its lines without comments. */
-const shellLines = (marker: string): ReadonlyArray<string> => {
-  const block = new RegExp(`${marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``)
-    .exec(readme)?.[1]
-  assert.isDefined(block, `the README's install lines after "${marker}"`)
+const escaped = (marker: string) => marker.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** The ```sh block after `marker` in `text` (the README unless given), its lines without comments. */
+const shellLines = (marker: string, text = readme): ReadonlyArray<string> => {
+  const block = new RegExp(`${escaped(marker)}[\\s\\S]*?\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(text)?.[1]
+  assert.isDefined(block, `the install lines after "${marker}"`)
   return (block ?? "").split("\n").map((line) => line.replace(/#.*$/, "").trim()).filter((line) => line !== "")
 }
 
-/** Every ```ts block of the README, at the path the text names for it (else under examples/readme/). */
-const snippets = (): ReadonlyArray<{ readonly path: string; readonly code: string }> =>
-  Array.from(readme.matchAll(/```ts\n([\s\S]*?)```/g), (match, i) => {
-    const before = readme.slice(0, match.index)
+/** The fenced `lang` blocks of `text`, each with the path the line before it names (`(path):`), if any. */
+const blocks = (text: string, lang: string) =>
+  Array.from(text.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, "g")), (match) => {
+    const before = text.slice(0, match.index)
     const lead = before.slice(before.lastIndexOf("```") + 3)
-    const named = /\(`(examples\/[\w/.-]+\.ts)`\)[^\n]*:\s*$/.exec(lead)?.[1] ??
-      (lead.trimEnd().endsWith("## Example") ? "examples/quickstart.ts" : undefined)
-    return { path: named ?? `examples/readme/snippet-${i}.ts`, code: match[1] ?? "" }
+    return { named: /\(`([\w/.-]+)`\)[^\n]*:\s*$/.exec(lead)?.[1], code: match[1] ?? "" }
   })
+
+/**
+ * Every ```ts block of the README and of docs/ but the first app's, at the example path the text
+ * names for it, else under examples/readme/ or examples/docs/.
+ */
+const snippets = (): ReadonlyArray<{ readonly path: string; readonly code: string }> =>
+  [
+    { name: "readme", text: readme, dir: "readme" },
+    ...docs.filter((page) => page.name !== "first-app").map((page) => ({ ...page, dir: "docs" }))
+  ]
+    .flatMap(({ dir, name, text }) =>
+      blocks(text, "ts").map(({ code, named }, i) => ({
+        path: named?.startsWith("examples/") ? named : `examples/${dir}/${name}-${i}.ts`,
+        code
+      }))
+    )
+
+/** The first app's files, at the paths docs/first-app.md names for them, under first-app/. */
+const firstAppFiles = (): ReadonlyArray<{ readonly path: string; readonly code: string }> =>
+  [...blocks(firstApp, "json"), ...blocks(firstApp, "ts")].flatMap(({ code, named }) =>
+    named === "tsconfig.json" || named?.startsWith("src/") ? [{ path: Path.join("first-app", named), code }] : []
+  )
 
 // A user's strict settings, as Node's type stripping wants them; the package's types are read as installed.
 const tsconfig = {
@@ -98,7 +124,7 @@ beforeAll(() => {
     JSON.stringify({ name: "an-app", private: true, allowScripts: { node: true } }, null, 2)
   )
   // The README's lines, the tarball for its placeholder path.
-  for (const line of shellLines("## Add it to your app")) {
+  for (const line of shellLines("## Install")) {
     const [command, ...args] = line.replace(/\S*effect-surface-[\w.]*\.tgz/, tarball).split(/\s+/)
     assert.strictEqual(command, "npm", line)
     npm(args, app)
@@ -116,6 +142,10 @@ beforeAll(() => {
     Fs.writeFileSync(Path.join(app, path), code)
   }
   Fs.writeFileSync(Path.join(app, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))
+  for (const { code, path } of firstAppFiles()) {
+    Fs.mkdirSync(Path.dirname(Path.join(app, path)), { recursive: true })
+    Fs.writeFileSync(Path.join(app, path), code)
+  }
   Fs.writeFileSync(
     Path.join(app, "quickstart-run.ts"),
     [
@@ -140,14 +170,65 @@ describe("the packed package in a new app", () => {
     }
   })
 
-  it("every TypeScript snippet of the README type-checks against the installed types under strict settings", () => {
+  it("every TypeScript snippet of the README and of docs/ type-checks against the installed types under strict settings", () => {
     const tsc = Path.join(app, "node_modules", "typescript", "bin", "tsc")
     const checked = run(appNode, [tsc, "-p", "tsconfig.json"], app)
     assert.strictEqual(checked.status, 0, checked.stdout + checked.stderr)
-    assert.isAbove(snippets().length, 10)
+    assert.isAbove(snippets().length, 25)
+  })
+
+  it("docs/first-app.md installs what the app here holds: every package its install lines name", () => {
+    const named = shellLines("## The project", firstApp).filter((line) => line.startsWith("npm install"))
+      .flatMap((line) => line.split(/\s+/).slice(2)).filter((word) => !word.startsWith("-") && !word.endsWith(".tgz"))
+    assert.includeMembers(named, ["effect", "typescript", "@types/node"])
+    for (const name of named) assert.isTrue(Fs.existsSync(Path.join(app, "node_modules", name, "package.json")), name)
+  })
+
+  it("the first app of docs/first-app.md type-checks and builds with the tsconfig.json it shows, declarations included", () => {
+    const files = firstAppFiles().map((file) => file.path).sort()
+    assert.deepStrictEqual(files, [
+      "first-app/src/main.ts",
+      "first-app/src/notes.ts",
+      "first-app/src/server.ts",
+      "first-app/tsconfig.json"
+    ])
+    const shown = JSON.parse(Fs.readFileSync(Path.join(app, "first-app", "tsconfig.json"), "utf8")) as {
+      readonly compilerOptions: Readonly<Record<string, unknown>>
+    }
+    assert.strictEqual(shown.compilerOptions["declaration"], true)
+    const tsc = Path.join(app, "node_modules", "typescript", "bin", "tsc")
+    const built = run(appNode, [tsc, "-p", "tsconfig.json"], Path.join(app, "first-app"))
+    assert.strictEqual(built.status, 0, built.stdout + built.stderr)
+    // The exported server layers are named in the declarations, through the package's own entries.
+    const declared = Fs.readFileSync(Path.join(app, "first-app", "dist", "server.d.ts"), "utf8")
+    assert.include(declared, `import("effect-surface").AnyResolveError`)
+    assert.notInclude(declared, "node_modules")
   })
 
   for (const [label, node] of [["Node 24", appNode], [`Node ${oldest}`, oldestNode]] as const) {
+    it(`the first app serves its notes over stdio under ${label}, as docs/first-app.md says`, async () => {
+      const transport = new StdioClientTransport({
+        command: node,
+        args: ["src/main.ts"],
+        cwd: Path.join(app, "first-app"),
+        env: env() as Record<string, string>,
+        stderr: "pipe"
+      })
+      const client = new Client({ name: "an-app's host", version: "1.0.0" })
+      await client.connect(transport)
+      try {
+        assert.deepStrictEqual((await client.listTools()).tools.map((tool) => tool.name), ["notes_add"])
+        assert.deepStrictEqual(
+          (await client.listResources()).resources.map((resource) => resource.uri),
+          ["surface://cells/latest", "surface://collections/notes"]
+        )
+        const added = await client.callTool({ name: "notes_add", arguments: { text: "hello" } })
+        assert.deepStrictEqual(added.structuredContent, { id: "n1" })
+      } finally {
+        await client.close()
+      }
+    }, 60_000)
+
     it(`the quickstart runs under the app's ${label}, from the installed build`, () => {
       const ran = run(node, ["quickstart-run.ts"], app)
       assert.strictEqual(ran.status, 0, ran.stderr)
