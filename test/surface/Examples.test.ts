@@ -70,8 +70,10 @@ const publicModules = [
   "src/tools.ts",
   "src/surface/internal/kinds.ts"
 ]
+// Internal modules that declare some public names (exported from a public module) with their examples.
+const declaring = ["src/surface/internal/members.ts", "src/mcp/v2025/internal/sessionEntry.ts"]
 /** Every module whose examples are compiled. */
-const modules = [...publicModules, "src/surface/internal/members.ts"].filter((module) => !fragments.has(module))
+const modules = [...publicModules, ...declaring].filter((module) => !fragments.has(module))
 
 interface Doc {
   readonly text: string
