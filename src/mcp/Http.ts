@@ -16,29 +16,26 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import * as HttpRouter from "effect/http/HttpRouter"
 import { ServeError } from "effect/http/HttpServerError"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Auth from "./auth/Auth.ts"
 import * as Console from "./console/Console.ts"
 import * as EventStore from "./v2025/EventStore.ts"
 import * as Face from "./face/Face.ts"
 import * as HttpGuard from "./transport/HttpGuard.ts"
 import * as HttpRedis from "./HttpRedis.ts"
-import * as HttpSessions from "./v2025/HttpSessions.ts"
 import * as HttpDrain from "./transport/drain.ts"
 import * as HttpRequest from "./Endpoint.ts"
 import * as ModernHttp from "./v2026/internal/http.ts"
 import * as Stateless from "./v2026/Stateless.ts"
+import * as Serving from "./internal/httpServe.ts"
 import { McpServer } from "./McpServer.ts"
 
 /**
@@ -294,19 +291,19 @@ export const serveFace = (
     // Should the scope close before serving began, no connection is left to hold the close open.
     yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))
     const port = server.address._tag === "UnixPathAddress" ? options.port ?? 0 : server.address.port
-    const allow = yield* allowFor(options, host, port)
+    const allow = yield* Serving.allowFor(options, host, port)
     const local = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
     const shared = yield* Effect.serviceOption(HttpRedis.SharedSessions)
     // With the console provided, calls go through it (shown, and held where it says) and it is mounted.
     const operator = yield* Effect.serviceOption(Console.Console)
     const face = Option.isSome(operator)
-      ? yield* operator.value.attach(given, Option.getOrUndefined(Option.map(shared, clusterOf)))
+      ? yield* operator.value.attach(given, Option.getOrUndefined(Option.map(shared, Serving.clusterOf)))
       : given
-    const table = yield* sessionTable(face, local, options, shared)
+    const table = yield* Serving.sessionTable(face, local, options, shared)
     // Shared sessions keep their events in Redis beside them.
     const store = table.shared?.store ?? local
     const drain = yield* HttpDrain.make
-    const url = urlFor(host, port, path)
+    const url = Serving.urlFor(host, port, path)
     const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024
     const maxInFlight = options.maxRequestsInFlight ?? 1024
     const modern = yield* ModernHttp.make(face, stateless ?? (yield* Stateless.make({})), {
@@ -314,7 +311,7 @@ export const serveFace = (
       maxBodyBytes,
       maxInFlight,
       keepAlive: Duration.fromInputUnsafe(options.keepAlive ?? "15 seconds"),
-      cluster: Option.getOrUndefined(Option.map(shared, clusterOf)),
+      cluster: Option.getOrUndefined(Option.map(shared, Serving.clusterOf)),
       listen: {
         maxUris: options.maxSubscriptionsPerSession,
         maxStreams: options.maxListenStreamsPerHolder,
@@ -344,23 +341,11 @@ export const serveFace = (
         urls: new Map()
       }
     })
-    const router = yield* HttpRouter.make
-    yield* router.add("*", path, endpoint)
-    if (Option.isSome(guard)) {
-      const metadata = HttpServerResponse.jsonUnsafe(guard.value.metadata)
-      for (const at of guard.value.metadataPaths) {
-        yield* router.add("GET", at as HttpRouter.PathInput, Effect.succeed(metadata))
-      }
-    }
-    const console = Option.map(operator, (console) => urlFor(host, port, console.link))
-    if (Option.isSome(operator)) {
-      // The wildcard route serves the page's own path too.
-      yield* router.add("*", `${operator.value.path}/*`, operator.value.handler(Option.getOrUndefined(guard)))
-    }
-    yield* server.serve(HttpRequest.onPath(path, endpoint, router.asHttpEffect()))
+    const console = Option.map(operator, (console) => Serving.urlFor(host, port, console.link))
+    yield* server.serve(HttpRequest.onPath(path, endpoint, yield* Serving.routes(path, endpoint, guard, operator)))
     // Added last, so it runs before the server's own finalizers.
     const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
-    yield* Effect.addFinalizer(() => shutdown(node, drain, table, drainTimeout, modern.closing))
+    yield* Effect.addFinalizer(() => Serving.shutdown(node, drain, table, drainTimeout, modern.closing))
     yield* Effect.logInfo(`MCP over HTTP at ${url}`)
     if (Option.isSome(console)) yield* Effect.logInfo(`Console at ${console.value}`)
     const endSession = (id: string) =>
@@ -375,93 +360,6 @@ export const serveFace = (
       endSession,
       ...(Option.isSome(console) ? { console: console.value } : {})
     } satisfies Served
-  })
-
-// Where the instances sharing sessions in Redis meet, for the stateless revision too.
-const clusterOf = ({ options, redis }: HttpRedis.SharedSessions["Service"]): ModernHttp.Cluster => ({
-  redis,
-  prefix: options.prefix ?? "effect-surface:mcp:",
-  heartbeat: Duration.fromInputUnsafe(options.heartbeat ?? "2 seconds"),
-  timeout: Duration.fromInputUnsafe(options.timeout ?? "5 seconds")
-})
-
-const allowFor = (options: HttpOptions, host: string, port: number) =>
-  Effect.gen(function*() {
-    const allow = HttpGuard.allowFor({
-      host,
-      port,
-      protect: options.dnsRebindingProtection,
-      allowedHosts: options.allowedHosts,
-      allowedOrigins: options.allowedOrigins
-    })
-    if (allow.hosts === undefined && allow.origins === undefined && options.dnsRebindingProtection !== false) {
-      yield* Effect.logWarning(
-        `MCP over HTTP bound to ${host} with no allowedHosts or allowedOrigins: Host and Origin are not checked`
-      )
-    }
-    return allow
-  })
-
-const sessionTable = (
-  face: Face.Face,
-  store: EventStore.EventStore["Service"],
-  options: HttpOptions,
-  shared: Option.Option<HttpRedis.SharedSessions["Service"]>
-) => {
-  const config: HttpSessions.Config = {
-    idleTimeout: Duration.fromInputUnsafe(options.idleTimeout ?? "10 minutes"),
-    maxSessions: options.maxSessions ?? 1000,
-    maxSessionsPerHolder: options.maxSessionsPerHolder ?? 16,
-    maxSubscriptions: options.maxSubscriptionsPerSession ?? Face.defaultMaxSubscriptions,
-    retryInterval: options.retryInterval === undefined ? undefined
-      : Duration.toMillis(Duration.fromInputUnsafe(options.retryInterval))
-  }
-  return HttpSessions.make(
-    face,
-    store,
-    config,
-    Option.getOrUndefined(Option.map(shared, (shared) => HttpRedis.joining(shared, config)))
-  )
-}
-
-const urlFor = (host: string, port: number, path: string) =>
-  `http://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}${path}`
-
-// Refuse new requests, stop accepting connections (a client reconnecting its stream as its
-// session ends is refused at once, not left half-open), let in-flight POSTs answer, end every
-// session (which ends its streams), let those responses finish, then cut whatever connection is left.
-const shutdown = (
-  node: NodeHttp.Server,
-  drain: HttpDrain.Drain,
-  table: HttpSessions.Table,
-  drainTimeout: Duration.Duration,
-  closing: Deferred.Deferred<void>
-) =>
-  Effect.gen(function*() {
-    yield* HttpDrain.count(drain, (d) => {
-      d.closing = true
-    })
-    // Listen streams end with their response; calls in flight answer below.
-    yield* Deferred.succeed(closing, undefined)
-    yield* Effect.sync(() => node.listening && node.close())
-    yield* HttpDrain.settled(
-      drain,
-      (d) => d.admitting === 0 && d.awaiting.size === 0,
-      drainTimeout,
-      "requests still unanswered; closing their sessions"
-    )
-    const open = yield* table.ids
-    // Shared sessions go on at the other instances, which lead what this one led.
-    if (table.shared !== undefined) yield* table.shared.leave
-    yield* table.endAll
-    yield* HttpDrain.settled(
-      drain,
-      (d) => d.responses === 0,
-      Duration.seconds(1),
-      "responses still being written; cutting their connections"
-    )
-    yield* Effect.sync(() => node.closeAllConnections())
-    yield* Effect.logInfo(`MCP over HTTP stopped; closed ${open.length} session(s)`)
   })
 
 /**
