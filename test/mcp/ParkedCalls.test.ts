@@ -1,6 +1,6 @@
 // Calls parked between 2026-07-28 rounds, driven over HTTP with raw requests a hostile client
 // would send: answers for questions never asked are not kept, one caller's waiting calls are bounded
-// in number and in the bytes of answers they hold (the verified subject's own bound behind a
+// in number and in the bytes of arguments and answers they hold (the verified subject's own bound behind a
 // resource server, everyone's together otherwise), an answer past its size is refused, and a call
 // no retry continues frees what it held when its state expires.
 import { assert, describe, it } from "@effect/vitest"
@@ -71,7 +71,8 @@ describe("parked 2026 calls", () => {
       assert.deepStrictEqual(Object.keys(first.result?.["inputRequests"] as object), ["elicit-1"])
       const now = yield* held
       assert.strictEqual(now.calls - before.calls, 1)
-      assert.strictEqual(now.bytes - before.bytes, 0)
+      // What it holds is its arguments, {}, and no answer.
+      assert.strictEqual(now.bytes - before.bytes, 2)
       const second = yield* call(url, "interview", {
         inputResponses: { "elicit-1": named("Ada") },
         requestState: first.result?.["requestState"]
@@ -130,8 +131,37 @@ describe("parked 2026 calls", () => {
       assert.isAbove(kept, 3000)
       const second = yield* call(url, "interview", answered)
       assert.strictEqual(second.error?.code, -32000)
-      assert.include(second.error?.message, "hold at most 5000 bytes of answers (requestState.maxHeldBytes)")
+      assert.include(
+        second.error?.message,
+        "hold at most 5000 bytes of arguments and answers (requestState.maxHeldBytes)"
+      )
       assert.deepStrictEqual(yield* held, { calls: before.calls + 1, bytes: before.bytes + kept })
+    }).pipe(Effect.scoped))
+
+  it.live("a waiting call's arguments count against maxHeldBytes as its answers do: a call that would wait past it is ended with a sentence", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve({ maxHeldBytes: 5000 })
+      const before = yield* held
+      const large = { arguments: { pad: "x".repeat(3000) } }
+      const first = yield* call(url, "greet", large)
+      assert.strictEqual(first.result?.["resultType"], "input_required")
+      const kept = (yield* held).bytes - before.bytes
+      assert.isAbove(kept, 3000)
+      const second = yield* call(url, "greet", large)
+      assert.strictEqual(second.error?.code, -32000)
+      assert.include(
+        second.error?.message,
+        "hold at most 5000 bytes of arguments and answers (requestState.maxHeldBytes)"
+      )
+      assert.deepStrictEqual(yield* held, { calls: before.calls + 1, bytes: before.bytes + kept })
+      // Once it is answered and ends, what it held is given back.
+      const done = yield* call(url, "greet", {
+        ...large,
+        inputResponses: { "elicit-1": named("Ada") },
+        requestState: first.result?.["requestState"]
+      })
+      assert.strictEqual(done.result?.["resultType"], "complete")
+      assert.deepStrictEqual(yield* held, before)
     }).pipe(Effect.scoped))
 
   it.effect("a waiting call no retry continues ends when its state expires, and what it held is no longer counted", () =>

@@ -163,9 +163,9 @@ export interface Options {
    */
   readonly maxAnswerBytes?: number | undefined
   /**
-   * The most bytes of answers one caller's waiting calls may hold together (what their handlers
-   * were given, kept while they wait). A call that would wait holding more is ended and answered
-   * with a sentence saying so. Default 16 MiB.
+   * The most bytes one caller's waiting calls may hold together: each call's arguments (the JSON
+   * size of its request's) and the answers its handler was given, kept while it waits. A call that
+   * would wait holding more is ended and answered with a sentence saying so. Default 16 MiB.
    *
    * @example
    * ```ts

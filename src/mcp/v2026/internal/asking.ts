@@ -73,7 +73,7 @@ export interface Call {
   readonly supplied: Map<string, unknown>
   /** Every answer taken so far, carried in the state so the call can be run again elsewhere if harmless. */
   readonly answered: Record<string, unknown>
-  /** The bytes of the answers taken so far: what the call holds for its caller while it waits. */
+  /** The bytes of its arguments and of the answers taken so far: what the call holds for its caller while it waits. */
   held: number
   /** The part of `held` counted against its caller's bound, as of the last time it parked. */
   counted: number

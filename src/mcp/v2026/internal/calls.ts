@@ -46,13 +46,18 @@ export interface Calls {
   readonly codec: RequestState.Codec
   /** What the calls waiting here may hold. */
   readonly limits: RequestState.Limits
-  /** Run a fresh call in `round`, with answers the client sent ahead; a task-capable tool's says so. */
+  /**
+   * Run a fresh call in `round`, with answers the client sent ahead; a task-capable tool's says so.
+   * `argumentBytes` (the JSON size of the request's arguments) counts among what the call holds
+   * while it waits, as its answers do.
+   */
   readonly start: (
     job: Job,
     target: string,
     supplied: { readonly [key: string]: unknown },
     round: Asking.Round,
-    taskSupport?: "optional" | "required"
+    taskSupport?: "optional" | "required",
+    argumentBytes?: number
   ) => Effect.Effect<Outcome>
   /** Continue the parked call a verified state names, here or on the instance it names. */
   readonly resume: (
@@ -78,7 +83,8 @@ const start = (table: Table) =>
   target: string,
   supplied: { readonly [key: string]: unknown },
   round: Asking.Round,
-  taskSupport?: "optional" | "required"
+  taskSupport?: "optional" | "required",
+  argumentBytes = 0
 ): Effect.Effect<Outcome> =>
   Effect.suspend(() => {
     const call: Asking.Call = {
@@ -92,7 +98,8 @@ const start = (table: Table) =>
       asked: 0,
       supplied: new Map(Object.entries(supplied)),
       answered: {},
-      held: 0,
+      // The arguments are held as long as the call is, as its answers are.
+      held: argumentBytes,
       counted: 0,
       pending: new Map(),
       wake: undefined,

@@ -1,13 +1,13 @@
 /**
  * What one caller's waiting 2026-07-28 calls hold, bounded: how many calls wait for answers, and
- * the bytes of the answers their handlers were given.
+ * the bytes of their arguments and of the answers their handlers were given.
  *
  * A parked call lives on the server until its client retries it or its state expires (ten minutes
  * by default), holding its handler's fiber and every answer it was given. The client decides how
- * many calls it starts and how large its answers are, so without a bound one caller could park
+ * many calls it starts and how large its arguments and answers are, so without a bound one caller could park
  * calls until the process runs out of memory. Each caller (the verified subject behind a resource
  * server; otherwise every caller together, as one) may have `maxParked` calls waiting, holding at
- * most `maxHeldBytes` of answers; a call that would wait past either is ended, and its request is
+ * most `maxHeldBytes` of arguments and answers; a call that would wait past either is ended, and its request is
  * answered with a sentence naming the bound. Two process-wide gauges say what is held now.
  *
  * @internal
@@ -23,9 +23,9 @@ export const parkedCalls = Metric.gauge("effect_surface_mcp_parked_calls", {
   description: "2026-07-28 calls waiting for their clients' answers"
 })
 
-/** Bytes of answers the waiting calls hold, across this process. */
+/** Bytes of arguments and answers the waiting calls hold, across this process. */
 export const parkedAnswerBytes = Metric.gauge("effect_surface_mcp_parked_answer_bytes", {
-  description: "bytes of answers held by 2026-07-28 calls waiting for their clients"
+  description: "bytes of arguments and answers held by 2026-07-28 calls waiting for their clients"
 })
 
 interface Held {
@@ -65,8 +65,8 @@ export const admit = (holders: Holders, call: Asking.Call, entering: boolean): s
   }
   const bytes = held.bytes - call.counted + call.held
   if (bytes > maxHeldBytes) {
-    return `Too many answers held: the calls ${whose} may have waiting hold at most ${maxHeldBytes} bytes of ` +
-      `answers (requestState.maxHeldBytes), and this one would bring them to ${bytes}; the call is ended`
+    return `Too many bytes held: the calls ${whose} may have waiting hold at most ${maxHeldBytes} bytes of ` +
+      `arguments and answers (requestState.maxHeldBytes), and this one would bring them to ${bytes}; the call is ended`
   }
   if (entering) {
     held.calls++

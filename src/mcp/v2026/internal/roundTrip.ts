@@ -142,8 +142,9 @@ const rounds = (
   const digest = RequestState.targetOf(method, name, args)
   const round = { notify, envelope, caller: request.caller ?? Identity.local }
   const state = params["requestState"]
+  // What a call holds while it waits begins with its arguments, measured once as it starts.
   const outcome = state === undefined
-    ? modern.calls.start(job, digest, responses, round, support)
+    ? modern.calls.start(job, digest, responses, round, support, Answers.bytesOf(args))
     : typeof state !== "string"
     ? Effect.succeed(stateRefused(`"params.requestState" must be the string the server sent`))
     : modern.calls.codec.verify(state, digest).pipe(
@@ -157,7 +158,14 @@ const rounds = (
               // start with every answer it had; one that may change something is never run twice.
               : Effect.flatMap(harmless(modern, method, name), (again) =>
                 again && payload.answers !== undefined
-                  ? modern.calls.start(job, digest, { ...payload.answers, ...responses }, round, support)
+                  ? modern.calls.start(
+                    job,
+                    digest,
+                    { ...payload.answers, ...responses },
+                    round,
+                    support,
+                    Answers.bytesOf(args)
+                  )
                   : Effect.succeed(stateRefused(`requestState refused: ${resumed.reason}; call again without it`))))
       })
     )
