@@ -192,7 +192,7 @@ export interface Served {
   /** End a session as a `DELETE` would (shared in Redis, at every instance). */
   readonly endSession: (id: string) => Effect.Effect<void>
   /**
-   * The operator's console link (its `?key=` lets a browser in: show it only to the operator), when a
+   * The operator's console link (its `#key=` lets a browser in: show it only to the operator), when a
    * `McpConsole` layer is provided.
    */
   readonly console?: string

@@ -57,12 +57,8 @@ describe("the example's console", () => {
         const mcp = yield* printed(output, /serving (\S+)/)
         const link = new URL(yield* printed(output, /console at (\S+)/))
         const console = new URL(link.pathname, link)
-        // The printed link's key, traded for the cookie a browser would keep.
-        const entered = yield* Effect.promise(() => fetch(link, { redirect: "manual" }))
-        const cookie = (entered.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
-        const html = yield* Effect.promise(() => fetch(console, { headers: { cookie } }).then((r) => r.text()))
-        assert.include(html, "<title>counter · console</title>")
-        const token = /const TOKEN = "([^"]+)"/.exec(html)?.[1] ?? ""
+        // The printed link's key, as the page sends it with its stream and each decision.
+        const key = { "x-console-key": new URLSearchParams(link.hash.slice(1)).get("key") ?? "" }
         const client = new Client({ name: "readme-agent", version: "1.0.0" })
         yield* Effect.acquireRelease(
           Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(mcp)))),
@@ -73,10 +69,9 @@ describe("the example's console", () => {
             client.callTool({ name: "counter_add", arguments: { value: 2 } }) as Promise<CallToolResult>
           )
         )
-        // The held call's id, read from the page's own event stream (in its snapshot, or as a move).
-        const events = yield* Effect.promise(() =>
-          fetch(`${console.href}/events?token=${token}`, { headers: { cookie } })
-        )
+        // The page's token, title and the held call's id, read from the page's own event stream (the
+        // id in its snapshot, or as a move).
+        const events = yield* Effect.promise(() => fetch(`${console.href}/events`, { headers: key }))
         const reader = events.body?.getReader()
         let seen = ""
         while (!/"held":\[?\{"id":"([^"]+)"/.test(seen)) {
@@ -86,11 +81,13 @@ describe("the example's console", () => {
         }
         yield* Effect.promise(() => reader?.cancel() ?? Promise.resolve())
         const id = /"held":\[?\{"id":"([^"]+)"/.exec(seen)?.[1] ?? ""
+        const token = /"token":"([^"]+)"/.exec(seen)?.[1] ?? ""
+        assert.include(seen, `"title":"counter"`)
         assert.isUndefined(adding.pollUnsafe())
         const decided = yield* Effect.promise(() =>
           fetch(`${console.href}/decide`, {
             method: "POST",
-            headers: { "content-type": "application/json", "x-console-token": token, origin: console.origin, cookie },
+            headers: { "content-type": "application/json", "x-console-token": token, origin: console.origin, ...key },
             body: JSON.stringify({ id, decision: "allow" })
           })
         )
@@ -121,8 +118,8 @@ describe("the example's console", () => {
           Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
         const mcp = yield* printed(output, /Task board MCP server at (\S+)/)
         const console = yield* printed(output, /Operator console at (\S+)/)
-        assert.match(console, /\/console\?key=[\w-]{32,}$/)
-        assert.strictEqual(console.slice(0, console.indexOf("?")), mcp.replace(/\/mcp$/, "/console"))
+        assert.match(console, /\/console#key=[\w-]{32,}$/)
+        assert.strictEqual(console.slice(0, console.indexOf("#")), mcp.replace(/\/mcp$/, "/console"))
 
         const page = yield* open(console)
         yield* Effect.promise(() =>

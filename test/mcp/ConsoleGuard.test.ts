@@ -1,6 +1,7 @@
-// What the console refuses and what it keeps to itself, over raw HTTP: no action or stream without the
-// token of a page it served, no decision from another origin, no page under a foreign name, no argument
-// value unless the operator opted in; and a held call nobody answers is refused when its wait ends.
+// What the console refuses and what it keeps to itself, over raw HTTP: no stream without its key, no
+// action without the key and the token its stream issued, no decision from another origin, no page under
+// a foreign name, no argument value unless the operator opted in; and a held call nobody answers is
+// refused when its wait ends.
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -17,11 +18,10 @@ const serveWithConsole = (options: McpConsole.Options = {}) =>
     const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port: 0 } }).pipe(
       Effect.provideService(McpConsole.Console, console)
     )
-    // The printed link's key traded for the cookie the operator's browser would hold.
+    // The printed link's key, as the page sends it with its stream and each decision.
     const link = new URL(served.console ?? "")
-    const entered = yield* Effect.promise(() => fetch(link, { redirect: "manual" }))
-    const cookie = (entered.headers.get("set-cookie") ?? "").split(";")[0] ?? ""
-    return { served, console, page: new URL(link.pathname, link), cookie }
+    const key = new URLSearchParams(link.hash.slice(1)).get("key") ?? ""
+    return { served, console, page: new URL(link.pathname, link), key }
   })
 
 interface Answer {
@@ -57,12 +57,6 @@ const request = (
     return Effect.sync(() => req.destroy())
   })
 
-const tokenOf = (html: string) => {
-  const found = /const TOKEN = "([^"]+)"/.exec(html)
-  assert.isNotNull(found, "the page carries its token")
-  return found?.[1] ?? ""
-}
-
 const at = (page: URL, path: string) => new URL(`${page.pathname}${path}`, page)
 
 const decide = (page: URL, headers: Record<string, string>) =>
@@ -82,59 +76,70 @@ const callTool = (url: string, name: string, args: Record<string, unknown>) =>
     return yield* Effect.promise(() => client.callTool({ name, arguments: args }))
   })
 
-const snapshotText = (page: URL, cookie: string) =>
+// The stream as the page reads it: the page's token first, then the state whole.
+const opened = (page: URL, key: string, headers: Record<string, string> = {}) =>
   Effect.gen(function*() {
-    const html = yield* request(page, { headers: { cookie } })
-    const token = tokenOf(html.text)
-    const stream = yield* request(at(page, `/events?token=${encodeURIComponent(token)}`), {
-      headers: { cookie },
-      until: "\n\n"
+    const stream = yield* request(at(page, "/events"), {
+      headers: { "x-console-key": key, ...headers },
+      until: "event: snapshot"
     })
+    const token = /"token":"([^"]+)"/.exec(stream.text)?.[1] ?? ""
+    return { ...stream, token }
+  })
+
+const snapshotText = (page: URL, key: string) =>
+  Effect.gen(function*() {
+    const html = yield* request(page, {})
+    const stream = yield* opened(page, key)
     assert.strictEqual(stream.status, 200)
     assert.include(stream.text, "event: snapshot")
     return { html: html.text, stream: stream.text }
   })
 
 describe("the console's doors", () => {
-  it.live("answers no action and no stream without the token of a page it served, and no decision from another origin", () =>
+  it.live("answers no stream without its key, no action without the key and its stream's token, and no decision from another origin", () =>
     Effect.gen(function*() {
-      const { cookie, page } = yield* serveWithConsole()
+      const { key, page } = yield* serveWithConsole()
       const origin = page.origin
-      const served = yield* request(page, { headers: { cookie } })
-      assert.strictEqual(served.status, 200)
-      const token = tokenOf(served.text)
+      const stream = yield* opened(page, key)
+      assert.strictEqual(stream.status, 200)
+      const token = stream.token
+      const keyed = { "x-console-key": key }
       // Admitted with its token from its own origin: the decision is read (nothing waits under that id).
-      assert.strictEqual((yield* decide(page, { cookie, "x-console-token": token, origin })).status, 404)
-      const withoutToken = yield* decide(page, { cookie, origin })
+      assert.strictEqual((yield* decide(page, { ...keyed, "x-console-token": token, origin })).status, 404)
+      const withoutToken = yield* decide(page, { ...keyed, origin })
       assert.strictEqual(withoutToken.status, 403)
       assert.include(withoutToken.text, "token")
-      assert.strictEqual((yield* decide(page, { cookie, "x-console-token": "forged", origin })).status, 403)
+      assert.strictEqual((yield* decide(page, { ...keyed, "x-console-token": "forged", origin })).status, 403)
+      assert.strictEqual((yield* decide(page, { "x-console-token": token, origin })).status, 403)
       assert.strictEqual(
-        (yield* decide(page, { cookie, "x-console-token": token, origin: "https://evil.example" })).status,
+        (yield* decide(page, { ...keyed, "x-console-token": token, origin: "https://evil.example" })).status,
         403
       )
-      assert.strictEqual((yield* decide(page, { cookie, "x-console-token": token })).status, 403)
+      assert.strictEqual((yield* decide(page, { ...keyed, "x-console-token": token })).status, 403)
       assert.strictEqual(
-        (yield* decide(page, { cookie, "x-console-token": token, origin, "sec-fetch-site": "cross-site" })).status,
+        (yield* decide(page, { ...keyed, "x-console-token": token, origin, "sec-fetch-site": "cross-site" })).status,
         403
       )
-      assert.strictEqual((yield* request(at(page, "/events"), { headers: { cookie } })).status, 403)
-      assert.strictEqual((yield* request(at(page, "/events?token=forged"), { headers: { cookie } })).status, 403)
+      assert.strictEqual((yield* opened(page, "")).status, 403)
+      assert.strictEqual((yield* opened(page, `${key}x`)).status, 403)
+      assert.strictEqual((yield* opened(page, key, { "sec-fetch-site": "same-site" })).status, 403)
     }))
 
   it.live("serves no page under a name other than the loopback's, so a rebound name reads nothing", () =>
     Effect.gen(function*() {
-      const { cookie, page } = yield* serveWithConsole()
-      const refused = yield* request(page, { headers: { host: `evil.example:${page.port}`, cookie } })
+      const { key, page } = yield* serveWithConsole()
+      const refused = yield* opened(page, key, { host: `evil.example:${page.port}` })
       assert.strictEqual(refused.status, 403)
-      assert.notInclude(refused.text, "TOKEN")
-      assert.strictEqual((yield* request(page, { headers: { host: `localhost:${page.port}`, cookie } })).status, 200)
+      assert.notInclude(refused.text, "token")
+      assert.strictEqual((yield* request(page, { headers: { host: `evil.example:${page.port}` } })).status, 403)
+      assert.strictEqual((yield* opened(page, key, { host: `localhost:${page.port}` })).status, 200)
     }))
 
   it.live("the page forbids framing and loads nothing from elsewhere", () =>
     Effect.gen(function*() {
-      const { cookie, page } = yield* serveWithConsole()
-      const answer = yield* Effect.promise(() => fetch(page, { headers: { cookie } }))
+      const { page } = yield* serveWithConsole()
+      const answer = yield* Effect.promise(() => fetch(page))
       assert.strictEqual(answer.headers.get("x-frame-options"), "DENY")
       assert.include(answer.headers.get("content-security-policy") ?? "", "frame-ancestors 'none'")
       assert.include(answer.headers.get("content-security-policy") ?? "", "default-src 'none'")
@@ -145,13 +150,13 @@ describe("the console's doors", () => {
       const secret = "sk-live-4f9a0c7e"
       const hidden = yield* serveWithConsole({ hold: [] })
       yield* callTool(hidden.served.url, "tasks_add", { title: secret })
-      const seen = yield* snapshotText(hidden.page, hidden.cookie)
+      const seen = yield* snapshotText(hidden.page, hidden.key)
       assert.include(seen.stream, "tasks_add")
       assert.notInclude(seen.stream, secret)
       assert.notInclude(seen.html, secret)
       const shown = yield* serveWithConsole({ showArguments: true })
       yield* callTool(shown.served.url, "tasks_add", { title: secret })
-      assert.include((yield* snapshotText(shown.page, shown.cookie)).stream, secret)
+      assert.include((yield* snapshotText(shown.page, shown.key)).stream, secret)
     }))
 })
 

@@ -12,10 +12,13 @@
  * A call `hold` names waits for the operator's Approve or Deny, bounded by `approvalTimeout` and
  * refused with a sentence when nobody answers; `layerApproval` offers the same page as the `Approval`
  * service to any other policy that asks. The page opens only from the link the server prints when it
- * starts (its `?key=` traded for a same-site, HttpOnly cookie), so a process on this machine — an
- * agent with a shell — cannot approve its own call by fetching the page. It answers loopback clients
- * only unless `allowRemote`; behind the endpoint's resource server, only tokens holding its own scope;
- * and every action needs the page's own token and a same-origin request.
+ * starts: its `#key=` never reaches a server, the page keeps it in its tab's `sessionStorage` (bound
+ * to scheme, host and port) and sends it with its stream and each decision. So a process on this
+ * machine — an agent with a shell, or a server it runs on another port that the operator opens —
+ * cannot approve its own call by fetching the page or by collecting what the browser sends it. It
+ * answers loopback clients only unless `allowRemote`; behind the endpoint's resource server, only
+ * tokens holding its own scope; and every action also needs the token the page's stream issued and a
+ * same-origin request.
  *
  * @since 0.1.0
  */
@@ -78,8 +81,9 @@ export interface Options {
   /**
    * The key the console's link carries: whoever opens the link may decide held calls, so it is
    * printed to the server's own log and output, never served. Default a fresh random key each
-   * start. Set one (at least 32 characters, e.g. `openssl rand -hex 32`) when several instances
-   * answer under one address, so a browser let in by one is let in by all.
+   * start. Set one (at least 32 characters, printable ASCII without spaces, since the page sends it
+   * as a header; e.g. `openssl rand -hex 32`) when several instances answer under one address, so a
+   * page opened from one's link is let in by all.
    */
   readonly key?: string
 }
@@ -115,8 +119,9 @@ export interface Answer extends ConsoleHolds.Answer {}
 export class Console extends Context.Service<Console, {
   readonly path: `/${string}`
   /**
-   * The page's path with the console's key (`/console?key=…`): the address the operator opens,
-   * printed beside the server's URL. Whoever holds it can decide held calls.
+   * The page's path with the console's key in its fragment (`/console#key=…`, which a browser sends
+   * to no server): the address the operator opens, printed beside the server's URL. Whoever holds it
+   * can decide held calls. The older `/console?key=…` opens the page too.
    */
   readonly link: string
   readonly state: State.State
@@ -159,12 +164,19 @@ const holdingOf = (hold: Options["hold"]): (tool: string, args: unknown) => bool
 }
 
 // A key anyone could guess would let anyone decide: a short one is a mistake to stop at, not to serve.
+// The page sends it as a header, which carries printable ASCII only and loses its outer spaces.
 const keyFrom = (secret: string) =>
-  secret.length >= ConsoleHttp.minimumKeyLength
-    ? Effect.succeed(ConsoleHttp.keyOf(secret))
-    : Effect.die(
+  secret.length < ConsoleHttp.minimumKeyLength
+    ? Effect.die(
       new Error(
         `the console's key must have at least ${ConsoleHttp.minimumKeyLength} characters (it has ${secret.length}): whoever guesses it decides held calls`
+      )
+    )
+    : /^[\x21-\x7e]+$/.test(secret)
+    ? Effect.succeed(secret)
+    : Effect.die(
+      new Error(
+        "the console's key must be printable ASCII without spaces (e.g. `openssl rand -hex 32`): the page sends it as a header"
       )
     )
 
@@ -220,7 +232,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     })
   return Console.of({
     path,
-    link: `${path}?key=${encodeURIComponent(key.secret)}`,
+    link: `${path}#key=${encodeURIComponent(key)}`,
     state,
     attach,
     ask: (request, caller = "in process") => holds.ask(request, { caller }),

@@ -4,13 +4,18 @@
  * A page that can approve an agent's calls is worth attacking: from another machine, from a site the
  * operator happens to have open (a cross-site POST, a DNS-rebound name), from a frame over it, and
  * from the agent itself, which may run a shell on this very machine, fetch anything the server
- * serves and set any header it likes. So what lets a browser in is something the server never
- * serves: the key in the link it printed to the operator's terminal when it started. Opening that
- * link trades the key for an HttpOnly, SameSite=Strict cookie and lands on the plain page. Every
- * request passes `admit`, the one place the console decides who may see or act: a loopback peer under
- * a loopback `Host` (unless remote clients are allowed), that cookie, and for the stream and the
- * action the token written into the page when it was served; an action must also come from the
- * page's own origin. The page forbids framing and loads nothing from elsewhere.
+ * serves and set any header it likes, and from a server the agent runs on another port of this host,
+ * which the operator may open in the same browser. So what lets a browser in is something the server
+ * never serves: the key in the link it printed to the operator's terminal when it started. The key
+ * rides in the link's `#fragment`, which a browser sends to no server; the page keeps it in its tab's
+ * `sessionStorage` and sends it, as a header, with its stream and each decision. Both are bound to
+ * the page's scheme, host and port: a cookie is not (a browser sends the cookies of 127.0.0.1 to
+ * every port of it, so a server on another port could collect one by sending the browser to its own
+ * `/console`). The page itself is an empty shell that anyone on this machine may fetch. Every request
+ * passes `admit`, the one place the console decides who may see or act: a loopback peer under a
+ * loopback `Host` (unless remote clients are allowed), the key for the stream and the action, and for
+ * the action also the token the page's stream issued and the page's own origin. The page forbids
+ * framing and loads nothing from elsewhere.
  *
  * @since 0.1.0
  */
@@ -29,7 +34,15 @@ import type * as Auth from "../../auth/Auth.ts"
 import * as Page from "./page.ts"
 import type * as State from "./state.ts"
 
-/** The tokens of the pages served lately: each page load gets its own; the oldest are forgotten. */
+// Compared as digests, so neither the length nor the first differing character shows in the time taken.
+const same = (given: string | undefined, expected: string) =>
+  given !== undefined &&
+  Crypto.timingSafeEqual(
+    Crypto.createHash("sha256").update(given).digest(),
+    Crypto.createHash("sha256").update(expected).digest()
+  )
+
+/** The tokens of the streams opened lately: each stream issues its page one; the oldest are forgotten. */
 export interface Tokens {
   readonly issue: Effect.Effect<string>
   readonly valid: (token: string | undefined) => Effect.Effect<boolean>
@@ -44,42 +57,16 @@ export const tokens: Effect.Effect<Tokens> = Effect.map(Ref.make<ReadonlyArray<s
     (token) => Effect.as(Ref.update(ref, (all) => [...all, token].slice(-keptTokens)), token)
   ),
   valid: (token) =>
-    token === undefined || token === "" ? Effect.succeed(false) : Effect.map(Ref.get(ref), (all) => all.includes(token))
+    token === undefined || token === ""
+      ? Effect.succeed(false)
+      : Effect.map(Ref.get(ref), (all) => all.some((issued) => same(token, issued)))
 }))
-
-/**
- * The console's key and what a browser holds once it opened the link: a cookie derived from the key
- * (so instances sharing a key accept one another's), named after it (so two consoles on one host,
- * whose cookies a browser keeps together whatever their ports, do not overwrite each other's).
- */
-export interface Key {
-  readonly secret: string
-  readonly cookie: string
-  readonly pass: string
-}
 
 /** The shortest key a console accepts: 32 characters (a random one is 43). */
 export const minimumKeyLength = 32
 
-const derive = (secret: string, label: string) => Crypto.createHmac("sha256", secret).update(label).digest("base64url")
-
-/** The key `secret` and the cookie it is traded for. */
-export const keyOf = (secret: string): Key => ({
-  secret,
-  cookie: `console_${derive(secret, "cookie name").slice(0, 12)}`,
-  pass: derive(secret, "pass")
-})
-
 /** A fresh random key (256 bits). */
-export const freshKey: Effect.Effect<Key> = Effect.sync(() => keyOf(Crypto.randomBytes(32).toString("base64url")))
-
-// Compared as digests, so neither the length nor the first differing character shows in the time taken.
-const same = (given: string | undefined, expected: string) =>
-  given !== undefined &&
-  Crypto.timingSafeEqual(
-    Crypto.createHash("sha256").update(given).digest(),
-    Crypto.createHash("sha256").update(expected).digest()
-  )
+export const freshKey: Effect.Effect<string> = Effect.sync(() => Crypto.randomBytes(32).toString("base64url"))
 
 /** What the console's handler is given. */
 export interface Config {
@@ -89,14 +76,15 @@ export interface Config {
   readonly auth: Auth.Guard | undefined
   readonly scope: string
   readonly tokens: Tokens
-  readonly key: Key
+  /** The console's key: the stream and every decision carry it in `x-console-key`. */
+  readonly key: string
   readonly title: Effect.Effect<string>
   readonly state: State.State
   readonly decide: (id: string, decision: "allow" | "deny", by: string) => Effect.Effect<boolean>
 }
 
-/** What a request asks of the console: `enter` is the page's address with the key. */
-export type Ask = "enter" | "page" | "events" | "decide"
+/** What a request asks of the console: its page (a shell holding nothing), its stream, or a decision. */
+export type Ask = "page" | "events" | "decide"
 
 /** Who was admitted, as the decisions they make are recorded. */
 export interface Admitted {
@@ -139,21 +127,22 @@ const authorized = (request: HttpServerRequest.HttpServerRequest, config: Config
     return `${principal.subject} via ${principal.clientId}`
   })
 
-/** What a browser without the console's cookie is told, in place of the page. */
+/** What a page without the console's key is told, in place of the console. */
 export const withoutKey =
-  "this console opens from the link the server printed when it started (the address with ?key=): open that link in this browser"
+  "this console opens from the link the server printed when it started (the address with #key=): open that link in this tab"
+
+const fromPage = "the console's stream and decisions answer its own page only"
 
 /**
  * The one place a console request is admitted, or refused with the reason. Loopback only unless
- * `allowRemote`; with authorization on, a bearer token reaching the console's scope; entering needs
- * the console's key, and everything else the cookie entering gave; the stream and the action need
- * a token this console issued; the action needs the page's own origin.
+ * `allowRemote`; with authorization on, a bearer token reaching the console's scope; the stream and
+ * the action need the console's key, sent by its page from its own origin; the action also needs a
+ * token this console's stream issued and the page's `Origin`.
  */
 export const admit = (
   request: HttpServerRequest.HttpServerRequest,
   config: Config,
-  ask: Ask,
-  presented: string | undefined
+  ask: Ask
 ): Effect.Effect<Admitted, Refused> =>
   Effect.gen(function*() {
     const address = Option.getOrElse(request.remoteAddress, () => "")
@@ -167,28 +156,19 @@ export const admit = (
       }
     }
     const who = (yield* authorized(request, config)) ?? `operator at ${address}`
-    if (ask === "enter") {
-      if (!same(presented, config.key.secret)) {
-        return yield* Effect.fail({ status: 403, message: `this is not the console's key: ${withoutKey}` })
-      }
-      return { who }
-    }
-    if (!same(request.cookies[config.key.cookie], config.key.pass)) {
+    if (ask === "page") return { who }
+    if (!same(request.headers["x-console-key"], config.key)) {
       return yield* Effect.fail({ status: 403, message: withoutKey })
     }
-    if (ask === "page") return { who }
-    if (!(yield* config.tokens.valid(presented))) {
+    const site = request.headers["sec-fetch-site"]
+    if (site !== undefined && site !== "same-origin") return yield* Effect.fail({ status: 403, message: fromPage })
+    if (ask === "events") return { who }
+    if (!(yield* config.tokens.valid(request.headers["x-console-token"]))) {
       return yield* Effect.fail({ status: 403, message: "this request does not carry the token of a console page" })
     }
-    if (ask === "decide") {
-      const origin = request.headers["origin"]
-      const site = request.headers["sec-fetch-site"]
-      if (origin === undefined || (origin !== `http://${host}` && origin !== `https://${host}`)) {
-        return yield* Effect.fail({ status: 403, message: "a decision must come from the console's own page" })
-      }
-      if (site !== undefined && site !== "same-origin") {
-        return yield* Effect.fail({ status: 403, message: "a decision must come from the console's own page" })
-      }
+    const origin = request.headers["origin"]
+    if (origin === undefined || (origin !== `http://${host}` && origin !== `https://${host}`)) {
+      return yield* Effect.fail({ status: 403, message: fromPage })
     }
     return { who }
   })
@@ -218,20 +198,24 @@ const keepAlive = encoder.encode(": keep-alive\n\n")
 const Decision = Schema.Struct({ id: Schema.String, decision: Schema.Literals(["allow", "deny"]) })
 const decodeDecision = Schema.decodeUnknownEffect(Decision)
 
+// The stream opens with the page's token and the console's title, then the state whole, then each move.
 const events = (config: Config) =>
-  Effect.map(config.state.follow, ({ moves, snapshot }) =>
-    HttpEffect.scopeTransferToStream(
-      HttpServerResponse.stream(
-        Stream.concat(
-          Stream.succeed(sse("snapshot", snapshot)),
-          Stream.merge(
-            Stream.map(Stream.fromSubscription(moves), (move) => sse("move", move)),
-            Stream.map(Stream.fromSchedule(Schedule.spaced("15 seconds")), () => keepAlive)
-          )
-        ),
-        { contentType: "text/event-stream", headers: { "cache-control": "no-store", "x-accel-buffering": "no" } }
+  Effect.map(
+    Effect.all({ follow: config.state.follow, token: config.tokens.issue, title: config.title }),
+    ({ follow: { moves, snapshot }, title, token }) =>
+      HttpEffect.scopeTransferToStream(
+        HttpServerResponse.stream(
+          Stream.concat(
+            Stream.make(sse("page", { token, title }), sse("snapshot", snapshot)),
+            Stream.merge(
+              Stream.map(Stream.fromSubscription(moves), (move) => sse("move", move)),
+              Stream.map(Stream.fromSchedule(Schedule.spaced("15 seconds")), () => keepAlive)
+            )
+          ),
+          { contentType: "text/event-stream", headers: { "cache-control": "no-store", "x-accel-buffering": "no" } }
+        )
       )
-    ))
+  )
 
 const decision = (request: HttpServerRequest.HttpServerRequest, config: Config, who: string) =>
   Effect.gen(function*() {
@@ -252,19 +236,6 @@ const decision = (request: HttpServerRequest.HttpServerRequest, config: Config, 
     )
   )
 
-// The key traded for the cookie, and the browser sent on to the plain page, so the key leaves its
-// address bar. The cookie lasts while the browser runs; reopening the link lets it in again.
-const entered = (config: Config) =>
-  HttpServerResponse.setCookieUnsafe(
-    HttpServerResponse.redirect(config.path, {
-      status: 303,
-      headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
-    }),
-    config.key.cookie,
-    config.key.pass,
-    { path: config.path, httpOnly: true, sameSite: "strict" }
-  )
-
 /** The console's routes: the page, `events` and `decide` under its path. */
 export const handler = (config: Config) =>
   Effect.gen(function*() {
@@ -282,25 +253,14 @@ export const handler = (config: Config) =>
     if (request.method !== method) {
       return HttpServerResponse.setHeader(refusal({ status: 405, message: `use ${method} here` }), "allow", method)
     }
-    const key = route === "page" ? url.searchParams.get("key") ?? undefined : undefined
-    const ask = key === undefined ? route : "enter"
-    const presented = route === "events"
-      ? url.searchParams.get("token") ?? undefined
-      : route === "decide"
-      ? request.headers["x-console-token"]
-      : key
-    const admitted = yield* Effect.result(admit(request, config, ask, presented))
+    const admitted = yield* Effect.result(admit(request, config, route))
     if (admitted._tag === "Failure") return refusal(admitted.failure)
-    if (ask === "enter") return entered(config)
     switch (route) {
-      case "page": {
-        const token = yield* config.tokens.issue
-        const title = yield* config.title
-        return HttpServerResponse.text(Page.render({ token, base: config.path, title }), {
+      case "page":
+        return HttpServerResponse.text(Page.render({ base: config.path, withoutKey }), {
           contentType: "text/html; charset=utf-8",
           headers: pageHeaders
         })
-      }
       case "events":
         return yield* events(config)
       case "decide":

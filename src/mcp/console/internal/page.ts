@@ -2,10 +2,14 @@
  * The operator's console page: one HTML document with its script and styles inline.
  *
  * The page ships inside the package as text, so serving it needs no build step and no static
- * directory: the server writes this document with the page's own cross-site token and its base path
- * filled in. The script follows the console's event stream (`EventSource`, no polling), applies each
- * move to what it shows, and posts the operator's decisions with the token. Everything it shows is
- * written as text nodes, never as markup, so a tool's name or an argument cannot run in the page.
+ * directory. The document is a shell holding nothing of the console (its base path is all that is
+ * filled in), since anyone on this machine may fetch it. Its script takes the console's key from the
+ * link's `#key=` (or the older `?key=`), keeps it in the tab's `sessionStorage` (bound to this scheme,
+ * host and port, unlike a cookie) and clears it from the address bar. It reads the event stream with
+ * `fetch` (an `EventSource` cannot send the key as a header), takes the page's token and title from
+ * its first event, applies each move to what it shows, and posts the operator's decisions with the key
+ * and the token. Everything it shows is written as text nodes, never as markup, so a tool's name or an
+ * argument cannot run in the page.
  *
  * @since 0.1.0
  */
@@ -56,7 +60,7 @@ function apply(move) {
 async function decide(id, decision) {
   const response = await fetch(BASE + "/decide", {
     method: "POST",
-    headers: { "content-type": "application/json", "x-console-token": TOKEN },
+    headers: { "content-type": "application/json", "x-console-key": KEY, "x-console-token": TOKEN },
     body: JSON.stringify({ id, decision })
   });
   if (!response.ok) $("notice").textContent = await response.text();
@@ -115,26 +119,71 @@ function render() {
   $("roster").replaceChildren(el("h2", {}, "What agents see"), ...rosterView());
   $("side").replaceChildren(...sideView());
 }
-const events = new EventSource(BASE + "/events?token=" + encodeURIComponent(TOKEN));
-events.addEventListener("snapshot", (e) => { Object.assign(state, JSON.parse(e.data)); $("live").className = "on"; $("live").textContent = "live"; render(); });
-events.addEventListener("move", (e) => { apply(JSON.parse(e.data)); render(); });
-events.onerror = () => { $("live").className = ""; $("live").textContent = "reconnecting…"; };
+const live = (on, text) => { $("live").className = on ? "on" : ""; $("live").textContent = text; };
+function received(event, data) {
+  if (event === "page") { TOKEN = data.token; document.title = data.title + " \\u00b7 console"; $("title").textContent = data.title; }
+  else if (event === "snapshot") { Object.assign(state, data); live(true, "live"); render(); }
+  else if (event === "move") { apply(data); render(); }
+}
+async function read(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    for (let end = buffer.indexOf("\\n\\n"); end >= 0; end = buffer.indexOf("\\n\\n")) {
+      let event = "message", data = "";
+      for (const line of buffer.slice(0, end).split("\\n")) {
+        if (line.startsWith("event: ")) event = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      buffer = buffer.slice(end + 2);
+      if (data !== "") received(event, JSON.parse(data));
+    }
+  }
+}
+async function follow() {
+  for (;;) {
+    try {
+      const response = await fetch(BASE + "/events", { headers: { "x-console-key": KEY }, cache: "no-store" });
+      if (response.status === 401 || response.status === 403) {
+        sessionStorage.removeItem(STORED);
+        live(false, "not connected");
+        $("notice").textContent = await response.text();
+        return;
+      }
+      if (response.ok && response.body) await read(response.body);
+    } catch {}
+    live(false, "reconnecting…");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+// The key from the link (its fragment, or the older query), kept for this tab and cleared from the address bar.
+const STORED = "effect-surface console key " + BASE;
+const linked = new URLSearchParams(location.hash.slice(1)).get("key") || new URLSearchParams(location.search).get("key");
+if (linked) { sessionStorage.setItem(STORED, linked); history.replaceState(null, "", location.pathname); }
+const KEY = sessionStorage.getItem(STORED);
+let TOKEN = "";
+if (KEY) follow(); else { live(false, "not connected"); $("notice").textContent = WITHOUT_KEY; }
 `
 
-/** The page, with its token and base path written in (both JSON-quoted, so neither can end the script). */
-export const render = (options: { readonly token: string; readonly base: string; readonly title: string }): string =>
+/**
+ * The page's shell, with its base path and the sentence for a tab without the key written in (both
+ * JSON-quoted, so neither can end the script). It holds nothing else: its title, token and state
+ * arrive over the stream the key opens.
+ */
+export const render = (options: { readonly base: string; readonly withoutKey: string }): string =>
   `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escape(options.title)} · console</title><style>${style}</style></head>
-<body><header><h1>${
-    escape(options.title)
-  }</h1><span id="live">connecting…</span><span id="notice" class="deny"></span></header>
+<title>console</title><style>${style}</style></head>
+<body><header><h1 id="title">console</h1><span id="live">connecting…</span><span id="notice" class="deny"></span></header>
 <main><div><section id="held"></section><section id="calls"></section></div>
 <div><section id="roster"></section><section id="side"></section></div></main>
-<script>const TOKEN = ${scriptString(options.token)}; const BASE = ${scriptString(options.base)};${script}</script>
+<script>const BASE = ${scriptString(options.base)}; const WITHOUT_KEY = ${
+    scriptString(options.withoutKey)
+  };${script}</script>
 </body></html>`
-
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 // A string literal safe inside a <script>: JSON, with `<` escaped so `</script>` cannot appear.
 const scriptString = (text: string) => JSON.stringify(text).replace(/</g, "\\u003c")
