@@ -148,7 +148,6 @@ async function follow() {
     try {
       const response = await fetch(BASE + "/events", { headers: { "x-console-key": KEY }, cache: "no-store" });
       if (response.status === 401 || response.status === 403) {
-        sessionStorage.removeItem(STORED);
         live(false, "not connected");
         $("notice").textContent = await response.text();
         return;
