@@ -4,7 +4,7 @@
  *
  * The order is the point: refused while shutting down, then by `Host`/`Origin`, then (behind a
  * resource server) by its token, checked once the check is admitted under the in-flight bound, then
- * by method;
+ * by method, then by the bounds that need no lookup (a batch's size, a listen's URIs), then by scope;
  * then the revision is told from what the request says before its body (a 2026 version label, a
  * session id), or from its body when neither says; a 2026 request takes the stateless path
  * (`modern/internal/http`), any other the session path (`legacy/internal/http`). Kept apart from
@@ -22,6 +22,8 @@ import type * as Auth from "./auth/Auth.ts"
 import * as HttpGuard from "./transport/HttpGuard.ts"
 import * as LegacyHttp from "./v2025/internal/http.ts"
 import * as ModernHttp from "./v2026/internal/http.ts"
+import * as Listen from "./v2026/internal/listen.ts"
+import type * as Wire from "../protocol/v2026/Messages.ts"
 import * as Eras from "../protocol/Eras.ts"
 import * as HttpDrain from "./transport/drain.ts"
 
@@ -67,11 +69,44 @@ const methodNotAllowed = HttpServerResponse.setHeader(
   "GET, POST, DELETE"
 )
 
-// Every request a body carries (one, or a batch) must be within the caller's scopes.
+// Every request a body carries (one, or a batch) must be within the caller's scopes; the first it
+// is not within refuses the whole body.
 const checkScopes = (auth: NonNullable<Server["auth"]>, caller: Identity.Principal, body: unknown) =>
   Array.isArray(body)
     ? Effect.forEach(body, (message) => checkScope(auth, caller, message), { discard: true })
     : checkScope(auth, caller, body)
+
+const isRequest = (message: unknown) =>
+  typeof message === "object" && message !== null && "method" in message && "id" in message
+
+// What is refused with no lookup comes before any scope is looked up: a batch carrying more
+// requests than would be admitted now (503), a 2026 listen naming more URIs than one may (-32602).
+const beforeScopes = (
+  server: Server,
+  body: unknown,
+  modern: boolean
+): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined, HttpGuard.Refusal> => {
+  if (Array.isArray(body)) {
+    const carried = body.filter(isRequest).length
+    return HttpDrain.fits(server.drain, carried, server.maxInFlight)
+      ? Effect.succeed(undefined)
+      : Effect.fail(HttpDrain.busy(server.maxInFlight, carried))
+  }
+  if (!modern || !isRequest(body)) return Effect.succeed(undefined)
+  const request = body as { readonly id: Wire.Id; readonly method: unknown; readonly params?: unknown }
+  const params = typeof request.params === "object" && request.params !== null ? request.params : {}
+  if (request.method !== "subscriptions/listen") return Effect.succeed(undefined)
+  const over = Listen.overCap(
+    { id: request.id, method: "subscriptions/listen", params: params as { readonly [key: string]: unknown } },
+    server.modern.modern.listening.maxUris
+  )
+  return Effect.succeed(
+    over === undefined ? undefined : HttpServerResponse.text(JSON.stringify(over.body), {
+      status: over.status,
+      contentType: "application/json"
+    })
+  )
+}
 
 const checkScope = (
   auth: NonNullable<Server["auth"]>,
@@ -122,10 +157,13 @@ const serve = (server: Server) =>
     const read = era === undefined || (auth !== undefined && method === "POST")
       ? Option.some(yield* readBody(server, request))
       : Option.none()
+    const modern = era === "2026-07-28" || (Option.isSome(read) && Eras.ofMessage(read.value) === "2026-07-28")
     if (auth !== undefined && caller !== undefined && Option.isSome(read)) {
+      const refused = yield* beforeScopes(server, read.value, modern)
+      if (refused !== undefined) return refused
       yield* checkScopes(auth, caller, read.value)
     }
-    if (era === "2026-07-28" || (Option.isSome(read) && Eras.ofMessage(read.value) === "2026-07-28")) {
+    if (modern) {
       const body = Option.isSome(read) ? read.value : yield* readBody(server, request)
       return yield* ModernHttp.post(server.modern, request, ledger, body, caller)
     }

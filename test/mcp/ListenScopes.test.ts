@@ -219,6 +219,47 @@ describe("a listen is bounded", () => {
       assert.isTrue((yield* attempt(() => client.listTools())).ok)
     }))
 
+  it.live("a listen past the URI cap is refused -32602 before the scope of any URI it names is looked up", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveBoard({ maxSubscriptionsPerSession: 3 })
+      // The guest lacks files:read for the secret file: the cap refuses it first.
+      const over = yield* rawListen(url, "guest", [secretFile, uris.docs, uris.raw, uris.query, uris.docs])
+      assert.strictEqual(over.status, 200)
+      assert.strictEqual(over.answer.error?.code, -32602)
+      assert.match(over.answer.error?.message ?? "", /names 4 URIs; one listen request may follow at most 3/)
+      // Within the cap (a URI named twice counts once), the scope is asked for.
+      const within = yield* rawListen(url, "guest", [secretFile, secretFile])
+      assert.strictEqual(within.status, 403)
+    }))
+
+  it.live("a 2025 batch carrying more requests than would be admitted is refused 503 before its scopes are looked up", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveBoard({ maxRequestsInFlight: 2 })
+      // The guest may call none of these tools: with the batch too large, it is told so first.
+      const batch = [1, 2, 3].map((id) => ({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "board_progress", arguments: {} }
+      }))
+      const response = yield* Effect.promise(() =>
+        fetch(url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            authorization: "Bearer guest"
+          },
+          body: JSON.stringify(batch)
+        })
+      )
+      assert.strictEqual(response.status, 503)
+      assert.include(
+        yield* Effect.promise(() => response.text()),
+        "this batch carries 3 requests, more than the 2 served at once"
+      )
+    }))
+
   it("without a token, an IPv6 peer is held by its /64 and an IPv4-mapped one by its IPv4", () => {
     const holder = (peer: string) => Listen.holderOf(Identity.local, peer)
     assert.strictEqual(holder("2001:db8:1:2::1"), holder("2001:db8:1:2:ffff:ffff:ffff:ffff"))

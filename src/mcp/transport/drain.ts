@@ -112,6 +112,14 @@ const settle = (drain: Drain, ledger: Ledger) =>
   })
 
 /**
+ * Whether `carried` requests would be admitted now under `maxInFlight`: asked before anything costly
+ * is looked up for them (a batch's scopes), so a batch that cannot be admitted is refused first.
+ * `admitIds` still decides.
+ */
+export const fits = (drain: Drain, carried: number, maxInFlight: number): boolean =>
+  carried === 0 || drain.inFlight + carried <= maxInFlight
+
+/**
  * Record on the ledger a session the request uses: `use` counts it in use now (none when the
  * request has just opened it, counted in use already so a full table never evicts it before its
  * `initialize` is answered), and `release` gives it back when the ledger settles.

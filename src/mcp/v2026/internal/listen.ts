@@ -89,6 +89,28 @@ export interface Prepared {
   readonly caller: Identity.Principal
 }
 
+// The distinct URIs a listen request names, however it is formed (a malformed filter is refused later).
+const distinctUris = (params: { readonly [key: string]: unknown }): number => {
+  const filter = params["notifications"]
+  const uris = typeof filter === "object" && filter !== null
+    ? (filter as { readonly [key: string]: unknown })["resourceSubscriptions"]
+    : undefined
+  return Array.isArray(uris) ? new Set(uris).size : 0
+}
+
+/**
+ * The answer refusing a listen that names more distinct URIs than `maxUris` (-32602 in a sentence),
+ * if it does: looked at before anything is looked up for its URIs (their scopes among them), so a
+ * request of a great many URIs costs no more than reading them once.
+ */
+export const overCap = (request: Requests.Request, maxUris: number): Requests.Answer | undefined => {
+  const uris = distinctUris(request.params)
+  return uris <= maxUris ? undefined : Replies.refused(
+    request.id,
+    `"params.notifications.resourceSubscriptions" names ${uris} URIs; one listen request may follow at most ${maxUris}: follow fewer, or split them across listen requests`
+  )
+}
+
 /**
  * Read a listen request's filter: the request ready to stream, or the answer refusing it (-32602,
  * or -32021 for tasks asked by a client that does not follow them).
@@ -102,15 +124,8 @@ export const prepare = (
   if (Result.isSuccess(decoded) && decoded.success.taskIds !== undefined && !envelope.capabilities.tasks) {
     return Result.fail(Replies.tasksRequired(request.id, "listening to tasks"))
   }
-  const uris = Result.isSuccess(decoded) ? new Set(decoded.success.resourceSubscriptions).size : 0
-  if (uris > maxUris) {
-    return Result.fail(
-      Replies.refused(
-        request.id,
-        `"params.notifications.resourceSubscriptions" names ${uris} URIs; one listen request may follow at most ${maxUris}: follow fewer, or split them across listen requests`
-      )
-    )
-  }
+  const over = overCap(request, maxUris)
+  if (over !== undefined) return Result.fail(over)
   return Result.isSuccess(decoded)
     ? Result.succeed({ id: request.id, asked: decoded.success, caller: request.caller ?? Identity.local })
     : Result.fail({
