@@ -11,6 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import type * as Face from "../../face/Face.ts"
 import type * as Logging from "../../face/Logging.ts"
 import * as RpcError from "../../face/RpcError.ts"
@@ -24,16 +25,21 @@ import * as Web from "./web.ts"
 const serviceUnavailable = (error: Registry.Failed) =>
   new RpcError.ProtocolError({ code: -32000, message: `Service Unavailable: ${error.message}` })
 
-/** Serve a session here: opened here (`restored` undefined), or a replica of one opened elsewhere. */
-export const connect = (
-  state: State,
+/**
+ * Serve a session here: opened here (`restored` undefined), or a replica of one opened elsewhere.
+ * Its SDK server is connected to `direct`, the SDK's `transport` with the direct road beside it.
+ */
+export type Connect = (
   face: Face.Face,
   id: string,
   transport: WebStandardStreamableHTTPServerTransport,
   direct: Transport,
   holder: string | undefined,
   restored: Registry.Record | undefined
-) =>
+) => Effect.Effect<Session.Session, never, Scope.Scope>
+
+/** How this instance serves a session (see `Connect`). */
+export const connect = (state: State): Connect => (face, id, transport, direct, holder, restored) =>
   Effect.gen(function*() {
     const { bus, instance } = state
     // Routed over the direct road: a plain call is answered where it arrived, with nothing in

@@ -16,8 +16,6 @@
  *
  * @since 0.1.0
  */
-import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -30,13 +28,11 @@ import type * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import type * as EventStore from "../EventStore.ts"
 import * as EventStoreRedis from "../EventStoreRedis.ts"
-import type * as Face from "../../face/Face.ts"
 import type * as HttpGuard from "../../transport/HttpGuard.ts"
 import type * as Logging from "../../face/Logging.ts"
-import type * as Session from "../Session.ts"
 import * as Bus from "./redisBus.ts"
 import * as Registry from "./redisSessions.ts"
-import { claim, connect, led, takeOver } from "./replicaSession.ts"
+import { claim, type Connect, connect, led, takeOver } from "./replicaSession.ts"
 import { awaiting, type Config, type Hooks, settleAck, type State } from "./replicaState.ts"
 import * as ReplicaTail from "./replicaTail.ts"
 
@@ -58,18 +54,8 @@ export interface Node {
     level: Logging.Level,
     holder: string | undefined
   ) => Effect.Effect<void, Registry.Failed>
-  /**
-   * Serve a session here: opened here (`restored` undefined), or a replica of one opened elsewhere.
-   * Its SDK server is connected to `direct`, the SDK's `transport` with the direct road beside it.
-   */
-  readonly connect: (
-    face: Face.Face,
-    id: string,
-    transport: WebStandardStreamableHTTPServerTransport,
-    direct: Transport,
-    holder: string | undefined,
-    restored: Registry.Record | undefined
-  ) => Effect.Effect<Session.Session, never, Scope.Scope>
+  /** Serve a session here, opened here or elsewhere (see `Connect`). */
+  readonly connect: Connect
   /** The session was used here since the last beat. */
   readonly touch: (id: string) => void
   readonly leads: (id: string) => boolean
@@ -151,8 +137,7 @@ export const make = (config: Config, hooks: Hooks): Effect.Effect<Node, never, S
             const replica = state.replicas.get(id)
             if (replica !== undefined) replica.registered = true
           })),
-      connect: (face, id, transport, direct, holder, restored) =>
-        connect(state, face, id, transport, direct, holder, restored),
+      connect: connect(state),
       touch: (id) => {
         state.active.add(id)
       },
