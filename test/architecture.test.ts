@@ -65,7 +65,8 @@ const rank: Record<Layer, number> = { surface: 0, core: 1, protocol: 2, face: 3,
 const composes: Readonly<Record<string, ReadonlyArray<string>>> = {
   acp: ["client"],
   serve: ["mcp", "client"],
-  cli: ["serve", "client"]
+  guard: ["mcp", "client", "serve"],
+  cli: ["serve", "guard", "client"]
 }
 
 /** A face's folder under `src/`: `src/acp/AcpAgent.ts` → `acp`. */

@@ -24,7 +24,7 @@ const httpStack = (urls: ReadonlyArray<string>) =>
 /** The wire face: `effect/rpc`, `effect/socket` and the `ws` sockets it stands on. */
 const wireStack = (urls: ReadonlyArray<string>) =>
   urls.filter((url) =>
-    /\/src\/surface\/Wire(Protocol)?\.ts$|\/effect\/dist\/(rpc|socket)\/|\/node_modules\/ws\//.test(url)
+    /\/src\/(wire\/Wire|surface\/WireProtocol)\.ts$|\/effect\/dist\/(rpc|socket)\/|\/node_modules\/ws\//.test(url)
   )
 
 describe("entry points", () => {
@@ -45,6 +45,6 @@ describe("entry points", () => {
     assert.isTrue(urls.some((url) => url.endsWith("/src/core/Engine.ts")))
     assert.deepStrictEqual(wireStack(urls), [])
     assert.deepStrictEqual(httpStack(urls), [])
-    assert.isNotEmpty(wireStack(modulesLoadedBy(source("wire.ts"))))
+    assert.isNotEmpty(wireStack(modulesLoadedBy(source("wire/index.ts"))))
   })
 })

@@ -1,5 +1,5 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Guard, GuardServe } from "effect-surface/serve"
+import { Guard, GuardServe } from "effect-surface/guard"
 
 // The guard from Effect code: its upstream connected, grants applied and audit opened by one layer
 // (`Guard.layerFile`), served over this process's stdio by the MCP face until the host disconnects.

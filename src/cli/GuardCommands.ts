@@ -15,16 +15,16 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { Argument, Command, Flag } from "effect/cli"
 import * as ToolResult from "../core/ToolResult.ts"
-import * as Grants from "../serve/Grants.ts"
-import * as GuardFile from "../serve/GuardFile.ts"
-import * as GuardLock from "../serve/GuardLock.ts"
+import * as Grants from "../guard/Grants.ts"
+import * as GuardFile from "../guard/GuardFile.ts"
+import * as GuardLock from "../guard/GuardLock.ts"
 import * as CliCommands from "./Commands.ts"
 import { kebab } from "./Flags.ts"
 
 const fileArgument = Argument.String("guard-file").pipe(Argument.withDescription("The guard file (JSON)"))
 
 // The parts that connect the upstream, and so load the MCP SDK: only when a command runs.
-const running = Effect.promise(() => Promise.all([import("../serve/Guard.ts"), import("../serve/GuardServe.ts")]))
+const running = Effect.promise(() => Promise.all([import("../guard/Guard.ts"), import("../guard/GuardServe.ts")]))
 
 const lock = Command.make("lock", { file: fileArgument }, ({ file }) =>
   Effect.gen(function*() {

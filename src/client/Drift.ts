@@ -15,6 +15,7 @@
  */
 import * as Schema from "effect/Schema"
 import { createHash } from "node:crypto"
+import * as Json from "../core/Json.ts"
 import type * as Diagnostic from "./Diagnostic.ts"
 
 /**
@@ -78,18 +79,6 @@ export const ListedSchema = Schema.Struct({
  */
 export type Baseline = { readonly [tool: string]: string }
 
-// JSON with every object's keys in order, so a server reordering keys is no change.
-const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0
-    )
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
-  }
-  return JSON.stringify(value) ?? "null"
-}
-
 /**
  * A tool's fingerprint: the SHA-256 of its description, input schema, title and (when it declares
  * one) output schema, keys in order,
@@ -104,7 +93,7 @@ const canonical = (value: unknown): string => {
  * @since 0.1.0
  */
 export const fingerprint = (tool: Listed): string =>
-  createHash("sha256").update(canonical([
+  createHash("sha256").update(Json.canonical([
     tool.description ?? null,
     tool.inputSchema ?? null,
     tool.title ?? null,

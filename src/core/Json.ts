@@ -207,3 +207,27 @@ export const serialize = (value: unknown): Result.Result<Serialized, Unserializa
  */
 export const normalize = (value: unknown): Result.Result<Json, Unserializable> =>
   Result.map(stringify(value), (text): Json => readBack(value, text))
+
+/**
+ * JSON with every object's keys in order (and `undefined` members left out): one text for one value
+ * however its keys were written, so a lock comparison, an argument digest or a tool's fingerprint
+ * does not move when only key order does.
+ *
+ * @example
+ * ```ts
+ * import { Json } from "effect-surface"
+ * Json.canonical({ b: 1, a: [true, { d: null, c: "x" }] }) // '{"a":[true,{"c":"x","d":null}],"b":1}'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0
+    )
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}

@@ -33,7 +33,7 @@ import * as AuditKey from "./AuditKey.ts"
  *
  * @example
  * ```ts
- * import type { Audit } from "effect-surface/serve"
+ * import type { Audit } from "effect-surface/guard"
  * const row: Audit.Row = {
  *   id: "5f0c…", time: "2026-01-01T00:00:00.000Z", door: "cli", tool: "get-sum", args: "hmac-sha256:…",
  *   decision: "deny", reason: 'value at "a": expected a number at most 10', outcome: "refused", durationMs: 0.4
@@ -64,7 +64,7 @@ export interface Row {
  * @example
  * ```ts
  * import { Schema } from "effect"
- * import { Audit } from "effect-surface/serve"
+ * import { Audit } from "effect-surface/guard"
  * const rows = (lines: ReadonlyArray<string>) => lines.map((line) => Schema.decodeUnknownSync(Audit.RowSchema)(JSON.parse(line)))
  * ```
  *
@@ -89,7 +89,7 @@ export const RowSchema = Schema.Struct({
  *
  * @example
  * ```ts
- * import { Audit } from "effect-surface/serve"
+ * import { Audit } from "effect-surface/guard"
  * new Audit.AuditError({ path: "audit.jsonl", reason: "permission denied" }).message // "audit audit.jsonl: permission denied"
  * ```
  *
@@ -109,7 +109,7 @@ export class AuditError
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Audit } from "effect-surface/serve"
+ * import { Audit } from "effect-surface/guard"
  * declare const row: Audit.Row
  * const program = Effect.flatMap(Effect.service(Audit.AuditLog), (log) => log.write({ ...row, args: log.digest({ a: 1 }) }))
  * ```
@@ -127,7 +127,7 @@ export class AuditLog extends Context.Service<AuditLog, {
  *
  * @example
  * ```ts
- * import { Audit } from "effect-surface/serve"
+ * import { Audit } from "effect-surface/guard"
  * Audit.keyPath("/var/guard/audit.jsonl") // "/var/guard/audit.jsonl.key"
  * ```
  *
@@ -141,7 +141,7 @@ export const keyPath = (path: string, key?: string): string => key ?? `${path}.k
  *
  * @example
  * ```ts
- * import type { Audit } from "effect-surface/serve"
+ * import type { Audit } from "effect-surface/guard"
  * const options: Audit.Options = { key: "/etc/guard/audit.key" }
  * ```
  *
@@ -165,7 +165,7 @@ const reasonOf = (cause: unknown): string => cause instanceof Error ? cause.mess
  *
  * @example
  * ```ts
- * import { Audit } from "effect-surface/serve"
+ * import { Audit } from "effect-surface/guard"
  * const log = Audit.layerJsonl("audit.jsonl")
  * ```
  *
@@ -235,7 +235,7 @@ const addCallerColumns = (
  *
  * @example
  * ```ts
- * import { Audit } from "effect-surface/serve"
+ * import { Audit } from "effect-surface/guard"
  * const log = Audit.layerSqlite("audit.db")
  * ```
  *
@@ -296,7 +296,7 @@ export const layerSqlite = (path: string, options: Options = {}): Layer.Layer<Au
  *
  * @example
  * ```ts
- * import { Audit } from "effect-surface/serve"
+ * import { Audit } from "effect-surface/guard"
  * Audit.layer("audit.db") // SQLite, keyed by audit.db.key (made when missing)
  * Audit.layer("audit.jsonl", { key: "/etc/guard/audit.key" }) // JSON lines
  * ```
@@ -314,7 +314,7 @@ const decodeRow = Schema.decodeUnknownEffect(RowSchema)
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Audit } from "effect-surface/serve"
+ * import { Audit } from "effect-surface/guard"
  * const refused = Effect.map(Audit.read("audit.jsonl"), (rows) => rows.filter((row) => row.decision === "deny"))
  * ```
  *

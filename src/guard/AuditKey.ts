@@ -15,14 +15,14 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { createHmac, randomBytes } from "node:crypto"
 import * as Fs from "node:fs/promises"
-import { canonical } from "./internal/canonical.ts"
+import { canonical } from "../core/Json.ts"
 
 /**
  * The key file could not be read, made, or is not fit to key a digest.
  *
  * @example
  * ```ts
- * import { AuditKey } from "effect-surface/serve"
+ * import { AuditKey } from "effect-surface/guard"
  * new AuditKey.KeyError({ path: "audit.jsonl.key", reason: "it does not exist" }).message
  * // "audit key audit.jsonl.key cannot be used: it does not exist"
  * ```
@@ -52,7 +52,7 @@ const reasonOf = (cause: unknown): string => cause instanceof Error ? cause.mess
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Audit, AuditKey } from "effect-surface/serve"
+ * import { Audit, AuditKey } from "effect-surface/guard"
  * // Does this row's call carry these arguments?
  * declare const row: Audit.Row
  * const same = Effect.map(AuditKey.read("audit.jsonl.key"), (key) => AuditKey.digest(key, { to: "acct-1" }) === row.args)
@@ -85,7 +85,7 @@ export const read = Effect.fn("AuditKey.read")(function*(path: string) {
  *
  * @example
  * ```ts
- * import { AuditKey } from "effect-surface/serve"
+ * import { AuditKey } from "effect-surface/guard"
  * const key = AuditKey.readOrCreate("audit.jsonl.key") // Effect<string, KeyError>
  * ```
  *
@@ -118,7 +118,7 @@ export const readOrCreate = Effect.fn("AuditKey.readOrCreate")(function*(path: s
  *
  * @example
  * ```ts
- * import { AuditKey } from "effect-surface/serve"
+ * import { AuditKey } from "effect-surface/guard"
  * const key = "0".repeat(64)
  * AuditKey.digest(key, { b: 1, a: 2 }) === AuditKey.digest(key, { a: 2, b: 1 }) // true
  * ```

@@ -29,7 +29,7 @@ import * as Conditions from "./internal/conditions.ts"
  *
  * @example
  * ```ts
- * import type { Grants } from "effect-surface/serve"
+ * import type { Grants } from "effect-surface/guard"
  * declare const granted: Grants.Granted
  * const listed = { name: granted.name, description: granted.description, inputSchema: granted.inputSchema }
  * ```
@@ -57,7 +57,7 @@ export interface Granted {
  *
  * @example
  * ```ts
- * import { Grants } from "effect-surface/serve"
+ * import { Grants } from "effect-surface/guard"
  * new Grants.GrantError({ at: "grants.get-sum.restrict.c", reason: "get-sum has no argument c" }).message
  * // "grants.get-sum.restrict.c cannot be kept: get-sum has no argument c"
  * ```
@@ -262,8 +262,8 @@ const grant = (tool: GuardLock.Locked, terms: GuardFile.Terms): Result.Result<Gr
  * @example
  * ```ts
  * import { Result } from "effect"
- * import { Grants } from "effect-surface/serve"
- * import type { GuardFile, GuardLock } from "effect-surface/serve"
+ * import { Grants } from "effect-surface/guard"
+ * import type { GuardFile, GuardLock } from "effect-surface/guard"
  *
  * declare const file: GuardFile.GuardFile
  * declare const lock: GuardLock.Lock

@@ -42,7 +42,7 @@ import * as Rows from "./internal/rows.ts"
  *
  * @example
  * ```ts
- * import type { Guard } from "effect-surface/serve"
+ * import type { Guard } from "effect-surface/guard"
  * const door: Guard.Door = "cli"
  * ```
  *
@@ -55,7 +55,7 @@ export type Door = "mcp" | "cli"
  *
  * @example
  * ```ts
- * import type { Guard } from "effect-surface/serve"
+ * import type { Guard } from "effect-surface/guard"
  * const options: Guard.Options = { timeoutMs: 30_000, clientInfo: { name: "guard", version: "1.0.0" } }
  * ```
  *
@@ -72,7 +72,7 @@ export type Options = Pick<
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Guard } from "effect-surface/serve"
+ * import { Guard } from "effect-surface/guard"
  * const program = Effect.gen(function*() {
  *   const guard = yield* Guard.Guard
  *   return yield* guard.execute("cli", "get-sum", { a: 1, b: 2 })
@@ -102,7 +102,7 @@ export class Guard extends Context.Service<Guard, {
  *
  * @example
  * ```ts
- * import type { Guard } from "effect-surface/serve"
+ * import type { Guard } from "effect-surface/guard"
  * const told = (error: Guard.StartError) => error.message
  * ```
  *
@@ -219,7 +219,7 @@ const toolsetOptions = (file: GuardFile.GuardFile, options: Options): McpConfig.
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Audit, Guard, GuardFile } from "effect-surface/serve"
+ * import { Audit, Guard, GuardFile } from "effect-surface/guard"
  *
  * const program = Effect.scoped(Effect.gen(function*() {
  *   const file = yield* GuardFile.read("guard.json")
@@ -268,7 +268,7 @@ const shownOnConsole = (
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Guard, GuardFile } from "effect-surface/serve"
+ * import { Guard, GuardFile } from "effect-surface/guard"
  * declare const file: GuardFile.GuardFile
  * const tools = Effect.map(Effect.service(Guard.Guard), (guard) => guard.tools).pipe(Effect.provide(Guard.layer(file)))
  * ```
@@ -284,7 +284,7 @@ export const layer = (file: GuardFile.GuardFile, options?: Options): Layer.Layer
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Guard } from "effect-surface/serve"
+ * import { Guard } from "effect-surface/guard"
  * const answer = Effect.flatMap(Effect.service(Guard.Guard), (guard) => guard.execute("cli", "echo", { message: "hi" })).pipe(
  *   Effect.provide(Guard.layerFile("guard.json"))
  * )
@@ -303,7 +303,7 @@ export const layerFile = (path: string, options?: Options): Layer.Layer<Guard, S
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Guard, GuardFile } from "effect-surface/serve"
+ * import { Guard, GuardFile } from "effect-surface/guard"
  * const locked = Effect.flatMap(GuardFile.read("guard.json"), (file) => Guard.lock(file)) // the Lock written
  * ```
  *

@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
  *
  * @example
  * ```ts
- * import { GuardError } from "effect-surface/serve"
+ * import { GuardError } from "effect-surface/guard"
  * new GuardError.NotGranted({ tool: "get-env" }).message // 'tool "get-env" is not granted by this guard'
  * ```
  *
@@ -34,7 +34,7 @@ export class NotGranted extends Schema.TaggedError<NotGranted>()("NotGranted", {
  *
  * @example
  * ```ts
- * import { GuardError } from "effect-surface/serve"
+ * import { GuardError } from "effect-surface/guard"
  * new GuardError.Drifted({ tool: "echo" }).message
  * ```
  *
@@ -51,7 +51,7 @@ export class Drifted extends Schema.TaggedError<Drifted>()("Drifted", { tool: Sc
  *
  * @example
  * ```ts
- * import { GuardError } from "effect-surface/serve"
+ * import { GuardError } from "effect-surface/guard"
  * new GuardError.Withdrawn({ tool: "echo", upstream: "everything" }).message
  * ```
  *
@@ -72,7 +72,7 @@ export class Withdrawn
  *
  * @example
  * ```ts
- * import { GuardError } from "effect-surface/serve"
+ * import { GuardError } from "effect-surface/guard"
  * new GuardError.FailedWhen({ tool: "transfer", reason: "a bitcoin transfer of 100 or more needs a person" }).message
  * // 'the guard refuses this call to tool "transfer": a bitcoin transfer of 100 or more needs a person'
  * ```
@@ -93,7 +93,7 @@ export class FailedWhen
  *
  * @example
  * ```ts
- * import { GuardError } from "effect-surface/serve"
+ * import { GuardError } from "effect-surface/guard"
  * new GuardError.Unaudited({ tool: "transfer" }).message
  * // 'tool "transfer" was not called: the guard could not write its audit'
  * ```
@@ -112,7 +112,7 @@ export class Unaudited extends Schema.TaggedError<Unaudited>()("Unaudited", { to
  *
  * @example
  * ```ts
- * import { GuardError } from "effect-surface/serve"
+ * import { GuardError } from "effect-surface/guard"
  * new GuardError.GuardFailed({ tool: "transfer", while: "deciding" }).message
  * // 'the guard failed while deciding on a call to tool "transfer", so it was not sent'
  * ```
@@ -135,7 +135,7 @@ export class GuardFailed extends Schema.TaggedError<GuardFailed>()("GuardFailed"
  *
  * @example
  * ```ts
- * import { GuardError } from "effect-surface/serve"
+ * import { GuardError } from "effect-surface/guard"
  * new GuardError.LockMismatch({ lock: "guard.lock.json", locked: "memory", upstream: "everything" }).message
  * ```
  *
@@ -156,7 +156,7 @@ export class LockMismatch extends Schema.TaggedError<LockMismatch>()("LockMismat
  *
  * @example
  * ```ts
- * import type { GuardError } from "effect-surface/serve"
+ * import type { GuardError } from "effect-surface/guard"
  * const retryable = (refusal: GuardError.Refusal) => refusal._tag === "Withdrawn"
  * ```
  *

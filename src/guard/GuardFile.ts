@@ -24,7 +24,7 @@ import * as McpConfig from "../client/Config.ts"
  *
  * @example
  * ```ts
- * import type { GuardFile } from "effect-surface/serve"
+ * import type { GuardFile } from "effect-surface/guard"
  * const small: GuardFile.Restriction = { minimum: 0, maximum: 10 }
  * const named: GuardFile.Restriction = { enum: ["tea", "cake"], maxLength: 4, pattern: "^[a-z]+$" }
  * ```
@@ -46,7 +46,7 @@ export interface Restriction {
  *
  * @example
  * ```ts
- * import type { GuardFile } from "effect-surface/serve"
+ * import type { GuardFile } from "effect-surface/guard"
  * const large: GuardFile.Matcher = { minimum: 100 }
  * const crypto: GuardFile.Matcher = { enum: ["BTC", "ETH"] }
  * const unexplained: GuardFile.Matcher = { present: false }
@@ -70,7 +70,7 @@ export interface Matcher {
  *
  * @example
  * ```ts
- * import type { GuardFile } from "effect-surface/serve"
+ * import type { GuardFile } from "effect-surface/guard"
  * const bigCrypto: GuardFile.Condition = {
  *   match: { currency: { enum: ["BTC"] }, amount: { minimum: 100 } },
  *   reason: "a bitcoin transfer of 100 or more needs a person"
@@ -93,7 +93,7 @@ export interface Condition {
  *
  * @example
  * ```ts
- * import type { GuardFile } from "effect-surface/serve"
+ * import type { GuardFile } from "effect-surface/guard"
  * const grants: Record<string, GuardFile.Grant> = {
  *   echo: true,
  *   "get-env": false,
@@ -118,7 +118,7 @@ export type Grant = boolean | {
  *
  * @example
  * ```ts
- * import type { GuardFile } from "effect-surface/serve"
+ * import type { GuardFile } from "effect-surface/guard"
  * const terms: GuardFile.Terms = { restrict: { a: { maximum: 10 } }, failWhen: [], allowExtraKeys: false }
  * ```
  *
@@ -135,7 +135,7 @@ export interface Terms {
  *
  * @example
  * ```ts
- * import type { GuardFile } from "effect-surface/serve"
+ * import type { GuardFile } from "effect-surface/guard"
  * const file: GuardFile.GuardFile = {
  *   upstream: { name: "everything", type: "stdio", command: "node", args: ["server.js", "stdio"] },
  *   grants: { echo: true },
@@ -210,7 +210,7 @@ const decodeFile = Schema.decodeUnknownResult(FileSchema, { errors: "all", onExc
  *
  * @example
  * ```ts
- * import { GuardFile } from "effect-surface/serve"
+ * import { GuardFile } from "effect-surface/guard"
  * new GuardFile.GuardFileError({ path: "guard.json", reason: 'value at "lock": missing required field' }).message
  * // 'guard file guard.json cannot be used: value at "lock": missing required field'
  * ```
@@ -270,7 +270,7 @@ const badGrant = (grants: GuardFile["grants"]): InputError | undefined => {
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { GuardFile } from "effect-surface/serve"
+ * import { GuardFile } from "effect-surface/guard"
  * const file = GuardFile.decode({
  *   upstream: { name: "everything", type: "stdio", command: "node", args: ["server.js", "stdio"] },
  *   grants: { echo: true },
@@ -313,7 +313,7 @@ export const decode = (json: unknown, at: { readonly path: string }): Effect.Eff
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { GuardFile } from "effect-surface/serve"
+ * import { GuardFile } from "effect-surface/guard"
  * const program = Effect.map(GuardFile.read("guard.json"), (file) => Object.keys(file.grants))
  * ```
  *
@@ -342,7 +342,7 @@ export const read = Effect.fn("GuardFile.read")(function*(path: string) {
  *
  * @example
  * ```ts
- * import { GuardFile } from "effect-surface/serve"
+ * import { GuardFile } from "effect-surface/guard"
  * declare const file: GuardFile.GuardFile
  * GuardFile.grantOf(file, "echo") // { restrict: {}, failWhen: [], allowExtraKeys: false } when "echo": true; undefined when false or absent
  * ```

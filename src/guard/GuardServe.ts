@@ -30,7 +30,7 @@ import {
   type Settings as McpServerSettings
 } from "../mcp/McpServer.ts"
 import * as Guard from "./Guard.ts"
-import * as ServeTools from "./ServeTools.ts"
+import * as ServeTools from "../serve/ServeTools.ts"
 
 /**
  * The guard's tools as root tools, by their upstream names, each calling `execute` through the MCP door.
@@ -38,7 +38,7 @@ import * as ServeTools from "./ServeTools.ts"
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Guard, GuardServe } from "effect-surface/serve"
+ * import { Guard, GuardServe } from "effect-surface/guard"
  * const names = Effect.map(Effect.service(Guard.Guard), (guard) => Object.keys(GuardServe.rootTools(guard)))
  * ```
  *
@@ -68,7 +68,7 @@ export const rootTools = (guard: Guard.Guard["Service"]): Bundle.RootTools =>
  * ```ts
  * import { Effect } from "effect"
  * import { McpServer } from "effect-surface/mcp"
- * import { Guard, GuardServe } from "effect-surface/serve"
+ * import { Guard, GuardServe } from "effect-surface/guard"
  * const server = Effect.map(Effect.service(Guard.Guard), (guard) => McpServer.layerStdio(GuardServe.faceOptions(guard)))
  * ```
  *
@@ -104,7 +104,7 @@ const grantScopes = (guard: Guard.Guard["Service"]): { readonly [tool: string]: 
  * ```ts
  * import { Effect, Layer } from "effect"
  * import { McpServer } from "effect-surface/mcp"
- * import { Guard, GuardServe } from "effect-surface/serve"
+ * import { Guard, GuardServe } from "effect-surface/guard"
  * const server = Layer.unwrap(Effect.map(Effect.service(Guard.Guard), (guard) =>
  *   McpServer.layer({}).pipe(Layer.provide(GuardServe.layerCore(guard)))))
  * ```
@@ -147,7 +147,7 @@ const withGuard = <A, E>(
  * ```ts
  * import { Layer } from "effect"
  * import { McpHttp } from "effect-surface/mcp"
- * import { Guard, GuardServe } from "effect-surface/serve"
+ * import { Guard, GuardServe } from "effect-surface/guard"
  * const app = McpHttp.layerServer({ port: 3000 }).pipe(Layer.provide(GuardServe.layer()), Layer.provide(Guard.layerFile("guard.json")))
  * ```
  *
@@ -164,7 +164,7 @@ export const layer = (settings?: McpServerSettings): Layer.Layer<McpServer, Reso
  * import { Effect, Layer } from "effect"
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import { McpSession } from "effect-surface/mcp"
- * import { Guard, GuardServe } from "effect-surface/serve"
+ * import { Guard, GuardServe } from "effect-surface/guard"
  *
  * Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
  *   Effect.provide(GuardServe.layerStdio().pipe(Layer.provide(Guard.layerFile("guard.json")))),
@@ -186,7 +186,7 @@ export const layerStdio = (
  * ```ts
  * import { Effect, Layer } from "effect"
  * import { McpHttp } from "effect-surface/mcp"
- * import { Guard, GuardServe } from "effect-surface/serve"
+ * import { Guard, GuardServe } from "effect-surface/guard"
  *
  * const url = Effect.map(Effect.service(McpHttp.Endpoint), (endpoint) => endpoint.url).pipe(
  *   Effect.provide(GuardServe.layerHttp({ port: 0 }).pipe(Layer.provide(Guard.layerFile("guard.json"))))
@@ -207,7 +207,7 @@ export const layerHttp = (
  * @example
  * ```ts
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
- * import { Guard, GuardServe } from "effect-surface/serve"
+ * import { Guard, GuardServe } from "effect-surface/guard"
  * NodeRuntime.runMain(GuardServe.serveStdio(Guard.layerFile("guard.json")))
  * ```
  *
@@ -226,7 +226,7 @@ export const serveStdio = (guard: Layer.Layer<Guard.Guard, Guard.StartError>, se
  * ```ts
  * import { Console } from "effect"
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
- * import { Guard, GuardServe } from "effect-surface/serve"
+ * import { Guard, GuardServe } from "effect-surface/guard"
  * NodeRuntime.runMain(GuardServe.serveHttp(Guard.layerFile("guard.json"), { port: 0 }, (url) => Console.error(url)))
  * ```
  *

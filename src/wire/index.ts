@@ -7,5 +7,5 @@
  *
  * @since 0.1.0
  */
-export * as Wire from "./surface/Wire.ts"
-export * as WireProtocol from "./surface/WireProtocol.ts"
+export * as Wire from "./Wire.ts"
+export * as WireProtocol from "../surface/WireProtocol.ts"

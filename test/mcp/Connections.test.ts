@@ -6,7 +6,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { Client, Expose } from "effect-surface"
 import * as Face from "../../src/mcp/face/Face.ts"
-import * as Wire from "../../src/surface/Wire.ts"
+import * as Wire from "../../src/wire/Wire.ts"
 import * as WireDaemon from "../surface/wire-daemon.ts"
 import { call, connectTo, textOf } from "./harness.ts"
 

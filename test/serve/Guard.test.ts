@@ -10,7 +10,7 @@ import { Effect, Layer } from "effect"
 import { spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import { McpServer } from "effect-surface/mcp"
-import { Audit, AuditKey, Guard, GuardFile, GuardLock, GuardServe } from "effect-surface/serve"
+import { Audit, AuditKey, Guard, GuardFile, GuardLock, GuardServe } from "effect-surface/guard"
 import { binPath, runBin } from "../bin.ts"
 import { entry } from "../client/servers.ts"
 import { fromSdk, modulesLoadedBy } from "../moduleLoads.ts"
@@ -226,7 +226,7 @@ describe("Guard in front of server-everything", () => {
           "--help"
         ])
         assert.strictEqual(loads.status, 0, loads.stderr)
-        assert.isTrue(loads.urls.some((url) => url.endsWith("/src/serve/Grants.ts")))
+        assert.isTrue(loads.urls.some((url) => url.endsWith("/src/guard/Grants.ts")))
         assert.deepStrictEqual(fromSdk(loads.urls), [])
       }),
     60_000

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Audit, AuditKey } from "effect-surface/serve"
+import { Audit, AuditKey } from "effect-surface/guard"
 import { runBin } from "../bin.ts"
 import { bank, connected, guardOf, servedOver, textOf, until } from "./bank.ts"
 

@@ -7,7 +7,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Context, Effect, Fiber, Layer, Schedule } from "effect"
 import { McpConsole, McpHttp } from "effect-surface/mcp"
-import { Audit, Guard, ServeTools } from "effect-surface/serve"
+import { ServeTools } from "effect-surface/serve"
+import { Audit, Guard } from "effect-surface/guard"
 import { bank } from "./bank.ts"
 
 describe("a guard's audit on the console", () => {

@@ -6,7 +6,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { Fields, type Json, SchemaBridge } from "effect-surface"
-import { Audit, AuditKey, Grants, GuardFile, type GuardLock } from "effect-surface/serve"
+import { Audit, AuditKey, Grants, GuardFile, type GuardLock } from "effect-surface/guard"
 import { input, numeric, schemaOf, type Spec } from "../cli/specs.ts"
 
 const isObject = (json: Json.Json): json is Json.JsonObject =>

@@ -3,7 +3,7 @@
 // of the guard file refuses.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Audit } from "effect-surface/serve"
+import { Audit } from "effect-surface/guard"
 import { runBin } from "../bin.ts"
 import { balance, bank, closeAccount, grants, guardOf, hold, servedOver, textOf, transfer } from "./bank.ts"
 

@@ -4,11 +4,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import type { Audit } from "effect-surface/serve"
+import type { Audit } from "effect-surface/guard"
 import { Identity } from "effect-surface"
 import * as ToolResult from "../../src/core/ToolResult.ts"
-import { AuditError } from "../../src/serve/Audit.ts"
-import { record, type Verdict } from "../../src/serve/internal/rows.ts"
+import { AuditError } from "../../src/guard/Audit.ts"
+import { record, type Verdict } from "../../src/guard/internal/rows.ts"
 
 const done: ToolResult.ToolResult = { content: [ToolResult.text("done")] }
 

@@ -12,7 +12,7 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { McpDrift } from "effect-surface/client"
 import { McpServer } from "effect-surface/mcp"
-import { Guard, GuardFile, GuardServe } from "effect-surface/serve"
+import { Guard, GuardFile, GuardServe } from "effect-surface/guard"
 
 const server = fileURLToPath(new URL("./fixtures/bank-server.ts", import.meta.url))
 

@@ -18,7 +18,6 @@ const surfaceModules = [
   "Project",
   "Store",
   "Surface",
-  "Wire",
   "WireProtocol"
 ].map((name) => `src/surface/${name}.ts`)
 const sourcesIn = (dir: string) =>
@@ -30,6 +29,8 @@ const indices = new Set([
   "src/acp/index.ts",
   "src/client/index.ts",
   "src/serve/index.ts",
+  "src/guard/index.ts",
+  "src/wire/index.ts",
   "src/cli/index.ts"
 ])
 // A module whose examples are fragments that cannot compile on their own; none today.
@@ -50,7 +51,9 @@ const mcpModules = [
 ) => !indices.has(module))
 const acpModules = sourcesIn("src/acp").filter((module) => !indices.has(module))
 const clientModules = sourcesIn("src/client").filter((module) => !indices.has(module))
-const serveModules = sourcesIn("src/serve").filter((module) => !indices.has(module))
+const serveModules = [...sourcesIn("src/serve"), ...sourcesIn("src/guard"), ...sourcesIn("src/wire")].filter((module) =>
+  !indices.has(module)
+)
 const cliModules = sourcesIn("src/cli").filter((module) => !indices.has(module))
 // A module whose first comment says `@internal` is a room's own machinery, not public API.
 const isInternal = (module: string) =>

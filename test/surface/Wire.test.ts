@@ -22,7 +22,7 @@ import * as ConnectionPool from "../../src/core/ConnectionPool.ts"
 import * as Expose from "../../src/surface/Expose.ts"
 import * as Implementation from "../../src/surface/Implementation.ts"
 import * as Surface from "../../src/surface/Surface.ts"
-import * as Wire from "../../src/surface/Wire.ts"
+import * as Wire from "../../src/wire/Wire.ts"
 import { makeTodos, Todos } from "./fixture.ts"
 import * as WireDaemon from "./wire-daemon.ts"
 

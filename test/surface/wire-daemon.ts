@@ -24,7 +24,7 @@ import { fileURLToPath } from "node:url"
 import * as Expose from "../../src/surface/Expose.ts"
 import * as Implementation from "../../src/surface/Implementation.ts"
 import * as Surface from "../../src/surface/Surface.ts"
-import * as Wire from "../../src/surface/Wire.ts"
+import * as Wire from "../../src/wire/Wire.ts"
 import { makeTodos, Todos } from "./fixture.ts"
 
 /** The fixture surface plus what a restart test needs: a slow call, a hanging call, an identity. */
