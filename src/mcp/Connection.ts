@@ -61,7 +61,7 @@ export type Era = Eras.Era
 export interface Connection {
   /** Completes once the connection has ended (either side closed it, or its scope closed) and all it owned with it. */
   readonly closed: Effect.Effect<void>
-  /** The revision the client opened with; waits for its first message. */
+  /** The era the client opened with; waits for its first message that chooses one (a discovery does not). */
   readonly era: Effect.Effect<Era>
   /** The 2025 session, when the client opened with `initialize`; none for a 2026 client (waits as `era` does). */
   readonly session: Effect.Effect<Option.Option<Session.Session>>
@@ -102,8 +102,8 @@ export interface ConnectOptions extends Session.ConnectOptions {
 }
 
 /**
- * Serve `face` on `transport` until either side closes it or the scope closes, in the revision the
- * client's first message opens. A 2025 session takes `options` as `McpSessions.connect` does.
+ * Serve `face` on `transport` until either side closes it or the scope closes, in the era the
+ * client's first message opens (a `server/discover` before it is answered and chooses nothing). A 2025 session takes `options` as `McpSessions.connect` does.
  *
  * @example
  * ```ts
@@ -135,13 +135,20 @@ export const connect = (
     const end = () => {
       runFork(Scope.close(scope, Exit.void))
     }
+    // The 2026 path's state, made once: for a discovery answered before the era is chosen, then
+    // for the path if the client goes on in 2026.
+    const modernState = yield* Effect.cached(
+      Effect.gen(function*() {
+        const [Requests, , Stateless] = yield* modernPath
+        return yield* Requests.make(face, options.stateless ?? (yield* Stateless.make({})))
+      }).pipe(Scope.provide(scope))
+    )
     // Every message waits in the channel until the path its first one chose starts it.
     const serve = (modern: boolean) =>
       modern
         ? Effect.gen(function*() {
-          const [Requests, ModernTransport, Stateless] = yield* modernPath
-          const stateless = options.stateless ?? (yield* Stateless.make({}))
-          const ended = yield* ModernTransport.serve(yield* Requests.make(face, stateless), channel.transport)
+          const [, ModernTransport] = yield* modernPath
+          const ended = yield* ModernTransport.serve(yield* modernState, channel.transport)
           yield* Deferred.succeed(opened, Option.none())
           yield* Deferred.await(ended).pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
         })
@@ -152,7 +159,17 @@ export const connect = (
         })
     const channel = Channel.make(transport, {
       first: (message) => {
+        // A discovery chooses nothing: a client that asks it, then opens with `initialize` (as one
+        // does whose discovery deadline passed), gets a 2025 session (see `McpEras.decides`).
+        if (!Eras.decides(message)) {
+          runFork(Effect.flatMap(
+            Effect.zip(modernPath, modernState),
+            ([[, ModernTransport], modern]) => ModernTransport.answerOne(modern, channel.transport, message)
+          ))
+          return false
+        }
         runFork(serve(Eras.ofMessage(message) === "2026-07-28").pipe(Scope.provide(scope)))
+        return true
       },
       closed: end
     })

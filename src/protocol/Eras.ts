@@ -125,3 +125,22 @@ export const ofHttp = (request: {
   if (request.method !== "POST") return "2026-07-28"
   return named
 }
+
+/**
+ * Whether a connection's first message chooses its era. A `server/discover` does not: a client asks
+ * it to learn whether the server speaks 2026-07-28, and one whose discovery went unanswered in time
+ * then sends `initialize` on the same connection, which must still open a 2025 session. So the era
+ * is chosen by the first message that is not a discovery.
+ *
+ * @example
+ * ```ts
+ * import { McpEras } from "effect-surface/mcp"
+ * McpEras.decides({ jsonrpc: "2.0", id: 1, method: "server/discover" }) // false
+ * McpEras.decides({ jsonrpc: "2.0", id: 2, method: "initialize", params: {} }) // true
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const decides = (message: unknown): boolean =>
+  !(typeof message === "object" && message !== null && (message as { readonly method?: unknown }).method ===
+      "server/discover")

@@ -108,3 +108,79 @@ describe("messages written before the first is looked at", () => {
     { timeout: 90_000 }
   )
 })
+
+// A client that asks `server/discover` and hears nothing within its deadline (the AI SDK waits one
+// second over stdio) writes `initialize` on the same pipe: the discovery must not have chosen 2026.
+describe("a discovery chooses no era", () => {
+  const discover = modern(1, "server/discover")
+  const opening = { ...initialize, id: 2 }
+  const listed = { ...listTools, id: 3 }
+
+  it.live("a discovery followed by initialize on the same connection is answered, and a 2025 session opens", () =>
+    Effect.gen(function*() {
+      const { send, answered } = yield* channel
+      yield* send([discover])
+      yield* send([opening, initialized, listed])
+      const messages = yield* answered([1, 2, 3]).pipe(Effect.timeout("20 seconds"))
+      const byId = new Map<unknown, unknown>(
+        messages.map((message) => ["id" in message ? message.id : undefined, message])
+      )
+      assert.deepInclude((byId.get(1) as { readonly result: { readonly supportedVersions: unknown } }).result, {
+        supportedVersions: ["2026-07-28"]
+      })
+      assert.strictEqual(
+        (byId.get(2) as { readonly result: { readonly protocolVersion: string } }).result.protocolVersion,
+        "2025-11-25"
+      )
+      assert.isTrue("result" in (byId.get(3) as object), JSON.stringify(byId.get(3)))
+    }).pipe(Effect.scoped))
+
+  it.live("an initialize after a 2026 request is refused in a sentence naming the connection's era and every version served", () =>
+    Effect.gen(function*() {
+      const { send, answered } = yield* channel
+      yield* send([discover, modern(3, "tools/list"), opening])
+      const messages = yield* answered([1, 2, 3]).pipe(Effect.timeout("20 seconds"))
+      const refused = messages.find((message) => "id" in message && message.id === 2) as {
+        readonly error: { readonly message: string }
+      }
+      assert.match(refused.error.message, /this connection speaks 2026-07-28/)
+      assert.match(refused.error.message, /2026-07-28, 2025-11-25, 2025-06-18/)
+    }).pipe(Effect.scoped))
+
+  it.live(
+    "a stdio server asked server/discover, then initialize after the client's deadline, serves the 2025 session",
+    () =>
+      Effect.callback<ReadonlyArray<{ readonly id?: unknown; readonly result?: unknown }>>((resume) => {
+        const child = spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"], {
+          cwd: root,
+          stdio: ["pipe", "pipe", "ignore"]
+        })
+        const answers: Array<{ readonly id?: unknown; readonly result?: unknown }> = []
+        let buffered = ""
+        child.stdout.on("data", (chunk: Buffer) => {
+          buffered += chunk.toString()
+          const lines = buffered.split("\n")
+          buffered = lines.pop() ?? ""
+          for (const line of lines.filter((line) => line.trim() !== "")) answers.push(JSON.parse(line))
+          if ([1, 2, 3].every((id) => answers.some((answer) => answer.id === id))) child.stdin.end()
+        })
+        child.on("exit", () => resume(Effect.succeed(answers)))
+        child.stdin.write(JSON.stringify(discover) + "\n")
+        // As a client whose discovery deadline passed: initialize on the same pipe, whatever came back.
+        const later = setTimeout(() => {
+          child.stdin.write([opening, initialized, listed].map((m) => JSON.stringify(m)).join("\n") + "\n")
+        }, 200)
+        return Effect.sync(() => {
+          clearTimeout(later)
+          child.kill()
+        })
+      }).pipe(
+        Effect.timeout("60 seconds"),
+        Effect.map((answers) => {
+          assert.sameMembers(answers.map((answer) => answer.id), [1, 2, 3])
+          assert.isTrue(answers.every((answer) => answer.result !== undefined), JSON.stringify(answers))
+        })
+      ),
+    { timeout: 90_000 }
+  )
+})

@@ -42,12 +42,13 @@ interface Loose {
 }
 
 /**
- * Wrap `inner` (not yet started): `first` hears the first message (which is held too), `closed`
- * hears the transport's close after the path does.
+ * Wrap `inner` (not yet started): `first` hears the first message held, and says whether it decided
+ * the path; a message that decided nothing (a `server/discover` its hook answers itself) is not
+ * held, and the next one is heard in its place. `closed` hears the transport's close after the path.
  */
 export const make = (
   inner: Transport,
-  hooks: { readonly first: (message: JSONRPCMessage) => void; readonly closed: () => void }
+  hooks: { readonly first: (message: JSONRPCMessage) => boolean; readonly closed: () => void }
 ): Channel => {
   const awaiting = new Set<string | number>()
   const idle = Latch.makeUnsafe(true)
@@ -55,6 +56,7 @@ export const make = (
     if (isId(id) && awaiting.delete(id) && awaiting.size === 0) idle.openUnsafe()
   }
   let held: Array<readonly [JSONRPCMessage, MessageExtraInfo | undefined]> | undefined = []
+  let decided = false
   const outer: Transport = {
     start: async () => {
       queueMicrotask(() => {
@@ -90,8 +92,9 @@ export const make = (
       }
     }
     if (held === undefined) return outer.onmessage?.(message, extra)
-    held.push([message, extra])
-    if (held.length === 1) hooks.first(message)
+    if (held.length > 0 || decided) return void held.push([message, extra])
+    decided = hooks.first(message)
+    if (decided) held.push([message, extra])
   }
   inner.onclose = () => {
     outer.onclose?.()

@@ -24,6 +24,7 @@ import type * as Scope from "effect/Scope"
 import type * as Json from "../../../core/Json.ts"
 import * as Listen from "./listen.ts"
 import * as Requests from "./requests.ts"
+import * as Eras from "../../../protocol/Eras.ts"
 import * as Wire from "../../../protocol/v2026/Messages.ts"
 
 interface Channel {
@@ -44,6 +45,7 @@ const send = (channel: Channel, message: Json.JsonObject) => {
 }
 
 const request = (channel: Channel, incoming: Requests.Request) => {
+  if (incoming.method === "initialize") return send(channel, wrongEra(incoming.id))
   const checked = Requests.check(incoming)
   if (Result.isFailure(checked)) return send(channel, checked.failure.body)
   const key = keyOf(incoming.id)
@@ -58,6 +60,17 @@ const request = (channel: Channel, incoming: Requests.Request) => {
     )
   channel.runFork(FiberMap.run(channel.running, key, run))
 }
+
+// An `initialize` after the channel chose 2026-07-28: said in a sentence that names the era the
+// channel speaks and every version this server serves, so the client knows where it stands.
+const wrongEra = (id: Wire.Id): Json.JsonObject =>
+  Wire.errorOf(id, {
+    code: Wire.codes.invalidRequest,
+    message: `Invalid Request: this connection speaks ${Wire.version} (its first request chose it), so it ` +
+      `takes no initialize; a 2025-11-25 session opens only with a connection's first request, or after ` +
+      `server/discover alone. Versions served: ${[...Wire.supported, ...Eras.sessionVersions].join(", ")}`,
+    data: { era: Wire.version, supportedVersions: [...Wire.supported, ...Eras.sessionVersions] }
+  })
 
 // A listen on this channel, counted against the channel (its one peer) while it streams.
 const listen = (channel: Channel, prepared: Listen.Prepared) =>
@@ -133,3 +146,26 @@ export const serve = (
     yield* Effect.promise(() => transport.start())
     return closed
   })
+
+/**
+ * Answer one request on `transport` before a path is chosen for the channel: a `server/discover`,
+ * which a client sends to learn what the server speaks and which chooses nothing by itself.
+ */
+export const answerOne = (
+  modern: Requests.Modern,
+  transport: Transport,
+  message: JSONRPCMessage
+): Effect.Effect<void> => {
+  const incoming = Wire.classify(message)
+  if (incoming._tag !== "Request") return Effect.void
+  const reply = (body: Json.JsonObject) =>
+    Effect.sync(() => {
+      void transport.send(body as unknown as JSONRPCMessage).catch(() => undefined)
+    })
+  const checked = Requests.check(incoming)
+  if (Result.isFailure(checked)) return reply(checked.failure.body)
+  return Effect.flatMap(
+    Requests.answer(modern, incoming, checked.success, (notice) => Effect.runSync(reply(notice))),
+    (answer) => reply(answer.body)
+  )
+}
