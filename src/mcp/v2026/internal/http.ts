@@ -248,18 +248,10 @@ const listenRequest = (
       [],
       endpoint.maxInFlight
     )
-    if (admitted === undefined) return yield* busy(endpoint.maxInFlight)
+    if (admitted === undefined) return yield* HttpDrain.busy(endpoint.maxInFlight)
     const peer = Option.getOrElse(request.remoteAddress, () => "unknown")
     const refused = yield* Listen.admit(modern, prepared.success, Listen.holderOf(prepared.success.caller, peer))
     return refused === undefined ? yield* listen(endpoint, prepared.success, ledger) : json(refused)
-  })
-
-const busy = (max: number) =>
-  new HttpGuard.Refusal({
-    status: 503,
-    code: -32000,
-    message: `Service Unavailable: ${max} requests are in flight; retry shortly`,
-    retryAfter: 1
   })
 
 const refusedBody = (id: Wire.Id | null, code: number, message: string, status: number) =>
@@ -328,6 +320,6 @@ export const post = (
       endpoint.maxInFlight
     )
     if (admitted === undefined)
-      return yield* busy(endpoint.maxInFlight)
+      return yield* HttpDrain.busy(endpoint.maxInFlight)
     return yield* answered(endpoint, caller === undefined ? incoming : { ...incoming, caller }, checked.success)
   })
