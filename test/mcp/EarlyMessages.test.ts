@@ -58,6 +58,40 @@ const channel = Effect.gen(function*() {
 const idsOf = (messages: ReadonlyArray<JSONRPCMessage>) =>
   messages.flatMap((message) => "id" in message && ("result" in message || "error" in message) ? [message.id] : [])
 
+/**
+ * The example's stdio server as a host spawns it: `writes` written one after another (each after
+ * its delay), stdin ended once `ids` are all answered; every answer it wrote.
+ */
+const stdioAnswers = (
+  writes: ReadonlyArray<{ readonly messages: ReadonlyArray<unknown>; readonly after?: number }>,
+  ids: ReadonlyArray<number>
+) =>
+  Effect.callback<ReadonlyArray<{ readonly id?: unknown; readonly result?: unknown }>>((resume) => {
+    const child = spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "ignore"]
+    })
+    const answers: Array<{ readonly id?: unknown; readonly result?: unknown }> = []
+    let buffered = ""
+    child.stdout.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString()
+      const lines = buffered.split("\n")
+      buffered = lines.pop() ?? ""
+      for (const line of lines.filter((line) => line.trim() !== "")) answers.push(JSON.parse(line))
+      if (ids.every((id) => answers.some((answer) => answer.id === id))) child.stdin.end()
+    })
+    child.on("exit", () => resume(Effect.succeed(answers)))
+    const timers = writes.map(({ after, messages }) =>
+      setTimeout(() => {
+        child.stdin.write(messages.map((m) => JSON.stringify(m)).join("\n") + "\n")
+      }, after ?? 0)
+    )
+    return Effect.sync(() => {
+      timers.forEach(clearTimeout)
+      child.kill()
+    })
+  }).pipe(Effect.timeout("60 seconds"))
+
 describe("messages written before the first is looked at", () => {
   it.live("a 2025 client's requests written behind its initialize are all answered, in order", () =>
     Effect.gen(function*() {
@@ -80,30 +114,11 @@ describe("messages written before the first is looked at", () => {
   it.live(
     "a stdio server given its requests in one write answers every one of them",
     () =>
-      Effect.callback<ReadonlyArray<unknown>>((resume) => {
-        const child = spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"], {
-          cwd: root,
-          stdio: ["pipe", "pipe", "ignore"]
-        })
-        const answers: Array<{ readonly id?: unknown }> = []
-        let buffered = ""
-        child.stdout.on("data", (chunk: Buffer) => {
-          buffered += chunk.toString()
-          const lines = buffered.split("\n")
-          buffered = lines.pop() ?? ""
-          for (const line of lines.filter((line) => line.trim() !== "")) answers.push(JSON.parse(line))
-          if ([1, 2, 3].every((id) => answers.some((answer) => answer.id === id))) child.stdin.end()
-        })
-        child.on("exit", () => resume(Effect.succeed(answers)))
-        child.stdin.write(
-          [initialize, initialized, listTools, listResources].map((m) => JSON.stringify(m)).join("\n") + "\n"
-        )
-        return Effect.sync(() => child.kill())
-      }).pipe(
-        Effect.timeout("60 seconds"),
-        Effect.map((answers) => {
-          assert.deepStrictEqual(answers.map((answer) => (answer as { readonly id?: unknown }).id), [1, 2, 3])
-        })
+      Effect.map(
+        stdioAnswers([{ messages: [initialize, initialized, listTools, listResources] }], [1, 2, 3]),
+        (answers) => {
+          assert.deepStrictEqual(answers.map((answer) => answer.id), [1, 2, 3])
+        }
       ),
     { timeout: 90_000 }
   )
@@ -150,36 +165,13 @@ describe("a discovery chooses no era", () => {
   it.live(
     "a stdio server asked server/discover, then initialize after the client's deadline, serves the 2025 session",
     () =>
-      Effect.callback<ReadonlyArray<{ readonly id?: unknown; readonly result?: unknown }>>((resume) => {
-        const child = spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts", "--stdio"], {
-          cwd: root,
-          stdio: ["pipe", "pipe", "ignore"]
-        })
-        const answers: Array<{ readonly id?: unknown; readonly result?: unknown }> = []
-        let buffered = ""
-        child.stdout.on("data", (chunk: Buffer) => {
-          buffered += chunk.toString()
-          const lines = buffered.split("\n")
-          buffered = lines.pop() ?? ""
-          for (const line of lines.filter((line) => line.trim() !== "")) answers.push(JSON.parse(line))
-          if ([1, 2, 3].every((id) => answers.some((answer) => answer.id === id))) child.stdin.end()
-        })
-        child.on("exit", () => resume(Effect.succeed(answers)))
-        child.stdin.write(JSON.stringify(discover) + "\n")
-        // As a client whose discovery deadline passed: initialize on the same pipe, whatever came back.
-        const later = setTimeout(() => {
-          child.stdin.write([opening, initialized, listed].map((m) => JSON.stringify(m)).join("\n") + "\n")
-        }, 200)
-        return Effect.sync(() => {
-          clearTimeout(later)
-          child.kill()
-        })
-      }).pipe(
-        Effect.timeout("60 seconds"),
-        Effect.map((answers) => {
+      // As a client whose discovery deadline passed: initialize on the same pipe, whatever came back.
+      Effect.map(
+        stdioAnswers([{ messages: [discover] }, { messages: [opening, initialized, listed], after: 200 }], [1, 2, 3]),
+        (answers) => {
           assert.sameMembers(answers.map((answer) => answer.id), [1, 2, 3])
           assert.isTrue(answers.every((answer) => answer.result !== undefined), JSON.stringify(answers))
-        })
+        }
       ),
     { timeout: 90_000 }
   )

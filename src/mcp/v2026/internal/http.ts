@@ -240,19 +240,16 @@ const listenRequest = (
       modern.listening.maxUris
     )
     if (Result.isFailure(prepared)) return json(prepared.failure)
-    const admitted = yield* HttpDrain.admitIds(
-      endpoint.drain,
-      ledger,
-      `~${endpoint.sequence++}`,
-      [incoming.id],
-      [],
-      endpoint.maxInFlight
-    )
+    const admitted = yield* admitOne(endpoint, ledger, incoming.id)
     if (admitted === undefined) return yield* HttpDrain.busy(endpoint.maxInFlight)
     const peer = Option.getOrElse(request.remoteAddress, () => "unknown")
     const refused = yield* Listen.admit(modern, prepared.success, Listen.holderOf(prepared.success.caller, peer))
     return refused === undefined ? yield* listen(endpoint, prepared.success, ledger) : json(refused)
   })
+
+// One 2026 request admitted under the endpoint's bound: a POST carries exactly one.
+const admitOne = (endpoint: Endpoint, ledger: HttpDrain.Ledger, id: Wire.Id) =>
+  HttpDrain.admitIds(endpoint.drain, ledger, `~${endpoint.sequence++}`, [id], [], endpoint.maxInFlight)
 
 const refusedBody = (id: Wire.Id | null, code: number, message: string, status: number) =>
   json({ status, body: Wire.errorOf(id, { code, message }) })
@@ -311,14 +308,7 @@ export const post = (
     if (mismatch !== undefined) return json({ status: 400, body: Wire.errorOf(incoming.id, mismatch) })
     if (incoming.method === "subscriptions/listen")
       return yield* listenRequest(endpoint, request, ledger, incoming, checked.success, caller)
-    const admitted = yield* HttpDrain.admitIds(
-      endpoint.drain,
-      ledger,
-      `~${endpoint.sequence++}`,
-      [incoming.id],
-      [],
-      endpoint.maxInFlight
-    )
+    const admitted = yield* admitOne(endpoint, ledger, incoming.id)
     if (admitted === undefined)
       return yield* HttpDrain.busy(endpoint.maxInFlight)
     return yield* answered(endpoint, caller === undefined ? incoming : { ...incoming, caller }, checked.success)
