@@ -99,7 +99,7 @@ describe("architecture", () => {
 
   it("a face reaches another only as a declared composition, and never into its internals", () => {
     assert.isFalse(reachesAcross("src/serve/ServeTools.ts", "src/mcp/McpServer.ts"))
-    assert.isTrue(reachesAcross("src/serve/ServeTools.ts", "src/mcp/internal/httpPromise.ts"))
+    assert.isTrue(reachesAcross("src/serve/ServeTools.ts", "src/mcp/internal/httpServe.ts"))
     assert.isTrue(reachesAcross("src/mcp/face/Face.ts", "src/serve/ServeTools.ts"))
     assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/mcp/v2026/internal/requests.ts"))
     assert.isTrue(reachesAcross("src/client/McpToolset.ts", "src/mcp/McpServer.ts"))

@@ -230,7 +230,7 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
   }
   // Loaded only for this door, so serving over stdio never loads the HTTP stack.
   if (transport !== undefined && isHttp(transport))
-    return (await import("./internal/httpPromise.ts")).serve(faceOptions, transport)
+    return (await import("./HttpPromise.ts")).serve(faceOptions, transport)
   const door = doorOf(ManagedRuntime.make(
     transport === undefined ? McpServer.layerStdio(faceOptions) : McpServer.layerTransport(faceOptions, transport)
   ))

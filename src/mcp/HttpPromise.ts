@@ -5,17 +5,17 @@
  * imported only when `serveSurfaceAsMcp` is asked for HTTP. Resolved once the server is listening;
  * `close` stops it as the layer's release does (draining in-flight calls first).
  *
- * @since 0.1.0
+ * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Scope from "effect/Scope"
-import * as Auth from "../auth/Auth.ts"
-import type * as Face from "../face/Face.ts"
-import * as McpHttp from "../Http.ts"
-import * as TokenVerifier from "../auth/TokenVerifier.ts"
-import { boot, door as doorOf, moves } from "./promiseRuntime.ts"
+import * as Auth from "./auth/Auth.ts"
+import type * as Face from "./face/Face.ts"
+import * as McpHttp from "./Http.ts"
+import * as TokenVerifier from "./auth/TokenVerifier.ts"
+import { boot, door as doorOf, moves } from "./internal/promiseRuntime.ts"
 
 export const serve = async (
   faceOptions: Face.Options<unknown, Scope.Scope>,
