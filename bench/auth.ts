@@ -34,7 +34,11 @@ const serve = async (kind: string) => {
   const served = await Effect.runPromise(
     Effect.gen(function*() {
       const { options } = yield* makeOurs
-      const serving = McpHttp.serve({ ...options, http: { port: 0, maxSessions: 10_000 } })
+      // Every client holds the one bench token: one subject, as many sessions as clients, none evicted.
+      const serving = McpHttp.serve({
+        ...options,
+        http: { port: 0, maxSessions: 10_000, maxSessionsPerHolder: 10_000 }
+      })
       if (kind === "open") return yield* serving
       const verifier = McpTokenVerifier.layerJwt({ issuer, verifiedFor: kind === "auth" ? "60 seconds" : 0 })
       const auth = yield* Layer.build(McpAuth.layer({ resource: RESOURCE }).pipe(Layer.provide(verifier)))
