@@ -73,7 +73,12 @@ const devServer = Effect.acquireRelease(
       server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, sent })))
     }
   ),
-  ({ server }) => Effect.callback<void>((resume) => void server.close(() => resume(Effect.void)))
+  // The operator's browser keeps its connections alive: cut them, or the close waits on them.
+  ({ server }) =>
+    Effect.callback<void>((resume) => {
+      server.close(() => resume(Effect.void))
+      server.closeAllConnections()
+    })
 ).pipe(Effect.map(({ sent, server }) => ({ sent, port: (server.address() as AddressInfo).port })))
 
 // The console's stream, read until its snapshot: the page's token comes first.
