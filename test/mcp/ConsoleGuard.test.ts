@@ -8,21 +8,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Effect, Fiber, Layer, Schedule } from "effect"
 import { TestClock } from "effect/testing"
 import { Approval } from "effect-surface"
-import { McpConsole, McpHttp } from "effect-surface/mcp"
+import { McpConsole } from "effect-surface/mcp"
 import * as NodeHttp from "node:http"
-import { serverOptions } from "../../examples/board/app.ts"
-
-const serveWithConsole = (options: McpConsole.Options = {}) =>
-  Effect.gen(function*() {
-    const console = yield* McpConsole.make(options)
-    const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port: 0 } }).pipe(
-      Effect.provideService(McpConsole.Console, console)
-    )
-    // The printed link's key, as the page sends it with its stream and each decision.
-    const link = new URL(served.console ?? "")
-    const key = new URLSearchParams(link.hash.slice(1)).get("key") ?? ""
-    return { served, console, page: new URL(link.pathname, link), key }
-  })
+import { serveWithConsole } from "./consoleServed.ts"
 
 interface Answer {
   readonly status: number

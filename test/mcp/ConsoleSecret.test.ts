@@ -7,22 +7,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Fiber, Schedule } from "effect"
-import { McpConsole, McpHttp } from "effect-surface/mcp"
+import { McpConsole } from "effect-surface/mcp"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
-import { serverOptions } from "../../examples/board/app.ts"
 import { open } from "./browser.ts"
-
-const serveWithConsole = (options: McpConsole.Options = {}) =>
-  Effect.gen(function*() {
-    const console = yield* McpConsole.make(options)
-    const served = yield* McpHttp.serve({ ...(yield* serverOptions), http: { port: 0 } }).pipe(
-      Effect.provideService(McpConsole.Console, console)
-    )
-    const link = new URL(served.console ?? "")
-    const key = new URLSearchParams(link.hash.slice(1)).get("key") ?? link.searchParams.get("key") ?? ""
-    return { served, console, link, key, page: new URL(link.pathname, link) }
-  })
+import { serveWithConsole } from "./consoleServed.ts"
 
 // An agent's call the console holds, waiting (forked) for a decision.
 const heldCall = (url: string, console: McpConsole.Console["Service"]) =>

@@ -40,9 +40,11 @@ interface Channel {
 const keyOf = (id: Wire.Id) => `${typeof id}:${id}`
 
 // The channel keeps its order: a request's notices were sent before its answer is.
-const send = (channel: Channel, message: Json.JsonObject) => {
-  void channel.transport.send(message as unknown as JSONRPCMessage).catch(() => undefined)
+const write = (transport: Transport, message: Json.JsonObject) => {
+  void transport.send(message as unknown as JSONRPCMessage).catch(() => undefined)
 }
+
+const send = (channel: Channel, message: Json.JsonObject) => write(channel.transport, message)
 
 const request = (channel: Channel, incoming: Requests.Request) => {
   if (incoming.method === "initialize") return send(channel, wrongEra(incoming.id))
@@ -158,14 +160,10 @@ export const answerOne = (
 ): Effect.Effect<void> => {
   const incoming = Wire.classify(message)
   if (incoming._tag !== "Request") return Effect.void
-  const reply = (body: Json.JsonObject) =>
-    Effect.sync(() => {
-      void transport.send(body as unknown as JSONRPCMessage).catch(() => undefined)
-    })
   const checked = Requests.check(incoming)
-  if (Result.isFailure(checked)) return reply(checked.failure.body)
-  return Effect.flatMap(
-    Requests.answer(modern, incoming, checked.success, (notice) => Effect.runSync(reply(notice))),
-    (answer) => reply(answer.body)
+  if (Result.isFailure(checked)) return Effect.sync(() => write(transport, checked.failure.body))
+  return Effect.map(
+    Requests.answer(modern, incoming, checked.success, (notice) => write(transport, notice)),
+    (answer) => write(transport, answer.body)
   )
 }
