@@ -47,6 +47,15 @@ const prompts: Prompts.Table = {
         Prompts.user("Please analyze the image above.")
       ])
   }),
+  review_missing: Prompts.make({
+    description: "Fails as the caller's mistake: the task it is asked about does not exist",
+    arguments: Schema.Struct({ id: Schema.String }),
+    handler: ({ id }) => Effect.fail(new Error(`there is no task ${id} on the board`))
+  }),
+  broken: Prompts.make({
+    description: "Breaks on the server's side",
+    handler: () => Effect.die(new Error("the disk is on fire"))
+  }),
   open_tasks: Prompts.make({
     description: "Asks about the open tasks, read from the board's own client",
     handler: (_, clients) =>
@@ -141,6 +150,17 @@ describe("prompts", () => {
       const unknown = yield* rpcFailure(() => h.client.getPrompt({ name: "no_such_prompt" }))
       assert.include(unknown, "-32602")
       assert.include(unknown, `unknown prompt "no_such_prompt"`)
+    }))
+
+  it.live("a prompt's own failure is the caller's mistake (-32602) and a defect the server's (-32603)", () =>
+    Effect.gen(function*() {
+      const { h } = yield* setup
+      const declared = yield* rpcFailure(() => h.client.getPrompt({ name: "review_missing", arguments: { id: "t9" } }))
+      assert.include(declared, "-32602")
+      assert.include(declared, `prompt "review_missing" failed: there is no task t9 on the board`)
+      const defect = yield* rpcFailure(() => h.client.getPrompt({ name: "broken" }))
+      assert.include(defect, "-32603")
+      assert.notInclude(defect, "-32602")
     }))
 
   it.live("a prompt added at run time is listed and prompts/list_changed is sent", () =>

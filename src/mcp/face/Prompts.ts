@@ -10,6 +10,7 @@
  *
  * @since 0.1.0
  */
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
@@ -76,7 +77,8 @@ export type ArgumentsSchema = Schema.Top & {
  * A prompt over arguments `S` (none when `undefined`): its listing, per-argument completers, and the
  * handler building its messages from the decoded arguments and the bundle's clients. The handler may
  * use the request services (`Caller.Services`) like a tool's; a `ProtocolError` it fails with is
- * answered as is, any other failure as an internal error naming the prompt.
+ * answered as is, any other failure it fails with (a task that does not exist) as the caller's
+ * mistake (-32602, its sentence naming the prompt), and a defect as an internal error (-32603).
  *
  * @example
  * ```ts
@@ -230,12 +232,16 @@ export const advertise = (name: string, prompt: AnyPrompt): Json.JsonObject => {
   }
 }
 
+// A failure the handler itself failed with, kept apart from one of the link it ran over.
+class Declared extends Data.TaggedClass("Declared")<{ readonly error: unknown }> {}
+
 const invalid = (message: string, data: Json.JsonObject) =>
   new RpcError.ProtocolError({ code: RpcError.invalidParams, message, data })
 
 /**
  * The answer to `prompts/get` for one prompt: its arguments decoded (refused as invalid params,
- * naming each wrong or missing argument), then its handler run over `clients`.
+ * naming each wrong or missing argument), then its handler run over `clients`: a failure the handler
+ * fails with is refused as invalid params too, one of the link to the clients is an internal error.
  *
  * @example
  * ```ts
@@ -271,16 +277,20 @@ export const get = (
           })
         )
       )
-    const messages = yield* withClients((clients) => prompt.handler(decoded, clients)).pipe(
-      Effect.mapError((error) =>
-        isProtocolError(error)
-          ? error
-          : new RpcError.ProtocolError({
-            code: RpcError.internalError,
-            message: `prompt "${name}" failed: ${messageOf(error)}`,
-            data: { name }
-          })
-      )
+    // The handler's own failures are told apart from the link's: what a prompt declares (a task that
+    // is not there) is the caller's mistake, a link that could not be reached is the server's.
+    const messages = yield* withClients((clients) =>
+      Effect.mapError(prompt.handler(decoded, clients), (error) => new Declared({ error }))
+    ).pipe(
+      Effect.mapError((failed) => {
+        const error = failed instanceof Declared ? failed.error : failed
+        if (isProtocolError(error)) return error
+        return new RpcError.ProtocolError({
+          code: failed instanceof Declared ? RpcError.invalidParams : RpcError.internalError,
+          message: `prompt "${name}" failed: ${messageOf(error)}`,
+          data: { name }
+        })
+      })
     )
     return { description: prompt.description, messages: [...messages] }
   })
