@@ -127,8 +127,9 @@ export interface Call {
 }
 
 /**
- * Read a raw `tools/call` answer: a result, or `McpToolError` with the server's text for
- * `isError: true`, or `McpProtocolError` for an answer that is not a tool result.
+ * Read a raw `tools/call` answer: a result, or `McpToolError` with the server's text (and its
+ * `structuredContent`, when it gave one) for `isError: true`, or `McpProtocolError` for an answer
+ * that is not a tool result.
  *
  * @example
  * ```ts
@@ -152,8 +153,14 @@ export const adapt = (raw: unknown, call: Call): Effect.Effect<Result, McpToolEr
   const content = answer.content ?? []
   if (answer.isError === true) {
     const text = textOf({ content })
+    const detail = answer.structuredContent
     return Effect.fail(
-      new McpToolError({ ...call, text: text === "" ? "the tool reported a failure and gave no text" : text, content })
+      new McpToolError({
+        ...call,
+        text: text === "" ? "the tool reported a failure and gave no text" : text,
+        content,
+        ...(detail === undefined ? {} : { structuredContent: detail })
+      })
     )
   }
   return Effect.succeed(

@@ -13,13 +13,19 @@ import * as Schema from "effect/Schema"
 /**
  * The server answered with `isError: true`. `text` is the server's own text (its text blocks,
  * joined), which the message carries after `MCP tool error: ` — it was written for the model to
- * correct itself against, so it is a failure, never a success.
+ * correct itself against, so it is a failure, never a success. `structuredContent` is the failure's
+ * structured detail when the server gave one (a tagged error's `_tag` and fields), for the program
+ * to branch on.
  *
  * @example
  * ```ts
  * import { McpToolError } from "effect-surface/client"
- * const e = new McpToolError({ name: "files__read_text_file", server: "files", tool: "read_text_file", text: "Access denied", content: [] })
- * e.message // "MCP tool error: Access denied"
+ * const e = new McpToolError({
+ *   name: "notes__add", server: "notes", tool: "add", text: "the note is empty", content: [],
+ *   structuredContent: { _tag: "EmptyNote", field: "body" }
+ * })
+ * e.message // "MCP tool error: the note is empty"
+ * e.structuredContent?.["_tag"] // "EmptyNote"
  * ```
  *
  * @since 0.1.0
@@ -29,7 +35,8 @@ export class McpToolError extends Schema.TaggedError<McpToolError>()("McpToolErr
   server: Schema.String,
   tool: Schema.String,
   text: Schema.String,
-  content: Schema.Array(Schema.Unknown)
+  content: Schema.Array(Schema.Unknown),
+  structuredContent: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 }) {
   override get message(): string {
     return `MCP tool error: ${this.text}`

@@ -85,6 +85,8 @@ export interface Toolset {
   readonly reconciled: Effect.Effect<void>
   /** Every remote server's resources, asked of the servers now. */
   readonly resources: Effect.Effect<ReadonlyArray<Resources.Resource>>
+  /** Every remote server's resource templates, asked of the servers now. */
+  readonly resourceTemplates: Effect.Effect<ReadonlyArray<Resources.ResourceTemplate>>
   /** Read a resource of the server keyed `server`, through the policy and under the deadline. */
   readonly readResource: (
     server: string,
@@ -316,6 +318,7 @@ const start = Effect.fnUntraced(function*<S>(
   const reach: Reach.Env = { links: Ref.get(links), options, approval }
   const toolset: Toolset = {
     resources: Reach.resources(reach),
+    resourceTemplates: Reach.resourceTemplates(reach),
     readResource: (server, uri, callOptions) => Reach.read(reach, server, uri, callOptions?.timeoutMs),
     prompts: Reach.prompts(reach),
     getPrompt: (name, args, callOptions) => Reach.get(reach, name, args ?? {}, callOptions?.timeoutMs),

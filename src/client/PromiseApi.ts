@@ -16,6 +16,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Stream from "effect/Stream"
 import * as Approval from "../core/Approval.ts"
 import * as PromiseDoor from "../core/internal/promiseDoor.ts"
+import * as Progress from "../core/Progress.ts"
 import type * as CallResult from "./CallResult.ts"
 import type * as Catalog from "./Catalog.ts"
 import type * as Config from "./Config.ts"
@@ -23,6 +24,7 @@ import type * as Diagnostic from "./Diagnostic.ts"
 import { ToolsetClosed } from "./Errors.ts"
 import * as McpToolset from "./McpToolset.ts"
 import type * as Policy from "./Policy.ts"
+import type * as Resources from "./Resources.ts"
 import * as Store from "./Store.ts"
 import * as StoreSqlite from "./StoreSqlite.ts"
 import * as TokenStore from "./TokenStore.ts"
@@ -63,11 +65,45 @@ export interface Options<S = unknown>
 }
 
 /**
+ * How one request of the Promise API may differ from the toolset's defaults: `signal` cancels it on
+ * the server, `timeoutMs` is its own deadline.
+ *
+ * @example
+ * ```ts
+ * import type { McpPromise } from "effect-surface/client"
+ * const options: McpPromise.RequestOptions = { signal: AbortSignal.timeout(5_000) }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface RequestOptions {
+  readonly signal?: AbortSignal | undefined
+  readonly timeoutMs?: number | undefined
+}
+
+/**
+ * How one call may differ: a `RequestOptions`, and `onProgress`, which asks the server for progress
+ * and is called with each report, in increasing order, until the call settles.
+ *
+ * @example
+ * ```ts
+ * import type { McpPromise } from "effect-surface/client"
+ * const options: McpPromise.ExecuteOptions = { onProgress: ({ progress, total }) => console.log(progress, total) }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface ExecuteOptions extends RequestOptions {
+  readonly onProgress?: ((update: Progress.Update) => void) | undefined
+}
+
+/**
  * One tool of the map: what a model is shown, and `execute`. `execute` resolves to the result and
  * rejects with the call's tagged error — an `isError` result as an `Error` whose message is
- * `MCP tool error: ` and the server's text. Aborting `signal` cancels the call on the server and
- * rejects with the signal's `reason` (an `AbortError` unless one was given; an already aborted
- * signal sends nothing); a call after `close`, or cut off by it, rejects with `ToolsetClosed`.
+ * `MCP tool error: ` and the server's text (and whose `structuredContent` is the server's structured
+ * detail, when it gave one). Aborting `signal` cancels the call on the server and rejects with the
+ * signal's `reason` (an `AbortError` unless one was given; an already aborted signal sends
+ * nothing); a call after `close`, or cut off by it, rejects with `ToolsetClosed`.
  *
  * @example
  * ```ts
@@ -84,10 +120,7 @@ export interface Tool {
   readonly inputSchema: Catalog.Tool["inputSchema"]
   /** What the tool's `structuredContent` is, when the server declared it (each answer is checked against it). */
   readonly outputSchema?: Catalog.Tool["outputSchema"]
-  readonly execute: (
-    args: unknown,
-    options?: { readonly signal?: AbortSignal | undefined; readonly timeoutMs?: number | undefined }
-  ) => Promise<CallResult.Result>
+  readonly execute: (args: unknown, options?: ExecuteOptions) => Promise<CallResult.Result>
 }
 
 /**
@@ -112,6 +145,24 @@ export interface Toolset {
   readonly close: () => Promise<void>
   readonly reconciled: Promise<void>
   readonly diagnostics: ReadonlyArray<Diagnostic.Diagnostic>
+  /** Every remote server's resources, asked of the servers now. */
+  readonly resources: () => Promise<ReadonlyArray<Resources.Resource>>
+  /** Every remote server's resource templates, asked of the servers now. */
+  readonly resourceTemplates: () => Promise<ReadonlyArray<Resources.ResourceTemplate>>
+  /** Read a resource of the server keyed `server`, through the policy and under the deadline. */
+  readonly readResource: (
+    server: string,
+    uri: string,
+    options?: RequestOptions
+  ) => Promise<ReadonlyArray<Resources.Content>>
+  /** Every remote server's prompts, named `${server}__${prompt}`. */
+  readonly prompts: () => Promise<ReadonlyArray<Resources.Prompt>>
+  /** Fill in a prompt by its projected name, through the policy and under the deadline. */
+  readonly getPrompt: (
+    name: string,
+    args?: { readonly [key: string]: string },
+    options?: RequestOptions
+  ) => Promise<Resources.Messages>
 }
 
 const lift = <A>(f: () => Awaitable<A>): Effect.Effect<A, unknown> =>
@@ -201,6 +252,24 @@ export const rebuildMcpToolsFromStorage = <S = unknown>(
     options
   )
 
+const deadline = (options: RequestOptions | undefined): McpToolset.CallOptions | undefined =>
+  options?.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs }
+
+// A call whose caller gave `onProgress` runs with a `Progress` that reports there: the toolset then
+// asks the server for progress, as it does for an Effect caller with one in its context.
+const withProgress = <A, E>(
+  call: Effect.Effect<A, E>,
+  onProgress: ExecuteOptions["onProgress"]
+): Effect.Effect<A, E> =>
+  onProgress === undefined ? call : Effect.flatMap(
+    Progress.make("promise", (update) =>
+      Effect.ignore(Effect.try(() => {
+        const { progressToken: _token, ...reported } = update
+        onProgress(reported)
+      }))),
+    (progress) => Effect.provideService(call, Progress.Progress, progress)
+  )
+
 const open = async (
   toolsetLayer: Layer.Layer<McpToolset.McpToolset, unknown>,
   options: Options<any>
@@ -228,15 +297,9 @@ const open = async (
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
         execute: (args, callOptions) =>
-          door.run(
-            name,
-            toolset.call(
-              name,
-              args,
-              callOptions?.timeoutMs === undefined ? undefined : { timeoutMs: callOptions.timeoutMs }
-            ),
-            { signal: callOptions?.signal }
-          )
+          door.run(name, withProgress(toolset.call(name, args, deadline(callOptions)), callOptions?.onProgress), {
+            signal: callOptions?.signal
+          })
       }
     }
   }
@@ -251,9 +314,17 @@ const open = async (
   const latest = Effect.map(toolset.diagnostics, (now) => {
     diagnostics = now
   })
+  const read = "resources/read"
   return {
     tools,
     reconciled,
+    resources: () => door.run("resources/list", toolset.resources),
+    resourceTemplates: () => door.run("resources/templates/list", toolset.resourceTemplates),
+    readResource: (server, uri, readOptions) =>
+      door.run(read, toolset.readResource(server, uri, deadline(readOptions)), { signal: readOptions?.signal }),
+    prompts: () => door.run("prompts/list", toolset.prompts),
+    getPrompt: (name, args, getOptions) =>
+      door.run(name, toolset.getPrompt(name, args, deadline(getOptions)), { signal: getOptions?.signal }),
     get diagnostics() {
       if (!door.isClosed()) door.runSync(latest)
       return diagnostics

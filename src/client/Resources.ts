@@ -96,3 +96,27 @@ export interface Messages {
   readonly description?: string | undefined
   readonly messages: ReadonlyArray<{ readonly role: string; readonly content: { readonly [key: string]: unknown } }>
 }
+
+/**
+ * A resource template a server lists: the URIs it can read that no listing could hold (one per
+ * record, per day…), with the key of the server that lists it. Fill the template in and read the URI
+ * with `readResource`.
+ *
+ * @example
+ * ```ts
+ * import type { McpResources } from "effect-surface/client"
+ * const byId: McpResources.ResourceTemplate = { server: "docs", uriTemplate: "docs://page/{id}", name: "page" }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface ResourceTemplate {
+  /** The server's key, what `readResource` takes. */
+  readonly server: string
+  /** An RFC 6570 URI template. */
+  readonly uriTemplate: string
+  readonly name: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly mimeType?: string | undefined
+}

@@ -16,6 +16,7 @@ import { type CallError, InvalidArguments, ToolQuarantined } from "../Errors.ts"
 import * as Policy from "../Policy.ts"
 import type * as Catalog from "../Catalog.ts"
 import type * as Link from "./link.ts"
+import { withoutNulls } from "./nulls.ts"
 
 /** A prepared call: the arguments as given and the call's own deadline, if it has one. */
 export type Run = (args: unknown, timeoutMs: number | undefined) => Effect.Effect<CallResult.Result, CallError>
@@ -52,8 +53,9 @@ const sender = (name: string, found: Located, env: Env) => {
 
 /**
  * The call of the tool projected as `name`: refused at once when quarantined; otherwise its
- * arguments (absent or `null` read as `{}`) checked against the tool's input schema, then gated and
- * sent.
+ * arguments (absent or `null` read as `{}`, and a `null` the schema does not admit under an optional
+ * property read as that property left out: `nulls.ts`) checked against the tool's input schema, then
+ * gated and sent.
  */
 export const prepare = (name: string, found: Located, env: Env): Run => {
   const { tool } = found
@@ -62,18 +64,17 @@ export const prepare = (name: string, found: Located, env: Env): Run => {
   const gated = sender(name, found, env)
   const check = found.check
   const refuse = (error: { readonly message: string }) => new InvalidArguments({ name, reason: error.message })
-  if (check === undefined) return (args, timeoutMs) => gated(args === undefined || args === null ? {} : args, timeoutMs)
+  const schema = tool.inputSchema
+  const given = (args: unknown) => args === undefined || args === null ? {} : withoutNulls(schema, args)
+  if (check === undefined) return (args, timeoutMs) => gated(given(args), timeoutMs)
   const checkNow = checkerOf(check)
   if (checkNow === undefined) {
     return (args, timeoutMs) =>
-      Effect.flatMap(
-        Effect.mapError(check(args === undefined || args === null ? {} : args), refuse),
-        (checked) => gated(checked, timeoutMs)
-      )
+      Effect.flatMap(Effect.mapError(check(given(args)), refuse), (checked) => gated(checked, timeoutMs))
   }
   return (args, timeoutMs) => {
-    const given = args === undefined || args === null ? {} : args
-    const error = checkNow(given)
-    return error === undefined ? gated(given, timeoutMs) : Effect.fail(refuse(error))
+    const present = given(args)
+    const error = checkNow(present)
+    return error === undefined ? gated(present, timeoutMs) : Effect.fail(refuse(error))
   }
 }

@@ -11,6 +11,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import { compileJsonSchema } from "../../core/JsonSchemaDecoder.ts"
 import { messageOf } from "../../core/ToolFailure.ts"
 import type * as Questions from "../Questions.ts"
 
@@ -126,6 +127,30 @@ export const defaultsOf = (schema: { readonly [key: string]: unknown }): { reado
 const withoutUndefined = (record: { readonly [key: string]: unknown }) =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined))
 
+/**
+ * A form's fields checked against the schema the server asked with, before they are sent: a
+ * handler's answer that does not fit (a number for a boolean field) is the handler's mistake, refused
+ * with a sentence naming the field, and the server is sent an error instead — never the answer. A
+ * schema that cannot be compiled here leaves the fields as the handler gave them.
+ */
+export const fitForm = (
+  server: string,
+  requestedSchema: { readonly [key: string]: unknown },
+  content: { readonly [key: string]: unknown }
+): Effect.Effect<{ readonly [key: string]: unknown }, Unanswered> => {
+  const compiled = compileJsonSchema(requestedSchema)
+  if (Result.isFailure(compiled)) return Effect.succeed(content)
+  return compiled.success(content).pipe(
+    Effect.as(content),
+    Effect.catch((error) => {
+      const reason =
+        `the elicit handler's answer does not fit the form MCP server "${server}" asked for: ${error.message}; ` +
+        "the server was sent an error instead of the answer"
+      return Effect.andThen(Effect.logWarning(reason), Effect.fail(new Unanswered({ code: INTERNAL_ERROR, reason })))
+    })
+  )
+}
+
 const elicit = (handlers: Questions.Handlers, server: string, params: { readonly [key: string]: unknown }) => {
   const handler = handlers.elicit
   // Not advertised, so a server that asks anyway hears no.
@@ -134,10 +159,16 @@ const elicit = (handlers: Questions.Handlers, server: string, params: { readonly
   const message = typeof params["message"] === "string" ? params["message"] : ""
   return settle(() => handler({ server, message, requestedSchema }), "elicit").pipe(
     Effect.flatMap(checkElicit),
-    Effect.map((answer) =>
+    Effect.flatMap((answer): Effect.Effect<{ readonly [key: string]: unknown }, Unanswered> =>
       answer.action !== "accept"
-        ? { action: answer.action }
-        : { action: "accept", content: { ...defaultsOf(requestedSchema), ...withoutUndefined(answer.content ?? {}) } }
+        ? Effect.succeed({ action: answer.action })
+        : Effect.map(
+          fitForm(server, requestedSchema, {
+            ...defaultsOf(requestedSchema),
+            ...withoutUndefined(answer.content ?? {})
+          }),
+          (content) => ({ action: "accept", content })
+        )
     )
   )
 }

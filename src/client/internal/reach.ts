@@ -13,7 +13,7 @@ import * as Schema from "effect/Schema"
 import type * as Option from "effect/Option"
 import type * as Approval from "../../core/Approval.ts"
 import type * as Config from "../Config.ts"
-import { type CallError, McpProtocolError, UnknownTool } from "../Errors.ts"
+import { type CallError, McpProtocolError, PolicyDenied, UnknownTool } from "../Errors.ts"
 import * as Names from "../Names.ts"
 import * as Policy from "../Policy.ts"
 import type * as Resources from "../Resources.ts"
@@ -31,6 +31,13 @@ const MAX_PAGES = 100
 
 const ResourceSchema = Schema.Struct({
   uri: Schema.String,
+  name: Schema.String,
+  title: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  mimeType: Schema.optionalKey(Schema.String)
+})
+const TemplateSchema = Schema.Struct({
+  uriTemplate: Schema.String,
   name: Schema.String,
   title: Schema.optionalKey(Schema.String),
   description: Schema.optionalKey(Schema.String),
@@ -120,6 +127,21 @@ export const resources = (env: Env): Effect.Effect<ReadonlyArray<Resources.Resou
     ))
 
 /**
+ * Every remote server's resource templates (the URIs it can read that no listing could hold), in
+ * server order.
+ */
+export const resourceTemplates = (env: Env): Effect.Effect<ReadonlyArray<Resources.ResourceTemplate>> =>
+  Effect.flatMap(env.links, (links) =>
+    Effect.map(
+      Effect.forEach(remoteOnly(links), (link) =>
+        Effect.map(
+          listed(link, "resources/templates/list", "resourceTemplates", Schema.decodeUnknownResult(TemplateSchema)),
+          (found) => found.map((template): Resources.ResourceTemplate => ({ server: link.wired.key, ...template }))
+        ), { concurrency: "unbounded" }),
+      (perServer) => perServer.flat()
+    ))
+
+/**
  * Every remote server's prompts, named `${server}__${prompt}`.
  */
 export const prompts = (env: Env): Effect.Effect<ReadonlyArray<Resources.Prompt>> =>
@@ -139,7 +161,8 @@ export const prompts = (env: Env): Effect.Effect<ReadonlyArray<Resources.Prompt>
       (perServer) => perServer.flat()
     ))
 
-// One request the policy has allowed, under the server's deadline (or the caller's), decoded.
+// One request the policy has allowed, under the server's deadline (or the caller's), decoded. The
+// policy sees it as `name`; its errors name it as `label` (a read by its URI, not like a tool).
 const send = <S extends Schema.Top & { readonly DecodingServices: never }>(
   env: Env,
   link: Link.Link,
@@ -147,23 +170,24 @@ const send = <S extends Schema.Top & { readonly DecodingServices: never }>(
   method: string,
   params: { readonly [key: string]: unknown },
   schema: S,
-  timeoutMs: number | undefined
+  timeoutMs: number | undefined,
+  label: string = name
 ): Effect.Effect<S["Type"], CallError> => {
   const server = link.wired.config.name
   const decode = Schema.decodeUnknownResult(schema)
   return Effect.andThen(
     Policy.gate(env.options.policy, { toolName: name, server, tool: method, args: params }, {
       approval: env.approval
-    }),
+    }).pipe(Effect.mapError((denied) => label === name ? denied : new PolicyDenied({ ...denied, name: label }))),
     Effect.flatMap(
-      link.request(name, method, params, timeoutMs ?? link.wired.timeoutMs),
+      link.request(label, method, params, timeoutMs ?? link.wired.timeoutMs),
       (answer) =>
         Result.match(decode(answer), {
           onSuccess: Effect.succeed,
           onFailure: (error) =>
             Effect.fail(
               new McpProtocolError({
-                name,
+                name: label,
                 server,
                 code: -32603,
                 reason: `its ${method} answer is malformed: ${error.message}`
@@ -179,14 +203,17 @@ const linkOf = (links: ReadonlyArray<Link.Link>, key: string) =>
 
 /**
  * Read `uri` from the server keyed `server`; the policy sees it as a `resources/read` request named
- * `${server}__resources/read`.
+ * `${server}__resources/read`, and a refusal names the read (`resources/read of <uri>`).
  */
 export const read = (env: Env, server: string, uri: string, timeoutMs?: number) =>
   Effect.flatMap(env.links, (links): Effect.Effect<ReadonlyArray<Resources.Content>, CallError> => {
     const link = linkOf(links, server)
     const name = `${server}${Names.SEPARATOR}resources/read`
     if (link === undefined) return Effect.fail(new UnknownTool({ name }))
-    return Effect.map(send(env, link, name, "resources/read", { uri }, ReadSchema, timeoutMs), (read) => read.contents)
+    return Effect.map(
+      send(env, link, name, "resources/read", { uri }, ReadSchema, timeoutMs, `resources/read of ${uri}`),
+      (read) => read.contents
+    )
   })
 
 /**

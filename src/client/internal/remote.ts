@@ -37,6 +37,7 @@ import * as Transports from "../Transports.ts"
 import type * as Questions from "../Questions.ts"
 import * as Callers from "./callers.ts"
 import * as Deadlines from "./deadlines.ts"
+import * as Progressing from "./progress.ts"
 import * as Asked from "./questions.ts"
 import * as Redact from "./redact.ts"
 
@@ -66,7 +67,10 @@ export type Failure = LinkError | Rejected | Hosts.Refused
  */
 export interface Remote {
   readonly list: Effect.Effect<ReadonlyArray<unknown>, Failure | ListingTooLarge>
-  /** A `tools/call` bounded by `timeoutMs`, from when it is sent. */
+  /**
+   * A `tools/call` bounded by `timeoutMs`, from when it is sent; asking for progress when the
+   * caller's context holds a `Progress` with a token, and reporting it there (`progress.ts`).
+   */
   readonly call: (tool: string, args: unknown, timeoutMs: number) => Effect.Effect<unknown, Failure | TimedOut>
   /** Any other request (a read, a prompt, a listing), bounded by `timeoutMs`; its raw result. */
   readonly request: (
@@ -154,13 +158,15 @@ const DEADLINE_PASSED = "the request's deadline passed"
 // A request with its deadline armed on the connection's deadlines: when it passes, the request's
 // signal is aborted, so the SDK sends `notifications/cancelled` and rejects; an interruption does the
 // same. One callback, no fiber of its own; a session already closed fails at once, unsent. Sent
-// through `callers` (where the toolset answers questions) as the call made in `context`.
+// through `callers` (where the toolset answers questions) as the call made in `context`; with
+// `onProgress`, it carries a progress token (the SDK's, its message id) and each notice goes there.
 const call = (
   session: Session,
   method: string,
   params: Record<string, unknown>,
   timeoutMs: number,
-  context?: Context.Context<never>
+  context?: Context.Context<never>,
+  onProgress?: Progressing.OnProgress
 ) =>
   Effect.callback<unknown, Failure | TimedOut>((resume) => {
     if (session.closed) return resume(Effect.fail(gone))
@@ -172,31 +178,64 @@ const call = (
       controller.abort(DEADLINE_PASSED)
     })
     const options = { signal: controller.signal, timeout: NO_SDK_TIMEOUT }
+    const token = onProgress === undefined ? undefined : `progress-${++session.progressTokens}`
+    if (token !== undefined && onProgress !== undefined) session.progress.set(token, onProgress)
+    const given = params["_meta"]
+    const sent = token === undefined
+      ? params
+      : { ...params, _meta: { ...(typeof given === "object" && given !== null ? given : {}), progressToken: token } }
     const sending = callers === undefined || context === undefined
-      ? client.request({ method, params }, ResultSchema, options)
-      : callers.run(context, () => client.request({ method, params }, ResultSchema, options))
+      ? client.request({ method, params: sent }, ResultSchema, options)
+      : callers.run(context, () => client.request({ method, params: sent }, ResultSchema, options))
+    const settle = () => {
+      disarm()
+      if (token !== undefined) session.progress.delete(token)
+    }
     sending.then(
       (answer) => {
-        disarm()
+        settle()
         resume(Effect.succeed(answer))
       },
       (error: unknown) => {
-        disarm()
+        settle()
         resume(Effect.fail(expired ? new TimedOut({ timeoutMs }) : classify(error)))
       }
     )
     return Effect.sync(() => {
-      disarm()
+      settle()
       controller.abort()
     })
   })
 
-// What a request needs of its session, read when it is sent.
+// What a request needs of its session, read when it is sent: with `progress`, where each progress
+// token's notices go (`followProgress`).
 interface Session {
   readonly client: Client
   readonly deadlines: Deadlines.Deadlines
   readonly callers: Callers.Callers | undefined
+  readonly progress: Map<string, Progressing.OnProgress>
+  progressTokens: number
   closed: boolean
+}
+
+const isRecord = (u: unknown): u is { readonly [key: string]: unknown } =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+// A progress notice is taken off the transport as it arrives, before the SDK sees it: the SDK hands
+// notices to their handlers a microtask later than it settles a response, so the last reports
+// before an answer would come after the request had stopped listening, and be lost.
+const followProgress = (transport: Transport, session: Session) => {
+  const inner = transport.onmessage
+  transport.onmessage = (message, extra) => {
+    const raw: unknown = message
+    if (isRecord(raw) && raw["method"] === "notifications/progress" && !("id" in raw)) {
+      const params = isRecord(raw["params"]) ? raw["params"] : {}
+      const token = params["progressToken"]
+      const route = typeof token === "string" ? session.progress.get(token) : undefined
+      if (route !== undefined) return route(params)
+    }
+    inner?.(message, extra)
+  }
 }
 
 const Page = Schema.Struct({ tools: Schema.Array(Schema.Unknown), nextCursor: Schema.optionalKey(Schema.String) })
@@ -295,7 +334,14 @@ export const connect = (
     const listeners = new Set<() => void>()
     // Registered before the handshake, so a handshake that fails or is interrupted still closes it.
     yield* Effect.addFinalizer(() => close(client, transport))
-    const session: Session = { client, deadlines: yield* Deadlines.make, callers, closed: false }
+    const session: Session = {
+      client,
+      deadlines: yield* Deadlines.make,
+      callers,
+      progress: new Map(),
+      progressTokens: 0,
+      closed: false
+    }
     client.onclose = () => {
       session.closed = true
       for (const listener of listeners)
@@ -305,17 +351,29 @@ export const connect = (
       try: (signal) => client.connect(transport, { signal, timeout: NO_SDK_TIMEOUT }),
       catch: classify
     })
+    followProgress(transport, session)
     // With questions to answer, a request carries its caller's context to them.
-    const sent = callers === undefined
-      ? call
-      : (session: Session, method: string, params: Record<string, unknown>, timeoutMs: number) =>
-        Effect.contextWith((context: Context.Context<never>) => call(session, method, params, timeoutMs, context))
+    const sent = (
+      session: Session,
+      method: string,
+      params: Record<string, unknown>,
+      timeoutMs: number,
+      onProgress?: Progressing.OnProgress
+    ) =>
+      callers === undefined
+        ? call(session, method, params, timeoutMs, undefined, onProgress)
+        : Effect.contextWith((context: Context.Context<never>) =>
+          call(session, method, params, timeoutMs, context, onProgress)
+        )
     const remote: Remote = {
       protocol: "2025-11-25",
       list: Effect.suspend(() =>
         session.closed ? Effect.fail(gone) : listAll((params) => request(client, "tools/list", params))
       ),
-      call: (tool, args, timeoutMs) => sent(session, "tools/call", { name: tool, arguments: args }, timeoutMs),
+      call: (tool, args, timeoutMs) =>
+        Progressing.follow((onProgress) =>
+          sent(session, "tools/call", { name: tool, arguments: args }, timeoutMs, onProgress)
+        ),
       request: (method, params, timeoutMs) => sent(session, method, { ...params }, timeoutMs)
     }
     return {

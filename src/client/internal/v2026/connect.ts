@@ -18,6 +18,7 @@ import * as Results from "../../../protocol/v2026/Results.ts"
 import * as Wire from "../../../protocol/v2026/Messages.ts"
 import type * as Owned from "../../../surface/Owned.ts"
 import type * as Channels from "../channels.ts"
+import * as Progressing from "../progress.ts"
 import * as Asked from "../questions.ts"
 import * as Redact from "../redact.ts"
 import * as Remote from "../remote.ts"
@@ -149,9 +150,17 @@ export const connect = (options: Options): Effect.Effect<Owned.Owned<Remote.Remo
       protocol: "2026-07-28",
       list,
       call: (tool, args, timeoutMs) =>
-        drive("tools/call", { name: tool, arguments: args }, {
-          headers: paramHeaders(mirroring.get(tool) ?? [], args)
-        }).pipe(bounded(timeoutMs)),
+        Progressing.follow((onProgress) =>
+          drive("tools/call", { name: tool, arguments: args }, {
+            headers: paramHeaders(mirroring.get(tool) ?? [], args),
+            ...(onProgress === undefined ? {} : {
+              progress: true,
+              onNotice: (notice) => {
+                if (notice.method === "notifications/progress") onProgress(notice.params)
+              }
+            })
+          })
+        ).pipe(bounded(timeoutMs)),
       request: (method, params, timeoutMs) => drive(method, params).pipe(bounded(timeoutMs))
     }
     return { client: remote, dispose: Effect.void, settlesPending: true, onClose: channel.onClose }

@@ -28,11 +28,18 @@ export interface Identity {
   readonly capabilities: Json
 }
 
-/** Sends one request and reads its result: one round, no questions answered. */
+/**
+ * Sends one request and reads its result: one round, no questions answered. With `progress`, the
+ * request carries `_meta.progressToken`, its own id, so the server's progress notices name it.
+ */
 export type Send = (
   method: string,
   params: Json,
-  options?: { readonly headers?: Readonly<Record<string, string>>; readonly onNotice?: Channels.OnNotice }
+  options?: {
+    readonly headers?: Readonly<Record<string, string>>
+    readonly onNotice?: Channels.OnNotice
+    readonly progress?: boolean
+  }
 ) => Effect.Effect<Json, Remote.Failure>
 
 const decodeResponse = Schema.decodeUnknownResult(Results.Response)
@@ -95,30 +102,39 @@ export const sender = (channel: Channels.Channel, identity: Identity): Send => {
     [Wire.meta.clientCapabilities]: identity.capabilities,
     [Wire.meta.clientInfo]: identity.clientInfo
   }
-  const once = (method: string, params: Json, headers: Readonly<Record<string, string>>, onNotice: Channels.OnNotice) =>
+  const once = (
+    method: string,
+    params: Json,
+    headers: Readonly<Record<string, string>>,
+    onNotice: Channels.OnNotice,
+    progress: boolean
+  ) =>
     Effect.suspend(() => {
       const id = ++next
       const given = params["_meta"]
-      const message = {
-        jsonrpc: "2.0",
-        id,
-        method,
-        params: { ...params, _meta: { ...(typeof given === "object" && given !== null ? given : {}), ...meta } }
+      const envelope = {
+        ...(typeof given === "object" && given !== null ? given : {}),
+        ...meta,
+        ...(progress ? { progressToken: id } : {})
       }
+      const message = { jsonrpc: "2.0", id, method, params: { ...params, _meta: envelope } }
       return channel.exchange({ id, message, headers: { ...headersOf(method, params), ...headers } }, onNotice)
     })
   return (method, params, options) => {
     const headers = options?.headers ?? {}
     const onNotice = options?.onNotice ?? (() => undefined)
+    const progress = options?.progress === true
     const read = (reply: Channels.Reply): Effect.Effect<Json, Remote.Failure> => {
       const decoded = decodeResponse(reply.message)
       if (Result.isSuccess(decoded) && "result" in decoded.success) return Effect.succeed(decoded.success.result)
       return Effect.fail(rejection(reply.status, reply.message))
     }
     return Effect.flatMap(
-      once(method, params, headers, onNotice),
+      once(method, params, headers, onNotice, progress),
       (reply) =>
-        supportsOurs(reply.message) ? Effect.flatMap(once(method, params, headers, onNotice), read) : read(reply)
+        supportsOurs(reply.message)
+          ? Effect.flatMap(once(method, params, headers, onNotice, progress), read)
+          : read(reply)
     )
   }
 }
