@@ -39,6 +39,7 @@ export type Diagnostic =
   | Base<"tool-filter-unmatched"> & { readonly entry: string }
   | Base<"tool-unchecked"> & { readonly server: string; readonly tool: string; readonly reason: string }
   | Base<"tool-skipped"> & { readonly server: string; readonly reason: string }
+  | Base<"tool-needs-tasks"> & { readonly server: string; readonly tool: string }
   | Base<"tools-changed"> & {
     readonly server: string
     readonly added: ReadonlyArray<string>
@@ -264,6 +265,30 @@ export const toolSkipped = (server: string, reason: string): Diagnostic => ({
   server,
   reason,
   message: `MCP server "${server}" listed something that is not a tool, left out: ${reason}`
+})
+
+/**
+ * A tool can only be called as a task (`execution.taskSupport: "required"`), and the session with
+ * its server is a 2025-11-25 one, where this toolset does not follow tasks: the tool is left out
+ * rather than shown to a model that could never call it. On a 2026-07-28 session such a tool is
+ * listed and followed as a task.
+ *
+ * @example
+ * ```ts
+ * import { McpDiagnostic } from "effect-surface/client"
+ * McpDiagnostic.toolNeedsTasks("everything", "simulate-research-query").message
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toolNeedsTasks = (server: string, tool: string): Diagnostic => ({
+  kind: "tool-needs-tasks",
+  level: "warning",
+  server,
+  tool,
+  message: `tool "${tool}" of MCP server "${server}" was left out: it can only be called as a task ` +
+    `(execution.taskSupport "required"), and this toolset follows tasks on 2026-07-28 sessions only, ` +
+    `while this server speaks 2025-11-25 here.`
 })
 
 /**

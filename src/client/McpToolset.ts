@@ -29,7 +29,14 @@ import * as CallResult from "./CallResult.ts"
 import * as Catalog from "./Catalog.ts"
 import * as Config from "./Config.ts"
 import * as Diagnostic from "./Diagnostic.ts"
-import { type CallError, type NothingStored, type StoredServerMismatch, UnknownTool, WiringError } from "./Errors.ts"
+import {
+  type CallError,
+  type NothingStored,
+  ServerUnavailable,
+  type StoredServerMismatch,
+  UnknownTool,
+  WiringError
+} from "./Errors.ts"
 import * as Diagnostics from "./internal/diagnostics.ts"
 import * as Invoke from "./internal/invoke.ts"
 import * as Link from "./internal/link.ts"
@@ -259,6 +266,18 @@ export const rebuild: <S = unknown>(
 export const retrust: (store: Store.Store, serverName: string) => Effect.Effect<number, Store.StoreError> =
   Store.retrust
 
+// A name the map does not hold: under a server that offers no tools now, that server's reason
+// (a process that exited says its code and stderr), so the caller learns why and not only that.
+const unknown = (links: ReadonlyArray<Link.Link>, name: string): UnknownTool | ServerUnavailable => {
+  for (const link of links) {
+    if (!name.startsWith(`${link.wired.key}__`)) continue
+    const reason = link.unavailable?.()
+    if (reason !== undefined)
+      return new ServerUnavailable({ name, server: link.wired.config.name, retrySafe: true, reason })
+  }
+  return new UnknownTool({ name })
+}
+
 // One toolset over wired servers, connected (`make`) or seeded from storage (`rebuild`).
 const start = Effect.fnUntraced(function*<S>(
   wired: Effect.Success<ReturnType<typeof Config.wire>>,
@@ -312,7 +331,7 @@ const start = Effect.fnUntraced(function*<S>(
       const run = current.calls.get(name)
       if (run !== undefined) return run(args, callOptions?.timeoutMs)
       return current.describe?.name === name ? Projection.describeCall(current.describe, args)
-        : Effect.fail(new UnknownTool({ name }))
+        : Effect.flatMap(Ref.get(links), (all) => Effect.fail(unknown(all, name)))
     })
 
   const reach: Reach.Env = { links: Ref.get(links), options, approval }

@@ -9,14 +9,20 @@
  *
  * @since 0.1.0
  */
-import { DEFAULT_INHERITED_ENV_VARS, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import {
+  DEFAULT_INHERITED_ENV_VARS,
+  getDefaultEnvironment,
+  StdioClientTransport
+} from "@modelcontextprotocol/sdk/client/stdio.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Hosts from "./Hosts.ts"
+import * as Child from "./internal/child.ts"
 import * as Redact from "./internal/redact.ts"
 
 /**
@@ -170,10 +176,19 @@ export interface Opened {
     readonly fetch: typeof globalThis.fetch
     readonly headers: Readonly<Record<string, string>>
   } | undefined
+  /** For a child process: once it has ended, how (its exit code) and its last stderr lines. */
+  readonly ended?: (() => string | undefined) | undefined
 }
 
+// The SDK's newline-delimited JSON-RPC, for the child processes the toolset starts itself.
+const framing: Child.Framing = { reader: () => new ReadBuffer(), write: serializeMessage }
+
 /**
- * Start a stdio entry's transport with its stderr sent to the log for as long as the scope lasts.
+ * Start a stdio entry's process for a connection: its stderr sent to the log, a line at a time at
+ * Debug level, and its last lines kept to say why it ended (`Opened.ended`). Closing the scope
+ * closes the channel and ends the process — stdin closed, then `SIGTERM`, then `SIGKILL`, two seconds
+ * apart — in the background of `reaper`'s scope when one is given (a toolset's server's: a hung
+ * child never holds up the toolset), otherwise before the scope's close completes.
  *
  * @example
  * ```ts
@@ -186,12 +201,36 @@ export interface Opened {
  */
 export const openStdio = (
   config: StdioEntry,
-  confined: { readonly command: string; readonly cwd: string | undefined }
+  confined: { readonly command: string; readonly cwd: string | undefined },
+  reaper?: Child.Reaper
 ): Effect.Effect<Opened, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const transport = stdio(config, confined)
-    yield* logStderr(transport, config.name)
-    return { transport }
+    const lines = yield* Effect.acquireRelease(Queue.sliding<string>(1024), Queue.shutdown)
+    yield* Queue.take(lines).pipe(
+      Effect.flatMap((line) => Effect.logDebug(Redact.text(line))),
+      Effect.forever,
+      Effect.annotateLogs({ "mcp.server": config.name, "mcp.stream": "stderr" }),
+      Effect.forkScoped
+    )
+    const child = yield* Child.make(
+      {
+        command: confined.command,
+        args: config.args ?? [],
+        // The SDK's inherited variables beneath the entry's; nothing else of this process's environment passes.
+        env: { ...getDefaultEnvironment(), ...config.env },
+        cwd: confined.cwd,
+        framing
+      },
+      reaper ?? (yield* Child.reaper),
+      (line) => Queue.offerUnsafe(lines, line)
+    )
+    return {
+      transport: child.transport,
+      ended: () => {
+        const how = child.endedWith()
+        return how === undefined ? undefined : Redact.text(how)
+      }
+    }
   })
 
 /**

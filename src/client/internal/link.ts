@@ -44,6 +44,7 @@ import * as Hosts from "../Hosts.ts"
 import * as Store from "../Store.ts"
 import * as TokenStore from "../TokenStore.ts"
 import * as Transports from "../Transports.ts"
+import * as Child from "./child.ts"
 import * as Dial from "./dial.ts"
 import * as Listing from "./listing.ts"
 import * as OAuthSession from "./oauth/session.ts"
@@ -70,6 +71,8 @@ export interface Link {
   readonly dials: Effect.Effect<number>
   /** Completes when the link's first listing has ended (at once unless it was seeded). */
   readonly reconciled: Effect.Effect<void>
+  /** Why the server offers no tools now (it could not be reached or listed), or `undefined` once listed. */
+  readonly unavailable?: (() => string | undefined) | undefined
 }
 
 /**
@@ -131,7 +134,8 @@ const signIn = (
 // How this entry's transport is opened, or the diagnostic saying why it is not.
 const opener = (
   wired: Config.Wired<Config.Remote>,
-  options: Config.Options<any>
+  options: Config.Options<any>,
+  reaper: Child.Reaper
 ): Effect.Effect<Open, Diagnostic.Diagnostic> => {
   const config = wired.config
   switch (config.type) {
@@ -139,7 +143,7 @@ const opener = (
       const root = config.root ?? options.stdio?.root
       return Effect.mapBoth(Containment.confine(config, root), {
         onFailure: (reason) => Diagnostic.stdioRefused(config.name, reason),
-        onSuccess: (confined): Open => () => Transports.openStdio(config, confined)
+        onSuccess: (confined): Open => () => Transports.openStdio(config, confined, reaper)
       })
     }
     case "streamable-http":
@@ -199,6 +203,12 @@ const remoteFailure =
   }
 
 type Pool = ConnectionPool.Pool<Remote.Remote>
+
+// A dial over a process that has ended fails with how it ended, above what the protocol saw of it.
+const endedOrAsIs = (error: Remote.Failure, opened: Transports.Opened): Remote.Failure | Error => {
+  const how = opened.ended?.()
+  return how === undefined ? error : new Error(`${how} (${messageOf(error)})`)
+}
 
 // The credential cell and how to fill it: the bearer the transport's fetch reads, resolved again
 // before every dial and every call; nothing for a server that takes no bearer.
@@ -289,7 +299,11 @@ const requester = (pool: Pool, server: string): Link["request"] => {
 // Fails with the sentence saying why not.
 const settle = (pool: Pool, listing: Listing.Listing): Effect.Effect<void, string> =>
   pool.use(() => Effect.void).pipe(
-    Effect.mapError((error) => error.message),
+    Effect.mapError((error) => {
+      // No connection, so none listed: what is said of the server now is why.
+      MutableRef.set(listing.published, { _tag: "Unlisted", reason: error.message })
+      return error.message
+    }),
     Effect.andThen(Effect.suspend(() => {
       const now = MutableRef.get(listing.published)
       return now?._tag === "Listed" ? Effect.void : Effect.fail(now?.reason ?? "no listing is in")
@@ -345,7 +359,10 @@ export const make = (
 ): Effect.Effect<Link | undefined, never, Scope.Scope> =>
   Effect.gen(function*() {
     const config = wired.config
-    const open = yield* Effect.result(opener(wired, env.options))
+    // Made before the pool, so the pool's close (every connection's) comes first and this scope's
+    // close then waits for the processes it handed over to have ended.
+    const reaper = yield* Child.reaper
+    const open = yield* Effect.result(opener(wired, env.options, reaper))
     if (open._tag === "Failure") return yield* Effect.as(env.emit(open.failure), undefined)
     const token = credential(config, env.options)
     const changed = yield* Queue.unbounded<void>()
@@ -364,7 +381,7 @@ export const make = (
         handlers: env.options,
         protocol: config.protocol ?? env.options.protocol ?? "auto",
         onToolsChanged: () => Queue.offerUnsafe(changed, undefined)
-      })
+      }).pipe(Effect.mapError((error) => endedOrAsIs(error, opened)))
       // Listed before the pool hands it out: a restarted server's changed tool is judged before
       // the first call. A listing that fails leaves the connection open and refusing calls.
       yield* Effect.ignore(take(owned.client))
@@ -374,7 +391,9 @@ export const make = (
       dial,
       name: `MCP server "${config.name}"`,
       server: "This toolset",
-      maxDials: 2,
+      // One dial per request for a connection: a server that did not answer within its deadline is
+      // reported then, and tried again in the background (`recover`), never twice in a row here.
+      maxDials: 1,
       dialTimeout: Duration.millis(wired.connectTimeoutMs)
     })
     yield* Effect.forkScoped(Effect.forever(refresher(pool, listing, config.name, changed, take)))
@@ -401,6 +420,10 @@ export const make = (
       entries: Ref.get(listing.entries),
       dials: pool.dials,
       reconciled: Deferred.await(reconciled),
+      unavailable: () => {
+        const now = MutableRef.get(listing.published)
+        return now?._tag === "Unlisted" ? now.reason : undefined
+      },
       call: resolve === undefined ? call : (name, tool, args, timeoutMs) =>
         Effect.andThen(resolve, call(name, tool, args, timeoutMs)),
       request: resolve === undefined ? request : (name, method, params, timeoutMs) =>

@@ -98,6 +98,36 @@ const baselineFor = (
     )
 }
 
+// Whether an entry of a listing can only be called as a task.
+const tasksOnly = (entry: unknown): string | undefined => {
+  if (typeof entry !== "object" || entry === null) return undefined
+  const { execution, name } = entry as { readonly execution?: unknown; readonly name?: unknown }
+  return typeof name === "string" && typeof execution === "object" && execution !== null &&
+      (execution as { readonly taskSupport?: unknown }).taskSupport === "required"
+    ? name
+    : undefined
+}
+
+// What of a listing can be called over a session of `protocol`: on a 2025-11-25 session, where
+// tasks are not followed, a tool that can only be called as a task is left out, each said once.
+const callableOver = (
+  protocol: Remote.Remote["protocol"],
+  listed: ReadonlyArray<unknown>,
+  server: string,
+  env: Env
+): Effect.Effect<ReadonlyArray<unknown>> => {
+  if (protocol !== "2025-11-25") return Effect.succeed(listed)
+  const left = listed.flatMap((entry) => {
+    const name = tasksOnly(entry)
+    return name === undefined ? [] : [name]
+  })
+  if (left.length === 0) return Effect.succeed(listed)
+  return Effect.as(
+    Effect.forEach(left, (tool) => env.emit(Diagnostic.toolNeedsTasks(server, tool)), { discard: true }),
+    listed.filter((entry) => tasksOnly(entry) === undefined)
+  )
+}
+
 /**
  * List one connection: the server's listing, checked for drift, run through the catalogue into the
  * entries, recorded, and published for the calls that follow on it (announced when it is news). The
@@ -113,8 +143,9 @@ export const take = (wired: Config.Wired<Config.Remote>, listing: Listing, env: 
       orElse: () => Effect.fail(`tools/list gave no answer within ${wired.timeoutMs} ms`)
     }),
     Effect.mapError((error) => typeof error === "string" ? error : error.message),
-    Effect.flatMap((raw) =>
+    Effect.flatMap((listed) =>
       Effect.gen(function*() {
+        const raw = yield* callableOver(remote.protocol, listed, wired.config.name, env)
         const baseline = yield* baselineFor(wired, env)
         const projected = Catalog.fromListing({ name: wired.config.name, key: wired.key }, raw, baseline)
         yield* Effect.forEach(projected.diagnostics, env.emit, { discard: true })
