@@ -27,14 +27,22 @@ describe("a hung server beside a healthy one", () => {
           mcpTools([hung, everythingStdio()], { connectTimeoutMs: CONNECT_MS })
         )
         const waited = performance.now() - started
+        const firstChild = childrenMentioning(hungScript)
+        const killing = performance.now()
         try {
           assert.isBelow(waited, CONNECT_MS + 1_500, `mcpTools took ${Math.round(waited)} ms`)
           assert.isDefined(toolset.tools["everything__echo"], "the healthy server's tools are in")
           const stuck = toolset.diagnostics.find((d) => d.kind === "server-unavailable")
           assert.include(stuck?.message ?? "", "MCP server \"stuck\" offers no tools")
           assert.include(stuck?.message ?? "", `no answer within ${CONNECT_MS / 1000}s`)
-          // The hung child of the one dial is ended in the background, SIGKILL after SIGTERM is ignored.
-          yield* eventually(() => childrenMentioning(hungScript).length <= 1, "the first hung child was killed")
+          // The one dial's child is ended in the background: stdin closed, SIGTERM (ignored), then SIGKILL.
+          assert.lengthOf(firstChild, 1, "one dial, one child")
+          yield* eventually(
+            () => !childrenMentioning(hungScript).includes(firstChild[0]!),
+            "the hung child was killed"
+          )
+          const killed = performance.now() - killing
+          assert.isBelow(killed, 6_000, `the hung child took ${Math.round(killed)} ms to be killed`)
         } finally {
           yield* Effect.promise(() => toolset.close())
         }
