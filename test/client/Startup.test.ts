@@ -105,6 +105,49 @@ describe("a server that never answers", () => {
     }))
 })
 
+/** A server that answers initialize and tools/list but leaves every request it does not know unanswered. */
+const ignoresDiscovery: McpConfig.Custom = {
+  name: "quiet",
+  type: "transport",
+  open: () => {
+    const [client, server] = InMemoryTransport.createLinkedPair()
+    server.onmessage = (message) => {
+      const m = message as {
+        readonly id?: number
+        readonly method?: string
+        readonly params?: { protocolVersion?: string }
+      }
+      if (m.id === undefined || (m.method !== "initialize" && m.method !== "tools/list")) return
+      const result = m.method === "initialize"
+        ? {
+          protocolVersion: m.params?.protocolVersion,
+          capabilities: { tools: {} },
+          serverInfo: { name: "quiet", version: "0" }
+        }
+        : { tools: [{ name: "hello", inputSchema: { type: "object" } }] }
+      void server.send({ jsonrpc: "2.0", id: m.id, result })
+    }
+    void server.start()
+    return client
+  }
+}
+
+describe("a server that ignores server/discover", () => {
+  it.effect(
+    "is given up on as a 2026 server at half the connect deadline and reached by initialize within it",
+    () =>
+      Effect.gen(function*() {
+        const making = yield* Effect.forkChild(McpToolset.make([ignoresDiscovery], { connectTimeoutMs: 4_000 }))
+        yield* advance(1_750)
+        assert.isUndefined(making.pollUnsafe(), "the probe is still waited on")
+        yield* advance(500)
+        const toolset = yield* Fiber.join(making)
+        assert.isTrue((yield* toolset.tools).has("quiet__hello"))
+        assert.isFalse((yield* toolset.diagnostics).some((d) => d.kind === "server-unavailable"))
+      })
+  )
+})
+
 const spec = (script: string): Child.Spec => ({
   command: process.execPath,
   args: [script],

@@ -9,6 +9,7 @@
  * dial, reported as one.
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type * as Owned from "../../surface/Owned.ts"
@@ -24,6 +25,8 @@ import * as Tasks from "./v2026/tasks.ts"
 /** What a dial needs beyond a session's options: the revision asked for. */
 export interface Options extends Remote.Options {
   readonly protocol: Config.Protocol
+  /** The whole connect's deadline: a probe left unanswered gives way in time for the fallback. */
+  readonly connectTimeoutMs?: number | undefined
 }
 
 // A failure that says the server is there but does not speak 2026 — as opposed to one that is not
@@ -32,8 +35,11 @@ const spokeOtherwise = (error: Remote.Failure): boolean =>
   error._tag === "McpRejected" && error.code !== 401 && error.code !== 403
 
 // How long a probe on a shared channel waits for an answer before the server is taken to be one that
-// ignores requests it does not know.
-const PROBE_WAIT = "10 seconds"
+// ignores requests it does not know: ten seconds, or half the connect's deadline when that is
+// shorter, so such a server is still reached, by its initialize, within the deadline.
+const PROBE_WAIT_MS = 10_000
+const probeWait = (options: Options) =>
+  Duration.millis(Math.min(PROBE_WAIT_MS, (options.connectTimeoutMs ?? 2 * PROBE_WAIT_MS) / 2))
 
 // A 2026 client follows tasks (the extension): a long call answered with one is waited on for its caller.
 const identityOf = (options: Remote.Options): Requests.Identity => ({
@@ -49,7 +55,7 @@ const overChannel = (transport: Transport, options: Options) =>
     const send = Requests.sender(channel, identityOf(options))
     const found = yield* Modern.discover(send).pipe(
       Effect.timeoutOrElse({
-        duration: PROBE_WAIT,
+        duration: probeWait(options),
         orElse: () => Effect.fail(new Remote.Rejected({ code: -32001, reason: "server/discover was not answered" }))
       }),
       Effect.result

@@ -380,6 +380,7 @@ export const make = (
         clientInfo: env.options.clientInfo ?? { name: "effect-surface", version: "0.1.0" },
         handlers: env.options,
         protocol: config.protocol ?? env.options.protocol ?? "auto",
+        connectTimeoutMs: wired.connectTimeoutMs,
         onToolsChanged: () => Queue.offerUnsafe(changed, undefined)
       }).pipe(Effect.mapError((error) => endedOrAsIs(error, opened)))
       // Listed before the pool hands it out: a restarted server's changed tool is judged before
