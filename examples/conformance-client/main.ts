@@ -40,8 +40,8 @@ const sampleOf = (schema: Schema): unknown => {
   }
 }
 
-// The arguments the scenario asks for, else plausible ones. A null argument is left out: the
-// toolset checks arguments against the tool's schema, and an absent optional one is what it allows.
+// The arguments the scenario asks for, exactly as given (a `null` included: the toolset reads one
+// under an optional property as left out, as a model in a strict mode means it), else plausible ones.
 const argumentsFor = (
   name: string,
   inputSchema: Schema,
@@ -53,8 +53,7 @@ const argumentsFor = (
     return { schema: focal?.inputSchema ?? {} }
   }
   const given = context.toolCalls?.find((call) => call.name === name)?.arguments
-  if (given === undefined) return sampleOf(inputSchema) as Record<string, unknown>
-  return Object.fromEntries(Object.entries(given).filter(([, value]) => value !== null))
+  return given ?? sampleOf(inputSchema) as Record<string, unknown>
 }
 
 const say = (line: string) => Effect.sync(() => process.stderr.write(`${line}\n`))
