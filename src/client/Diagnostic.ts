@@ -35,7 +35,12 @@ export type Diagnostic =
   | Base<"tool-name-collision"> & { readonly server: string; readonly tool: string; readonly projected: string }
   | Base<"host-not-allowed"> & { readonly server: string; readonly host: string }
   | Base<"stdio-refused"> & { readonly server: string; readonly reason: string }
-  | Base<"server-unavailable"> & { readonly server: string; readonly reason: string }
+  | Base<"server-unavailable"> & {
+    readonly server: string
+    readonly reason: string
+    /** For a stdio server whose process ended before it answered: how, and what it said last. */
+    readonly exited?: Exited | undefined
+  }
   | Base<"tool-filter-unmatched"> & { readonly entry: string }
   | Base<"tool-unchecked"> & { readonly server: string; readonly tool: string; readonly reason: string }
   | Base<"tool-skipped"> & { readonly server: string; readonly reason: string }
@@ -66,6 +71,24 @@ export type Diagnostic =
   | Base<"server-unreconciled"> & { readonly server: string; readonly reason: string }
   | Base<"server-not-stored"> & { readonly server: string }
   | Base<"stored-server-unconfigured"> & { readonly server: string }
+
+/**
+ * How a stdio server's process ended: its exit code (or the signal that ended it) and its last
+ * stderr lines (up to ten, each URL in them cleared of credentials).
+ *
+ * @example
+ * ```ts
+ * import type { McpDiagnostic } from "effect-surface/client"
+ * const exited: McpDiagnostic.Exited = { code: 3, signal: null, stderr: ["DATABASE_URL is not set"] }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface Exited {
+  readonly code: number | null
+  readonly signal: string | null
+  readonly stderr: ReadonlyArray<string>
+}
 
 /**
  * The kinds a diagnostic may have.
@@ -190,7 +213,8 @@ export const stdioRefused = (server: string, reason: string): Diagnostic => ({
 })
 
 /**
- * A server could not be connected and listed: it offers no tools now.
+ * A server could not be connected and listed: it offers no tools now. A stdio server whose process
+ * ended first carries how (`exited`), which the reason also says.
  *
  * @example
  * ```ts
@@ -200,11 +224,12 @@ export const stdioRefused = (server: string, reason: string): Diagnostic => ({
  *
  * @since 0.1.0
  */
-export const serverUnavailable = (server: string, reason: string): Diagnostic => ({
+export const serverUnavailable = (server: string, reason: string, exited?: Exited): Diagnostic => ({
   kind: "server-unavailable",
   level: "warning",
   server,
   reason,
+  ...(exited === undefined ? {} : { exited }),
   message: `MCP server "${server}" offers no tools: ${reason}`
 })
 

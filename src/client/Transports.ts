@@ -21,6 +21,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import type * as Diagnostic from "./Diagnostic.ts"
 import * as Hosts from "./Hosts.ts"
 import * as Child from "./internal/child.ts"
 import * as Redact from "./internal/redact.ts"
@@ -177,7 +178,7 @@ export interface Opened {
     readonly headers: Readonly<Record<string, string>>
   } | undefined
   /** For a child process: once it has ended, how (its exit code) and its last stderr lines. */
-  readonly ended?: (() => string | undefined) | undefined
+  readonly ended?: (() => Diagnostic.Exited | undefined) | undefined
 }
 
 // The SDK's newline-delimited JSON-RPC, for the child processes the toolset starts itself.
@@ -227,8 +228,8 @@ export const openStdio = (
     return {
       transport: child.transport,
       ended: () => {
-        const how = child.endedWith()
-        return how === undefined ? undefined : Redact.text(how)
+        const exited = child.exited()
+        return exited === undefined ? undefined : { ...exited, stderr: exited.stderr.map(Redact.text) }
       }
     }
   })

@@ -182,7 +182,7 @@ describe("a stdio child", () => {
         yield* eventually(() => Deferred.isDoneUnsafe(child.ended), "the child has ended")
         const ended = yield* Deferred.await(child.ended)
         assert.strictEqual(ended.signal, "SIGKILL")
-        assert.include(child.endedWith() ?? "", "was ended by SIGKILL")
+        assert.include(Child.sentence(child.exited()!), "was ended by SIGKILL")
       })
   )
 
@@ -194,7 +194,7 @@ describe("a stdio child", () => {
       const ended = yield* Deferred.await(child.ended)
       assert.deepStrictEqual(ended, { code: 3, signal: null })
       assert.strictEqual(
-        child.endedWith(),
+        Child.sentence(child.exited()!),
         "its process exited with code 3; its last stderr lines: lifecycle-dying: loading the configuration / " +
           "lifecycle-dying: DATABASE_URL is not set"
       )

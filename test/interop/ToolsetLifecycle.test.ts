@@ -65,6 +65,12 @@ describe("a server that dies at start", () => {
           assert.include(broken?.message ?? "", "MCP server \"broken\" offers no tools")
           assert.include(broken?.message ?? "", "exited with code 3")
           assert.include(broken?.message ?? "", "DATABASE_URL is not set")
+          // The same, as data a program can match on.
+          assert.deepStrictEqual(broken?.kind === "server-unavailable" ? broken.exited : undefined, {
+            code: 3,
+            signal: null,
+            stderr: ["lifecycle-dying: loading the configuration", "lifecycle-dying: DATABASE_URL is not set"]
+          })
         } finally {
           yield* Effect.promise(() => toolset.close())
         }

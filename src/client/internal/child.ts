@@ -20,6 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberSet from "effect/FiberSet"
 import type * as Scope from "effect/Scope"
+import type * as Diagnostic from "../Diagnostic.ts"
 
 /** How a process ended: its exit code, or the signal that ended it. */
 export interface Ended {
@@ -157,7 +158,7 @@ export interface Child {
   readonly transport: StdioTransport
   readonly ended: Deferred.Deferred<Ended>
   /** How it ended, with its last stderr lines, once it has. */
-  readonly endedWith: () => string | undefined
+  readonly exited: () => Diagnostic.Exited | undefined
 }
 
 // Whether the child ended within `within`.
@@ -199,10 +200,10 @@ export const reaper: Effect.Effect<Reaper, never, Scope.Scope> = Effect.gen(func
 })
 
 /** The sentence saying how a child ended and what it said last. */
-export const endedWith = (ended: Ended, tail: ReadonlyArray<string>): string => {
-  const how = ended.code !== null ? `exited with code ${ended.code}` : `was ended by ${ended.signal ?? "a signal"}`
-  return tail.length === 0 ? `its process ${how}, saying nothing on stderr`
-    : `its process ${how}; its last stderr lines: ${tail.join(" / ")}`
+export const sentence = (exited: Diagnostic.Exited): string => {
+  const how = exited.code !== null ? `exited with code ${exited.code}` : `was ended by ${exited.signal ?? "a signal"}`
+  return exited.stderr.length === 0 ? `its process ${how}, saying nothing on stderr`
+    : `its process ${how}; its last stderr lines: ${exited.stderr.join(" / ")}`
 }
 
 /**
@@ -238,7 +239,11 @@ export const make = (
         Deferred.doneUnsafe(ended, Exit.succeed(ending))
       }
     })
-    const child: Child = { transport, ended, endedWith: () => how === undefined ? undefined : endedWith(how, kept) }
+    const child: Child = {
+      transport,
+      ended,
+      exited: () => how === undefined ? undefined : { code: how.code, signal: how.signal, stderr: [...kept] }
+    }
     yield* Effect.addFinalizer(() => reaper.reap(child))
     return child
   })

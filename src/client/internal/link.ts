@@ -27,7 +27,6 @@ import * as ConnectionPool from "../../core/ConnectionPool.ts"
 import { messageOf } from "../../core/ToolFailure.ts"
 import * as Catalog from "../Catalog.ts"
 import type * as Config from "../Config.ts"
-import * as Containment from "../Containment.ts"
 import * as Diagnostic from "../Diagnostic.ts"
 import {
   AuthFailed,
@@ -42,12 +41,11 @@ import {
 } from "../Errors.ts"
 import * as Hosts from "../Hosts.ts"
 import * as Store from "../Store.ts"
-import * as TokenStore from "../TokenStore.ts"
 import * as Transports from "../Transports.ts"
 import * as Child from "./child.ts"
 import * as Dial from "./dial.ts"
 import * as Listing from "./listing.ts"
-import * as OAuthSession from "./oauth/session.ts"
+import * as Opener from "./opener.ts"
 import * as Redact from "./redact.ts"
 import * as Remote from "./remote.ts"
 import type * as Stored from "./stored.ts"
@@ -94,88 +92,6 @@ export type CallFailure =
  */
 export type Env = Listing.Env
 
-type Open = (bearer: () => string | undefined) => Effect.Effect<Transports.Opened, never, Scope.Scope>
-
-// The hosts an HTTP entry may reach: those `allowedHosts` names (the caller's choice, anywhere), or
-// with none given the host its own URL names, at public addresses only.
-const allowedHostsFor = (
-  config: Config.StreamableHttp | Config.Sse,
-  options: Config.Options<any>
-): Effect.Effect<{ readonly allowed: ReadonlyArray<string>; readonly publicOnly: boolean }, string> => {
-  const given = options.allowedHosts
-  if (given === undefined) return Effect.succeed({ allowed: [new URL(config.url).host], publicOnly: true })
-  if (typeof given !== "function") return Effect.succeed({ allowed: given, publicOnly: false })
-  return Effect.suspend(() => {
-    const answer = given(config.name, { session: options.session })
-    return Effect.isEffect(answer) ? answer : Effect.succeed(answer)
-  }).pipe(
-    Effect.map((allowed) => ({ allowed, publicOnly: false })),
-    Effect.catchCause((cause) => Effect.fail(`its allowedHosts could not be resolved (${messageOf(cause)})`))
-  )
-}
-
-// An entry's OAuth sign-in, over the toolset's token store (or one of its own, in memory).
-const signIn = (
-  config: Config.StreamableHttp | Config.Sse,
-  options: Config.Options<any>,
-  allowed: ReadonlyArray<string>,
-  publicOnly: boolean
-): Effect.Effect<OAuthSession.Session | undefined> => {
-  const oauth = config.oauth
-  const authorize = options.authorize
-  if (oauth === undefined || authorize === undefined) return Effect.succeed(undefined)
-  return Effect.flatMap(
-    options.tokenStore === undefined ? TokenStore.makeMemory : Effect.succeed(options.tokenStore),
-    (store) =>
-      OAuthSession.make({ server: config.name, url: config.url, options: oauth, authorize, store, allowed, publicOnly })
-  )
-}
-
-// How this entry's transport is opened, or the diagnostic saying why it is not.
-const opener = (
-  wired: Config.Wired<Config.Remote>,
-  options: Config.Options<any>,
-  reaper: Child.Reaper
-): Effect.Effect<Open, Diagnostic.Diagnostic> => {
-  const config = wired.config
-  switch (config.type) {
-    case "stdio": {
-      const root = config.root ?? options.stdio?.root
-      return Effect.mapBoth(Containment.confine(config, root), {
-        onFailure: (reason) => Diagnostic.stdioRefused(config.name, reason),
-        onSuccess: (confined): Open => () => Transports.openStdio(config, confined, reaper)
-      })
-    }
-    case "streamable-http":
-    case "sse":
-      return Effect.flatMap(
-        Effect.mapError(
-          allowedHostsFor(config, options),
-          (reason) => Diagnostic.serverUnavailable(config.name, reason)
-        ),
-        ({ allowed, publicOnly }): Effect.Effect<Open, Diagnostic.Diagnostic> => {
-          const url = new URL(config.url)
-          if (!Hosts.allows(allowed, url)) return Effect.fail(Diagnostic.hostNotAllowed(config.name, url.host))
-          const literal = publicOnly ? Hosts.unnamedRefusal(url) : undefined
-          if (literal !== undefined)
-            return Effect.fail(Diagnostic.hostNotAllowed(config.name, url.host, literal.message))
-          return Effect.map(
-            signIn(config, options, allowed, publicOnly),
-            (session): Open => (bearer) =>
-              Effect.succeed(Transports.openHttp(config, {
-                allowed,
-                publicOnly,
-                bearer: session === undefined ? bearer : () => session.bearer() ?? bearer(),
-                wrap: session?.wrap
-              }))
-          )
-        }
-      )
-    case "transport":
-      return Effect.succeed(() => Effect.sync(() => ({ transport: config.open() })))
-  }
-}
-
 const unavailable = (name: string, server: string) =>
 (
   error: ConnectionPool.ConnectionLost | ConnectionPool.DialFailed | ConnectionPool.PoolClosed
@@ -204,10 +120,16 @@ const remoteFailure =
 
 type Pool = ConnectionPool.Pool<Remote.Remote>
 
-// A dial over a process that has ended fails with how it ended, above what the protocol saw of it.
-const endedOrAsIs = (error: Remote.Failure, opened: Transports.Opened): Remote.Failure | Error => {
-  const how = opened.ended?.()
-  return how === undefined ? error : new Error(`${how} (${messageOf(error)})`)
+// A dial over a process that has ended fails with how it ended, above what the protocol saw of it;
+// `last` keeps it for the diagnostic.
+const endedOrAsIs = (
+  error: Remote.Failure,
+  opened: Transports.Opened,
+  last: MutableRef.MutableRef<Diagnostic.Exited | undefined>
+): Remote.Failure | Error => {
+  const exited = opened.ended?.()
+  MutableRef.set(last, exited)
+  return exited === undefined ? error : new Error(`${Child.sentence(exited)} (${messageOf(error)})`)
 }
 
 // The credential cell and how to fill it: the bearer the transport's fetch reads, resolved again
@@ -362,7 +284,7 @@ export const make = (
     // Made before the pool, so the pool's close (every connection's) comes first and this scope's
     // close then waits for the processes it handed over to have ended.
     const reaper = yield* Child.reaper
-    const open = yield* Effect.result(opener(wired, env.options, reaper))
+    const open = yield* Effect.result(Opener.opener(wired, env.options, reaper))
     if (open._tag === "Failure") return yield* Effect.as(env.emit(open.failure), undefined)
     const token = credential(config, env.options)
     const changed = yield* Queue.unbounded<void>()
@@ -372,7 +294,9 @@ export const make = (
     if (stored !== undefined) yield* Effect.forEach(stored.diagnostics, env.emit, { discard: true })
     const listing = yield* Listing.make(stored?.entries)
     const take = Listing.take(wired, listing, env)
+    const exited = MutableRef.make<Diagnostic.Exited | undefined>(undefined)
     const dial = Effect.gen(function*() {
+      MutableRef.set(exited, undefined)
       if (token.resolve !== undefined) yield* token.resolve
       const opened = yield* open.success(token.bearer)
       const owned = yield* Dial.connect(opened, {
@@ -382,7 +306,7 @@ export const make = (
         protocol: config.protocol ?? env.options.protocol ?? "auto",
         connectTimeoutMs: wired.connectTimeoutMs,
         onToolsChanged: () => Queue.offerUnsafe(changed, undefined)
-      }).pipe(Effect.mapError((error) => endedOrAsIs(error, opened)))
+      }).pipe(Effect.mapError((error) => endedOrAsIs(error, opened, exited)))
       // Listed before the pool hands it out: a restarted server's changed tool is judged before
       // the first call. A listing that fails leaves the connection open and refusing calls.
       yield* Effect.ignore(take(owned.client))
@@ -405,7 +329,7 @@ export const make = (
       if (listed._tag === "Failure") {
         yield* env.emit(
           seed === undefined
-            ? Diagnostic.serverUnavailable(config.name, listed.failure)
+            ? Diagnostic.serverUnavailable(config.name, listed.failure, MutableRef.get(exited))
             : Store.serverUnreconciled(config.name, listed.failure)
         )
       }
