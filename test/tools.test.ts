@@ -85,7 +85,7 @@ describe("tools", () => {
   it.effect("call frames a success, a refusal with its detail, and a render override", () =>
     Effect.gen(function*() {
       const ok = yield* Tools.call(spawn, { cmd: "make" }, client)
-      assert.deepStrictEqual(ok, { content: [{ type: "text", text: "4" }], structuredContent: { value: 4 } })
+      assert.deepStrictEqual(ok, { content: [{ type: "text", text: `{"value":4}` }], structuredContent: { value: 4 } })
       const refused = yield* Tools.call(spawn, { cmd: "" }, client)
       assert.deepStrictEqual(refused, {
         content: [{ type: "text", text: "effect-surface: empty command" }],
@@ -93,7 +93,10 @@ describe("tools", () => {
         isError: true
       })
       const picture = yield* Tools.call(screenshot, undefined, undefined)
-      assert.deepStrictEqual(picture.content, [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }])
+      assert.deepStrictEqual(picture.content, [
+        { type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" },
+        { type: "text", text: JSON.stringify({ mimeType: "image/png", width: 80 }) }
+      ])
       const served = yield* Tools.call(viaService, "ls", undefined).pipe(
         Effect.provideService(Jobs, { run: (cmd) => Effect.succeed(cmd.length) })
       )

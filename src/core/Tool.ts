@@ -228,7 +228,7 @@ export function make<S extends ToolInputSchema | undefined, Out, E, R, C>(
  * import * as Tools from "effect-surface/tools"
  *
  * const shout = Tools.make({ description: "Shout", input: Schema.Struct({ word: Schema.String }), mutates: false, handler: ({ word }) => Effect.succeed(word.toUpperCase()) })
- * const result = Tools.call(shout, { word: "hi" }, undefined) // Effect<ToolResult>, its text "\"HI\""
+ * const result = Tools.call(shout, { word: "hi" }, undefined) // Effect<ToolResult>, its text '{"value":"HI"}'
  * ```
  *
  * @since 0.1.0

@@ -150,33 +150,43 @@ const errorText = (message: string): ToolResult => ({
   isError: true
 })
 
+// MCP asks that structured content also travel as its serialized JSON in a text block, for a host
+// that reads only text: the text of the structured arm itself, so both arms say the same thing. The
+// value's own text already is that when the value is an object; anything else is under `value`.
+const structuredText = ({ text }: Json.Serialized): TextContent => ({
+  type: "text",
+  text: text.startsWith("{") ? text : `{"value":${text}}`
+})
+
 /**
- * Frame a success: its JSON text as content and the same JSON as `structuredContent` (an object bare,
- * anything else under `value`; `undefined` as `null`, a `Date` as its ISO string). An answer with no
- * JSON form becomes an error result naming its constructor and why, never a throw.
+ * Frame a success: `structuredContent` is its JSON (an object bare, anything else under `value`;
+ * `undefined` as `null`, a `Date` as its ISO string) and the content is that same JSON as text, as
+ * MCP asks of structured content. An answer with no JSON form becomes an error result naming its
+ * constructor and why, never a throw.
  *
  * @example
  * ```ts
  * import * as ToolResult from "effect-surface/tools" // or: import { ok } from "effect-surface/tools"
  * ToolResult.ok({ open: 3 }) // { content: [{ type: "text", text: '{"open":3}' }], structuredContent: { open: 3 } }
- * ToolResult.ok(42) // { content: [{ type: "text", text: "42" }], structuredContent: { value: 42 } }
+ * ToolResult.ok(42) // { content: [{ type: "text", text: '{"value":42}' }], structuredContent: { value: 42 } }
  * ```
  *
  * @since 0.1.0
  */
 export const ok = (value: unknown): ToolResult =>
   Result.match(Json.serialize(value), {
-    onSuccess: ({ structured, text }): ToolResult => ({
-      content: [{ type: "text", text }],
-      structuredContent: structured
+    onSuccess: (serialized): ToolResult => ({
+      content: [structuredText(serialized)],
+      structuredContent: serialized.structured
     }),
     onFailure: (unserializable) => errorText(`the answer could not be sent: ${unserializable.message}`)
   })
 
 /**
  * Frame a picture: the bytes once, as one image block, and `detail` (mime type, dimensions, …) as the
- * structured arm, normalized like any success. Keeping the bytes out of `detail` is the caller's
- * contract, not a check: a second copy would cost the model's context its full size for nothing.
+ * structured arm, normalized like any success, its JSON also as a text block after the image (a host
+ * that reads only text still learns what the picture shows). Keeping the bytes out of `detail` is the
+ * caller's contract, not a check: a second copy would cost the model's context its full size for nothing.
  *
  * @example
  * ```ts
@@ -189,17 +199,18 @@ export const ok = (value: unknown): ToolResult =>
  */
 export const okImage = (image: Image, detail: unknown): ToolResult =>
   Result.match(Json.serialize(detail), {
-    onSuccess: ({ structured }): ToolResult => ({
-      content: [{ type: "image", data: image.data, mimeType: image.mimeType }],
-      structuredContent: structured
+    onSuccess: (serialized): ToolResult => ({
+      content: [{ type: "image", data: image.data, mimeType: image.mimeType }, structuredText(serialized)],
+      structuredContent: serialized.structured
     }),
     onFailure: (unserializable) => errorText(`the image's detail could not be sent: ${unserializable.message}`)
   })
 
 /**
  * Frame several blocks as one answer — prose beside a picture, a sound, an embedded resource — and
- * `detail`, when given, as the structured arm, normalized like any success. The blocks travel as
- * given and in order; like `okImage`, keeping bytes out of `detail` is the caller's contract.
+ * `detail`, when given, as the structured arm, normalized like any success, its JSON as one more text
+ * block after them. The blocks travel as given and in order; like `okImage`, keeping bytes out of
+ * `detail` is the caller's contract.
  *
  * @example
  * ```ts
@@ -216,7 +227,10 @@ export const okImage = (image: Image, detail: unknown): ToolResult =>
 export const content = (blocks: ReadonlyArray<ToolContent>, detail?: unknown): ToolResult => {
   if (detail === undefined) return { content: [...blocks] }
   return Result.match(Json.serialize(detail), {
-    onSuccess: ({ structured }): ToolResult => ({ content: [...blocks], structuredContent: structured }),
+    onSuccess: (serialized): ToolResult => ({
+      content: [...blocks, structuredText(serialized)],
+      structuredContent: serialized.structured
+    }),
     onFailure: (unserializable) => errorText(`the answer's detail could not be sent: ${unserializable.message}`)
   })
 }

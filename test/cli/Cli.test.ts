@@ -71,7 +71,7 @@ describe("the command-line face", () => {
     Effect.gen(function*() {
       const ran = yield* runCli(Cli.run({ ...shopOptions, name: "shop" }, ["export-all"]))
       assert.isTrue(Exit.isSuccess(ran.exit))
-      assert.strictEqual(ran.stdout, `"exported"\n`)
+      assert.strictEqual(ran.stdout, `{"value":"exported"}\n`)
       assert.strictEqual(ran.stderr, "… 1/2 exported the tasks\n… 2/2\n")
     }))
 

@@ -34,7 +34,7 @@ describe("live lists", () => {
           Stream.runDrain,
           Effect.timeout("10 seconds")
         )
-        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("board__stopwatch_watch_lap", {})), "1")
+        assert.strictEqual(McpCallResult.textOf(yield* toolset.call("board__stopwatch_watch_lap", {})), `{"value":1}`)
         const changed = (yield* toolset.diagnostics).filter((d) => d.kind === "tools-changed")
         assert.lengthOf(changed, 2)
         assert.include(changed[0]?.message ?? "", "removed (board__stopwatch_watch_lap, board__stopwatch_wait)")

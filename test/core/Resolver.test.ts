@@ -189,13 +189,18 @@ describe("Resolver.resolveBundle", () => {
       assert.strictEqual(resolved.byUri.get("surface://events/s/finished")?.sibling, "s")
     }))
 
-  it.effect("the list answers are in MCP's JSON shapes, annotated by mutates, with no outputSchema", () =>
+  it.effect("the list answers are in MCP's JSON shapes, annotated by mutates, an outputSchema on procedures only", () =>
     Effect.gen(function*() {
       const resolved = yield* Resolver.resolveBundle(bundle)
       assert.deepStrictEqual(resolved.advertisedTools[0], {
         name: "job_list",
         description: "Calls job.list on the core surface.",
         inputSchema: { type: "object", properties: {} },
+        outputSchema: {
+          type: "object",
+          properties: { value: { type: "array", items: { type: "string" } } },
+          required: ["value"]
+        },
         annotations: { readOnlyHint: true, destructiveHint: false }
       })
       assert.deepStrictEqual(resolved.advertisedTools[1], {
@@ -209,8 +214,17 @@ describe("Resolver.resolveBundle", () => {
       assert.strictEqual(run?.["name"], "t_job_run")
       assert.deepStrictEqual(run?.["annotations"], { title: "Run a job", readOnlyHint: false, destructiveHint: true })
       assert.deepStrictEqual(run?.["inputSchema"], SchemaBridge.inputSchema(Jobs.procedures.job.run.input))
+      // No output declared: it answers nothing, `{ "value": null }`.
+      assert.deepStrictEqual(run?.["outputSchema"], {
+        type: "object",
+        properties: { value: { type: "null" } },
+        required: ["value"]
+      })
+      const procedures = new Set(resolved.tools.filter((t) => t.target._tag === "Procedure").map((t) => t.name))
       assert.isTrue(
-        resolved.advertisedTools.every((t) => !("outputSchema" in t) && typeof t["description"] === "string")
+        resolved.advertisedTools.every((t) =>
+          ("outputSchema" in t) === procedures.has(String(t["name"])) && typeof t["description"] === "string"
+        )
       )
       assert.deepStrictEqual(resolved.advertisedResources[3], {
         uri: "surface://collections/t/jobs",

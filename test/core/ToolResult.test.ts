@@ -31,24 +31,26 @@ describe("ToolResult", () => {
     assert.isUndefined(result.isError)
   })
 
-  it("a scalar, array or null answer travels under value and its text is the unwrapped value", () => {
+  it("a scalar, array or null answer travels under value and its text is that structured content's JSON", () => {
     for (const [answer, json] of [[42, 42], ["hi", "hi"], [true, true], [[1, "a"], [1, "a"]], [null, null]] as const) {
       const result = ToolResult.ok(answer)
       assert.deepStrictEqual(result.structuredContent, { value: json })
-      assert.strictEqual(textOf(result), JSON.stringify(result.structuredContent?.["value"]))
+      assert.strictEqual(textOf(result), JSON.stringify(result.structuredContent))
     }
+    // A plain string reads as itself inside the JSON, never quoted twice.
+    assert.strictEqual(textOf(ToolResult.ok("waited 1s at lap 0")), `{"value":"waited 1s at lap 0"}`)
   })
 
   it("an undefined answer travels as null under value", () => {
     const result = ToolResult.ok(undefined)
     assert.deepStrictEqual(result.structuredContent, { value: null })
-    assert.strictEqual(textOf(result), "null")
+    assert.strictEqual(textOf(result), `{"value":null}`)
   })
 
   it("a Date answer travels as its ISO string, under value, in both arms", () => {
     const result = ToolResult.ok(new Date(0))
     assert.deepStrictEqual(result.structuredContent, { value: "1970-01-01T00:00:00.000Z" })
-    assert.strictEqual(textOf(result), "\"1970-01-01T00:00:00.000Z\"")
+    assert.strictEqual(textOf(result), `{"value":"1970-01-01T00:00:00.000Z"}`)
     const nested = ToolResult.ok({ at: new Date(0) })
     assert.deepStrictEqual(nested.structuredContent, { at: "1970-01-01T00:00:00.000Z" })
     assert.strictEqual(textOf(nested), JSON.stringify(nested.structuredContent))
@@ -98,12 +100,23 @@ describe("ToolResult", () => {
     assert.match(textOf(result), /^effect-surface: refused \(its detail was dropped: .*BigInt.*\)$/)
   })
 
-  it("okImage carries the bytes exactly once, as one image block, with the detail as the structured arm", () => {
+  it("okImage carries the bytes exactly once, as one image block, with the detail as the structured arm and its text", () => {
     const data = Buffer.from("a picture's bytes, long enough to be unmistakable").toString("base64")
     const result = ToolResult.okImage({ data, mimeType: "image/png" }, { mimeType: "image/png", width: 80, height: 24 })
-    assert.deepStrictEqual(result.content, [{ type: "image", data, mimeType: "image/png" }])
+    assert.deepStrictEqual(result.content, [
+      { type: "image", data, mimeType: "image/png" },
+      { type: "text", text: JSON.stringify({ mimeType: "image/png", width: 80, height: 24 }) }
+    ])
     assert.deepStrictEqual(result.structuredContent, { mimeType: "image/png", width: 80, height: 24 })
     assert.strictEqual(JSON.stringify(result).split(data).length - 1, 1)
+  })
+
+  it("content with a detail carries the blocks as given, then the detail's JSON as text; without one, the blocks alone", () => {
+    const blocks = [ToolResult.text("the chart:"), ToolResult.image("AA==", "image/png")]
+    const result = ToolResult.content(blocks, 3)
+    assert.deepStrictEqual(result.content, [...blocks, { type: "text", text: `{"value":3}` }])
+    assert.deepStrictEqual(result.structuredContent, { value: 3 })
+    assert.deepStrictEqual(ToolResult.content(blocks), { content: blocks })
   })
 
   it("fromExit frames a success through render when one is given", () => {

@@ -68,7 +68,7 @@ describe("the HTTP face as a resource server", () => {
       ) {
         assert.strictEqual(answered.status, 200)
         const content = resultOf(answered)?.result?.["content"] as ReadonlyArray<{ readonly text: string }>
-        assert.strictEqual(JSON.parse(content[0]?.text ?? ""), "ada via board-cli with board:read")
+        assert.deepStrictEqual(JSON.parse(content[0]?.text ?? ""), { value: "ada via board-cli with board:read" })
       }
       assert.strictEqual(served.runs.count, 2)
     }))

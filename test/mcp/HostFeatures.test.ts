@@ -167,7 +167,7 @@ describe("dynamic tools", () => {
       })
       assert.strictEqual(yield* Queue.take(h.listChanged), "tools")
       assert.include((yield* Effect.promise(() => h.client.listTools())).tools.map((t) => t.name), "test_dynamic_tool")
-      assert.strictEqual(textOf(yield* call(h, "test_dynamic_tool")), `"dynamic"`)
+      assert.strictEqual(textOf(yield* call(h, "test_dynamic_tool")), `{"value":"dynamic"}`)
       yield* Effect.sleep("30 millis")
       assert.deepStrictEqual(yield* drain(h.listChanged), [])
     }))
@@ -258,7 +258,7 @@ describe("progress", () => {
           }
         }) as Promise<CallToolResult>
       )
-      assert.strictEqual(textOf(result), `"token"`)
+      assert.strictEqual(textOf(result), `{"value":"token"}`)
       assert.deepStrictEqual(received.map((p) => [p.progress, p.total, p.message]), [[0, 100, "at 0"], [
         50,
         100,
@@ -268,7 +268,7 @@ describe("progress", () => {
         if ("method" in s.message && s.message.method === "notifications/progress") assert.isDefined(s.relatedRequestId)
       }
       const before = h.sent.length
-      assert.strictEqual(textOf(yield* call(h, "progress")), `"no token"`)
+      assert.strictEqual(textOf(yield* call(h, "progress")), `{"value":"no token"}`)
       assert.isFalse(
         h.sent.slice(before).some((s) => "method" in s.message && s.message.method === "notifications/progress")
       )
@@ -305,7 +305,7 @@ describe("elicitation", () => {
       assert.deepStrictEqual((yield* call(h, "ask_person", { message: "Who?" })).structuredContent, { _tag: "Cancel" })
       assert.strictEqual(requests[0]?.message, "Who?")
       answers.push({ action: "accept", content: { when: "2031-05-01T00:00:00.000Z" } })
-      assert.strictEqual(textOf(yield* call(h, "ask_date")), "2031")
+      assert.strictEqual(textOf(yield* call(h, "ask_date")), `{"value":2031}`)
       answers.push({ action: "accept", content: { when: "not a date" } })
       const refused = yield* call(h, "ask_date")
       assert.isTrue(refused.isError)
@@ -395,7 +395,7 @@ describe("sampling", () => {
       )
       assert.strictEqual(
         textOf(yield* call(h, "test_sampling", { prompt: "Test prompt" })),
-        `"LLM response: This is a test response"`
+        `{"value":"LLM response: This is a test response"}`
       )
       assert.deepStrictEqual(requests[0]?.messages, [{ role: "user", content: { type: "text", text: "Test prompt" } }])
       assert.strictEqual(requests[0]?.maxTokens, 100)
@@ -418,7 +418,7 @@ describe("outside a request", () => {
 })
 
 describe("content kinds", () => {
-  it.live("audio, embedded resource and mixed content arrive as the blocks the tool framed", () =>
+  it.live("audio, embedded resource and mixed content arrive as the blocks the tool framed, a detail's JSON last", () =>
     Effect.gen(function*() {
       const h = yield* host(yield* makeFace())
       assert.deepStrictEqual((yield* call(h, "audio")).content, [{ type: "audio", data: WAV, mimeType: "audio/wav" }])
@@ -433,8 +433,9 @@ describe("content kinds", () => {
         }
       ])
       const mixed = yield* call(h, "mixed")
-      assert.deepStrictEqual(mixed.content.map((block) => block.type), ["text", "image", "resource"])
+      assert.deepStrictEqual(mixed.content.map((block) => block.type), ["text", "image", "resource", "text"])
       assert.deepStrictEqual(mixed.structuredContent, { test: "data", value: 123 })
+      assert.deepStrictEqual(mixed.content[3], { type: "text", text: JSON.stringify({ test: "data", value: 123 }) })
       assert.strictEqual(asSdk.content.length, 2)
       assert.strictEqual(asSdkBlock.type, "resource")
     }))

@@ -54,7 +54,9 @@ describe("MCP face over the SDK client", () => {
       for (const tool of tools) {
         assert.isString(tool.description)
         assert.strictEqual(tool.inputSchema.type, "object")
-        assert.isUndefined(tool.outputSchema)
+        // A procedure's tool declares its output; a bespoke tool declares none.
+        const bespoke = ["board_progress", "tasks_require", "stopwatch_wait"].includes(tool.name)
+        assert.strictEqual(tool.outputSchema === undefined, bespoke, tool.name)
       }
     }))
 
@@ -110,7 +112,7 @@ describe("MCP face over the SDK client", () => {
       assert.deepStrictEqual((yield* call(c, "stopwatch_watch_lap")).structuredContent, { value: 1 })
       assert.deepStrictEqual((yield* call(c, "stopwatch_watch_lap")).structuredContent, { value: 2 })
       // The sibling's bespoke tool reads the lap count through the client it is handed: the sibling's.
-      assert.strictEqual(textOf(yield* call(c, "stopwatch_wait", { seconds: 0 })), `"waited 0s at lap 2"`)
+      assert.strictEqual(textOf(yield* call(c, "stopwatch_wait", { seconds: 0 })), `{"value":"waited 0s at lap 2"}`)
     }))
 
   it.live("a root bespoke tool is handed the whole bundle and reads the core through it", () =>
@@ -120,7 +122,7 @@ describe("MCP face over the SDK client", () => {
       yield* call(c, "tasks_add", { title: "rest" })
       yield* call(c, "tasks_complete", { value: id })
       assert.deepInclude((yield* call(c, "board_progress")).structuredContent, { done: 1, total: 2 })
-      assert.strictEqual(textOf(yield* call(c, "tasks_require", { id })), `"${id} is done"`)
+      assert.strictEqual(textOf(yield* call(c, "tasks_require", { id })), `{"value":"${id} is done"}`)
     }))
 
   it.live("a bad argument is an isError result naming the field", () =>
@@ -169,14 +171,15 @@ describe("MCP face over the SDK client", () => {
       assert.deepStrictEqual(result.structuredContent, { id: "t9", found: false })
     }))
 
-  it.live("an image tool answers with the bytes once and the facts as structured data", () =>
+  it.live("an image tool answers with the bytes once and the facts as structured data and as their JSON text", () =>
     Effect.gen(function*() {
       const c = yield* board
       yield* call(c, "tasks_add", { title: "a" })
       const result = yield* call(c, "board_progress")
       const content = result.content as ReadonlyArray<{ type: string; data?: string; mimeType?: string }>
-      assert.strictEqual(content.length, 1)
+      assert.strictEqual(content.length, 2)
       assert.strictEqual(content[0]?.type, "image")
+      assert.deepStrictEqual(result.content[1], { type: "text", text: JSON.stringify(result.structuredContent) })
       assert.strictEqual(content[0]?.mimeType, "image/png")
       assert.strictEqual(Buffer.from(content[0]?.data ?? "", "base64").subarray(1, 4).toString(), "PNG")
       assert.deepStrictEqual(result.structuredContent, { done: 0, total: 1, width: 200, height: 20 })
@@ -213,8 +216,8 @@ describe("MCP face over the SDK client", () => {
       for (const tool of tools) assert.deepStrictEqual(tool.inputSchema.required, ["value"])
       assert.deepStrictEqual((yield* call(c, "echo_scalar", { value: 41 })).structuredContent, { value: 42 })
       assert.deepStrictEqual((yield* call(c, "echo_array", { value: ["a", "b"] })).structuredContent, { value: 2 })
-      assert.strictEqual(textOf(yield* call(c, "echo_union", { value: "x" })), `"s:x"`)
-      assert.strictEqual(textOf(yield* call(c, "echo_union", { value: { n: 3 } })), `"n:3"`)
+      assert.strictEqual(textOf(yield* call(c, "echo_union", { value: "x" })), `{"value":"s:x"}`)
+      assert.strictEqual(textOf(yield* call(c, "echo_union", { value: { n: 3 } })), `{"value":"n:3"}`)
       const bad = yield* call(c, "echo_scalar", { value: "x" })
       assert.isTrue(bad.isError)
       assert.include(textOf(bad), "value")

@@ -23,7 +23,7 @@ const MAX_NODES = 1_000
 export const NEVER_ACCEPTED = "no value is accepted here"
 
 // Keywords that only describe: safe to fold into a sibling schema without changing what it accepts.
-const ANNOTATIONS = new Set([
+export const ANNOTATIONS: ReadonlySet<string> = new Set([
   "title",
   "description",
   "default",
@@ -34,9 +34,9 @@ const ANNOTATIONS = new Set([
   "$comment"
 ])
 
-type Node = { [key: string]: Json.Json }
+export type Node = { [key: string]: Json.Json }
 
-const isNode = (json: Json.Json | undefined): json is Node =>
+export const isNode = (json: Json.Json | undefined): json is Node =>
   typeof json === "object" && json !== null && !Array.isArray(json)
 
 export const emptyObject = (): Node => ({ type: "object", properties: {} })
@@ -219,7 +219,13 @@ interface Budget {
  * recursive definitions are entered along one path (whichever they are, so mutual recursion is
  * bounded as a whole); past the node budget, no further recursive definition is entered.
  */
-const makeFixer = (definitions: Node, recursive: ReadonlySet<string>, limit: number, budget: Budget) => {
+const makeFixer = (
+  definitions: Node,
+  recursive: ReadonlySet<string>,
+  limit: number,
+  budget: Budget,
+  direction: Direction
+) => {
   const fix = (json: Json.Json, entered: number): Json.Json => {
     if (!isNode(json)) return json
     budget.nodes++
@@ -268,7 +274,8 @@ const makeFixer = (definitions: Node, recursive: ReadonlySet<string>, limit: num
       const arms = node[key]
       if (!Array.isArray(arms)) continue
       const kept = arms.filter((arm, i) =>
-        !(sameJson(arm, INFINITY_ARM) && arms.some(isNumeric)) && arms.findIndex((other) => sameJson(other, arm)) === i
+        !(direction === "input" && sameJson(arm, INFINITY_ARM) && arms.some(isNumeric)) &&
+        arms.findIndex((other) => sameJson(other, arm)) === i
       )
       const only = kept[0]
       if (kept.length === 1 && isNode(only)) node = conjoin(only, withoutKey(node, key))
@@ -295,13 +302,32 @@ const makeFixer = (definitions: Node, recursive: ReadonlySet<string>, limit: num
 }
 
 /** Fix a converter document, showing recursion `RECURSION_DEPTH` levels deep, or fewer if that is too big. */
-const fixDocument = (schema: Json.Json, definitions: Node): Json.Json => {
+const fixDocument = (schema: Json.Json, definitions: Node, direction: Direction): Json.Json => {
   const recursive = recursiveDefinitions(definitions)
   for (let limit = RECURSION_DEPTH;; limit--) {
     const budget: Budget = { nodes: 0, overflow: false }
-    const out = makeFixer(definitions, recursive, limit, budget)(schema, 0)
+    const out = makeFixer(definitions, recursive, limit, budget, direction)(schema, 0)
     if (!budget.overflow || limit <= 1) return out
   }
+}
+
+/**
+ * Which way a schema faces: an input says what the host should send (`null` for an absent optional
+ * key and the "Infinity"/"NaN" strings left out), an output says everything the JSON codec may write.
+ */
+export type Direction = "input" | "output"
+
+/** A schema's JSON Schema as the converter writes it, fixed for hosts. */
+export const converted = (schema: Schema.Top, direction: Direction): Json.Json => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  // The converter's output is plain data; one JSON round trip types it as such and drops `undefined`s.
+  // It cannot fail on converter output; if it ever did, `{}` below advertises "any value", never a wrong shape.
+  const json = Result.getOrElse(
+    Json.normalize({ schema: document.schema, definitions: document.definitions }),
+    (): Json.Json => null
+  )
+  const defs = isNode(json) && isNode(json["definitions"]) ? json["definitions"] : {}
+  return fixDocument(isNode(json) ? json["schema"] ?? {} : {}, defs, direction)
 }
 
 export interface Advertised {
@@ -324,15 +350,7 @@ export const advertise = (schema: Schema.Constraint | undefined): Advertised => 
   const resolved = SchemaAST.isSuspend(encoded) ? encoded.thunk() : encoded
   if (isUndefinedLike(resolved))
     return { jsonSchema: { ...emptyObject(), ...topAnnotations(schema.ast) }, wrapped: false, noInput: true }
-  const document = Schema.toJsonSchemaDocument(Schema.make<Schema.Top>(forAdvertising(encoded)))
-  // The converter's output is plain data; one JSON round trip types it as such and drops `undefined`s.
-  // It cannot fail on converter output; if it ever did, `{}` below advertises "any value", never a wrong shape.
-  const json = Result.getOrElse(
-    Json.normalize({ schema: document.schema, definitions: document.definitions }),
-    (): Json.Json => null
-  )
-  const defs = isNode(json) && isNode(json["definitions"]) ? json["definitions"] : {}
-  const body = fixDocument(isNode(json) ? json["schema"] ?? {} : {}, defs)
+  const body = converted(Schema.make<Schema.Top>(forAdvertising(encoded)), "input")
   if (isNode(body) && body["type"] === "object") {
     // A host such as OpenAI's reads `properties` on every object; a record has none of its own.
     const missing = Object.entries(topAnnotations(schema.ast)).filter(([key]) => !(key in body))

@@ -8,6 +8,7 @@
 import type * as Bundle from "../Bundle.ts"
 import { ID } from "../ItemUri.ts"
 import type * as Json from "../Json.ts"
+import { outputSchema } from "./outputSchema.ts"
 
 const MIME = "application/json"
 
@@ -23,8 +24,11 @@ export const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
     ...title,
     description: tool.description,
     inputSchema: tool.input.jsonSchema,
-    // No outputSchema, ever: a refusal's structured detail would have to satisfy it, and SDK clients
-    // throw when an isError result does not.
+    // A procedure declares its output (and failures), so its every structured answer has a known
+    // shape; a bespoke tool declares none, and its refusals' detail could not be held to one.
+    ...(tool.target._tag === "Procedure"
+      ? { outputSchema: outputSchema(tool.target.procedure.output, tool.target.procedure.error) }
+      : {}),
     annotations: tool.annotations ?? { ...title, readOnlyHint: !tool.mutates, destructiveHint: tool.mutates },
     ...(tool.meta === undefined ? {} : { _meta: tool.meta })
   }
