@@ -28,7 +28,10 @@ describe("the effect/ai Toolkit", () => {
           Effect.promise(() => client.connect(transport)),
           () => Effect.promise(() => client.close())
         )
-        const direct = (yield* Effect.promise(() => client.listTools())).tools
+        // A task-only tool is left out of a 2025 session's map (TasksOnly.test.ts).
+        const direct = (yield* Effect.promise(() => client.listTools())).tools.filter((tool) =>
+          tool.execution?.taskSupport !== "required"
+        )
         const toolset = yield* McpToolset.make([everythingStdio()])
         const kit = yield* toolset.toolkit
         assert.strictEqual(Object.keys(kit.tools).length, direct.length)

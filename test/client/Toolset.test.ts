@@ -43,7 +43,8 @@ describe("one map over many servers", () => {
           entities: [{ name: "ada", entityType: "person", observations: ["wrote the first program"] }]
         })
         assert.include(McpCallResult.textOf(yield* toolset.call("memory__read_graph", {})), "ada")
-        assert.deepStrictEqual(yield* toolset.diagnostics, [])
+        // Only server-everything's task-only tool, which a 2025 session cannot call, is left out.
+        assert.deepStrictEqual((yield* toolset.diagnostics).map((d) => d.kind), ["tool-needs-tasks"])
       }),
     { timeout: 60_000 }
   )
@@ -63,7 +64,8 @@ describe("one map over many servers", () => {
       )).tools
       const toolset = yield* McpToolset.make([everythingStdio()])
       const tools = yield* toolset.tools
-      for (const tool of direct) {
+      // A task-only tool is left out of a 2025 session's map (TasksOnly.test.ts).
+      for (const tool of direct.filter((tool) => tool.execution?.taskSupport !== "required")) {
         const projected = tools.get(`everything__${tool.name}`)
         assert.deepStrictEqual(projected?.inputSchema, tool.inputSchema, tool.name)
         assert.strictEqual(projected?.description, tool.description ?? "", tool.name)

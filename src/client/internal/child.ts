@@ -242,7 +242,10 @@ export const make = (
     const child: Child = {
       transport,
       ended,
-      exited: () => how === undefined ? undefined : { code: how.code, signal: how.signal, stderr: [...kept] }
+      // A command that could not be spawned never ran: its spawn error says why, not an exit code.
+      exited: () =>
+        how === undefined || transport.process?.pid === undefined ? undefined
+          : { code: how.code, signal: how.signal, stderr: [...kept] }
     }
     yield* Effect.addFinalizer(() => reaper.reap(child))
     return child
