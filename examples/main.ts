@@ -124,12 +124,12 @@ const http = Effect.gen(function*() {
 }).pipe(Effect.scoped)
 
 const tour = Effect.gen(function*() {
-  const { McpFace, McpSessions } = yield* load(() => import("effect-surface/mcp/stdio"))
+  const { McpFace, McpSession2025 } = yield* load(() => import("effect-surface/mcp/stdio"))
   const { Client } = yield* load(() => import("@modelcontextprotocol/sdk/client/index.js"))
   const { InMemoryTransport } = yield* load(() => import("@modelcontextprotocol/sdk/inMemory.js"))
   const face = yield* McpFace.make(yield* serverOptions)
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  yield* McpSessions.connect(face, serverSide)
+  yield* McpSession2025.connect(face, serverSide)
   const client = new Client({ name: "tour", version: "0.1.0" })
   yield* Effect.acquireRelease(
     Effect.promise(() => client.connect(clientSide)),

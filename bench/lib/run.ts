@@ -5,7 +5,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Effect, Exit, Logger, References, Scope } from "effect"
-import { McpSessions } from "effect-surface/mcp"
+import { McpSession2025 } from "effect-surface/mcp"
 import type { McpFace } from "effect-surface/mcp"
 
 export const quiet = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -33,7 +33,7 @@ export const newClient = (name = "bench"): Client => new Client({ name, version:
 /** An SDK client connected to one more session of our face, over an in-memory pair. */
 export const connectOurs = async (held: Held, face: McpFace.Face): Promise<Client> => {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-  await held.run(McpSessions.connect(face, serverSide))
+  await held.run(McpSession2025.connect(face, serverSide))
   const client = newClient()
   await client.connect(clientSide)
   return client

@@ -1,7 +1,7 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Effect, Layer } from "effect"
 import { Client, Engine } from "effect-surface"
-import { McpServer, McpSession } from "effect-surface/mcp/stdio"
+import { McpServer, McpServedConnection } from "effect-surface/mcp/stdio"
 import { counter, Counter, expose } from "../quickstart.ts"
 
 // The core for one bundle: Engine, Roster, ConnectionPool, Resolver and SchemaBridge, each its default.
@@ -17,6 +17,6 @@ const core = Engine.layerBundle({
 // The MCP face over stdio, standing on that core; it runs until the host closes the connection.
 const server = McpServer.layerStdio({ serverInfo: { name: "counter", version: "1.0.0" } }).pipe(Layer.provide(core))
 
-export const main = McpSession.use((session) => session.closed).pipe(Effect.provide(server))
+export const main = McpServedConnection.use((connection) => connection.closed).pipe(Effect.provide(server))
 
 if (import.meta.main) NodeRuntime.runMain(main)

@@ -22,11 +22,11 @@ import type * as ToolResult from "../core/ToolResult.ts"
 import * as Engine from "../core/Engine.ts"
 import * as McpFace from "../mcp/face/Face.ts"
 import * as McpHttp from "../mcp/Http.ts"
-import type * as HttpGuard from "../mcp/transport/HttpGuard.ts"
+import type * as HttpChecks from "../mcp/transport/HttpChecks.ts"
 import {
   McpServer,
   type Options as McpServerOptions,
-  McpSession,
+  McpServedConnection,
   type Settings as McpServerSettings
 } from "../mcp/McpServer.ts"
 import * as Guard from "./Guard.ts"
@@ -163,10 +163,10 @@ export const layer = (settings?: McpServerSettings): Layer.Layer<McpServer, Reso
  * ```ts
  * import { Effect, Layer } from "effect"
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
- * import { McpSession } from "effect-surface/mcp"
+ * import { McpServedConnection } from "effect-surface/mcp"
  * import { Guard, GuardServe } from "effect-surface/guard"
  *
- * Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+ * Effect.flatMap(Effect.service(McpServedConnection), (connection) => connection.closed).pipe(
  *   Effect.provide(GuardServe.layerStdio().pipe(Layer.provide(Guard.layerFile("guard.json")))),
  *   NodeRuntime.runMain
  * )
@@ -176,7 +176,7 @@ export const layer = (settings?: McpServerSettings): Layer.Layer<McpServer, Reso
  */
 export const layerStdio = (
   settings?: McpServerSettings
-): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Guard.Guard> =>
+): Layer.Layer<McpServer | McpServedConnection, ResolveError.ResolveError, Guard.Guard> =>
   withGuard((options) => McpServer.layerStdio(options), settings)
 
 /**
@@ -198,7 +198,7 @@ export const layerStdio = (
 export const layerHttp = (
   http: McpHttp.HttpOptions,
   settings?: McpServerSettings
-): Layer.Layer<McpHttp.Endpoint, ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind, Guard.Guard> =>
+): Layer.Layer<McpHttp.Endpoint, ResolveError.ResolveError | ServeError | HttpChecks.UnguardedBind, Guard.Guard> =>
   withGuard((options) => McpHttp.layerServer(http).pipe(Layer.provide(McpServer.layer(options))), settings)
 
 /**
@@ -214,7 +214,7 @@ export const layerHttp = (
  * @since 0.1.0
  */
 export const serveStdio = (guard: Layer.Layer<Guard.Guard, Guard.StartError>, settings?: McpServerSettings) =>
-  Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+  Effect.flatMap(Effect.service(McpServedConnection), (connection) => connection.closed).pipe(
     Effect.provide(layerStdio(settings).pipe(Layer.provide(guard)))
   )
 

@@ -4,7 +4,7 @@
  *
  * A stdio command is written once into a host's configuration and started by hosts of every age,
  * so it must answer both eras: a client that opens with `initialize` gets a 2025-11-25 session (the
- * SDK's `Server`, `McpSessions`), and one that opens with `server/discover` or any request carrying
+ * SDK's `Server`, `McpSession2025`), and one that opens with `server/discover` or any request carrying
  * the 2026-07-28 envelope gets the stateless request path. The first message decides, for the life
  * of the connection, as the revision's stdio binding says; nothing in the face, its surfaces or its
  * tools differs between the two.
@@ -15,7 +15,6 @@
  *
  * @since 0.1.0
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -24,8 +23,10 @@ import * as Scope from "effect/Scope"
 import type * as Face from "./face/Face.ts"
 import * as Channel from "./transport/channel.ts"
 import * as Eras from "../protocol/Eras.ts"
+import type { Transport } from "../protocol/Transport.ts"
 import type * as Stateless from "./v2026/Stateless.ts"
-import * as Session from "./v2025/Session.ts"
+import type * as Session from "./v2025/Session.ts"
+import * as SessionOpen from "./v2025/internal/sessionOpen.ts"
 
 /**
  * The era a connection speaks, named by its revision's date (see `McpEras`).
@@ -85,7 +86,7 @@ const modernPath = Effect.promise(() =>
 )
 
 /**
- * How a connection is served: a 2025 session's options (as `McpSessions.connect` takes them), and
+ * How a connection is served: a 2025 session's options (as `McpSession2025.connect` takes them), and
  * the server's resolved 2026-07-28 settings for a client that opens in that revision (else the
  * defaults, resolved when it opens).
  *
@@ -103,7 +104,7 @@ export interface ConnectOptions extends Session.ConnectOptions {
 
 /**
  * Serve `face` on `transport` until either side closes it or the scope closes, in the era the
- * client's first message opens (a `server/discover` before it is answered and chooses nothing). A 2025 session takes `options` as `McpSessions.connect` does.
+ * client's first message opens (a `server/discover` before it is answered and chooses nothing). A 2025 session takes `options` as `McpSession2025.connect` does.
  *
  * @example
  * ```ts
@@ -153,7 +154,7 @@ export const connect = (
           yield* Deferred.await(ended).pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
         })
         : Effect.gen(function*() {
-          const session = yield* Session.connect(face, channel.transport, options)
+          const session = yield* SessionOpen.connect(face, channel.transport, options)
           yield* Deferred.succeed(opened, Option.some(session))
           yield* session.closed.pipe(Effect.andThen(Effect.sync(end)), Effect.forkScoped)
         })

@@ -19,7 +19,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Identity from "../core/Identity.ts"
 import type * as Auth from "./auth/Auth.ts"
-import * as HttpGuard from "./transport/HttpGuard.ts"
+import * as HttpChecks from "./transport/HttpChecks.ts"
 import * as LegacyHttp from "./v2025/internal/http.ts"
 import * as ModernHttp from "./v2026/internal/http.ts"
 import * as Listen from "./v2026/internal/listen.ts"
@@ -30,7 +30,7 @@ import * as HttpDrain from "./transport/drain.ts"
 /** What every request of one served endpoint reads and counts, and where each revision goes. */
 export interface Server {
   readonly drain: HttpDrain.Drain
-  readonly allow: HttpGuard.Allow
+  readonly allow: HttpChecks.Allow
   readonly maxBodyBytes: number
   /** The most requests served at once, and the most tokens checked at once (see `HttpDrain.checking`). */
   readonly maxInFlight: number
@@ -38,7 +38,7 @@ export interface Server {
   readonly modern: ModernHttp.Endpoint
   /** The resource server every request passes, when the endpoint is served behind one. */
   readonly auth?: {
-    readonly guard: Auth.Guard
+    readonly guard: Auth.Protected
     /**
      * The scope a JSON-RPC request needs, and what it is for; none for one any caller may send. One
      * naming many things (a listen) answers the first `caller` does not meet.
@@ -52,19 +52,19 @@ export interface Server {
 }
 
 const refuse = (status: number, code: number, message: string) =>
-  Effect.fail(new HttpGuard.Refusal({ status, code, message }))
+  Effect.fail(new HttpChecks.Refusal({ status, code, message }))
 
 // A body read before its era is known: refused as the endpoint refuses any (415, 413, -32700).
 const readBody = (server: Server, request: HttpServerRequest.HttpServerRequest) =>
   HttpDrain.admitting(
     server.drain,
-    HttpGuard.isJson(request.headers["content-type"])
-      ? HttpGuard.readJson(request, server.maxBodyBytes)
+    HttpChecks.isJson(request.headers["content-type"])
+      ? HttpChecks.readJson(request, server.maxBodyBytes)
       : refuse(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
   )
 
 const methodNotAllowed = HttpServerResponse.setHeader(
-  HttpGuard.respond(new HttpGuard.Refusal({ status: 405, code: -32000, message: "Method not allowed." })),
+  HttpChecks.respond(new HttpChecks.Refusal({ status: 405, code: -32000, message: "Method not allowed." })),
   "allow",
   "GET, POST, DELETE"
 )
@@ -85,7 +85,7 @@ const beforeScopes = (
   server: Server,
   body: unknown,
   modern: boolean
-): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined, HttpGuard.Refusal> => {
+): Effect.Effect<HttpServerResponse.HttpServerResponse | undefined, HttpChecks.Refusal> => {
   if (Array.isArray(body)) {
     const carried = body.filter(isRequest).length
     return HttpDrain.fits(server.drain, carried, server.maxInFlight)
@@ -112,7 +112,7 @@ const checkScope = (
   auth: NonNullable<Server["auth"]>,
   caller: Identity.Principal,
   message: unknown
-): Effect.Effect<void, HttpGuard.Refusal> => {
+): Effect.Effect<void, HttpChecks.Refusal> => {
   // The local caller may use everything: nothing to look up.
   if (caller._tag === "Local" || typeof message !== "object" || message === null) return Effect.void
   const { method, params } = message as { readonly method?: unknown; readonly params?: unknown }
@@ -131,7 +131,7 @@ const serve = (server: Server) =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const ledger = yield* HttpDrain.openLedger(server.drain)
     if (server.drain.closing) return yield* refuse(503, -32000, "Service Unavailable: the server is shutting down")
-    const refused = HttpGuard.checkHeaders(server.allow, request.headers)
+    const refused = HttpChecks.checkHeaders(server.allow, request.headers)
     if (Option.isSome(refused)) {
       yield* Effect.logDebug(`MCP over HTTP refused: ${refused.value.message}`)
       return yield* refused.value
@@ -175,8 +175,8 @@ const serve = (server: Server) =>
 const defect = (cause: unknown) =>
   Effect.as(
     Effect.logError("MCP over HTTP: a request failed on a defect", cause),
-    HttpGuard.respond(
-      new HttpGuard.Refusal({
+    HttpChecks.respond(
+      new HttpChecks.Refusal({
         status: 500,
         code: -32603,
         message: "Internal error: the server failed while serving this request (its log says why)"
@@ -193,11 +193,11 @@ export const handler = (
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpServerRequest.HttpServerRequest | Scope.Scope> =>
   serve(server).pipe(
     Effect.catchTags({
-      Refusal: (refusal) => Effect.succeed(HttpGuard.respond(refusal)),
+      Refusal: (refusal) => Effect.succeed(HttpChecks.respond(refusal)),
       Unavailable: (unavailable) =>
         Effect.succeed(
-          HttpGuard.respond(
-            new HttpGuard.Refusal({
+          HttpChecks.respond(
+            new HttpChecks.Refusal({
               status: 503,
               code: -32000,
               message: `Service Unavailable: ${unavailable.reason}`,

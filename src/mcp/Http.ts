@@ -7,7 +7,7 @@
  * (`modern/internal/http`); a 2025-11-25 client has a session (`Mcp-Session-Id`), a GET stream and
  * `Last-Event-ID` to resume, served by the SDK's web-standard transport per session
  * (`legacy/internal/http`, with the plain call answered beside it as one JSON body). This module
- * owns what is around both — binding, refusals before either path is reached (`HttpGuard`), the
+ * owns what is around both — binding, refusals before either path is reached (`HttpChecks`), the
  * session table (`HttpSessions`) and its events (`EventStore`), and a shutdown that lets in-flight
  * calls answer and listen streams end before every session is closed (`internal/httpDrain`). The
  * path one request takes, and how its revision is told, is `internal/httpRequest`.
@@ -29,7 +29,7 @@ import * as Auth from "./auth/Auth.ts"
 import * as Console from "./console/Console.ts"
 import * as EventStore from "./v2025/EventStore.ts"
 import * as Face from "./face/Face.ts"
-import * as HttpGuard from "./transport/HttpGuard.ts"
+import * as HttpChecks from "./transport/HttpChecks.ts"
 import * as HttpRedis from "./HttpRedis.ts"
 import * as HttpDrain from "./transport/drain.ts"
 import * as HttpRequest from "./Endpoint.ts"
@@ -274,11 +274,11 @@ export const serveFace = (
   given: Face.Face,
   options: HttpOptions = {},
   stateless?: Stateless.Stateless
-): Effect.Effect<Served, ServeError | HttpGuard.UnguardedBind, Scope.Scope> =>
+): Effect.Effect<Served, ServeError | HttpChecks.UnguardedBind, Scope.Scope> =>
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
     const path = options.path ?? "/mcp"
-    yield* HttpGuard.checkBind({
+    yield* HttpChecks.checkBind({
       host,
       protect: options.dnsRebindingProtection,
       allowedHosts: options.allowedHosts,
@@ -319,7 +319,7 @@ export const serveFace = (
       }
     })
     const resourceServer = yield* Effect.serviceOption(Auth.ResourceServer)
-    const guard = Option.map(resourceServer, (server) => Auth.guard(server, url))
+    const guard = Option.map(resourceServer, (server) => Auth.protect(server, url))
     // One endpoint: its exact path is matched at once; every other URL goes through a router with
     // the one route, so the forms a router matches (a trailing slash, …) are served as they were.
     const endpoint = HttpRequest.handler({
@@ -388,7 +388,7 @@ export const serve = <E, R, C extends Bundle.Clients = Bundle.Clients>(
   options: Options<E, R, C>
 ): Effect.Effect<
   Served,
-  ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind,
+  ResolveError.ResolveError | ServeError | HttpChecks.UnguardedBind,
   Scope.Scope | Exclude<R, Scope.Scope>
 > =>
   Effect.flatMap(
@@ -414,7 +414,7 @@ export const serve = <E, R, C extends Bundle.Clients = Bundle.Clients>(
  */
 export const layer = <E, R, C extends Bundle.Clients = Bundle.Clients>(
   options: Options<E, R, C>
-): Layer.Layer<Endpoint, ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind, Exclude<R, Scope.Scope>> =>
+): Layer.Layer<Endpoint, ResolveError.ResolveError | ServeError | HttpChecks.UnguardedBind, Exclude<R, Scope.Scope>> =>
   Layer.effect(Endpoint, serve(options))
 
 /**
@@ -434,7 +434,7 @@ export const layer = <E, R, C extends Bundle.Clients = Bundle.Clients>(
  */
 export const layerServer = (
   options?: HttpOptions
-): Layer.Layer<Endpoint, ServeError | HttpGuard.UnguardedBind, McpServer> =>
+): Layer.Layer<Endpoint, ServeError | HttpChecks.UnguardedBind, McpServer> =>
   Layer.effect(
     Endpoint,
     Effect.flatMap(Effect.service(McpServer), (server) => serveFace(server, options, server.stateless))

@@ -9,7 +9,6 @@
  *
  * @since 0.1.0
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -18,6 +17,7 @@ import type * as Scope from "effect/Scope"
 import type * as Bundle from "../core/Bundle.ts"
 import * as ProtocolStdout from "../core/internal/protocolStdout.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
+import type { Transport } from "../protocol/Transport.ts"
 import * as Connection from "./Connection.ts"
 import * as Face from "./face/Face.ts"
 import * as StdioConnection from "./StdioConnection.ts"
@@ -60,10 +60,10 @@ export type Options<E = never, R = never, C extends Bundle.Clients = Bundle.Clie
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
  * import { McpServer } from "effect-surface/mcp"
+ * import type { McpTransport } from "effect-surface/mcp"
  *
- * declare const transport: Transport
+ * declare const transport: McpTransport.Transport
  * const serveOne = Effect.gen(function*() {
  *   const server = yield* McpServer
  *   const session = yield* server.connect(transport)
@@ -111,17 +111,17 @@ export class McpServer extends Context.Service<
 
   /**
    * The face, connected to one transport for the layer's life (or until the host disconnects:
-   * `McpSession`'s `closed` says when).
+   * `McpServedConnection`'s `closed` says when).
    *
    * @example
    * ```ts
    * import { Effect } from "effect"
    * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
-   * import { McpFace, McpServer, McpSession } from "effect-surface/mcp"
+   * import { McpFace, McpServer, McpServedConnection } from "effect-surface/mcp"
    *
    * declare const options: McpFace.Options
    * const [, serverSide] = InMemoryTransport.createLinkedPair()
-   * const untilTheHostLeaves = Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+   * const untilTheHostLeaves = Effect.flatMap(Effect.service(McpServedConnection), (connection) => connection.closed).pipe(
    *   Effect.provide(McpServer.layerTransport(options, serverSide))
    * )
    * ```
@@ -132,11 +132,11 @@ export class McpServer extends Context.Service<
     <E, R, C extends Bundle.Clients>(
       options: Options<E, R, C>,
       transport: Transport
-    ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    ): Layer.Layer<McpServer | McpServedConnection, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
     (
       settings: Settings,
       transport: Transport
-    ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+    ): Layer.Layer<McpServer | McpServedConnection, ResolveError.ResolveError, Face.Requires>
   } = <E, R, C extends Bundle.Clients>(options: Settings | Options<E, R, C>, transport: Transport) =>
     Layer.effectContext(
       Effect.flatMap(
@@ -151,16 +151,16 @@ export class McpServer extends Context.Service<
    * does `console.log` (a stray print from a handler would otherwise corrupt the stream). The end of
    * stdin (the host closed it) takes no more requests but lets those received finish and their
    * answers be written, for at most `stdio.drainTimeout`; then the session ends (interrupting any
-   * still running), so `McpSession`'s `closed` completes and the process can exit instead of
+   * still running), so `McpServedConnection`'s `closed` completes and the process can exit instead of
    * outliving its host.
    *
    * @example
    * ```ts
    * import { Effect } from "effect"
-   * import { McpFace, McpServer, McpSession } from "effect-surface/mcp/stdio"
+   * import { McpFace, McpServer, McpServedConnection } from "effect-surface/mcp/stdio"
    *
    * declare const options: McpFace.Options
-   * const serve = Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+   * const serve = Effect.flatMap(Effect.service(McpServedConnection), (connection) => connection.closed).pipe(
    *   Effect.provide(McpServer.layerStdio({ ...options, stdio: { drainTimeout: "5 seconds" } }))
    * )
    * ```
@@ -170,8 +170,8 @@ export class McpServer extends Context.Service<
   static readonly layerStdio: {
     <E, R, C extends Bundle.Clients>(
       options: Options<E, R, C> & Stdio
-    ): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
-    (settings: Settings & Stdio): Layer.Layer<McpServer | McpSession, ResolveError.ResolveError, Face.Requires>
+    ): Layer.Layer<McpServer | McpServedConnection, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
+    (settings: Settings & Stdio): Layer.Layer<McpServer | McpServedConnection, ResolveError.ResolveError, Face.Requires>
   } = <E, R, C extends Bundle.Clients>(options: (Settings | Options<E, R, C>) & Stdio) =>
     // The stdout guard is built first, so nothing the boot prints reaches stdout either.
     Layer.effectContext(
@@ -227,7 +227,8 @@ const served = (
 ) =>
   Effect.map(
     connecting,
-    (connection) => Context.make(McpServer, serviceOf(face, stateless)).pipe(Context.add(McpSession, connection))
+    (connection) =>
+      Context.make(McpServer, serviceOf(face, stateless)).pipe(Context.add(McpServedConnection, connection))
   )
 
 // Stdio settings sit beside the face's; the face ignores them.
@@ -251,13 +252,15 @@ const connectStdio = (
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpSession } from "effect-surface/mcp/stdio"
- * const untilTheHostLeaves = Effect.flatMap(Effect.service(McpSession), (session) => session.closed)
+ * import { McpServedConnection } from "effect-surface/mcp/stdio"
+ * const untilTheHostLeaves = Effect.flatMap(Effect.service(McpServedConnection), (connection) => connection.closed)
  * ```
  *
  * @since 0.1.0
  */
-export class McpSession extends Context.Service<McpSession, Connection.Connection>()("effect-surface/McpSession") {}
+export class McpServedConnection
+  extends Context.Service<McpServedConnection, Connection.Connection>()("effect-surface/McpServedConnection")
+{}
 
 /**
  * Serve a bundle over this process's stdin and stdout until the host disconnects (or closes stdin,
@@ -283,12 +286,12 @@ export const serveStdio: {
   ): Effect.Effect<void, ResolveError.ResolveError, Exclude<R, Scope.Scope>>
   (settings: Settings & Stdio): Effect.Effect<void, ResolveError.ResolveError, Face.Requires>
 } = <E, R, C extends Bundle.Clients>(options: (Settings | Options<E, R, C>) & Stdio) =>
-  Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+  Effect.flatMap(Effect.service(McpServedConnection), (connection) => connection.closed).pipe(
     Effect.provide(
       Face.isBundled(options)
         ? McpServer.layerStdio(options)
         : McpServer.layerStdio(options) as Layer.Layer<
-          McpServer | McpSession,
+          McpServer | McpServedConnection,
           ResolveError.ResolveError,
           Face.Requires | Exclude<R, Scope.Scope>
         >

@@ -8,11 +8,11 @@
  *
  * @since 0.1.0
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type * as Scope from "effect/Scope"
 import type * as Bundle from "../core/Bundle.ts"
+import type { Transport } from "../protocol/Transport.ts"
 import type * as Owned from "../surface/Owned.ts"
 import type * as AppResources from "./face/AppResources.ts"
 import type * as Face from "./face/Face.ts"
@@ -20,7 +20,7 @@ import type * as Stateless from "./v2026/Stateless.ts"
 import type * as Auth from "./auth/Auth.ts"
 import type * as Http from "./Http.ts"
 import { boot, door as doorOf, moves } from "./internal/promiseRuntime.ts"
-import { McpServer, McpSession } from "./McpServer.ts"
+import { McpServer, McpServedConnection } from "./McpServer.ts"
 import type { Options, StdioOptions } from "./McpServer.ts"
 import type * as Prompts from "./face/Prompts.ts"
 
@@ -234,7 +234,10 @@ export const serveSurfaceAsMcp = (async (options: ServeOptions): Promise<Served 
   const door = doorOf(ManagedRuntime.make(
     transport === undefined ? McpServer.layerStdio(faceOptions) : McpServer.layerTransport(faceOptions, transport)
   ))
-  const [session, server] = await boot(door, Effect.all([Effect.service(McpSession), Effect.service(McpServer)]))
+  const [session, server] = await boot(
+    door,
+    Effect.all([Effect.service(McpServedConnection), Effect.service(McpServer)])
+  )
   // Closed from outside the runtime: a fiber of the runtime cannot dispose it.
   const closed = door.run("closed", session.closed).then(() => door.close(), () => door.close())
   return { ...moves(door, server), close: () => door.close(), closed }

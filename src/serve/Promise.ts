@@ -8,9 +8,9 @@
  *
  * @since 0.1.0
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Effect from "effect/Effect"
 import { type HttpTransport, serveSurfaceAsMcp, type ServeOptions } from "../mcp/Promise.ts"
+import type { Transport } from "../protocol/Transport.ts"
 import * as ServeTools from "./ServeTools.ts"
 
 /**

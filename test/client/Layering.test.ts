@@ -1,5 +1,5 @@
 // The client face stands on the core, and of the MCP server face it reads only the 2026 wire shapes
-// (`McpWire`, `McpResults`: one definition for both ends); the SDK's code is imported only by the
+// (`McpMessages`, `McpResults`: one definition for both ends); the SDK's code is imported only by the
 // two transport modules, so a protocol revision moves there alone (others name its `Transport` type).
 import { assert, describe, it } from "@effect/vitest"
 import * as Fs from "node:fs"

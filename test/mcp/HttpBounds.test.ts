@@ -8,7 +8,7 @@ import { Deferred, Effect, Exit, Fiber, Option, Ref, Schedule, Stream } from "ef
 import { TestClock } from "effect/testing"
 import * as Net from "node:net"
 import { Tools } from "effect-surface"
-import { McpEventStore, McpHttp, McpHttpGuard } from "effect-surface/mcp"
+import { McpEventStore, McpHttp, McpHttpChecks } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import { errorCode, events, headers, initialize, openGet, post, rawSession, resumeGet, text } from "./httpRaw.ts"
 
@@ -296,11 +296,11 @@ describe("MCP over Streamable HTTP: bounds", () => {
       assert.isTrue(
         Exit.isSuccess(
           yield* Effect.exit(
-            McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true, allowedHosts: ["mcp.example.com"] })
+            McpHttpChecks.checkBind({ host: "0.0.0.0", protect: true, allowedHosts: ["mcp.example.com"] })
           )
         )
       )
-      assert.isTrue(Exit.isSuccess(yield* Effect.exit(McpHttpGuard.checkBind({ host: "0.0.0.0" }))))
+      assert.isTrue(Exit.isSuccess(yield* Effect.exit(McpHttpChecks.checkBind({ host: "0.0.0.0" }))))
     }))
 })
 

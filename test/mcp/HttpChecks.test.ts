@@ -5,7 +5,7 @@ import { Effect, Option, Result, Schema } from "effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Http from "node:http"
 import { McpHttp } from "effect-surface/mcp"
-import * as HttpGuard from "../../src/mcp/transport/HttpGuard.ts"
+import * as HttpChecks from "../../src/mcp/transport/HttpChecks.ts"
 import { serverOptions } from "../../examples/board/app.ts"
 
 const serveBoard = (http: McpHttp.HttpOptions = {}) =>
@@ -156,14 +156,14 @@ describe("MCP over Streamable HTTP: refusals before a session", () => {
 describe("rebinding protection on other loopback binds", () => {
   it("every spelling of a loopback address is loopback, and the bound address is one of the names served", () => {
     for (const host of ["127.0.0.2", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "LOCALHOST"]) {
-      assert.isTrue(HttpGuard.isLoopback(host), host)
+      assert.isTrue(HttpChecks.isLoopback(host), host)
     }
-    assert.isFalse(HttpGuard.isLoopback("0.0.0.0"))
-    assert.isFalse(HttpGuard.isLoopback("localhost.evil.com"))
-    const allow = HttpGuard.allowFor({ host: "127.0.0.2", port: 4000 })
-    assert.isTrue(Option.isNone(HttpGuard.checkHeaders(allow, { host: "127.0.0.2:4000" })))
-    assert.isTrue(Option.isNone(HttpGuard.checkHeaders(allow, { host: "localhost:4000" })))
-    assert.isTrue(Option.isSome(HttpGuard.checkHeaders(allow, { host: "evil.example:4000" })))
+    assert.isFalse(HttpChecks.isLoopback("0.0.0.0"))
+    assert.isFalse(HttpChecks.isLoopback("localhost.evil.com"))
+    const allow = HttpChecks.allowFor({ host: "127.0.0.2", port: 4000 })
+    assert.isTrue(Option.isNone(HttpChecks.checkHeaders(allow, { host: "127.0.0.2:4000" })))
+    assert.isTrue(Option.isNone(HttpChecks.checkHeaders(allow, { host: "localhost:4000" })))
+    assert.isTrue(Option.isSome(HttpChecks.checkHeaders(allow, { host: "evil.example:4000" })))
   })
 })
 
@@ -209,7 +209,7 @@ describe("reading a body as JSON", () => {
         const bytes = bytesOf(sent)
         const expected = reference(bytes)
         for (const declared of [true, false]) {
-          const read = yield* Effect.result(HttpGuard.readJson(requestOf(bytes, declared), 1024 * 1024))
+          const read = yield* Effect.result(HttpChecks.readJson(requestOf(bytes, declared), 1024 * 1024))
           if (Result.isSuccess(expected)) {
             assert.isTrue(Result.isSuccess(read), `declared ${declared}`)
             assert.deepStrictEqual(Result.getOrUndefined(read), expected.success, `declared ${declared}`)

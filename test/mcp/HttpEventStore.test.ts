@@ -1,11 +1,11 @@
 // The resumability store behind the Streamable HTTP face: bounded, and keyed so one session can
 // never replay another's events.
 import { assert, describe, it } from "@effect/vitest"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Option } from "effect"
 import { McpEventStore } from "effect-surface/mcp"
+import type { McpTransport } from "effect-surface/mcp"
 
-const note = (n: number): JSONRPCMessage => ({
+const note = (n: number): McpTransport.Message => ({
   jsonrpc: "2.0",
   method: "notifications/message",
   params: { level: "info", data: n }
@@ -14,7 +14,7 @@ const note = (n: number): JSONRPCMessage => ({
 const dataOf = (replay: Option.Option<McpEventStore.Replay>) =>
   Option.match(replay, {
     onNone: () => undefined,
-    onSome: (r) => r.events.map((e) => "params" in e.message ? e.message.params?.["data"] : undefined)
+    onSome: (r) => r.events.map((e) => (e.message["params"] as { readonly data?: unknown } | undefined)?.data)
   })
 
 /** An id before a stream's first event (ids are `<stream serial>-<sequence>`), to replay all it keeps. */
@@ -59,9 +59,9 @@ describe("MCP over Streamable HTTP: the event store", () => {
       const store = McpEventStore.makeMemory()
       const sdk = McpEventStore.forSession(store, "s1", Effect.runPromise)
       // The SDK stores a priming event as an empty object.
-      const primed = yield* Effect.promise(() => sdk.storeEvent("post-1", {} as JSONRPCMessage))
+      const primed = yield* Effect.promise(() => sdk.storeEvent("post-1", {} as McpTransport.Message))
       yield* Effect.promise(() => sdk.storeEvent("post-1", note(1)))
-      const sent: Array<JSONRPCMessage> = []
+      const sent: Array<McpTransport.Message> = []
       const stream = yield* Effect.promise(() =>
         sdk.replayEventsAfter("0-0", {
           send: async (_, message) => {

@@ -3,15 +3,15 @@
 // the HTTP face resuming a client from it.
 import { NodeRedis } from "@effect/platform-node"
 import { assert, describe, it, layer } from "@effect/vitest"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import { Context, Effect, Fiber, Layer, Option, Queue, Stream } from "effect"
 import * as Redis from "effect/persistence/Redis"
 import { McpEventStore, McpEventStoreRedis, McpHttp } from "effect-surface/mcp"
+import type { McpTransport } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 import { events, openGet, post, rawSession, resumeGet, text } from "./httpRaw.ts"
 import * as RedisServer from "./redisServer.ts"
 
-const note = (n: number): JSONRPCMessage => ({
+const note = (n: number): McpTransport.Message => ({
   jsonrpc: "2.0",
   method: "notifications/message",
   params: { level: "info", data: n }
@@ -20,7 +20,7 @@ const note = (n: number): JSONRPCMessage => ({
 const dataOf = (replay: Option.Option<McpEventStore.Replay>) =>
   Option.match(replay, {
     onNone: () => undefined,
-    onSome: (r) => r.events.map((e) => "params" in e.message ? e.message.params?.["data"] : undefined)
+    onSome: (r) => r.events.map((e) => (e.message["params"] as { readonly data?: unknown } | undefined)?.data)
   })
 
 /** An id before a stream's first event (ids are `<stream serial>-<sequence>`), to replay all it keeps. */

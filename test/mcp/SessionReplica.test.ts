@@ -6,7 +6,7 @@ import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/type
 import { Effect, Queue, Ref, SubscriptionRef } from "effect"
 import { Tools } from "effect-surface"
 import { McpRpcError } from "effect-surface/mcp"
-import type { McpSessions } from "effect-surface/mcp"
+import type { McpSession2025 } from "effect-surface/mcp"
 import * as Face from "../../src/mcp/face/Face.ts"
 import * as GaugeSource from "./gauge.ts"
 import { connectTo } from "./harness.ts"
@@ -70,7 +70,7 @@ describe("a session continued elsewhere", () => {
       const gauge = yield* GaugeSource.makeGauge()
       const face = yield* faceOver(gauge)
       const asked = yield* Queue.unbounded<string>()
-      const registry: McpSessions.Registry = {
+      const registry: McpSession2025.Registry = {
         subscribe: (uri) =>
           uri === GaugeSource.level
             ? Queue.offer(asked, `subscribe ${uri}`)

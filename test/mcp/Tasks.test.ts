@@ -5,14 +5,14 @@ import { Deferred, Effect, Exit, Fiber, Ref, Result, Schema, Scope } from "effec
 import type { Duration } from "effect"
 import { TestClock } from "effect/testing"
 import { Ask, Caller, Identity, Progress } from "effect-surface"
-import type { McpWire } from "effect-surface/mcp"
+import type { McpMessages } from "effect-surface/mcp"
 import { McpTasks } from "effect-surface/mcp"
 import type * as Json from "../../src/core/Json.ts"
 import * as Calls from "../../src/mcp/v2026/internal/calls.ts"
 import * as Tasks from "../../src/mcp/v2026/internal/tasks.ts"
 import * as RequestState from "../../src/mcp/v2026/RequestState.ts"
 
-const envelope = (tasks: boolean): McpWire.Envelope => ({
+const envelope = (tasks: boolean): McpMessages.Envelope => ({
   protocolVersion: "2026-07-28",
   capabilities: { elicitation: true, sampling: false, roots: false, tasks, raw: {} },
   clientInfo: undefined,

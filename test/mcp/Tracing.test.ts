@@ -23,7 +23,7 @@ const tracing = (exporter: InMemorySpanExporter) =>
   )
 
 describe("tracing", () => {
-  it.live("one tools/call is a server span Engine.call naming the tool, with the dial it needed under it; a resources/read is McpSession.resources/read over Engine.read", () =>
+  it.live("one tools/call is a server span Engine.call naming the tool, with the dial it needed under it; a resources/read is McpSession2025.resources/read over Engine.read", () =>
     Effect.gen(function*() {
       const exporter = new InMemorySpanExporter()
       yield* Effect.gen(function*() {
@@ -57,7 +57,7 @@ describe("tracing", () => {
         "the dial is a child of the call that needed it"
       )
       assert.strictEqual(dial.spanContext().traceId, engine.spanContext().traceId)
-      const read = named("McpSession.resources/read")
+      const read = named("McpSession2025.resources/read")
       const engineRead = named("Engine.read")
       assert.strictEqual(read.attributes["mcp.uri"], "surface://cells/stopwatch/laps")
       assert.strictEqual(

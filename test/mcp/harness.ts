@@ -11,11 +11,12 @@ import { Effect, Queue } from "effect"
 import type { Scope } from "effect"
 import type * as Bundle from "../../src/core/Bundle.ts"
 import * as Face from "../../src/mcp/face/Face.ts"
-import * as Session from "../../src/mcp/v2025/Session.ts"
+import * as SessionOpen from "../../src/mcp/v2025/internal/sessionOpen.ts"
+import type * as Session from "../../src/mcp/v2025/Session.ts"
 
 export interface Connected {
   readonly face: Face.Face
-  readonly session: Session.Session
+  readonly session: SessionOpen.Opened
   readonly client: Client
   /** Every notification the client received, by kind, in order. */
   readonly updated: Queue.Queue<string>
@@ -29,7 +30,7 @@ export const connectTo = (
 ): Effect.Effect<Connected, never, Scope.Scope> =>
   Effect.gen(function*() {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    const session = yield* Session.connect(face, serverSide, options)
+    const session = yield* SessionOpen.connect(face, serverSide, options)
     const client = new Client({ name: "test-host", version: "1.0.0" }, { capabilities: {} })
     const updated = yield* Queue.unbounded<string>()
     const listChanged = yield* Queue.unbounded<"tools" | "resources">()

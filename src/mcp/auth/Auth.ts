@@ -16,7 +16,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Identity from "../../core/Identity.ts"
-import * as HttpGuard from "../transport/HttpGuard.ts"
+import * as HttpChecks from "../transport/HttpChecks.ts"
 import * as TokenVerifier from "./TokenVerifier.ts"
 
 /**
@@ -114,13 +114,13 @@ export const metadataPaths = (path: string): readonly [string, string] => [
  * ```ts
  * import { McpAuth } from "effect-surface/mcp"
  * declare const server: McpAuth.ResourceServer["Service"]
- * const guard = McpAuth.guard(server, "http://127.0.0.1:3000/mcp")
- * guard.metadataUrl // "http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp"
+ * const endpoint = McpAuth.protect(server, "http://127.0.0.1:3000/mcp")
+ * endpoint.metadataUrl // "http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp"
  * ```
  *
  * @since 0.1.0
  */
-export interface Guard {
+export interface Protected {
   readonly resource: string
   /** Where a client reads the metadata: under the resource's own origin when it is a URL (see `publicUrl`). */
   readonly metadataUrl: string
@@ -131,12 +131,12 @@ export interface Guard {
   /** Who the request's `Authorization` header names, or the 401 (or 503) to answer. */
   readonly authenticate: (
     authorization: string | undefined
-  ) => Effect.Effect<Identity.Principal, HttpGuard.Refusal>
+  ) => Effect.Effect<Identity.Principal, HttpChecks.Refusal>
   /**
    * The 403 for a request needing `scope`; its challenge asks for the scopes the caller already
    * holds and that one, so a client stepping up keeps what it had.
    */
-  readonly insufficientScope: (scope: string, what: string, held?: ReadonlyArray<string>) => HttpGuard.Refusal
+  readonly insufficientScope: (scope: string, what: string, held?: ReadonlyArray<string>) => HttpChecks.Refusal
 }
 
 /**
@@ -168,19 +168,19 @@ const quoted = (value: string) => `"${value.replace(/["\\]/g, "")}"`
 const bearer = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
 
 /**
- * The guard of the endpoint served at `url` (its resource, unless `options.resource` names another,
+ * The protection of the endpoint served at `url` (its resource, unless `options.resource` names another,
  * which is then also where its challenges send a client: see `publicUrl`).
  *
  * @example
  * ```ts
  * import { McpAuth } from "effect-surface/mcp"
  * declare const server: McpAuth.ResourceServer["Service"]
- * const { metadata } = McpAuth.guard(server, "http://127.0.0.1:3000/mcp")
+ * const { metadata } = McpAuth.protect(server, "http://127.0.0.1:3000/mcp")
  * ```
  *
  * @since 0.1.0
  */
-export const guard = (server: ResourceServer["Service"], url: string): Guard => {
+export const protect = (server: ResourceServer["Service"], url: string): Protected => {
   const { options, verifier } = server
   const resource = options.resource ?? url
   const reached = publicUrl(options, url)
@@ -202,7 +202,7 @@ export const guard = (server: ResourceServer["Service"], url: string): Guard => 
       ...(error === undefined ? [] : [`error=${quoted(error.code)}`, `error_description=${quoted(error.description)}`])
     ].join(", ")
   const unauthorized = (description: string, code?: string) =>
-    new HttpGuard.Refusal({
+    new HttpChecks.Refusal({
       status: 401,
       code: -32001,
       message: `Unauthorized: ${description}`,
@@ -213,9 +213,9 @@ export const guard = (server: ResourceServer["Service"], url: string): Guard => 
   const refusals = {
     InvalidToken: (invalid: TokenVerifier.InvalidToken) => Effect.fail(unauthorized(invalid.message, "invalid_token")),
     VerifierUnavailable: (down: TokenVerifier.VerifierUnavailable) =>
-      Effect.fail(new HttpGuard.Refusal({ status: 503, code: -32000, message: down.message, retryAfter: 5 }))
+      Effect.fail(new HttpChecks.Refusal({ status: 503, code: -32000, message: down.message, retryAfter: 5 }))
   }
-  const holdsRequired = (principal: Identity.Principal): Effect.Effect<Identity.Principal, HttpGuard.Refusal> => {
+  const holdsRequired = (principal: Identity.Principal): Effect.Effect<Identity.Principal, HttpChecks.Refusal> => {
     const lacking = required.find((scope) => !principal.scopes.includes(scope))
     return lacking === undefined ? Effect.succeed(principal)
       : Effect.fail(insufficientScope(lacking, "this server", principal.scopes))
@@ -235,7 +235,7 @@ export const guard = (server: ResourceServer["Service"], url: string): Guard => 
     return Effect.catchTags(required.length === 0 ? verified : Effect.flatMap(verified, holdsRequired), refusals)
   }
   const insufficientScope = (scope: string, what: string, held: ReadonlyArray<string> = []) =>
-    new HttpGuard.Refusal({
+    new HttpChecks.Refusal({
       status: 403,
       code: -32001,
       message: `Forbidden: ${what} needs scope ${scope}, which this token was not granted`,

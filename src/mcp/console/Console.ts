@@ -140,7 +140,7 @@ export class Console extends Context.Service<Console, {
    * The page, its event stream and its actions, for the endpoint's router; behind the endpoint's
    * resource server when there is one.
    */
-  readonly handler: (auth: McpAuth.Guard | undefined) => Effect.Effect<
+  readonly handler: (auth: McpAuth.Protected | undefined) => Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     never,
     HttpServerRequest.HttpServerRequest | Scope.Scope
@@ -218,7 +218,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     })
   const path = options.path ?? "/console"
   const tokens = yield* ConsoleHttp.tokens
-  const handler = (auth: McpAuth.Guard | undefined) =>
+  const handler = (auth: McpAuth.Protected | undefined) =>
     ConsoleHttp.handler({
       path,
       allowRemote: options.allowRemote === true,

@@ -19,7 +19,7 @@ import type * as NodeHttp from "node:http"
 import * as Face from "../face/Face.ts"
 import * as HttpRedis from "../HttpRedis.ts"
 import * as HttpDrain from "../transport/drain.ts"
-import * as HttpGuard from "../transport/HttpGuard.ts"
+import * as HttpChecks from "../transport/HttpChecks.ts"
 import type * as EventStore from "../v2025/EventStore.ts"
 import * as HttpSessions from "../v2025/HttpSessions.ts"
 import type * as ModernHttp from "../v2026/internal/http.ts"
@@ -42,7 +42,7 @@ export const allowFor = (
   port: number
 ) =>
   Effect.gen(function*() {
-    const allow = HttpGuard.allowFor({
+    const allow = HttpChecks.allowFor({
       host,
       port,
       protect: options.dnsRebindingProtection,
@@ -137,7 +137,7 @@ export const routes = (
     never,
     HttpServerRequest.HttpServerRequest | Scope.Scope
   >,
-  guard: Option.Option<Auth.Guard>,
+  guard: Option.Option<Auth.Protected>,
   operator: Option.Option<Console.Console["Service"]>
 ) =>
   Effect.gen(function*() {

@@ -26,10 +26,10 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * const refusal = new McpHttpGuard.Refusal({ status: 404, code: -32001, message: "Session not found" })
- * const response = McpHttpGuard.respond(refusal)
+ * const refusal = new McpHttpChecks.Refusal({ status: 404, code: -32001, message: "Session not found" })
+ * const response = McpHttpChecks.respond(refusal)
  * ```
  *
  * @since 0.1.0
@@ -49,9 +49,9 @@ export class Refusal extends Data.TaggedError("Refusal")<{
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * const response = McpHttpGuard.respond(new McpHttpGuard.Refusal({ status: 400, code: -32700, message: "Parse error" }))
+ * const response = McpHttpChecks.respond(new McpHttpChecks.Refusal({ status: 400, code: -32700, message: "Parse error" }))
  * ```
  *
  * @since 0.1.0
@@ -78,10 +78,10 @@ const loopbackNames = ["localhost", "127.0.0.1", "[::1]"]
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * McpHttpGuard.isLoopback("127.0.0.1") // true
- * McpHttpGuard.isLoopback("0.0.0.0") // false
+ * McpHttpChecks.isLoopback("127.0.0.1") // true
+ * McpHttpChecks.isLoopback("0.0.0.0") // false
  * ```
  *
  * @since 0.1.0
@@ -106,9 +106,9 @@ const boundName = (host: string): string => {
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * const checked = McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true }).pipe(
+ * const checked = McpHttpChecks.checkBind({ host: "0.0.0.0", protect: true }).pipe(
  *   Effect.catchTag("UnguardedBind", (refused) => Effect.logError(refused.message))
  * )
  * ```
@@ -129,10 +129,10 @@ export class UnguardedBind extends Data.TaggedError("UnguardedBind")<{ readonly 
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true }) // fails with UnguardedBind
- * McpHttpGuard.checkBind({ host: "0.0.0.0", protect: true, allowedHosts: ["mcp.example.com"] }) // succeeds
+ * McpHttpChecks.checkBind({ host: "0.0.0.0", protect: true }) // fails with UnguardedBind
+ * McpHttpChecks.checkBind({ host: "0.0.0.0", protect: true, allowedHosts: ["mcp.example.com"] }) // succeeds
  * ```
  *
  * @since 0.1.0
@@ -153,9 +153,9 @@ export const checkBind = (options: {
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * const allow: McpHttpGuard.Allow = {
+ * const allow: McpHttpChecks.Allow = {
  *   hosts: ["mcp.example.com"],
  *   origins: { _tag: "Exact", origins: ["https://app.example.com"] },
  *   port: 443
@@ -183,9 +183,9 @@ export interface Allow {
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * const allow = McpHttpGuard.allowFor({ host: "127.0.0.1", port: 3000 })
+ * const allow = McpHttpChecks.allowFor({ host: "127.0.0.1", port: 3000 })
  * ```
  *
  * @since 0.1.0
@@ -272,11 +272,11 @@ const originAllowed = (origins: NonNullable<Allow["origins"]>, value: string): b
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * const allow = McpHttpGuard.allowFor({ host: "127.0.0.1", port: 3000 })
- * McpHttpGuard.checkHeaders(allow, { host: "evil.example.com" }) // Some(Refusal 403)
- * McpHttpGuard.checkHeaders(allow, { host: "localhost:3000" }) // None
+ * const allow = McpHttpChecks.allowFor({ host: "127.0.0.1", port: 3000 })
+ * McpHttpChecks.checkHeaders(allow, { host: "evil.example.com" }) // Some(Refusal 403)
+ * McpHttpChecks.checkHeaders(allow, { host: "localhost:3000" }) // None
  * ```
  *
  * @since 0.1.0
@@ -306,9 +306,9 @@ export const checkHeaders = (
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * McpHttpGuard.isJson("application/json; charset=utf-8") // true
+ * McpHttpChecks.isJson("application/json; charset=utf-8") // true
  * ```
  *
  * @since 0.1.0
@@ -324,9 +324,9 @@ export const isJson = (contentType: string | undefined): boolean => isJsonConten
  * ```ts
  * import { Effect } from "effect"
  * import { HttpServerRequest } from "effect/http"
- * import { McpHttpGuard } from "effect-surface/mcp"
+ * import { McpHttpChecks } from "effect-surface/mcp"
  *
- * const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => McpHttpGuard.readJson(request, 4 * 1024 * 1024))
+ * const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => McpHttpChecks.readJson(request, 4 * 1024 * 1024))
  * ```
  *
  * @since 0.1.0
@@ -389,8 +389,8 @@ const parse = (text: string): Effect.Effect<unknown, Refusal> =>
  *
  * @example
  * ```ts
- * import { McpHttpGuard } from "effect-surface/mcp"
- * McpHttpGuard.maxDepth // 256
+ * import { McpHttpChecks } from "effect-surface/mcp"
+ * McpHttpChecks.maxDepth // 256
  * ```
  *
  * @since 0.1.0

@@ -20,8 +20,13 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js"
 import * as Latch from "effect/Latch"
 import type * as Effect from "effect/Effect"
+import type * as McpTransport from "../../protocol/Transport.ts"
 
-/** A transport whose messages wait for its user, and whose requests are counted until answered. */
+/**
+ * A transport whose messages wait for its user, and whose requests are counted until answered. The
+ * one place a transport handed in by an app (`McpTransport.Transport`) becomes the SDK's type the
+ * serving paths speak.
+ */
 export interface Channel {
   /** Handed to the path serving the connection: its `start` delivers what was held, in order. */
   readonly transport: Transport
@@ -47,15 +52,18 @@ interface Loose {
  * held, and the next one is heard in its place. `closed` hears the transport's close after the path.
  */
 export const make = (
-  inner: Transport,
-  hooks: { readonly first: (message: JSONRPCMessage) => boolean; readonly closed: () => void }
+  inner: McpTransport.Transport,
+  hooks: { readonly first: (message: McpTransport.Message) => boolean; readonly closed: () => void }
 ): Channel => {
   const awaiting = new Set<string | number>()
   const idle = Latch.makeUnsafe(true)
   const settle = (id: unknown) => {
     if (isId(id) && awaiting.delete(id) && awaiting.size === 0) idle.openUnsafe()
   }
-  let held: Array<readonly [JSONRPCMessage, MessageExtraInfo | undefined]> | undefined = []
+  let held: Array<readonly [McpTransport.Message, unknown]> | undefined = []
+  // The SDK's message types are the wire's shapes, checked by the path that reads them.
+  const deliver = (message: McpTransport.Message, extra: unknown) =>
+    outer.onmessage?.(message as JSONRPCMessage, extra as MessageExtraInfo | undefined)
   let decided = false
   const outer: Transport = {
     start: async () => {
@@ -64,7 +72,7 @@ export const make = (
         // A message arriving while these are delivered joins the end of this list.
         for (let i = 0; i < waiting.length; i++) {
           const [message, extra] = waiting[i]!
-          outer.onmessage?.(message, extra)
+          deliver(message, extra)
         }
         held = undefined
       })
@@ -91,7 +99,7 @@ export const make = (
         settle(params?.requestId)
       }
     }
-    if (held === undefined) return outer.onmessage?.(message, extra)
+    if (held === undefined) return deliver(message, extra)
     if (held.length > 0 || decided) return void held.push([message, extra])
     decided = hooks.first(message)
     if (decided) held.push([message, extra])

@@ -14,7 +14,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import * as Scope from "effect/Scope"
-import * as HttpGuard from "./HttpGuard.ts"
+import * as HttpChecks from "./HttpChecks.ts"
 
 /** The server's counts, and whether it is shutting down. */
 export interface Drain {
@@ -165,8 +165,8 @@ const awaitKey = (session: string, id: unknown) => `${session} ${JSON.stringify(
  * The answer to a request past the server's capacity: 503 with `Retry-After`, saying why in a
  * sentence — `carried` is the number of requests the refused POST carries (a batch's, or one).
  */
-export const busy = (max: number, carried = 1): HttpGuard.Refusal =>
-  new HttpGuard.Refusal({
+export const busy = (max: number, carried = 1): HttpChecks.Refusal =>
+  new HttpChecks.Refusal({
     status: 503,
     code: -32000,
     message: carried <= 1
@@ -188,9 +188,9 @@ export const checking = <A, E, R>(
   drain: Drain,
   max: number,
   check: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | HttpGuard.Refusal, R> =>
+): Effect.Effect<A, E | HttpChecks.Refusal, R> =>
   Effect.uninterruptibleMask((restore) =>
-    Effect.suspend((): Effect.Effect<A, E | HttpGuard.Refusal, R> => {
+    Effect.suspend((): Effect.Effect<A, E | HttpChecks.Refusal, R> => {
       // One step, so no other check is let in between the look at the count and its change.
       if (drain.checking >= max) return Effect.fail(busy(max))
       drain.checking++

@@ -10,13 +10,12 @@
  *
  * @since 0.1.0
  */
-import type { EventStore as SdkEventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as McpTransport from "../../protocol/Transport.ts"
 
 /**
  * One stored event: the id a client resumes from, and the message it carried.
@@ -32,7 +31,7 @@ import * as Option from "effect/Option"
  */
 export interface StoredEvent {
   readonly id: string
-  readonly message: JSONRPCMessage
+  readonly message: McpTransport.Message
 }
 
 /**
@@ -120,7 +119,11 @@ export class EventStoreError extends Data.TaggedError("EventStoreError")<{ reado
  */
 export class EventStore extends Context.Service<EventStore, {
   /** Store a message written on `stream` of `session`; answers the event's id. */
-  readonly append: (session: string, stream: string, message: JSONRPCMessage) => Effect.Effect<string, EventStoreError>
+  readonly append: (
+    session: string,
+    stream: string,
+    message: McpTransport.Message
+  ) => Effect.Effect<string, EventStoreError>
   /** The events of `session` stored after `eventId` on its stream; none when the id is unknown to this session. */
   readonly after: (session: string, eventId: string) => Effect.Effect<Option.Option<Replay>, EventStoreError>
   /** Drop everything stored for a session that has ended. */
@@ -156,7 +159,7 @@ export class EventStore extends Context.Service<EventStore, {
 
 interface StoredLine {
   readonly seq: number
-  readonly message: JSONRPCMessage
+  readonly message: McpTransport.Message
   readonly bytes: number
 }
 
@@ -208,7 +211,7 @@ export const makeMemory = (options?: MemoryOptions): EventStore["Service"] => {
   // thread, so it is atomic, and an append costs O(1) where an immutable table would copy per event.
   const memory: Memory = { logs: new Map(), sessions: new Map(), bytes: 0, serials: 0 }
 
-  const append = (session: string, stream: string, message: JSONRPCMessage) =>
+  const append = (session: string, stream: string, message: McpTransport.Message) =>
     Effect.sync(() => {
       const log = written(memory, bounds, session, stream)
       const seq = ++log.next
@@ -317,7 +320,29 @@ const dropStream = (memory: Memory, log: StreamLog) => {
 
 // The SDK stores a priming event as an empty object so the client holds a cursor; it is not a
 // message, and replaying it would hand the client something it cannot parse.
-const isMessage = (message: JSONRPCMessage): boolean => "jsonrpc" in message
+const isMessage = (message: McpTransport.Message): boolean => "jsonrpc" in message
+
+/**
+ * One session's events as a Streamable HTTP transport keeps them (the shape of the SDKs' own
+ * `EventStore` option, so an SDK transport takes it as it is).
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpEventStore } from "effect-surface/mcp"
+ * const events: McpEventStore.SessionEvents = McpEventStore.forSession(McpEventStore.makeMemory(), "s", Effect.runPromise)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface SessionEvents {
+  storeEvent(stream: string, message: McpTransport.Message): Promise<string>
+  getStreamIdForEventId(id: string): Promise<string | undefined>
+  replayEventsAfter(
+    id: string,
+    options: { send(eventId: string, message: McpTransport.Message): Promise<void> }
+  ): Promise<string>
+}
 
 /**
  * The SDK transport's view of the store, bound to one session. `run` runs the store's Effects
@@ -344,7 +369,7 @@ export const forSession = (
   store: EventStore["Service"],
   session: string,
   run: <A>(effect: Effect.Effect<A>) => Promise<A>
-): SdkEventStore => ({
+): SessionEvents => ({
   storeEvent: (stream, message) =>
     run(
       store.append(session, stream, message).pipe(
@@ -372,7 +397,7 @@ const after = (
 const replay = async (
   found: Promise<Option.Option<Replay>>,
   id: string,
-  send: (eventId: string, message: JSONRPCMessage) => Promise<void>
+  send: (eventId: string, message: McpTransport.Message) => Promise<void>
 ): Promise<string> => {
   const replay = await found
   if (Option.isNone(replay)) throw new Error(`unknown event id ${id}`)

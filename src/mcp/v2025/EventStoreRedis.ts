@@ -12,13 +12,13 @@
  *
  * @since 0.1.0
  */
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
+import type * as McpTransport from "../../protocol/Transport.ts"
 import * as EventStore from "./EventStore.ts"
 import * as RedisCall from "../transport/redisCall.ts"
 
@@ -225,7 +225,7 @@ const parseLine = (serial: string, line: string): EventStore.StoredEvent | undef
   const space = line.indexOf(" ")
   if (space === -1) return undefined
   const message = Option.getOrUndefined(
-    Option.liftThrowable((text: string): JSONRPCMessage => JSON.parse(text))(line.slice(space + 1))
+    Option.liftThrowable((text: string): McpTransport.Message => JSON.parse(text))(line.slice(space + 1))
   )
   return message === undefined ? undefined : { id: `${serial}-${line.slice(0, space)}`, message }
 }

@@ -23,8 +23,8 @@ import * as Logging from "../LogLevel.ts"
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.version // "2026-07-28"
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.version // "2026-07-28"
  * ```
  *
  * @since 0.1.0
@@ -36,8 +36,8 @@ export const version = "2026-07-28"
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.supported.includes("2026-07-28") // true
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.supported.includes("2026-07-28") // true
  * ```
  *
  * @since 0.1.0
@@ -49,8 +49,8 @@ export const supported: ReadonlyArray<string> = [version]
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.meta.protocolVersion // "io.modelcontextprotocol/protocolVersion"
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.meta.protocolVersion // "io.modelcontextprotocol/protocolVersion"
  * ```
  *
  * @since 0.1.0
@@ -70,8 +70,8 @@ export const meta = {
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * const capabilities = { extensions: { [McpWire.tasksExtension]: {} } }
+ * import { McpMessages } from "effect-surface/mcp"
+ * const capabilities = { extensions: { [McpMessages.tasksExtension]: {} } }
  * ```
  *
  * @since 0.1.0
@@ -83,8 +83,8 @@ export const tasksExtension = "io.modelcontextprotocol/tasks"
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.codes.unsupportedVersion // -32022
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.codes.unsupportedVersion // -32022
  * ```
  *
  * @since 0.1.0
@@ -105,8 +105,8 @@ export const codes = {
  *
  * @example
  * ```ts
- * import type { McpWire } from "effect-surface/mcp"
- * const id: McpWire.Id = "listen:0"
+ * import type { McpMessages } from "effect-surface/mcp"
+ * const id: McpMessages.Id = "listen:0"
  * ```
  *
  * @since 0.1.0
@@ -119,8 +119,8 @@ export type Id = string | number
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * const refused = new McpWire.Refused({ status: 404, code: McpWire.codes.methodNotFound, message: "unknown method ping" })
+ * import { McpMessages } from "effect-surface/mcp"
+ * const refused = new McpMessages.Refused({ status: 404, code: McpMessages.codes.methodNotFound, message: "unknown method ping" })
  * ```
  *
  * @since 0.1.0
@@ -137,8 +137,8 @@ export class Refused extends Data.TaggedError("Refused")<{
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.errorOf(7, { code: -32601, message: "unknown method x" }) // { jsonrpc: "2.0", id: 7, error: { ... } }
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.errorOf(7, { code: -32601, message: "unknown method x" }) // { jsonrpc: "2.0", id: 7, error: { ... } }
  * ```
  *
  * @since 0.1.0
@@ -159,8 +159,8 @@ export const errorOf = (
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.classify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })._tag // "Request"
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.classify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })._tag // "Request"
  * ```
  *
  * @since 0.1.0
@@ -187,8 +187,8 @@ const isId = (u: unknown): u is Id => typeof u === "string" || (typeof u === "nu
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.classify([])._tag // "Invalid": one message per request in this revision
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.classify([])._tag // "Invalid": one message per request in this revision
  * ```
  *
  * @since 0.1.0
@@ -221,8 +221,8 @@ export const classify = (message: unknown): Incoming => {
  *
  * @example
  * ```ts
- * import type { McpWire } from "effect-surface/mcp"
- * const declared: McpWire.Declared = { elicitation: true, sampling: false, roots: false, tasks: false, raw: { elicitation: {} } }
+ * import type { McpMessages } from "effect-surface/mcp"
+ * const declared: McpMessages.Declared = { elicitation: true, sampling: false, roots: false, tasks: false, raw: { elicitation: {} } }
  * ```
  *
  * @since 0.1.0
@@ -238,8 +238,8 @@ export interface Declared extends Ask.Capabilities {
  *
  * @example
  * ```ts
- * import type { McpWire } from "effect-surface/mcp"
- * const envelope: McpWire.Envelope = {
+ * import type { McpMessages } from "effect-surface/mcp"
+ * const envelope: McpMessages.Envelope = {
  *   protocolVersion: "2026-07-28",
  *   capabilities: { elicitation: false, sampling: false, roots: false, tasks: false, raw: {} },
  *   clientInfo: undefined,
@@ -286,8 +286,8 @@ const invalid = (message: string, data?: Json.JsonObject) =>
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.envelope({ _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } })
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.envelope({ _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } })
  * // Success: { protocolVersion: "2026-07-28", ... }
  * ```
  *
@@ -334,8 +334,8 @@ export const envelope = (params: { readonly [key: string]: unknown }): Result.Re
  *
  * @example
  * ```ts
- * import { McpWire } from "effect-surface/mcp"
- * McpWire.supports("1900-01-01")?.data // { supported: ["2026-07-28"], requested: "1900-01-01" }
+ * import { McpMessages } from "effect-surface/mcp"
+ * McpMessages.supports("1900-01-01")?.data // { supported: ["2026-07-28"], requested: "1900-01-01" }
  * ```
  *
  * @since 0.1.0
@@ -354,9 +354,9 @@ export const supports = (requested: string): Refused | undefined =>
  * @example
  * ```ts
  * import { Result, Schema } from "effect"
- * import { McpWire } from "effect-surface/mcp"
+ * import { McpMessages } from "effect-surface/mcp"
  * const decoded = Schema.decodeUnknownResult(Schema.String)(1)
- * if (Result.isFailure(decoded)) McpWire.sentence(decoded.failure.issue, ["params", "uri"]) // 'value at "params.uri": expected a string, got 1'
+ * if (Result.isFailure(decoded)) McpMessages.sentence(decoded.failure.issue, ["params", "uri"]) // 'value at "params.uri": expected a string, got 1'
  * ```
  *
  * @since 0.1.0

@@ -73,7 +73,7 @@ export interface Config {
   readonly path: string
   readonly allowRemote: boolean
   /** The endpoint's resource server, when authorization is on: every request then needs `scope`. */
-  readonly auth: Auth.Guard | undefined
+  readonly auth: Auth.Protected | undefined
   readonly scope: string
   readonly tokens: Tokens
   /** The console's key: the stream and every decision carry it in `x-console-key`. */

@@ -22,7 +22,7 @@ import type * as Scope from "effect/Scope"
 import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as HttpGuard from "../../transport/HttpGuard.ts"
+import * as HttpChecks from "../../transport/HttpChecks.ts"
 import * as HttpDrain from "../../transport/drain.ts"
 import type * as Identity from "../../../core/Identity.ts"
 import type * as EventStore from "../EventStore.ts"
@@ -50,7 +50,7 @@ export interface Server {
 }
 
 const refuse = (status: number, code: number, message: string) =>
-  Effect.fail(new HttpGuard.Refusal({ status, code, message }))
+  Effect.fail(new HttpChecks.Refusal({ status, code, message }))
 
 const notFound = () => refuse(404, -32001, "Session not found")
 
@@ -96,7 +96,7 @@ const forward = (
           ...(authInfo === undefined ? {} : { authInfo })
         }
       ),
-    catch: (cause) => new HttpGuard.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
+    catch: (cause) => new HttpChecks.Refusal({ status: 500, code: -32603, message: `Internal error: ${String(cause)}` })
   })
 
 // The session a request names, when it is the caller's (`holder`); counted as in use while the
@@ -166,12 +166,12 @@ const admitPost = (
   HttpDrain.admitting(
     server.drain,
     Effect.gen(function*() {
-      if (!HttpGuard.isJson(request.headers["content-type"])) {
+      if (!HttpChecks.isJson(request.headers["content-type"])) {
         return yield* refuse(415, -32000, "Unsupported Media Type: Content-Type must be application/json")
       }
       const id = request.headers["mcp-session-id"]
       const known = id === undefined ? undefined : yield* named(server, id, ledger, holder)
-      const body = Option.isSome(read) ? read.value : yield* HttpGuard.readJson(request, server.maxBodyBytes)
+      const body = Option.isSome(read) ? read.value : yield* HttpChecks.readJson(request, server.maxBodyBytes)
       const entry = known ?? (yield* opened(server, body, ledger, holder))
       const ids = Web.requestIds(body)
       const dropped = yield* HttpDrain.admitIds(
@@ -198,7 +198,7 @@ const admit = (
   ledger: HttpDrain.Ledger,
   read: Option.Option<unknown>,
   holder: string | undefined
-): Effect.Effect<Admitted, HttpGuard.Refusal | HttpSessions.Unavailable> =>
+): Effect.Effect<Admitted, HttpChecks.Refusal | HttpSessions.Unavailable> =>
   request.method === "POST"
     ? admitPost(server, request, ledger, read, holder)
     : Effect.map(
@@ -220,7 +220,7 @@ const storeReachable = (server: Server, entry: HttpSessions.Entry, lastEventId: 
       "EventStoreError",
       (error) =>
         Effect.fail(
-          new HttpGuard.Refusal({
+          new HttpChecks.Refusal({
             status: 503,
             code: -32000,
             message: `Service Unavailable: cannot resume: ${error.message}`,
@@ -318,7 +318,7 @@ const direct = (
   request: HttpServerRequest.HttpServerRequest,
   admitted: Admitted,
   authInfo: AuthInfo | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal> | undefined => {
+): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpChecks.Refusal> | undefined => {
   const { body, dropped, entry, opening } = admitted
   if (opening || dropped.length > 0 || Option.isNone(body)) return undefined
   const headers = Web.headersFor(request.headers, Ref.getUnsafe(entry.version))
@@ -371,7 +371,7 @@ export const serve = (
   ledger: HttpDrain.Ledger,
   read: Option.Option<unknown>,
   caller?: Identity.Principal
-): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal | HttpSessions.Unavailable, Scope.Scope> =>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpChecks.Refusal | HttpSessions.Unavailable, Scope.Scope> =>
   Effect.gen(function*() {
     const holder = caller === undefined ? undefined : Path.holderOf(caller)
     const admitted = yield* admit(server, request, ledger, read, holder)

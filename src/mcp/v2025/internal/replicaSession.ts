@@ -17,6 +17,7 @@ import type * as Logging from "../../face/Logging.ts"
 import * as RpcError from "../../face/RpcError.ts"
 import * as HttpResponse from "../HttpResponse.ts"
 import * as Session from "../Session.ts"
+import * as SessionOpen from "./sessionOpen.ts"
 import type * as Registry from "./redisSessions.ts"
 import { awaiting, type Replica, type State, token } from "./replicaState.ts"
 import * as ReplicaTransport from "./replicaTransport.ts"
@@ -36,7 +37,7 @@ export type Connect = (
   direct: Transport,
   holder: string | undefined,
   restored: Registry.Record | undefined
-) => Effect.Effect<Session.Session, never, Scope.Scope>
+) => Effect.Effect<SessionOpen.Opened, never, Scope.Scope>
 
 /** How this instance serves a session (see `Connect`). */
 export const connect = (state: State): Connect => (face, id, transport, direct, holder, restored) =>
@@ -49,7 +50,7 @@ export const connect = (state: State): Connect => (face, id, transport, direct, 
       cancelled: (message) => state.fork(bus.broadcast({ kind: "cancelled", session: id, from: instance, message }))
     })
     const leads = restored === undefined || restored.leads
-    const session = yield* Session.connect(face, routed, {
+    const session = yield* SessionOpen.connect(face, routed, {
       leads,
       registry: registryFor(state, id),
       ...(restored === undefined ? {}
@@ -88,7 +89,7 @@ const replayInitialize = (
   })
 
 // Changes while nobody led went unobserved: the host re-reads what it follows and every list.
-const announceTakeover = (session: Session.Session, subscriptions: ReadonlyArray<string>) =>
+const announceTakeover = (session: SessionOpen.Opened, subscriptions: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const { server } = session
     const send = (notify: () => Promise<void>) => Effect.ignore(Effect.tryPromise(notify))

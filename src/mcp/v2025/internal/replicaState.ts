@@ -11,7 +11,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
 import type * as EventStoreRedis from "../EventStoreRedis.ts"
-import type * as Session from "../Session.ts"
+import type * as SessionOpen from "./sessionOpen.ts"
 import type * as Bus from "./redisBus.ts"
 import type * as Registry from "./redisSessions.ts"
 import type * as ReplicaTail from "./replicaTail.ts"
@@ -38,7 +38,7 @@ export interface Hooks {
 
 /** One session served here: its SDK session, its holder, its routed transport, and whether it leads. */
 export interface Replica {
-  readonly session: Session.Session
+  readonly session: SessionOpen.Opened
   /** Who the session belongs to: what Redis is asked for it by. */
   readonly holder: string | undefined
   readonly routed: ReplicaTransport.Routed

@@ -27,7 +27,7 @@ import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import type * as EventStore from "../EventStore.ts"
 import type * as EventStoreRedis from "../EventStoreRedis.ts"
-import * as HttpGuard from "../../transport/HttpGuard.ts"
+import * as HttpChecks from "../../transport/HttpChecks.ts"
 
 export const standalone = "_GET_stream"
 
@@ -65,7 +65,7 @@ export interface Env {
 
 /** The tails this instance serves, by session and stream. */
 export interface Tails {
-  readonly open: (request: Request) => Effect.Effect<Response, HttpGuard.Refusal>
+  readonly open: (request: Request) => Effect.Effect<Response, HttpChecks.Refusal>
   /** An event published to this instance's inbox. */
   readonly deliver: (event: Published) => void
   /** Another instance serves this stream now. */
@@ -87,7 +87,7 @@ const encoder = new TextEncoder()
 const keyOf = (session: string, stream: string) => `${session}\n${stream}`
 const seqOf = (id: string) => Number(id.slice(id.lastIndexOf("-") + 1))
 
-const refuse = (status: number, message: string) => new HttpGuard.Refusal({ status, code: -32000, message })
+const refuse = (status: number, message: string) => new HttpChecks.Refusal({ status, code: -32000, message })
 
 // What the SDK stores as a priming event: a cursor with no message.
 const priming = {} as JSONRPCMessage
@@ -181,7 +181,7 @@ const checkHeaders = (headers: Request["headers"]) => {
 }
 
 const unavailable = (error: { readonly message: string }) =>
-  new HttpGuard.Refusal({
+  new HttpChecks.Refusal({
     status: 503,
     code: -32000,
     message: `Service Unavailable: cannot open the stream: ${error.message}`,

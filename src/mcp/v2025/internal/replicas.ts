@@ -28,7 +28,7 @@ import type * as Redis from "effect/persistence/Redis"
 import * as Crypto from "node:crypto"
 import type * as EventStore from "../EventStore.ts"
 import * as EventStoreRedis from "../EventStoreRedis.ts"
-import type * as HttpGuard from "../../transport/HttpGuard.ts"
+import type * as HttpChecks from "../../transport/HttpChecks.ts"
 import type * as Logging from "../../face/Logging.ts"
 import * as Bus from "./redisBus.ts"
 import * as Registry from "./redisSessions.ts"
@@ -66,7 +66,7 @@ export interface Node {
     id: string,
     headers: Readonly<Record<string, string | undefined>>,
     version: string | undefined
-  ) => Effect.Effect<Response, HttpGuard.Refusal>
+  ) => Effect.Effect<Response, HttpChecks.Refusal>
   /** Stop leading anything and say this instance is gone (the server is stopping). */
   readonly leave: Effect.Effect<void>
 }

@@ -53,7 +53,7 @@ export interface Pending {
 
 // The request the current fiber serves, read by the session's services when they are used, so a
 // request adds one entry to the context its handler runs in and builds nothing else up front.
-const CurrentRequest = Context.Reference<Pending | undefined>("effect-surface/McpSessions/CurrentRequest", {
+const CurrentRequest = Context.Reference<Pending | undefined>("effect-surface/McpSession2025/CurrentRequest", {
   defaultValue: () => undefined
 })
 

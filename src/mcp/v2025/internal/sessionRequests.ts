@@ -191,7 +191,7 @@ const installFace = ({ face, session }: Answering, method: string): boolean => {
             Effect.map(face.readResource(request.params.uri), (contents): ReadResourceResult => ({
               contents: [...contents]
             })),
-            "McpSession.resources/read",
+            "McpSession2025.resources/read",
             { kind: "server", attributes: { "mcp.uri": request.params.uri }, captureStackTrace: false }
           )
         ))
@@ -215,7 +215,7 @@ const installHost = ({ face, follower, registry, session }: Answering, method: s
           Effect.withSpan(
             // Answered once the subscription is live, so a change the host makes next is announced.
             face.checkUri(uri).pipe(Effect.andThen(subscribe), Effect.as({})),
-            "McpSession.resources/subscribe",
+            "McpSession2025.resources/subscribe",
             { kind: "server", attributes: { "mcp.uri": uri }, captureStackTrace: false }
           )
         )

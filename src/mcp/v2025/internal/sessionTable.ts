@@ -19,7 +19,7 @@ import * as Ref from "effect/Ref"
 import * as Scope from "effect/Scope"
 import type * as Face from "../../face/Face.ts"
 import * as EventStore from "../EventStore.ts"
-import * as Session from "../Session.ts"
+import * as SessionOpen from "./sessionOpen.ts"
 import * as HttpDirect from "./httpDirect.ts"
 import type * as Registry from "./redisSessions.ts"
 import type * as Shared from "./replicas.ts"
@@ -120,7 +120,7 @@ const connectIn = (state: State, entry: Entry, life: Scope.Closeable, restored: 
     const { node } = state
     if (node === undefined) {
       // The life is the session's scope: its transport closing ends the life (see `start`).
-      yield* Session.connect(state.face, entry.direct, {
+      yield* SessionOpen.connect(state.face, entry.direct, {
         ownScope: false,
         ...(max === undefined ? {} : { maxSubscriptions: max })
       })

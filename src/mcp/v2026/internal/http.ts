@@ -27,7 +27,7 @@ import * as Redis from "effect/persistence/Redis"
 import type * as Json from "../../../core/Json.ts"
 import type * as Face from "../../face/Face.ts"
 import type * as Identity from "../../../core/Identity.ts"
-import * as HttpGuard from "../../transport/HttpGuard.ts"
+import * as HttpChecks from "../../transport/HttpChecks.ts"
 import * as HttpDrain from "../../transport/drain.ts"
 import * as RequestState from "../RequestState.ts"
 import * as Instances from "./cluster.ts"
@@ -145,8 +145,8 @@ const stream = (queue: Queue.Dequeue<Uint8Array, Cause.Done>, first?: Uint8Array
  */
 export const methodNotAllowed = (): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.setHeader(
-    HttpGuard.respond(
-      new HttpGuard.Refusal({
+    HttpChecks.respond(
+      new HttpChecks.Refusal({
         status: 405,
         code: -32000,
         message: `Method Not Allowed: a ${Wire.version} client sends every message as a POST`
@@ -231,7 +231,7 @@ const listenRequest = (
   incoming: Requests.Request,
   envelope: Wire.Envelope,
   caller: Identity.Principal | undefined
-): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal, Scope.Scope> =>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpChecks.Refusal, Scope.Scope> =>
   Effect.gen(function*() {
     const { modern } = endpoint
     const prepared = Listen.prepare(
@@ -280,7 +280,7 @@ export const post = (
   ledger: HttpDrain.Ledger,
   read: unknown,
   caller?: Identity.Principal
-): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpGuard.Refusal, Scope.Scope> =>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, HttpChecks.Refusal, Scope.Scope> =>
   Effect.gen(function*() {
     const incoming = Wire.classify(read)
     switch (incoming._tag) {

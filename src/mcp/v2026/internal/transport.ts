@@ -156,7 +156,7 @@ export const serve = (
 export const answerOne = (
   modern: Requests.Modern,
   transport: Transport,
-  message: JSONRPCMessage
+  message: unknown
 ): Effect.Effect<void> => {
   const incoming = Wire.classify(message)
   if (incoming._tag !== "Request") return Effect.void
