@@ -13,8 +13,9 @@ export * from "./core/Tool.ts"
 
 /**
  * The refusal and its wording (see `ToolFailure` in the core): `ToolFailure`, `isToolFailure`,
- * `refuse` (a refusal from its two parts), `messageOf` (one sentence for any failure) and
- * `primaryOf` (the one failure a `Cause` is reported by).
+ * `refuse` (a refusal from its two parts), `messageOf` (one sentence for any failure),
+ * `primaryOf` (the one failure a `Cause` is reported by), and what a defect becomes: `Unexpected`
+ * (the sentence an agent is told, with an id), `logDefect`, `reportDefect` and `defectsReported` (which log it).
  *
  * @example
  * ```ts
@@ -28,7 +29,17 @@ export * from "./core/Tool.ts"
  *
  * @since 0.1.0
  */
-export { is as isToolFailure, make as refuse, messageOf, primaryOf, ToolFailure } from "./core/ToolFailure.ts"
+export {
+  defectsReported,
+  is as isToolFailure,
+  logDefect,
+  make as refuse,
+  messageOf,
+  primaryOf,
+  reportDefect,
+  ToolFailure,
+  Unexpected
+} from "./core/ToolFailure.ts"
 
 /**
  * The result framing (see `ToolResult` in the core): answers (`ok`, `okImage`, `content` and its

@@ -1,4 +1,5 @@
 import { serveTools } from "effect-surface/serve"
+import { refuse } from "effect-surface/tools"
 
 // Plain tool objects, as most agent frameworks write them: a JSON Schema and an execute.
 const lookup = {
@@ -25,7 +26,8 @@ const refund = {
 const capped = {
   ...refund,
   execute: async (args: { readonly id: string; readonly cents: number }) => {
-    if (args.cents > 5_000) throw new Error("a refund over $50 needs a person")
+    // A refusal the agent reads; anything else thrown is a bug, logged with an id the agent is told.
+    if (args.cents > 5_000) throw refuse("a refund over $50 needs a person", { cap: 5_000 })
     return refund.execute(args)
   }
 }

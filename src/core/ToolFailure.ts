@@ -13,7 +13,9 @@
  */
 import * as Cause from "effect/Cause"
 import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
+import * as Random from "effect/Random"
 import * as Result from "effect/Result"
 import * as Json from "./Json.ts"
 
@@ -177,3 +179,94 @@ const describe = (error: unknown, depth: number): string => {
  * @since 0.1.0
  */
 export const messageOf = (error: unknown): string => describe(error, 0)
+
+/**
+ * What the agent is told when a tool failed for a reason nobody declared (a throw, a bug, a
+ * `Effect.die`): the defect's own text may name internals (a host, a query, a path), so it stays on
+ * the server's log, and this sentence carries the `id` that log line also carries, so whoever is
+ * handed the agent's answer finds the line.
+ *
+ * @example
+ * ```ts
+ * import { Unexpected } from "effect-surface/tools"
+ * new Unexpected({ tool: "notes_add", id: "a1b2c3" }).message
+ * // 'tool "notes_add" failed unexpectedly; the server's log has it as a1b2c3'
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Unexpected extends Data.TaggedError("Unexpected")<{ readonly tool: string; readonly id: string }> {
+  override get message(): string {
+    return `tool "${this.tool}" failed unexpectedly; the server's log has it as ${this.id}`
+  }
+}
+
+// Short enough to read aloud from an agent's answer; with the log line's time it names one line.
+const newId = Effect.map(Random.nextIntBetween(0, 0xffffff), (n) => n.toString(16).padStart(6, "0"))
+
+/**
+ * Log a defect for the operator and answer the id the log line carries: at error level, `happened`
+ * then `(failure <id>)`, with the whole cause (message and stack), annotated `failure` and `tool`.
+ * The current span gets the id as `effect_surface.failure` (and `error: true`), and the log line as
+ * an event holding the cause.
+ *
+ * @example
+ * ```ts
+ * import { Cause } from "effect"
+ * import { logDefect } from "effect-surface/tools"
+ * const id = logDefect("transfer", "the guard failed while deciding", Cause.die(new Error("a bug"))) // Effect<string>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const logDefect = (tool: string, happened: string, cause: Cause.Cause<unknown>): Effect.Effect<string> =>
+  Effect.flatMap(newId, (id) =>
+    Effect.as(
+      Effect.andThen(
+        Effect.annotateCurrentSpan({ "error": true, "effect_surface.failure": id }),
+        Effect.logError(`${happened} (failure ${id})`, cause).pipe(Effect.annotateLogs({ failure: id, tool }))
+      ),
+      id
+    ))
+
+/**
+ * Report a tool's defect to the operator (`logDefect`) and answer what the agent is told: an
+ * `Unexpected` naming the id the log line carries.
+ *
+ * @example
+ * ```ts
+ * import { Cause, Effect } from "effect"
+ * import { reportDefect } from "effect-surface/tools"
+ * const told = reportDefect("notes_add", Cause.die(new Error("database down"))) // Effect<Unexpected>
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const reportDefect = (tool: string, cause: Cause.Cause<unknown>): Effect.Effect<Unexpected> =>
+  Effect.map(logDefect(tool, `tool "${tool}" failed unexpectedly`, cause), (id) => new Unexpected({ tool, id }))
+
+/**
+ * Run a tool's effect so that a defect in it is reported (`reportDefect`) and answered with an
+ * `Unexpected` instead of its own text. Declared failures and interruptions pass as they are; a
+ * defect beside a declared failure is still logged, and the declared failure is the answer.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { defectsReported } from "effect-surface/tools"
+ * const run = defectsReported("notes_add")(Effect.die(new Error("database down")))
+ * // fails with Unexpected; the log line carries the same id, the cause and its stack
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const defectsReported =
+  (tool: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Unexpected, R> =>
+    Effect.catchCause(effect, (cause) =>
+      Cause.hasDies(cause)
+        ? Effect.flatMap(
+          reportDefect(tool, cause),
+          (unexpected): Effect.Effect<never, E | Unexpected> =>
+            Cause.hasFails(cause) ? Effect.failCause(cause) : Effect.fail(unexpected)
+        )
+        : Effect.failCause(cause))

@@ -107,26 +107,28 @@ export class Unaudited extends Schema.TaggedError<Unaudited>()("Unaudited", { to
 }
 
 /**
- * The guard itself failed on a call (a defect, logged with its cause): deciding it, so it was not
- * sent, or sending it, so whether it reached the upstream is not known.
+ * The guard itself failed on a call (a defect, logged with its cause under the id `failure`):
+ * deciding it, so it was not sent, or sending it, so whether it reached the upstream is not known.
  *
  * @example
  * ```ts
  * import { GuardError } from "effect-surface/guard"
- * new GuardError.GuardFailed({ tool: "transfer", while: "deciding" }).message
- * // 'the guard failed while deciding on a call to tool "transfer", so it was not sent'
+ * new GuardError.GuardFailed({ tool: "transfer", while: "deciding", failure: "a1b2c3" }).message
+ * // 'the guard failed while deciding on a call to tool "transfer", so it was not sent; the server\'s log has it as a1b2c3'
  * ```
  *
  * @since 0.1.0
  */
 export class GuardFailed extends Schema.TaggedError<GuardFailed>()("GuardFailed", {
   tool: Schema.String,
-  while: Schema.Literals(["deciding", "sending"])
+  while: Schema.Literals(["deciding", "sending"]),
+  failure: Schema.String
 }) {
   override get message(): string {
-    return this.while === "deciding"
+    const what = this.while === "deciding"
       ? `the guard failed while deciding on a call to tool "${this.tool}", so it was not sent`
       : `the guard failed while sending a call to tool "${this.tool}": whether it reached the upstream is not known`
+    return `${what}; the server's log has it as ${this.failure}`
   }
 }
 

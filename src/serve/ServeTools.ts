@@ -21,6 +21,7 @@ import type * as Bundle from "../core/Bundle.ts"
 import * as Json from "../core/Json.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Tool from "../core/Tool.ts"
+import * as ToolFailure from "../core/ToolFailure.ts"
 import * as ToolResult from "../core/ToolResult.ts"
 import * as Surface from "../surface/Surface.ts"
 import * as McpHttp from "../mcp/Http.ts"
@@ -78,10 +79,12 @@ export interface ExecuteContext {
 
 /**
  * A plain tool: a name, a description, a JSON Schema for its input (an object schema), and
- * `execute`. `checkIn` (a person's consent before it runs) and `needs` (credentials pushed to it)
- * are read only to refuse what cannot be kept; `declarations` (plain JSON) travel in the listing's
- * `_meta` under `DECLARATIONS_KEY`. `mutates` (default `true`) sets the read-only and destructive
- * hints a host shows.
+ * `execute`. `execute` refuses a call by throwing `refuse(message, detail)` (from
+ * `effect-surface/tools`): the agent reads the message. Anything else it throws is a bug: logged on
+ * the server with its stack and an id, and the agent is told only that id. `checkIn` (a person's
+ * consent before it runs) and `needs` (credentials pushed to it) are read only to refuse what cannot
+ * be kept; `declarations` (plain JSON) travel in the listing's `_meta` under `DECLARATIONS_KEY`.
+ * `mutates` (default `true`) sets the read-only and destructive hints a host shows.
  *
  * @example
  * ```ts
@@ -178,22 +181,32 @@ const refusalOf = (
   return undefined
 }
 
-const credentialFor = (tool: PlainTool, credentials: Options["credentials"]): Effect.Effect<unknown, unknown> =>
+// A plain tool refuses by throwing a `ToolFailure` (`refuse(message, detail)`): its sentence and detail
+// reach the agent. Anything else thrown is a bug, a defect: the engine logs it with an id and tells
+// the agent that id, never the thrown text (which may name a host, a query, a path).
+const thrown = (cause: unknown): Effect.Effect<never, ToolFailure.ToolFailure> =>
+  ToolFailure.is(cause) ? Effect.fail(cause) : Effect.die(cause)
+
+const credentialFor = (
+  tool: PlainTool,
+  credentials: Options["credentials"]
+): Effect.Effect<unknown, ToolFailure.ToolFailure> =>
   tool.needs === undefined || credentials === undefined
     ? Effect.void
     : Effect.tryPromise({
       try: async () => credentials({ tool: tool.name, needs: tool.needs }),
       catch: (cause) => cause
-    })
+    }).pipe(Effect.catch(thrown))
 
 // `tool.execute` is read here, at each call: the object handed in is the one that runs.
 const execute =
-  (tool: PlainTool, credentials: Options["credentials"]) => (args: unknown): Effect.Effect<unknown, unknown> =>
+  (tool: PlainTool, credentials: Options["credentials"]) =>
+  (args: unknown): Effect.Effect<unknown, ToolFailure.ToolFailure> =>
     Effect.flatMap(credentialFor(tool, credentials), (credential) =>
       Effect.tryPromise({
         try: async (signal) => tool.execute(args, { signal, credential, tool: tool.name }),
         catch: (cause) => cause
-      }))
+      }).pipe(Effect.catch(thrown)))
 
 const metaOf = (declarations: Json.JsonObject | undefined): { readonly meta?: Json.JsonObject } =>
   declarations === undefined || Object.keys(declarations).length === 0 ? {}

@@ -58,10 +58,11 @@ describe("the rows of one guarded call", () => {
       const audit = yield* memoryAudit()
       const answer = yield* record(audit.log, call, Effect.die(new Error("a bug in a check")))
       assert.isTrue(answer.isError)
-      assert.strictEqual(
+      assert.match(
         textOf(answer),
-        `effect-surface: the guard failed while deciding on a call to tool "transfer", so it was not sent`
+        /^effect-surface: the guard failed while deciding on a call to tool "transfer", so it was not sent; the server's log has it as [0-9a-f]{6}$/
       )
+      assert.notInclude(textOf(answer), "a bug in a check")
       assert.deepStrictEqual(endings(yield* audit.rows), [["none", "error", "the guard failed while deciding"]])
     }))
 

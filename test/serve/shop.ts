@@ -1,6 +1,7 @@
 // Plain tool objects as an app outside Effect writes them, and a governance wrapper around one:
 // what the serveTools tests serve, in process and from a child over stdio.
 import type { ServeTools } from "effect-surface/serve"
+import { refuse } from "effect-surface/tools"
 
 export const quoteSchema = {
   type: "object",
@@ -31,7 +32,7 @@ export const makeQuote = () => {
   return { tool, calls }
 }
 
-/** A tool that declares nothing, and fails when asked to. */
+/** A tool that declares nothing, and throws (a bug, not a refusal) when asked to. */
 export const echo: ServeTools.PlainTool = {
   name: "echo",
   description: "Echo the text back; fail when it is 'fail'.",
@@ -55,7 +56,7 @@ export const governed = <T extends ServeTools.PlainTool>(
   execute: async (args: unknown, ctx: ServeTools.ExecuteContext) => {
     if (!rule.allows(args)) {
       record(`refused ${tool.name}`)
-      throw new Error(`refused by policy: ${rule.because}`)
+      throw refuse(`refused by policy: ${rule.because}`, { rule: rule.because })
     }
     record(`allowed ${tool.name}`)
     return tool.execute(args, ctx)

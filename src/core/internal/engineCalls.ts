@@ -14,7 +14,7 @@ import { Retired, UnknownTool } from "../EngineError.ts"
 import type * as InputError from "../InputError.ts"
 import * as Reads from "../Reads.ts"
 import type * as Roster from "../Roster.ts"
-import * as Tool from "../Tool.ts"
+import * as ToolFailure from "../ToolFailure.ts"
 import * as ToolResult from "../ToolResult.ts"
 import { refusalOf } from "./declaredError.ts"
 import { entrySpan } from "./span.ts"
@@ -74,6 +74,18 @@ const dispatch = (
 const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Bundle.Served | undefined =>
   sibling === undefined ? clients.core : Object.hasOwn(clients.clients, sibling) ? clients.clients[sibling] : undefined
 
+// A defect (a throw, a bug) is told to the operator on the log and to the agent as a sentence with
+// the log line's id, never its own text; a declared failure passes as it is. Rendering runs inside,
+// so a throwing render is a defect like any other.
+const framed = <A, E, R>(
+  tool: Bundle.Tool,
+  effect: Effect.Effect<A, E, R>,
+  render: ((out: A) => ToolResult.ToolResult) | undefined
+): Effect.Effect<ToolResult.ToolResult, never, R> =>
+  ToolResult.frame(ToolFailure.defectsReported(tool.name)(Effect.map(effect, render ?? ToolResult.ok)), identity)
+
+const identity = (result: ToolResult.ToolResult): ToolResult.ToolResult => result
+
 /** Call a served tool with already-decoded input. */
 export const invoke = (
   env: CallEnv,
@@ -83,21 +95,26 @@ export const invoke = (
   const target = tool.target
   switch (target._tag) {
     case "Procedure": {
-      return ToolResult.frame(env.pool.use((clients) => {
-        const client = clientIn(clients, tool.sibling)
-        return client === undefined
-          ? Effect.flatMap(Reads.clientOf(clients, tool.sibling), (found) => dispatch(found, target, input))
-          : dispatch(client, target, input)
-      }))
+      return framed(
+        tool,
+        env.pool.use((clients) => {
+          const client = clientIn(clients, tool.sibling)
+          return client === undefined
+            ? Effect.flatMap(Reads.clientOf(clients, tool.sibling), (found) => dispatch(found, target, input))
+            : dispatch(client, target, input)
+        }),
+        undefined
+      )
     }
     case "SiblingTool":
-      return Tool.callThrough(
-        target.tool,
-        input,
-        (handle) =>
-          env.pool.use((clients) => Effect.flatMap(Reads.clientOf(clients, tool.sibling), (client) => handle(client)))
+      return framed(
+        tool,
+        env.pool.use((clients) =>
+          Effect.flatMap(Reads.clientOf(clients, tool.sibling), (client) => target.tool.handler(input, client))
+        ),
+        target.tool.render
       )
     case "RootTool":
-      return Tool.callThrough(target.tool, input, env.pool.use)
+      return framed(tool, env.pool.use((clients) => target.tool.handler(input, clients)), target.tool.render)
   }
 }

@@ -6,7 +6,7 @@
  * the call is not sent at all — and then `allow` with how it ended (`ok`, `error`, `cancelled`),
  * under the same id, so a process that dies mid-call leaves a `started` row with no end. A call
  * cancelled before the guard decided is `none`/`cancelled`, and one on which the guard itself
- * failed (a defect, logged with its cause) is `none`/`error`, or `allow`/`error` once it was sent.
+ * failed (a defect, logged with its cause under an id the caller is told) is `none`/`error`, or `allow`/`error` once it was sent.
  * The steps that write rows cannot be interrupted; deciding and sending can.
  *
  * @internal
@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Result from "effect/Result"
 import { randomUUID } from "node:crypto"
+import * as ToolFailure from "../../core/ToolFailure.ts"
 import * as ToolResult from "../../core/ToolResult.ts"
 import type * as Audit from "../Audit.ts"
 import * as GuardError from "../GuardError.ts"
@@ -76,10 +77,11 @@ export const record = (
           (failed) =>
             Effect.logError(`the ${ending.outcome} row of a call to ${call.tool} was not written: ${failed.message}`)
         )
+      // The caller is told the id of the log line that holds the defect, never the defect's text.
       const failed = (phase: "deciding" | "sending", cause: Cause.Cause<unknown>) =>
-        Effect.as(
-          Effect.logError(`the guard failed while ${phase} on a call to ${call.tool}`, cause),
-          ToolResult.failure(new GuardError.GuardFailed({ tool: call.tool, while: phase }))
+        Effect.map(
+          ToolFailure.logDefect(call.tool, `the guard failed while ${phase} on a call to ${call.tool}`, cause),
+          (failure) => ToolResult.failure(new GuardError.GuardFailed({ tool: call.tool, while: phase, failure }))
         )
 
       const decided = yield* Effect.exit(restore(decide))
