@@ -67,7 +67,10 @@ describe("Guard in front of server-everything", () => {
       assert.strictEqual(written.status, 0, written.stderr)
       assert.match(written.stdout, /locked \d+ tools of "everything"/)
       const lock = yield* GuardLock.read(f.lock)
-      const { tools } = yield* Effect.scoped(Effect.flatMap(upstream, (c) => Effect.promise(() => c.listTools())))
+      const listed = yield* Effect.scoped(Effect.flatMap(upstream, (c) => Effect.promise(() => c.listTools())))
+      // A tool that can only be called as a task is left out of the guard's 2025 session upstream:
+      // nothing through the guard could call it.
+      const tools = listed.tools.filter((tool) => tool.execution?.taskSupport !== "required")
       assert.deepStrictEqual(lock.tools.map((tool) => tool.name), tools.map((tool) => tool.name))
       for (const tool of tools) {
         const locked = lock.tools.find((t) => t.name === tool.name)
@@ -136,7 +139,10 @@ describe("Guard in front of server-everything", () => {
         const fromShell = yield* runBin(["guard", "call", f.guardFile, "get-sum", "--a", "11", "--b", "1"])
         assert.notStrictEqual(fromShell.status, 0)
         assert.strictEqual(fromShell.stdout, "")
-        assert.strictEqual(fromShell.stderr, `${textOf(overMcp)}\n`)
+        // The shell also logs, once, that server-everything's task-only tool is left out of its 2025 session.
+        const [needsTasks, ...refusal] = fromShell.stderr.split("\n")
+        assert.include(needsTasks, `tool "simulate-research-query" of MCP server "everything" was left out`)
+        assert.strictEqual(refusal.join("\n"), `${textOf(overMcp)}\n`)
         const answered = yield* runBin(["guard", "call", f.guardFile, "get-sum", "--a", "4", "--b", "5"])
         assert.strictEqual(answered.stdout, "The sum of 4 and 5 is 9.\n", answered.stderr)
         // A denied tool is not listed, so a host calling it by name is told it is unknown; the call
