@@ -72,18 +72,24 @@ export const scopedToolName = (sibling: string | undefined, name: string): strin
   sibling === undefined ? name : `${sibling}_${name}`
 
 /**
- * The label a refusal uses for the expose map of the core or of one sibling.
+ * The label a refusal uses for the expose map of the core or of one sibling, in the words the map
+ * was written in: where it sits in the options (`core.expose`, `surfaces.t.expose`).
  *
  * @example
  * ```ts
  * import { Resolver } from "effect-surface"
- * Resolver.faceLabel("t") // 'sibling "t"'
+ * Resolver.faceLabel(undefined) // "your surface (core.expose)"
+ * Resolver.faceLabel("t") // 'sibling "t" (surfaces.t.expose)'
  * ```
  *
  * @since 0.1.0
  */
 export const faceLabel = (sibling: string | undefined): string =>
-  sibling === undefined ? "the core" : `sibling "${sibling}"`
+  sibling === undefined
+    ? "your surface (core.expose)"
+    : `sibling "${sibling}" (surfaces${
+      /^[A-Za-z_$][\w$]*$/.test(sibling) ? `.${sibling}` : `[${JSON.stringify(sibling)}]`
+    }.expose)`
 
 /**
  * The index key of a collection's item template: `"<sibling>/<key>"`, or `"<key>"` on the core.

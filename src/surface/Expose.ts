@@ -11,6 +11,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { decodeMemberEntry, decodeProcedureEntry, type Entries, isEntries, shown } from "./internal/exposeEntries.ts"
+import { nearest } from "./internal/nearest.ts"
 import * as Surface from "./Surface.ts"
 
 /**
@@ -169,13 +171,45 @@ const memberOf = (group: GroupName): string => group === "procedures" ? "procedu
 export class UnknownExposeKey extends Schema.TaggedError<UnknownExposeKey>()("UnknownExposeKey", {
   face: Schema.String,
   group: Schema.Literals(groups),
-  key: Schema.String
+  key: Schema.String,
+  /** The group that does declare `key`, when it was written under the wrong one. */
+  declaredAs: Schema.optionalKey(Schema.Literals(groups)),
+  /** The declared name of `group` closest to `key`, when one is close. */
+  didYouMean: Schema.optionalKey(Schema.String)
 }) {
   override get message(): string {
+    const fix = this.declaredAs !== undefined
+      ? `; it is a ${memberOf(this.declaredAs)}: name it under ${this.declaredAs}`
+      : this.didYouMean === undefined ? "" : `; did you mean "${this.didYouMean}"?`
     return `the expose map for ${this.face} names ${
       memberOf(this.group)
-    } "${this.key}", which its surface does not declare`
+    } "${this.key}", which its surface does not declare${fix}`
   }
+}
+
+const declares = (spec: Surface.Spec, group: GroupName, key: string): boolean => {
+  if (group !== "procedures") return Object.hasOwn(spec[group], key)
+  const address = Surface.splitProcedureName(key)
+  return address !== undefined && Surface.procedureAt(spec, address.ns, address.verb) !== undefined
+}
+
+const namesIn = (spec: Surface.Spec, group: GroupName): ReadonlyArray<string> =>
+  group === "procedures"
+    ? Object.entries(spec.procedures).flatMap(([ns, verbs]) => Object.keys(verbs).map((verb) => `${ns}.${verb}`))
+    : Object.keys(spec[group])
+
+// The refusal of a key naming nothing, with the fix when there is one: the group that declares it,
+// else the closest declared name.
+const unknownKey = (spec: Surface.Spec, face: string, group: GroupName, key: string): UnknownExposeKey => {
+  const declaredAs = groups.find((other) => other !== group && declares(spec, other, key))
+  const didYouMean = declaredAs === undefined ? nearest(key, namesIn(spec, group)) : undefined
+  return new UnknownExposeKey({
+    face,
+    group,
+    key,
+    ...(declaredAs === undefined ? {} : { declaredAs }),
+    ...(didYouMean === undefined ? {} : { didYouMean })
+  })
 }
 
 /**
@@ -257,64 +291,6 @@ export class DottedVerb extends Schema.TaggedError<DottedVerb>()("DottedVerb", {
  */
 export type CheckError = UnknownExposeKey | InvalidExposeEntry | DottedVerb
 
-type Entries = { readonly [key: string]: unknown }
-
-const isEntries = (u: unknown): u is Entries => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** A value as a refusal quotes it. */
-const shown = (u: unknown): string =>
-  Array.isArray(u) ? "an array"
-    : typeof u === "object" && u !== null ? "an object"
-    : typeof u === "string" ? JSON.stringify(u)
-    : String(u)
-
-const memberEntry = "a member is exposed by true or { scope: string } and denied by false or by leaving it out"
-const procedureEntry =
-  "a procedure is exposed by true or { mutates?: boolean, scope?: string } and denied by false or by leaving it out"
-
-/** A procedure entry decoded: `undefined` denies, otherwise the `mutates` override (maybe none). */
-type Decoded =
-  | { readonly exposed: false }
-  | { readonly exposed: true; readonly mutates: boolean | undefined; readonly scope: string | undefined }
-
-// A scope is an RFC 6749 scope-token: printable ASCII, no space, quote or backslash.
-const scopeToken = /^[\x21\x23-\x5B\x5D-\x7E]+$/
-
-const decodeScope = (entry: Entries): string | undefined | { readonly refused: string } => {
-  const scope = Object.hasOwn(entry, "scope") ? entry["scope"] : undefined
-  if (scope === undefined) return undefined
-  return typeof scope === "string" && scopeToken.test(scope)
-    ? scope
-    : { refused: `"scope" is ${shown(scope)}: it must be one OAuth scope (printable, no spaces or quotes)` }
-}
-
-const decodeProcedureEntry = (entry: unknown): Decoded | string => {
-  if (entry === true) return { exposed: true, mutates: undefined, scope: undefined }
-  if (entry === false || entry === undefined) return { exposed: false }
-  if (!isEntries(entry)) return `${shown(entry)} is not an entry: ${procedureEntry}`
-  const extra = Object.keys(entry).find((field) => field !== "mutates" && field !== "scope")
-  if (extra !== undefined) return `unknown field "${extra}": ${procedureEntry}`
-  const mutates = Object.hasOwn(entry, "mutates") ? entry["mutates"] : undefined
-  if (mutates !== undefined && typeof mutates !== "boolean")
-    return `"mutates" is ${shown(mutates)}: it must be true or false`
-  const scope = decodeScope(entry)
-  if (typeof scope === "object") return scope.refused
-  return { exposed: true, mutates, scope }
-}
-
-// A member's entry decoded: exposed (with its scope, maybe none), denied, or refused with a reason.
-const decodeMemberEntry = (entry: unknown): Decoded | string => {
-  if (entry === true) return { exposed: true, mutates: undefined, scope: undefined }
-  if (entry === false || entry === undefined) return { exposed: false }
-  if (!isEntries(entry)) return `${shown(entry)} is not an entry: ${memberEntry}`
-  const extra = Object.keys(entry).find((field) => field !== "scope")
-  if (extra !== undefined) return `unknown field "${extra}": ${memberEntry}`
-  const scope = decodeScope(entry)
-  if (typeof scope === "object") return scope.refused
-  if (scope === undefined) return memberEntry
-  return { exposed: true, mutates: undefined, scope }
-}
-
 /**
  * Check an expose map against a spec at run time. `face` says whose map it is ("mcp", "mcp
  * sibling tasks", …) so the refusal names where to fix it.
@@ -373,7 +349,7 @@ export const check = (
         const entries = yield* entriesOf(group)
         const exposed = new Set<string>()
         for (const key of Object.keys(entries)) {
-          if (!Object.hasOwn(spec[group], key)) return yield* new UnknownExposeKey({ face, group, key })
+          if (!Object.hasOwn(spec[group], key)) return yield* unknownKey(spec, face, group, key)
           const decoded = decodeMemberEntry(entries[key])
           if (typeof decoded === "string") return yield* new InvalidExposeEntry({ face, group, key, reason: decoded })
           if (decoded.exposed) {
@@ -390,10 +366,7 @@ export const check = (
     const procedureEntries = yield* entriesOf("procedures")
     const overrides = new Map<string, { readonly mutates: boolean | undefined; readonly scope: string | undefined }>()
     for (const name of Object.keys(procedureEntries)) {
-      const address = Surface.splitProcedureName(name)
-      if (address === undefined || Surface.procedureAt(spec, address.ns, address.verb) === undefined) {
-        return yield* new UnknownExposeKey({ face, group: "procedures", key: name })
-      }
+      if (!declares(spec, "procedures", name)) return yield* unknownKey(spec, face, "procedures", name)
       const decoded = decodeProcedureEntry(procedureEntries[name])
       if (typeof decoded === "string") {
         return yield* new InvalidExposeEntry({ face, group: "procedures", key: name, reason: decoded })

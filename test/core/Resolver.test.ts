@@ -109,12 +109,12 @@ describe("Resolver.resolveExpose", () => {
       const core = yield* Effect.flip(Resolver.resolveExpose(Jobs, { cells: { nope: true } }, undefined))
       assert.strictEqual(
         core.message,
-        "the expose map for the core names cell \"nope\", which its surface does not declare"
+        "the expose map for your surface (core.expose) names cell \"nope\", which its surface does not declare"
       )
       const sibling = yield* Effect.flip(Resolver.resolveExpose(Jobs, { procedures: { "job.fly": true } }, "t"))
       assert.strictEqual(
         sibling.message,
-        "the expose map for sibling \"t\" names procedure \"job.fly\", which its surface does not declare"
+        "the expose map for sibling \"t\" (surfaces.t.expose) names procedure \"job.fly\", which its surface does not declare"
       )
     }))
 })
@@ -350,7 +350,7 @@ describe("Resolver.resolveBundle", () => {
       assert.strictEqual(error._tag, "UnknownExposeKey")
       assert.strictEqual(
         error.message,
-        "the expose map for sibling \"t\" names stream \"missing\", which its surface does not declare"
+        "the expose map for sibling \"t\" (surfaces.t.expose) names stream \"missing\", which its surface does not declare"
       )
     }))
 

@@ -190,7 +190,7 @@ describe("Wire exposure", () => {
       )
       assert.strictEqual(
         error.message,
-        `the expose map for wire names cell "filtr", which its surface does not declare`
+        `the expose map for wire names cell "filtr", which its surface does not declare; did you mean "filter"?`
       )
       assert.isFalse(Fs.existsSync(path))
     }))
