@@ -77,6 +77,12 @@ export interface Session {
   readonly context: Context.Context<never>
   readonly handlers: Handlers
   readonly level: Ref.Ref<Logging.Level>
+  /**
+   * The requests still running that later ones depend on (a subscribe, an unsubscribe, a level set):
+   * a request arriving after one waits for it, so they take effect in the order they arrived.
+   * Touched synchronously only.
+   */
+  readonly ordering: Set<Fiber.Fiber<unknown, unknown>>
   /** The request path's context at each log level the host picked (a memo, one entry per level; none before the first request). */
   forwarding: Partial<Record<Logging.Level, Context.Context<Caller.Services>>> | undefined
 }
@@ -157,11 +163,20 @@ export const handleIn = <A, R>(
   session: Session,
   services: Context.Context<R>,
   effect: Effect.Effect<A, RpcError.Refusal, R>,
-  pending?: Pending
+  pending?: Pending,
+  ordered = false
 ): A | Promise<A> => {
   if (session.handlers.closed) throw cancelled()
-  const fiber = fork(session, services, effect, pending?.extra.signal)
+  const { ordering } = session
+  // Requests are handed over in the order they arrived; one that arrived after a request it may
+  // depend on starts once that one has taken effect.
+  const after = ordering.size === 0 ? effect : Effect.andThen(Fiber.awaitAll([...ordering]), effect)
+  const fiber = fork(session, services, after, pending?.extra.signal)
   const exit = fiber.pollUnsafe()
+  if (ordered && exit === undefined) {
+    ordering.add(fiber)
+    fiber.addObserver(() => ordering.delete(fiber))
+  }
   if (pending === undefined)
     return exit === undefined ? settled(fiber).then((exit) => answer(session, exit)) : answer(session, exit)
   if (exit !== undefined) {
@@ -345,6 +360,12 @@ const formsOf = (caller: Identity.Principal) => {
   return made
 }
 
-/** Serve a request that needs none of the request services. */
-export const handle = <A>(session: Session, effect: Effect.Effect<A, RpcError.Refusal>): A | Promise<A> =>
-  handleIn(session, session.context, effect)
+/**
+ * Serve a request that needs none of the request services; `ordered` when requests arriving after
+ * it depend on it (a subscribe: a change made next must be announced).
+ */
+export const handle = <A>(
+  session: Session,
+  effect: Effect.Effect<A, RpcError.Refusal>,
+  ordered = false
+): A | Promise<A> => handleIn(session, session.context, effect, undefined, ordered)

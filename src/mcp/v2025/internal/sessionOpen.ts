@@ -168,7 +168,8 @@ const open = (
       context: yield* Effect.context<never>(),
       handlers,
       level: yield* Ref.make<Logging.Level>(options.restore?.logLevel ?? face.logLevel),
-      forwarding: undefined
+      forwarding: undefined,
+      ordering: new Set()
     }
     const follower = Follower.make(face, server, options.maxSubscriptions)
     const connected = { done: false }

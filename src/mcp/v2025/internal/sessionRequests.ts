@@ -217,7 +217,8 @@ const installHost = ({ face, follower, registry, session }: Answering, method: s
             face.checkUri(uri).pipe(Effect.andThen(subscribe), Effect.as({})),
             "McpSession2025.resources/subscribe",
             { kind: "server", attributes: { "mcp.uri": uri }, captureStackTrace: false }
-          )
+          ),
+          true
         )
       })
       return true
@@ -226,7 +227,8 @@ const installHost = ({ face, follower, registry, session }: Answering, method: s
         const { uri } = request.params
         return Path.handle(
           session,
-          Effect.as(registry === undefined ? Follower.unfollow(follower, uri) : registry.unsubscribe(uri), {})
+          Effect.as(registry === undefined ? Follower.unfollow(follower, uri) : registry.unsubscribe(uri), {}),
+          true
         )
       })
       return true
@@ -237,7 +239,8 @@ const installHost = ({ face, follower, registry, session }: Answering, method: s
         const set = Ref.set(session.level, level)
         return Path.handle(
           session,
-          Effect.as(registry === undefined ? set : Effect.andThen(set, registry.setLogLevel(level)), {})
+          Effect.as(registry === undefined ? set : Effect.andThen(set, registry.setLogLevel(level)), {}),
+          true
         )
       })
       return true
