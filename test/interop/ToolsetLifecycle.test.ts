@@ -92,7 +92,7 @@ describe("a server that dies at start", () => {
         assert.include(failure.message, "broken")
         assert.include(failure.message, "exited with code 3")
         assert.include(failure.message, "DATABASE_URL is not set")
-      })),
+      })).pipe(Effect.andThen(Effect.sync(() => assert.lengthOf(childrenMentioning(dyingScript), 0)))),
     { timeout: 60_000 }
   )
 })
@@ -119,7 +119,7 @@ describe("a tool that can only be called as a task", () => {
         assert.include(needs?.message ?? "", "2025-11-25")
         const refused = yield* Effect.flip(toolset.call("everything__simulate-research-query", { topic: "x" }))
         assert.strictEqual(refused._tag, "UnknownTool")
-      })),
+      })).pipe(Effect.andThen(Effect.sync(() => assert.lengthOf(childrenMentioning("server-everything"), 0)))),
     { timeout: 60_000 }
   )
 })
