@@ -73,7 +73,8 @@ const portTaken = <E>(error: E) =>
     const { McpHttp } = yield* load(() => import("effect-surface/mcp"))
     if (!(error instanceof McpHttp.PortInUse)) return yield* Effect.fail(error)
     yield* Console.error(
-      `${error.message}. PORT picks another: PORT=${error.port + 1} npm start (PORT=0: any free one).`
+      `port ${error.port} on ${error.host} is already in use by another process, so the MCP server cannot listen there. ` +
+        `PORT picks another: PORT=${error.port + 1} npm start (PORT=0: any free one).`
     )
     process.exitCode = 1
     return yield* Effect.interrupt
