@@ -61,7 +61,11 @@ export const run = async (scenario: string, serverUrl: string): Promise<void> =>
   }], {
     // The suite's servers are on this machine: name its hosts, or the toolset refuses loopback.
     allowedHosts: ["localhost", "127.0.0.1"],
-    authorize
+    authorize,
+    // The suite starts all its clients at once and gives each 300 s; on a busy machine a sign-in's
+    // round trips can pass the 30 s connect deadline, so this client waits about as long as the suite.
+    connectTimeoutMs: 240_000,
+    timeoutMs: 240_000
   })
   try {
     const tool = toolset.tools["server__test-tool"]

@@ -62,6 +62,9 @@ const exercise = Effect.gen(function*() {
   const toolset = yield* McpToolset.make([{ name: "server", type: "streamable-http", url: serverUrl, protocol }], {
     allowedHosts: [new URL(serverUrl).host],
     clientInfo: { name: "effect-surface-conformance", version: "0.1.0" },
+    // The suite starts all its clients at once and gives each 300 s: wait about as long as it does.
+    connectTimeoutMs: 240_000,
+    timeoutMs: 240_000,
     elicit: () => ({ action: "accept", content: {} }),
     sample: () => ({ role: "assistant", model: "conformance", content: { type: "text", text: "ok" } }),
     roots: []
