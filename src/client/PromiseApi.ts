@@ -16,12 +16,13 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Stream from "effect/Stream"
 import * as Approval from "../core/Approval.ts"
 import * as PromiseDoor from "../core/internal/promiseDoor.ts"
-import * as Progress from "../core/Progress.ts"
+import type * as Progress from "../core/Progress.ts"
 import type * as CallResult from "./CallResult.ts"
 import type * as Catalog from "./Catalog.ts"
 import type * as Config from "./Config.ts"
 import type * as Diagnostic from "./Diagnostic.ts"
 import { ToolsetClosed } from "./Errors.ts"
+import * as Progressing from "./internal/progress.ts"
 import * as McpToolset from "./McpToolset.ts"
 import type * as Policy from "./Policy.ts"
 import type * as Resources from "./Resources.ts"
@@ -255,21 +256,6 @@ export const rebuildMcpToolsFromStorage = <S = unknown>(
 const deadline = (options: RequestOptions | undefined): McpToolset.CallOptions | undefined =>
   options?.timeoutMs === undefined ? undefined : { timeoutMs: options.timeoutMs }
 
-// A call whose caller gave `onProgress` runs with a `Progress` that reports there: the toolset then
-// asks the server for progress, as it does for an Effect caller with one in its context.
-const withProgress = <A, E>(
-  call: Effect.Effect<A, E>,
-  onProgress: ExecuteOptions["onProgress"]
-): Effect.Effect<A, E> =>
-  onProgress === undefined ? call : Effect.flatMap(
-    Progress.make("promise", (update) =>
-      Effect.ignore(Effect.try(() => {
-        const { progressToken: _token, ...reported } = update
-        onProgress(reported)
-      }))),
-    (progress) => Effect.provideService(call, Progress.Progress, progress)
-  )
-
 const open = async (
   toolsetLayer: Layer.Layer<McpToolset.McpToolset, unknown>,
   options: Options<any>
@@ -297,9 +283,13 @@ const open = async (
         inputSchema: tool.inputSchema,
         ...(tool.outputSchema === undefined ? {} : { outputSchema: tool.outputSchema }),
         execute: (args, callOptions) =>
-          door.run(name, withProgress(toolset.call(name, args, deadline(callOptions)), callOptions?.onProgress), {
-            signal: callOptions?.signal
-          })
+          door.run(
+            name,
+            Progressing.reportingTo(callOptions?.onProgress)(toolset.call(name, args, deadline(callOptions))),
+            {
+              signal: callOptions?.signal
+            }
+          )
       }
     }
   }

@@ -7,10 +7,12 @@ import { assert, describe, it } from "@effect/vitest"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
-import { Effect } from "effect"
-import { Progress } from "effect-surface"
+import { Effect, References, Schema } from "effect"
+import { Progress, Tools } from "effect-surface"
+import { McpHttp } from "effect-surface/mcp"
 import { mcpTools, McpCallResult, McpPolicy, McpToolset } from "effect-surface/client"
 import type { McpConfig, McpToolError } from "effect-surface/client"
+import { serverOptions } from "../../examples/board/app.ts"
 import { everythingStdio } from "./servers.ts"
 
 type Params = {
@@ -211,4 +213,49 @@ describe("the Promise API's reads and prompts", () => {
       assert.include(missing.message, "resources/read of demo://nothing/here")
       assert.notInclude(missing.message, "__resources/read")
     }), 30_000)
+})
+
+// This project's own face over HTTP with one tool that reports progress on each step: in 2026 the
+// reports travel on the call's own response stream, in 2025 on the session's.
+const counting = Effect.gen(function*() {
+  const options = yield* serverOptions
+  const served = yield* McpHttp.serve({
+    ...options,
+    tools: {
+      count: Tools.make({
+        description: "Count to three, telling each step.",
+        input: Schema.Struct({}),
+        mutates: false,
+        handler: () =>
+          Effect.forEach([1, 2, 3], (step) => Progress.report({ progress: step, total: 3, message: `step ${step}` }))
+            .pipe(Effect.as("counted"))
+      })
+    },
+    http: { port: 0 }
+  }).pipe(Effect.provideService(References.MinimumLogLevel, "Warn"))
+  return served.url
+})
+
+describe("progress over HTTP", () => {
+  for (const protocol of ["2026-07-28", "2025-11-25"] as const) {
+    it.live(
+      `${protocol}: each report the server sends reaches the caller's Progress, in order`,
+      () =>
+        Effect.gen(function*() {
+          const url = yield* counting
+          const toolset = yield* McpToolset.make([{ name: "face", type: "streamable-http", url, protocol }], {
+            allowedHosts: ["127.0.0.1"]
+          })
+          const seen: Array<Progress.Notification> = []
+          const progress = yield* Progress.make("caller", (n) => Effect.sync(() => void seen.push(n)))
+          yield* toolset.call("face__count", {}).pipe(Effect.provideService(Progress.Progress, progress))
+          assert.deepStrictEqual(seen.map((n) => [n.progress, n.total, n.message]), [
+            [1, 3, "step 1"],
+            [2, 3, "step 2"],
+            [3, 3, "step 3"]
+          ])
+        }),
+      30_000
+    )
+  }
 })

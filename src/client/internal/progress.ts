@@ -55,3 +55,23 @@ export const follow = <A, E, R>(
       return yield* run(onProgress).pipe(Effect.ensuring(Effect.andThen(Queue.end(queue), Fiber.join(relay))))
     })
   })
+
+/**
+ * `call` run with a `Progress` that hands each report to `onProgress` (a Promise caller's callback;
+ * one that throws is ignored), so the toolset asks the server for progress as it does for an Effect
+ * caller with one in context; `call` unchanged when there is no callback.
+ *
+ * @example
+ * ```ts
+ * const heard = reportingTo((update) => console.log(update.progress))(toolset.call("docs__index", {}))
+ * ```
+ */
+export const reportingTo =
+  (onProgress: ((update: Progress.Update) => void) | undefined) =>
+  <A, E>(call: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    onProgress === undefined ? call : Effect.flatMap(
+      Progress.make("promise", ({ progressToken: _token, ...update }) =>
+        Effect.ignore(Effect.try(() => onProgress(update)))),
+      (progress) =>
+        Effect.provideService(call, Progress.Progress, progress)
+    )
