@@ -15,7 +15,8 @@ export * from "./core/Tool.ts"
  * The refusal and its wording (see `ToolFailure` in the core): `ToolFailure`, `isToolFailure`,
  * `refuse` (a refusal from its two parts), `messageOf` (one sentence for any failure),
  * `primaryOf` (the one failure a `Cause` is reported by), and what a defect becomes: `Unexpected`
- * (the sentence an agent is told, with an id), `logDefect`, `reportDefect` and `defectsReported` (which log it).
+ * (the sentence an agent is told, with an id) and `logDefect`, `reportDefect`, `toldOf` and
+ * `defectsReported`, which log it.
  *
  * @example
  * ```ts
@@ -37,6 +38,7 @@ export {
   messageOf,
   primaryOf,
   reportDefect,
+  toldOf,
   ToolFailure,
   Unexpected
 } from "./core/ToolFailure.ts"

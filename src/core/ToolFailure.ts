@@ -246,6 +246,26 @@ export const reportDefect = (tool: string, cause: Cause.Cause<unknown>): Effect.
   Effect.map(logDefect(tool, `tool "${tool}" failed unexpectedly`, cause), (id) => new Unexpected({ tool, id }))
 
 /**
+ * What a failed tool's caller is to be told, from the `Cause` it failed with: the cause itself when
+ * it holds no defect, or a declared failure beside one (the defect is still logged); else an
+ * `Unexpected` naming the id of the log line `reportDefect` wrote. The one place that rule lives,
+ * for a face framing a cause and for `defectsReported`.
+ *
+ * @example
+ * ```ts
+ * import { Cause, Effect } from "effect"
+ * import { toldOf } from "effect-surface/tools"
+ * const told = toldOf("notes_add", Cause.die(new Error("database down"))) // Effect<Unexpected>, logged
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const toldOf = (tool: string, cause: Cause.Cause<unknown>): Effect.Effect<Cause.Cause<unknown> | Unexpected> =>
+  Cause.hasDies(cause)
+    ? Effect.map(reportDefect(tool, cause), (unexpected) => Cause.hasFails(cause) ? cause : unexpected)
+    : Effect.succeed(cause)
+
+/**
  * Run a tool's effect so that a defect in it is reported (`reportDefect`) and answered with an
  * `Unexpected` instead of its own text. Declared failures and interruptions pass as they are; a
  * defect beside a declared failure is still logged, and the declared failure is the answer.
@@ -263,10 +283,8 @@ export const reportDefect = (tool: string, cause: Cause.Cause<unknown>): Effect.
 export const defectsReported =
   (tool: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Unexpected, R> =>
     Effect.catchCause(effect, (cause) =>
-      Cause.hasDies(cause)
-        ? Effect.flatMap(
-          reportDefect(tool, cause),
-          (unexpected): Effect.Effect<never, E | Unexpected> =>
-            Cause.hasFails(cause) ? Effect.failCause(cause) : Effect.fail(unexpected)
-        )
-        : Effect.failCause(cause))
+      Effect.flatMap(
+        toldOf(tool, cause),
+        (told): Effect.Effect<never, E | Unexpected> =>
+          Cause.isCause(told) ? Effect.failCause(cause) : Effect.fail(told)
+      ))

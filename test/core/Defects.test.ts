@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as OtelTracer from "@effect/opentelemetry/OtelTracer"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { Cause, Effect, Layer, Logger, References, Schema } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, References, Schema } from "effect"
 import { Client, Expose, Identity, Implementation, Surface } from "effect-surface"
 import { ServeTools } from "effect-surface/serve"
 import * as Tools from "effect-surface/tools"
@@ -189,4 +189,21 @@ describe("a defect in a handler", () => {
       assert.include(line?.message, "the guard failed while deciding on a call to transfer")
       assert.include(line?.cause, "grant table at /etc/guard is corrupt")
     }))
+
+  it.effect("defectsReported: a defect becomes Unexpected, a declared failure stays, and one beside a defect still wins", () => {
+    const log = capture()
+    return Effect.gen(function*() {
+      const report = Tools.defectsReported("notes_save")
+      const died = yield* Effect.flip(report(Effect.die(new Error("database down"))))
+      assert.strictEqual(died._tag, "Unexpected")
+      const declared = yield* Effect.flip(report(Effect.fail(new Full({ limit: 3 }))))
+      assert.strictEqual(declared._tag, "Full")
+      const both = yield* Effect.exit(
+        report(Effect.failCause(Cause.combine(Cause.die(new Error("and a bug")), Cause.fail(new Full({ limit: 1 })))))
+      )
+      assert.isTrue(Exit.isFailure(both))
+      assert.deepInclude(Exit.isFailure(both) ? Tools.primaryOf(both.cause) : undefined, { _tag: "Full", limit: 1 })
+      assert.strictEqual(log.lines.length, 2, "each defect is logged, the declared failure alone is not")
+    }).pipe(Effect.provide(log.layer))
+  })
 })

@@ -76,15 +76,16 @@ const clientIn = (clients: Bundle.Clients, sibling: string | undefined): Bundle.
 
 // A defect (a throw, a bug) is told to the operator on the log and to the agent as a sentence with
 // the log line's id, never its own text; a declared failure passes as it is. Rendering runs inside,
-// so a throwing render is a defect like any other.
+// so a throwing render is a defect like any other. One map and one catch per call, as `frame` takes.
 const framed = <A, E, R>(
   tool: Bundle.Tool,
   effect: Effect.Effect<A, E, R>,
   render: ((out: A) => ToolResult.ToolResult) | undefined
 ): Effect.Effect<ToolResult.ToolResult, never, R> =>
-  ToolResult.frame(ToolFailure.defectsReported(tool.name)(Effect.map(effect, render ?? ToolResult.ok)), identity)
-
-const identity = (result: ToolResult.ToolResult): ToolResult.ToolResult => result
+  Effect.catchCause(
+    Effect.map(effect, render ?? ToolResult.ok),
+    (cause) => Effect.map(ToolFailure.toldOf(tool.name, cause), ToolResult.failure)
+  )
 
 /** Call a served tool with already-decoded input. */
 export const invoke = (
