@@ -69,7 +69,7 @@ const rejection = (promise: () => Promise<unknown>) =>
 
 describe("serveTools", () => {
   it.live(
-    "over stdio from a child process: schemas verbatim, declarations under one _meta key and none without, and the governance wrapped around a tool runs",
+    "over stdio from a child process: schemas verbatim, declarations under one _meta key and none without, the governance wrapped around a tool runs, and a throwing execute is logged on stderr under the id the host is told",
     () =>
       Effect.gen(function*() {
         const transport = new StdioClientTransport({
@@ -100,6 +100,22 @@ describe("serveTools", () => {
         const outOfBounds = yield* call(client, "quote", { item: "cake", qty: 11 })
         assert.isTrue(outOfBounds.isError)
         assert.include(textOf(outOfBounds), "qty")
+        // A throw that is no refusal: the host reads an id, the server's stderr has the line with it.
+        const failed = textOf(yield* call(client, "echo", { text: "fail" }))
+        const id = /the server's log has it as ([0-9a-f]{6})$/.exec(failed)?.[1]
+        assert.isDefined(id, failed)
+        assert.notInclude(failed, "echo chamber")
+        const logged = () => stderr.split("\n").findIndex((line) => line.includes(`(failure ${id})`))
+        yield* Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            const poll = setInterval(() => {
+              if (logged() >= 0 && stderr.slice(stderr.indexOf(`(failure ${id})`)).includes("    at ")) {
+                resolve(clearInterval(poll))
+              }
+            }, 20)
+          })
+        ).pipe(Effect.timeout("10 seconds"))
+        assert.include(stderr.split("\n")[logged()], "the echo chamber is closed")
         yield* Effect.promise(() => client.close())
         yield* Effect.promise(() =>
           new Promise<void>((resolve) => {
