@@ -153,6 +153,8 @@ const mcpFloors: ReadonlyArray<ReadonlyArray<string>> = [
   ["transport"],
   // Who is calling: the resource server and its token verifiers.
   ["auth"],
+  // Which tools show a view in a host rendering MCP Apps, and the generated pages.
+  ["views"],
   // The version-neutral face: what is served, what each caller is shown, what it is told unprompted.
   ["face"],
   // The operator's console over the face; each revision's machinery over the face.

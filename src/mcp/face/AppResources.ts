@@ -58,6 +58,8 @@ export interface Listing {
   readonly title?: string
   readonly description?: string
   readonly mimeType?: string
+  /** The resource's `_meta`, listed and read with it (a view's `ui` CSP and permissions). */
+  readonly meta?: Json.JsonObject
 }
 
 /**
@@ -188,7 +190,8 @@ const listing = (listed: Listing): Json.JsonObject => ({
   name: listed.name,
   ...(listed.title === undefined ? {} : { title: listed.title }),
   ...(listed.description === undefined ? {} : { description: listed.description }),
-  ...(listed.mimeType === undefined ? {} : { mimeType: listed.mimeType })
+  ...(listed.mimeType === undefined ? {} : { mimeType: listed.mimeType }),
+  ...(listed.meta === undefined ? {} : { _meta: listed.meta })
 })
 
 /**
@@ -367,7 +370,10 @@ export const read = (found: Found): Effect.Effect<Array<ToolResult.ResourceConte
     Effect.map((contents) =>
       asArray(contents).map((one): ToolResult.ResourceContents => {
         const mimeType = one.mimeType ?? declared.mimeType
-        const typed = mimeType === undefined ? {} : { mimeType }
+        const typed = {
+          ...(mimeType === undefined ? {} : { mimeType }),
+          ...(declared.meta && { _meta: declared.meta })
+        }
         return "blob" in one ? { uri: found.uri, ...typed, blob: one.blob }
           : { uri: found.uri, ...typed, text: one.text }
       })

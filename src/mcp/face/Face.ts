@@ -28,7 +28,7 @@ import type * as ResolveError from "../../core/ResolveError.ts"
 import * as Roster from "../../core/Roster.ts"
 import * as ToolResult from "../../core/ToolResult.ts"
 import * as Watch from "../../core/Watch.ts"
-import * as AppResources from "./AppResources.ts"
+import type * as AppResources from "./AppResources.ts"
 import * as Completion from "./Completion.ts"
 import * as Broadcast from "./Broadcast.ts"
 import type * as Logging from "./Logging.ts"
@@ -36,6 +36,8 @@ import * as Prompts from "./Prompts.ts"
 import * as RpcError from "./RpcError.ts"
 import * as Scopes from "./Scopes.ts"
 import * as Serving from "./internal/serving.ts"
+import * as ViewResources from "./internal/views.ts"
+import type * as Views from "../views/Views.ts"
 
 /**
  * The most resources one holder may follow at once unless told otherwise: a 2025 session's
@@ -82,6 +84,8 @@ export interface Settings {
    * a resource server, each is shown only to callers whose token holds its scope.
    */
   readonly scopes?: Scopes.Options
+  /** Views a host rendering MCP Apps shows for tools: generated from each input schema, or authored. */
+  readonly views?: Views.Options
 }
 
 /**
@@ -251,12 +255,14 @@ const instructionsOf = (instructions: Settings["instructions"]): Face["instructi
 
 const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveError, Requires | Scope.Scope> =>
   Effect.gen(function*() {
+    const rosterService = yield* Roster.Roster
+    const followed = yield* ViewResources.follow(settings.resources ?? {}, rosterService, settings.views)
     const env: Serving.Env = {
       engine: yield* Engine.Engine,
-      roster: yield* Roster.Roster,
+      roster: rosterService,
       pool: yield* ConnectionPool.ConnectionPool,
       prompts: yield* SubscriptionRef.make<Prompts.Table>(settings.prompts ?? {}),
-      apps: yield* SubscriptionRef.make(yield* AppResources.compile(settings.resources ?? {})),
+      apps: followed.apps,
       readDeadline: Duration.fromInputUnsafe(settings.readDeadline ?? Duration.seconds(10)),
       coalesce: settings.coalesce ?? Watch.defaultCoalesce,
       watchers: yield* Ref.make(0)
@@ -285,8 +291,7 @@ const build = (settings: Settings): Effect.Effect<Face, ResolveError.ResolveErro
       reroster: (surfaces) => Effect.asVoid(engine.reroster(surfaces)),
       setTools: (tools) => Effect.asVoid(engine.retool(tools)),
       setPrompts: (table) => SubscriptionRef.set(prompts, table),
-      setResources: (table) =>
-        Effect.flatMap(AppResources.compile(table), (compiled) => SubscriptionRef.set(apps, compiled)),
+      setResources: followed.setTable,
       ...lists,
       logLevel: settings.logLevel ?? "info",
       callTool: Serving.callTool(env),

@@ -17,6 +17,7 @@ import * as ItemUri from "../../core/ItemUri.ts"
 import type * as Json from "../../core/Json.ts"
 import * as AppResources from "./AppResources.ts"
 import * as Prompts from "./Prompts.ts"
+import * as Views from "../views/Views.ts"
 
 /**
  * The scopes of what the expose map does not name: bespoke tools by name, prompts by name, app
@@ -226,8 +227,13 @@ export const make = (options: Options, sources: Sources): Scopes => {
   }
   // The one place deciding what a URI needs (a read, a subscribe, a listen, a listing): routed as a
   // read is, `surface:` to the roster and anything else to the app's handlers. A caller needs all.
+  // A tool's view needs what the tool needs, so a view is shown and read only where its tool is.
   const resourceScopes = (tables: Pick<Tables, "resolved" | "apps">, uri: string): ReadonlyArray<string> => {
-    if (!AppResources.isSurfaceUri(uri)) return appScopes(tables.apps, uri)
+    if (!AppResources.isSurfaceUri(uri)) {
+      const tool = Views.toolOf(uri)
+      const viewScope = tool === undefined ? undefined : toolScope(tables.resolved, tool)
+      return viewScope === undefined ? appScopes(tables.apps, uri) : [...appScopes(tables.apps, uri), viewScope]
+    }
     const scope = surfaceScope(tables.resolved, uri)
     return scope === undefined ? [] : [scope]
   }

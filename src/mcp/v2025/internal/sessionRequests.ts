@@ -49,6 +49,7 @@ import type * as Logging from "../../face/Logging.ts"
 import type * as RpcError from "../../face/RpcError.ts"
 import * as Path from "./requestPath.ts"
 import * as Follower from "./sessionFollow.ts"
+import * as Views from "../../views/Views.ts"
 
 /** A host's subscriptions and log level kept beyond one session (see `Session.Registry`). */
 export interface Registry {
@@ -109,8 +110,13 @@ export const answer = (answering: Answering): void => {
   }
 }
 
-// Each list is what the request's caller may see (everything, for a caller not authenticated).
-const view = (face: Face.Face, extra: Path.Extra) => face.view(Path.callerOf(extra) ?? Identity.local)
+// Each list is what the request's caller may see (everything, for a caller not authenticated), with
+// views linked only for a host that declared it renders them.
+const view = (face: Face.Face, extra: Path.Extra, server: Server) =>
+  Effect.map(
+    face.view(Path.callerOf(extra) ?? Identity.local),
+    (shown) => Views.present(shown, Views.declares(server.getClientCapabilities()))
+  )
 
 // The requests that are one Effect of the face each; false for a method that is none of them.
 const installFace = ({ face, session }: Answering, method: string): boolean => {
@@ -120,7 +126,7 @@ const installFace = ({ face, session }: Answering, method: string): boolean => {
     case "tools/list":
       server.setRequestHandler(ListToolsRequestSchema, (_, extra) =>
         // Built by the resolver in the tools/list shape; the SDK's type is the same JSON.
-        handle(Effect.map(view(face, extra), (shown): ListToolsResult => ({
+        handle(Effect.map(view(face, extra, server), (shown): ListToolsResult => ({
           tools: shown.tools as ListToolsResult["tools"]
         }))))
       return true
@@ -141,7 +147,7 @@ const installFace = ({ face, session }: Answering, method: string): boolean => {
       server.setRequestHandler(
         ListPromptsRequestSchema,
         (_, extra) =>
-          handle(Effect.map(view(face, extra), (shown): ListPromptsResult => ({
+          handle(Effect.map(view(face, extra, server), (shown): ListPromptsResult => ({
             prompts: shown.prompts as ListPromptsResult["prompts"]
           })))
       )
@@ -168,7 +174,7 @@ const installFace = ({ face, session }: Answering, method: string): boolean => {
       server.setRequestHandler(
         ListResourcesRequestSchema,
         (_, extra) =>
-          handle(Effect.map(view(face, extra), (shown): ListResourcesResult => ({
+          handle(Effect.map(view(face, extra, server), (shown): ListResourcesResult => ({
             resources: shown.resources as ListResourcesResult["resources"]
           })))
       )
@@ -177,7 +183,7 @@ const installFace = ({ face, session }: Answering, method: string): boolean => {
       server.setRequestHandler(
         ListResourceTemplatesRequestSchema,
         (_, extra) =>
-          handle(Effect.map(view(face, extra), (shown): ListResourceTemplatesResult => ({
+          handle(Effect.map(view(face, extra, server), (shown): ListResourceTemplatesResult => ({
             resourceTemplates: shown.templates as ListResourceTemplatesResult["resourceTemplates"]
           })))
       )

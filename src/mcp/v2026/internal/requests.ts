@@ -31,6 +31,7 @@ import * as Replies from "./replies.ts"
 import { type Answer, failed, isRecord, ok, refused, type Request } from "./replies.ts"
 import { roundTrip } from "./roundTrip.ts"
 import * as Tasks from "./tasks.ts"
+import * as Views from "../../views/Views.ts"
 
 /**
  * What a face serves 2026 clients with: the face, its parked calls, its caching hints.
@@ -182,11 +183,12 @@ const lists = {
 } as const
 
 // A list is what the request's caller may see (everything, for a caller not authenticated).
-const listed = (modern: Modern, request: Request, method: keyof typeof lists) => {
+// Views are linked only for a client whose envelope declares it renders them.
+const listed = (modern: Modern, request: Request, method: keyof typeof lists, envelope: Wire.Envelope) => {
   const { caching, items, key } = lists[method]
   const caller = callerOf(request)
   return Effect.map(
-    modern.face.view(caller),
+    Effect.map(modern.face.view(caller), (shown) => Views.present(shown, Views.declares(envelope.capabilities.raw))),
     (shown) =>
       ok(modern, request.id, {
         [key]: items(shown) as Array<Json.JsonObject>,
@@ -313,7 +315,7 @@ export const answer = (
     case "resources/list":
     case "resources/templates/list":
     case "prompts/list":
-      return listed(modern, request, method)
+      return listed(modern, request, method, envelope)
     case "completion/complete":
       return complete(modern, id, params as Json.JsonObject)
     case "tools/call":

@@ -1,0 +1,156 @@
+// Views for hosts that render MCP Apps: a tool asked to show one links to its `ui://` view only for a
+// client declaring the extension, in both revisions; the view is listed and read as an MCP App
+// document with its CSP; a client without the extension sees the tools and resources as without
+// views; and a caller is shown and may read only the views of the tools its scopes reach.
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, References } from "effect"
+import { Identity } from "effect-surface"
+import { McpFace, McpHttp, McpViews } from "effect-surface/mcp"
+import { serverOptions } from "../../examples/board/app.ts"
+
+const UI = { extensions: { [McpViews.EXTENSION]: { mimeTypes: [McpViews.MIME] } } }
+const PROCEDURES = ["tasks_add", "tasks_complete", "tasks_open", "board_focus", "stopwatch_watch_lap"]
+
+interface Tool {
+  readonly name: string
+  readonly _meta?: { readonly [key: string]: unknown } | undefined
+}
+interface Listed {
+  readonly tools: ReadonlyArray<Tool>
+  readonly resources: ReadonlyArray<
+    { readonly uri: string; readonly mimeType?: string | undefined; readonly _meta?: unknown }
+  >
+  readonly read: (uri: string) => Promise<ReadonlyArray<{ readonly [key: string]: unknown }>>
+}
+
+const serve = (views: McpViews.Options | undefined) =>
+  Effect.flatMap(
+    serverOptions,
+    (options) =>
+      McpHttp.serve({ ...options, ...(views === undefined ? {} : { views }), http: { port: 0 } }).pipe(
+        Effect.provideService(References.MinimumLogLevel, "Warn")
+      )
+  )
+
+const v1 = (url: string, ui: boolean) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new Client({ name: "views", version: "1.0.0" }, { capabilities: ui ? UI : {} })
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+      return client
+    }),
+    (client) => Effect.promise(() => client.close())
+  ).pipe(Effect.flatMap((client) =>
+    Effect.promise(async (): Promise<Listed> => ({
+      tools: (await client.listTools()).tools,
+      resources: (await client.listResources()).resources,
+      read: async (uri) => (await client.readResource({ uri })).contents
+    }))
+  ))
+
+const v2 = (url: string, ui: boolean) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new ClientV2({ name: "views", version: "1.0.0" }, {
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+        capabilities: ui ? UI : {}
+      })
+      await client.connect(new TransportV2(new URL(url)))
+      return client
+    }),
+    (client) => Effect.promise(() => client.close().catch(() => undefined))
+  ).pipe(Effect.flatMap((client) =>
+    Effect.promise(async (): Promise<Listed> => ({
+      tools: (await client.listTools()).tools,
+      resources: (await client.listResources()).resources,
+      read: async (uri) => (await client.readResource({ uri })).contents as never
+    }))
+  ))
+
+const linksOf = (listed: { readonly tools: ReadonlyArray<Tool> }) =>
+  Object.fromEntries(listed.tools.flatMap((tool) => {
+    const ui = tool._meta?.["ui"] as { readonly resourceUri?: string } | undefined
+    return ui?.resourceUri === undefined ? [] : [[tool.name, ui.resourceUri]]
+  }))
+
+const viewsOf = (listed: Listed) => listed.resources.filter((r) => r.uri.startsWith("ui://"))
+
+// Both revisions are held to the same rules, each with its own official client.
+const revisions = [
+  { era: "2025-11-25", connect: v1 },
+  { era: "2026-07-28", connect: v2 }
+] as const
+
+describe("views for hosts rendering MCP Apps", () => {
+  for (const { connect, era } of revisions) {
+    it.live(`on ${era} a declaring client sees each procedure linked to a listed, readable view with its CSP`, () =>
+      Effect.gen(function*() {
+        const { url } = yield* serve({ procedures: true })
+        const listed = yield* connect(url, true)
+        assert.deepStrictEqual(
+          linksOf(listed),
+          Object.fromEntries(PROCEDURES.map((name) => [name, `ui://views/tools/${name}`]))
+        )
+        const views = viewsOf(listed)
+        assert.sameMembers(views.map((r) => r.uri), PROCEDURES.map(McpViews.uriOf))
+        for (const view of views) {
+          assert.strictEqual(view.mimeType, McpViews.MIME)
+          assert.deepStrictEqual(view._meta, { ui: { csp: {}, permissions: {}, prefersBorder: true } })
+        }
+        const [contents] = yield* Effect.promise(() => listed.read("ui://views/tools/tasks_add"))
+        assert.strictEqual(contents?.["mimeType"], McpViews.MIME)
+        assert.deepStrictEqual(contents?.["_meta"], { ui: { csp: {}, permissions: {}, prefersBorder: true } })
+        assert.match(String(contents?.["text"]), /^<!doctype html>/)
+        assert.include(String(contents?.["text"]), `name="title"`)
+      }))
+
+    it.live(`on ${era} a client without the extension sees the tools and resources exactly as without views`, () =>
+      Effect.gen(function*() {
+        const plain = yield* connect((yield* serve(undefined)).url, false)
+        const withViews = yield* connect((yield* serve({ procedures: true })).url, false)
+        assert.deepStrictEqual(withViews.tools, plain.tools)
+        assert.deepStrictEqual(withViews.resources, plain.resources)
+      }))
+
+    it.live(`on ${era} only the tools asked for link to a view, and an authored page is served as written`, () =>
+      Effect.gen(function*() {
+        const html = "<!doctype html><title>mine</title><p>my own view</p>"
+        const { url } = yield* serve({
+          tools: { tasks_add: true, board_progress: { html, csp: { connectDomains: ["https://api.example.com"] } } }
+        })
+        const listed = yield* connect(url, true)
+        assert.deepStrictEqual(linksOf(listed), {
+          tasks_add: "ui://views/tools/tasks_add",
+          board_progress: "ui://views/tools/board_progress"
+        })
+        const [authored] = yield* Effect.promise(() => listed.read("ui://views/tools/board_progress"))
+        assert.strictEqual(authored?.["text"], html)
+        assert.deepStrictEqual(authored?.["_meta"], {
+          ui: { csp: { connectDomains: ["https://api.example.com"] }, permissions: {}, prefersBorder: true }
+        })
+      }))
+  }
+
+  it.effect("a caller is shown, and may read, only the views of the tools its scopes reach", () =>
+    Effect.gen(function*() {
+      const face = yield* McpFace.make({ ...(yield* serverOptions), views: { procedures: true } })
+      const reader = Identity.token({ subject: "ada", clientId: "cli", scopes: ["board:read"] })
+      const shown = McpViews.present(yield* face.view(reader), true)
+      assert.deepStrictEqual(linksOf({ tools: shown.tools.map((tool) => tool as unknown as Tool) }), {
+        tasks_open: "ui://views/tools/tasks_open"
+      })
+      assert.deepStrictEqual(shown.resources.filter((r) => String(r["uri"]).startsWith("ui://")).map((r) => r["uri"]), [
+        "ui://views/tools/tasks_open"
+      ])
+      // A read of a view needs its tool's scope: refused to this caller for tasks_add, let through for tasks_open.
+      const refused = yield* face.needs("resources/read", { uri: "ui://views/tools/tasks_add" }, reader)
+      assert.strictEqual(refused?.scope, "board:write")
+      assert.isFalse(Identity.allows(reader, refused?.scope))
+      const allowed = yield* face.needs("resources/read", { uri: "ui://views/tools/tasks_open" }, reader)
+      assert.strictEqual(allowed?.scope, "board:read")
+      assert.isTrue(Identity.allows(reader, allowed?.scope))
+    }).pipe(Effect.scoped))
+})
