@@ -33,6 +33,8 @@ export const Board = Surface.make({
       add: {
         input: Schema.Struct({ title: Schema.String.annotate({ description: "What needs doing" }) }),
         output: Schema.Struct({ id: Schema.String }),
+        // It only adds: hosts are told it overwrites and removes nothing (destructiveHint: false).
+        additive: true,
         title: "Add a task",
         description: "Add a task to the board and return its id."
       },
@@ -45,7 +47,8 @@ export const Board = Surface.make({
       open: { output: Schema.Array(Schema.String), mutates: false, description: "The ids of the tasks not done yet." }
     },
     board: {
-      focus: { input: Schema.String, description: "Say what the board is focused on." },
+      // Saying the same focus twice changes nothing more (idempotentHint: true).
+      focus: { input: Schema.String, idempotent: true, description: "Say what the board is focused on." },
       clear: { description: "Remove every task. Not exposed to agents." }
     }
   }

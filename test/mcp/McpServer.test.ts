@@ -50,7 +50,7 @@ describe("MCP face over the SDK client", () => {
       ])
       assert.strictEqual(byName.get("tasks_add")?.title, "Add a task")
       assert.strictEqual(byName.get("tasks_open")?.annotations?.readOnlyHint, true)
-      assert.strictEqual(byName.get("tasks_add")?.annotations?.destructiveHint, true)
+      assert.strictEqual(byName.get("tasks_add")?.annotations?.destructiveHint, false) // it only adds
       for (const tool of tools) {
         assert.isString(tool.description)
         assert.strictEqual(tool.inputSchema.type, "object")

@@ -16,6 +16,24 @@ const MIME = "application/json"
 export const surfaceName = (sibling: string | undefined): string =>
   sibling === undefined ? "the core surface" : `the sibling "${sibling}" surface`
 
+/**
+ * What a tool's annotations say of its effects, as MCP defines the hints: a read-only tool says so
+ * (its destructive hint false, as it always was); a tool that changes something is destructive
+ * unless its procedure declares itself additive, and idempotent only where it declares so.
+ */
+const effectHints = (tool: Bundle.Tool): Json.JsonObject => {
+  if (!tool.mutates) return { readOnlyHint: true, destructiveHint: false }
+  // An expose map may make a read-only procedure mutating: it then declares nothing of how.
+  const declared = tool.target._tag === "Procedure" && tool.target.procedure.mutates !== false
+    ? tool.target.procedure
+    : {}
+  return {
+    readOnlyHint: false,
+    destructiveHint: declared.additive !== true,
+    ...(declared.idempotent === true ? { idempotentHint: true } : {})
+  }
+}
+
 /** A tool's `tools/list` entry. */
 export const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
   const title = tool.title === undefined ? {} : { title: tool.title }
@@ -29,7 +47,7 @@ export const advertiseTool = (tool: Bundle.Tool): Json.JsonObject => {
     ...(tool.target._tag === "Procedure"
       ? { outputSchema: outputSchema(tool.target.procedure.output, tool.target.procedure.error) }
       : {}),
-    annotations: tool.annotations ?? { ...title, readOnlyHint: !tool.mutates, destructiveHint: tool.mutates },
+    annotations: tool.annotations ?? { ...title, ...effectHints(tool) },
     ...(tool.meta === undefined ? {} : { _meta: tool.meta })
   }
 }

@@ -131,6 +131,13 @@ export interface Event<S extends Shape = Shape> {
  * nothing; `error` is a schema for the union of tagged errors the call may fail with. `mutates`
  * defaults to true, so a procedure is treated as dangerous until it says otherwise.
  *
+ * A procedure that changes something may say how, and hosts are told (MCP's tool annotations):
+ * `additive: true` when it only adds and never overwrites or removes (`destructiveHint: false`),
+ * `idempotent: true` when calling it again with the same input changes nothing more
+ * (`idempotentHint: true`). Left unsaid, a change may destroy and may repeat. A procedure that only
+ * reads (`mutates: false`) has neither to say: MCP gives those hints meaning only for a tool that is
+ * not read-only, so declaring them beside `mutates: false` does not compile.
+ *
  * @example
  * ```ts
  * import { Schema } from "effect"
@@ -138,15 +145,20 @@ export interface Event<S extends Shape = Shape> {
  *
  * class NotFound extends Schema.TaggedError<NotFound>()("NotFound", { id: Schema.String }) {}
  * const complete: Surface.Procedure = { input: Schema.String, output: Schema.Boolean, error: NotFound, mutates: true }
+ * const add: Surface.Procedure = { input: Schema.String, output: Schema.String, additive: true }
+ * const rename: Surface.Procedure = { input: Schema.String, idempotent: true }
+ * const count: Surface.Procedure = { output: Schema.Int, mutates: false }
  * ```
  *
  * @since 0.1.0
  */
-export interface Procedure {
+export type Procedure = ProcedureFields & (ChangesSomething | OnlyReads)
+
+/** What every procedure may declare, whatever its effects. */
+interface ProcedureFields {
   readonly input?: Shape
   readonly output?: Shape
   readonly error?: Shape
-  readonly mutates?: boolean
   /**
    * Whether a call may carry on as a task where its caller can follow one: `optional` once it has
    * run a while, `required` always (a caller that cannot is refused). Missing: never a task.
@@ -154,6 +166,22 @@ export interface Procedure {
   readonly task?: "optional" | "required"
   readonly title?: string
   readonly description?: string
+}
+
+/** A procedure that may change the app's state (the default), and how it changes it. */
+interface ChangesSomething {
+  readonly mutates?: true
+  /** It only adds: nothing already there is overwritten or removed. Missing: it may destroy. */
+  readonly additive?: boolean
+  /** A second call with the same input changes nothing more. Missing: it may not be. */
+  readonly idempotent?: boolean
+}
+
+/** A procedure that only reads: what a change would be like is not its to say. */
+interface OnlyReads {
+  readonly mutates: false
+  readonly additive?: never
+  readonly idempotent?: never
 }
 
 /**
