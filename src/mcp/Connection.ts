@@ -72,6 +72,8 @@ export interface Connection {
    * cancels it. A 2026 listen stream, answered only when the connection ends, is not counted.
    */
   readonly idle: Effect.Effect<void>
+  /** How many of the client's requests await their answers now (none once the connection has ended). */
+  readonly running: Effect.Effect<number>
 }
 
 // The 2026 request path (nine modules), loaded when a client first opens in that revision: a host
@@ -181,6 +183,7 @@ export const connect = (
       closed: Deferred.await(closed),
       session,
       era: Effect.map(session, (legacy): Era => Option.isSome(legacy) ? "2025-11-25" : "2026-07-28"),
-      idle: channel.idle
+      idle: channel.idle,
+      running: Effect.map(Deferred.isDone(closed), (done) => done ? 0 : channel.awaited())
     }
   })

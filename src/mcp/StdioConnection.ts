@@ -20,6 +20,7 @@ import type * as Stateless from "./v2026/Stateless.ts"
 import * as Connection from "./Connection.ts"
 import type * as Face from "./face/Face.ts"
 import { boundLines } from "./transport/stdioLines.ts"
+import * as Stopping from "./transport/stopping.ts"
 
 const maxStdioLine = 8 * 1024 * 1024
 
@@ -40,6 +41,9 @@ export const connect = (
     })
     const transport = new StdioServerTransport(lines, output)
     const connection = yield* Connection.connect(face, transport, { stateless })
+    // Asked to stop (Ctrl-C) with requests running: they may answer within the drain timeout, as at
+    // the end of stdin. Added after the connection, so it runs before the connection closes.
+    yield* Effect.addFinalizer(() => stopping(connection, drainTimeout))
     // The lines end once the transport has read every one of them, so each request is counted by then.
     yield* ended(lines).pipe(
       Effect.andThen(drain(connection, drainTimeout)),
@@ -60,6 +64,17 @@ const drain = (connection: Connection.Connection, within: Duration.Duration) =>
         )
     })
   )
+
+const stopping = (connection: Connection.Connection, within: Duration.Duration) =>
+  Effect.gen(function*() {
+    const running = yield* connection.running
+    yield* Stopping.waitFor({
+      running: running > 0,
+      what: running === 1 ? "the request still running" : `the ${running} requests still running`,
+      within,
+      settled: Effect.raceFirst(connection.idle, connection.closed)
+    })
+  })
 
 const ended = (stream: Readable): Effect.Effect<void> =>
   Effect.callback<void>((resume) => {

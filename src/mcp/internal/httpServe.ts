@@ -20,6 +20,7 @@ import * as Face from "../face/Face.ts"
 import * as HttpRedis from "../HttpRedis.ts"
 import * as HttpDrain from "../transport/drain.ts"
 import * as HttpChecks from "../transport/HttpChecks.ts"
+import * as Stopping from "../transport/stopping.ts"
 import type * as EventStore from "../v2025/EventStore.ts"
 import * as HttpSessions from "../v2025/HttpSessions.ts"
 import type * as ModernHttp from "../v2026/internal/http.ts"
@@ -105,12 +106,15 @@ export const shutdown = (
     // Listen streams end with their response; calls in flight answer below.
     yield* Deferred.succeed(closing, undefined)
     yield* Effect.sync(() => node.listening && node.close())
-    yield* HttpDrain.settled(
-      drain,
-      (d) => d.admitting === 0 && d.awaiting.size === 0,
-      drainTimeout,
-      "requests still unanswered; closing their sessions"
-    )
+    // Said at once when requests are running, and cut short by a second Ctrl-C; what is still
+    // running then is answered that the server stopped, as its session ends below.
+    const running = drain.admitting + drain.awaiting.size
+    yield* Stopping.waitFor({
+      running: running > 0,
+      what: running === 1 ? "the request in flight" : `the ${running} requests in flight`,
+      within: drainTimeout,
+      settled: HttpDrain.settled(drain, (d) => d.admitting === 0 && d.awaiting.size === 0, Duration.infinity, "")
+    })
     const open = yield* table.ids
     // Shared sessions go on at the other instances, which lead what this one led.
     if (table.shared !== undefined) yield* table.shared.leave

@@ -32,6 +32,8 @@ export interface Channel {
   readonly transport: Transport
   /** Completes once no request of the client's awaits its answer (at once when none does). */
   readonly idle: Effect.Effect<void>
+  /** How many of the client's requests await their answers now. */
+  readonly awaited: () => number
 }
 
 // Answered only when the channel ends (a 2026 listen stream): never waited for.
@@ -109,5 +111,5 @@ export const make = (
     hooks.closed()
   }
   inner.onerror = (error) => outer.onerror?.(error)
-  return { transport: outer, idle: idle.await }
+  return { transport: outer, idle: idle.await, awaited: () => awaiting.size }
 }

@@ -129,6 +129,10 @@ const thrown = (cause: Cause.Cause<RpcError.Refusal>): Error => {
   return isCancelled(cause) ? rpcError(-32800, "request cancelled") : rpcError(RpcError.internalError, messageOf(cause))
 }
 
+/** The error a request still running when its session ends is answered with. */
+export const stopped = (): Error =>
+  rpcError(RpcError.internalError, "the server stopped before this request finished")
+
 /** The error a request made after the session closed is answered with. */
 export const cancelled = (): Error => rpcError(-32800, "request cancelled")
 
@@ -146,8 +150,10 @@ const fork = <A, E, R>(
 }
 
 // A defect is logged outside the request path, so the host is not sent the stack it must not see.
+// A request cut off by the session's end is told so, never left unanswered.
 const answer = <A>(session: Session, exit: Exit.Exit<A, RpcError.Refusal>): A => {
   if (Exit.isSuccess(exit)) return exit.value
+  if (session.handlers.closed && isCancelled(exit.cause)) throw stopped()
   if (Cause.hasDies(exit.cause)) Effect.runForkWith(session.context)(Effect.logError("MCP request failed", exit.cause))
   throw thrown(exit.cause)
 }

@@ -136,7 +136,8 @@ const makeServer = (face: Face.Face): Server => {
 }
 
 // Everything the session owned ends in one finalizer, each part whatever became of the one before:
-// the server closes (once connected), the following stops, the handlers are interrupted, and last
+// the handlers still running are interrupted (each answered that the server stopped, while the
+// transport can still carry it), the server closes (once connected), the following stops, and last
 // `closed` completes. Made here, not where the session opens, so it holds these alone.
 const ending = (
   server: Server,
@@ -146,9 +147,12 @@ const ending = (
   closed: Deferred.Deferred<void>
 ) =>
 () =>
-  (connected.done ? Effect.promise(() => server.close()) : Effect.void).pipe(
+  Path.endHandlers(handlers).pipe(
+    // The SDK writes a rejected handler's answer a few promise turns later: yielding to the
+    // scheduler (a macrotask) lets those run before the server closes.
+    Effect.andThen(Effect.yieldNow),
+    Effect.andThen(connected.done ? Effect.promise(() => server.close()) : Effect.void),
     Effect.ensuring(Follower.end(follower)),
-    Effect.ensuring(Path.endHandlers(handlers)),
     Effect.ensuring(Deferred.succeed(closed, undefined))
   )
 
