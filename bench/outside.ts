@@ -225,9 +225,22 @@ export const run = async (): Promise<void> => {
       args: npmArgs,
       env: { NODE_COMPILE_CACHE: path.join(caches, `first-${round}`) }
     }),
-    npm_cache: () => ({ ...npm, args: npmArgs, env: { NODE_COMPILE_CACHE: path.join(caches, "warm") } })
+    npm_cache: () => ({ ...npm, args: npmArgs, env: { NODE_COMPILE_CACHE: path.join(caches, "warm") } }),
+    // The same server launched the fastest way a host can: node itself, no npm in front of it.
+    node_direct: () => ({
+      ...npm,
+      command: process.execPath,
+      args: [
+        "--conditions=effect-surface-source",
+        "--import",
+        path.join(root, "examples", "compileCache.ts"),
+        path.join(root, "examples", "main.ts"),
+        "--stdio"
+      ],
+      env: { NODE_COMPILE_CACHE: path.join(caches, "warm") }
+    })
   }
-  const npmNames = ["npm_no_cache", "npm_cache_first_start", "npm_cache"]
+  const npmNames = ["npm_no_cache", "npm_cache_first_start", "npm_cache", "node_direct"]
   note(
     `outside: ${rounds} rounds, each command spawned alone once a round, driven by raw JSON-RPC lines; ` +
       `the two drivers' readings of ours and the raw server interleaved in each round`
@@ -364,4 +377,12 @@ const report = (taken: Readonly<Record<string, ReadonlyArray<Reading>>>): void =
     )
     figure(name("tools_call.cold.sequential"), option, "npm_no_cache", (r) => r.coldUs, coldUnit)
   }
+  // What npm costs a host that launches the README's command, against node launching the same server.
+  figure(
+    "outside.board_stdio.spawn_to_first_call.npm_run_stdio.vs_node_direct",
+    "npm_cache",
+    "node_direct",
+    (r) => r.firstMs,
+    spawnUnit
+  )
 }

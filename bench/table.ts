@@ -139,6 +139,12 @@ const rows: ReadonlyArray<Row> = [
     unit: "µs"
   },
   {
+    label:
+      "the example board over stdio, spawn → first answer: the README's `npm -s run stdio` (ours) vs `node` launching it directly (peer), both with the compile cache",
+    bench: "outside.board_stdio.spawn_to_first_call.npm_run_stdio.vs_node_direct",
+    unit: "ms"
+  },
+  {
     label: "second driver (raw JSON-RPC, `node server.js`): server CPU to the first answer",
     bench: "outside.spawn_to_first_call.cpu.vs_raw_sdk",
     unit: "ms"

@@ -21,7 +21,7 @@ const servingUrl = (child: ChildProcess) =>
     let out = ""
     child.stdout?.on("data", (chunk: Buffer) => {
       out += chunk.toString()
-      const found = /serving (http:\/\/\S+)/.exec(out)
+      const found = /MCP over HTTP at (http:\/\/\S+)/.exec(out)
       if (found?.[1] !== undefined) resolve(found[1])
     })
     child.once("exit", (code) => reject(new Error(`the example exited (${code}) before serving: ${out}`)))

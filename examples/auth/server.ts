@@ -42,7 +42,7 @@ const program = Effect.gen(function*() {
       )
     )
   )
-  yield* Effect.log(`serving ${served.url} behind ${issuer}`)
+  yield* Effect.log(`tokens checked against ${issuer}`)
   return yield* Effect.never
 })
 

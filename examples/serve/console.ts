@@ -1,5 +1,5 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Client, Engine } from "effect-surface"
 import { McpConsole, McpHttp, McpServer } from "effect-surface/mcp"
 import { counter, Counter, expose } from "../quickstart.ts"
@@ -20,11 +20,7 @@ const server = McpHttp.layerServer({ port: Number(process.env["PORT"] ?? 0) }).p
   Layer.provide(McpConsole.layer({ hold: ["counter_add"], approvalTimeout: "1 minute" }))
 )
 
-export const main = McpHttp.Endpoint.use((endpoint) =>
-  Console.log(`serving ${endpoint.url}\nconsole at ${endpoint.console}`)
-).pipe(
-  Effect.andThen(Effect.never),
-  Effect.provide(server)
-)
+// It says where it listens and where its console is, and serves until it is stopped.
+export const main = Layer.launch(server)
 
 if (import.meta.main) NodeRuntime.runMain(main)

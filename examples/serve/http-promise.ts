@@ -12,7 +12,6 @@ export const main = async () => {
     serverInfo: { name: "counter", version: "1.0.0" },
     transport: { transport: "http", port: Number(process.env["PORT"] ?? 0), host: "127.0.0.1" }
   })
-  console.log(`serving ${served.url}`)
   process.once("SIGTERM", () => void served.close())
   await served.closed // close() stopped it, and everything was disposed
 }

@@ -1,5 +1,5 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Client, Engine } from "effect-surface"
 import { McpHttp, McpServer } from "effect-surface/mcp"
 import { counter, Counter, expose } from "../quickstart.ts"
@@ -19,9 +19,7 @@ const server = McpHttp.layerServer({ port: Number(process.env["PORT"] ?? 0) }).p
   Layer.provide(core)
 )
 
-export const main = McpHttp.Endpoint.use((endpoint) => Console.log(`serving ${endpoint.url}`)).pipe(
-  Effect.andThen(Effect.never),
-  Effect.provide(server)
-)
+// It says where it listens ("MCP over HTTP at …") and serves until it is stopped.
+export const main = Layer.launch(server)
 
 if (import.meta.main) NodeRuntime.runMain(main)

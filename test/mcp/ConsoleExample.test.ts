@@ -54,8 +54,8 @@ describe("the example's console", () => {
     () =>
       Effect.gen(function*() {
         const output = yield* spawn("examples/serve/console.ts")
-        const mcp = yield* printed(output, /serving (\S+)/)
-        const link = new URL(yield* printed(output, /console at (\S+)/))
+        const mcp = yield* printed(output, /MCP over HTTP at (\S+)/)
+        const link = new URL(yield* printed(output, /Console at (\S+)/))
         const console = new URL(link.pathname, link)
         // The printed link's key, as the page sends it with its stream and each decision.
         const key = { "x-console-key": new URLSearchParams(link.hash.slice(1)).get("key") ?? "" }
