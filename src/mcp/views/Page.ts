@@ -12,6 +12,7 @@
  * @since 0.1.0
  */
 import type * as Json from "../../core/Json.ts"
+import { brand } from "../../core/ToolResult.ts"
 
 /**
  * Escape text for HTML content or an attribute value.
@@ -174,7 +175,13 @@ const formScript = (tool: string) =>
   `(() => {
   const form = document.getElementById("form"); const alert = document.getElementById("alert");
   const out = document.getElementById("out"); const tool = ${JSON.stringify(tool)};
-  const textOf = (r) => (r.content || []).filter((b) => b.type === "text").map((b) => b.text).join("\\n");
+  const texts = (r) => (r.content || []).filter((b) => b.type === "text").map((b) => b.text);
+  const textOf = (r) => texts(r).join("\\n");
+  // A refusal's sentence: a text that is not the JSON of its structured arm, else that arm's message;
+  // a person reads it without the prefix that tells an agent the framework wrote it.
+  const sentenceOf = (r) => (texts(r).find((t) => !t.startsWith("{")) ||
+    (r.structuredContent && (r.structuredContent.message || JSON.stringify(r.structuredContent))) || textOf(r))
+    .replace(${JSON.stringify(brand)}, "");
   mcpView.on("ui/notifications/tool-input", ({ arguments: args }) => {
     for (const [k, v] of Object.entries(args || {})) { const f = form.elements.namedItem(k); if (!f) continue;
       if (f.type === "checkbox") f.checked = v === true; else f.value = typeof v === "string" ? v : JSON.stringify(v); }
@@ -194,17 +201,78 @@ const formScript = (tool: string) =>
     try {
       await mcpView.ready;
       const result = await mcpView.request("tools/call", { name: tool, arguments: args });
-      if (result.isError) alert.textContent = (result.structuredContent && result.structuredContent.message) || textOf(result);
+      if (result.isError) alert.textContent = sentenceOf(result);
       else out.textContent = result.structuredContent ? JSON.stringify(result.structuredContent, null, 2) : textOf(result);
     } catch (error) { alert.textContent = error.message; }
     form.dataset.state = "done";
+    document.dispatchEvent(new Event("mcp-view-called"));
   });
 })();
 `
 
 /**
- * The generated view of one tool, from how `tools/list` advertises it: its title, description, and
- * a form of its input schema whose submit calls it through the host.
+ * The live panels of a view, as an inline script filling `<section id="live">`: the surface's cells
+ * (their value), collections (a table, one row per key) and streams (a log), as the host lists them
+ * to this view — so only what the caller may read — read through the host, and read again every
+ * `everyMs` and after each call the view makes (`mcp-view-called`). Data is written as text, never
+ * as markup.
+ *
+ * @example
+ * ```ts
+ * import { McpViewPage } from "effect-surface/mcp"
+ * const page = McpViewPage.document({ title: "Board", body: '<section id="live"></section>', script: McpViewPage.bridgeScript + McpViewPage.liveScript(1000) })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const liveScript = (everyMs: number): string =>
+  `(() => {
+  const live = document.getElementById("live"); if (!live) return;
+  const el = (tag, text, attrs) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text;
+    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v); return e; };
+  const show = (v) => typeof v === "string" ? v : JSON.stringify(v);
+  const kindOf = (uri) => /^surface:\\/\\/(cells|collections|streams)\\/[^{}]+$/.exec(uri);
+  const render = (uri, name, value, kind) => {
+    const box = el("div", undefined, { "data-uri": uri, "data-kind": kind }); box.append(el("h2", name));
+    if (kind === "collections" && value && typeof value === "object") {
+      const rows = Object.entries(value); const cols = [...new Set(rows.flatMap(([, item]) =>
+        item && typeof item === "object" ? Object.keys(item) : ["value"]))];
+      const table = el("table"); const head = el("tr"); head.append(el("th", "key"));
+      for (const c of cols) head.append(el("th", c)); table.append(head);
+      for (const [key, item] of rows) { const tr = el("tr", undefined, { "data-key": key }); tr.append(el("td", key));
+        for (const c of cols) tr.append(el("td", show(item && typeof item === "object" ? item[c] : item)));
+        table.append(tr); }
+      box.append(table);
+    } else if (kind === "streams" && Array.isArray(value)) {
+      const log = el("ol"); for (const entry of value) log.append(el("li", show(entry))); box.append(log);
+    } else box.append(el("output", show(value)));
+    return box;
+  };
+  let busy = false;
+  const refresh = async () => {
+    if (busy) return; busy = true;
+    try {
+      await mcpView.ready;
+      const { resources } = await mcpView.request("resources/list", {});
+      const boxes = [];
+      for (const r of resources) { const m = kindOf(r.uri); if (!m) continue;
+        const { contents } = await mcpView.request("resources/read", { uri: r.uri });
+        const text = contents && contents[0] && contents[0].text;
+        boxes.push(render(r.uri, r.title || r.name, text === undefined ? null : JSON.parse(text), m[1])); }
+      live.replaceChildren(...boxes); live.dataset.state = "shown";
+    } catch (error) { live.dataset.state = "failed"; live.replaceChildren(el("p", error.message, { role: "status" })); }
+    busy = false;
+  };
+  document.addEventListener("mcp-view-called", refresh); refresh(); setInterval(refresh, ${everyMs});
+})();
+`
+
+/**
+ * The generated view of one tool, from how `tools/list` advertises it: its title, description, a
+ * form of its input schema whose submit calls it through the host, and the live panels
+ * (`liveScript`). The form leaves judging the entry to the server, so the sentence a wrong entry is
+ * refused with is the schema's own, the same an agent reads; its fields carry the schema's
+ * constraints as attributes for the browser's hints.
  *
  * @example
  * ```ts
@@ -220,7 +288,9 @@ export const toolView = (advertised: Json.JsonObject): string => {
   const description = str(advertised["description"])
   const body = `<h1>${escape(title)}</h1>` +
     (description === undefined ? "" : `<p class="help">${escape(description)}</p>`) +
-    `<form id="form">${fieldsOf(record(advertised["inputSchema"]))}<button type="submit">${escape(title)}</button>` +
-    `<div role="alert" id="alert"></div><output id="out"></output></form>`
-  return document({ title, body, script: bridgeScript + formScript(name) })
+    `<form id="form" novalidate>${fieldsOf(record(advertised["inputSchema"]))}<button type="submit">${
+      escape(title)
+    }</button>` +
+    `<div role="alert" id="alert"></div><output id="out"></output></form><section id="live"></section>`
+  return document({ title, body, script: bridgeScript + formScript(name) + liveScript(1000) })
 }
