@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Effect } from "effect"
 import * as ChildProcess from "node:child_process"
 import { fileURLToPath } from "node:url"
+import { envelope } from "./modern.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 
@@ -101,6 +102,21 @@ describe("Ctrl-C over stdio", () => {
       child.process.kill("SIGINT")
       const exitedAt = yield* Effect.promise(() => child.exited)
       assert.isBelow(exitedAt - second, 5_000, "it stopped without waiting out its 10 s")
+      const answer = child.messages().find((m) => m.id === 2)
+      assert.strictEqual(answer?.error?.message, "the server stopped before this request finished")
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("a 2026-07-28 call cut off by a second Ctrl-C is answered with an error too", () =>
+    Effect.gen(function*() {
+      const child = yield* stdioServer()
+      yield* write(child, { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope() } })
+      yield* until(() => child.printed().includes("\"id\":1"), "the server answered tools/list")
+      yield* write(child, { ...stall, params: { ...stall.params, _meta: envelope() } })
+      yield* Effect.sleep("300 millis")
+      child.process.kill("SIGINT")
+      yield* until(() => waiting.test(child.printed()), "it said what it waits for")
+      child.process.kill("SIGINT")
+      yield* Effect.promise(() => child.exited)
       const answer = child.messages().find((m) => m.id === 2)
       assert.strictEqual(answer?.error?.message, "the server stopped before this request finished")
     }).pipe(Effect.scoped), { timeout: 60_000 })

@@ -59,9 +59,25 @@ const request = (channel: Channel, incoming: Requests.Request) => {
     : Effect.map(
       Requests.answer(channel.modern, incoming, checked.success, (message) => send(channel, message)),
       (answer) => send(channel, answer.body)
-    )
+    ).pipe(Effect.onInterrupt(() => stopped(channel, incoming.id)))
   channel.runFork(FiberMap.run(channel.running, key, run))
 }
+
+// A request still running when the channel closes is told the server stopped (the transport is
+// still open then); one its client cancelled gets nothing, as the protocol asks.
+const stopped = (channel: Channel, id: Wire.Id) =>
+  Effect.flatMap(Deferred.isDone(channel.closing), (closing) =>
+    closing
+      ? Effect.sync(() =>
+        send(
+          channel,
+          Wire.errorOf(id, {
+            code: Wire.codes.internalError,
+            message: "the server stopped before this request finished"
+          })
+        )
+      )
+      : Effect.void)
 
 // An `initialize` after the channel chose 2026-07-28: said in a sentence that names the era the
 // channel speaks and every version this server serves, so the client knows where it stands.
