@@ -40,6 +40,14 @@ export const connect = (
       logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
     })
     const transport = new StdioServerTransport(lines, output)
+    // A host that stops reading (its end of our stdout closed) has gone: the next write fails with
+    // EPIPE, which ends the connection, and stops reading stdin, instead of crashing the process.
+    const gone = () => {
+      input.destroy()
+      void transport.close().catch(() => undefined)
+    }
+    output.on("error", gone)
+    yield* Effect.addFinalizer(() => Effect.sync(() => void output.off("error", gone)))
     const connection = yield* Connection.connect(face, transport, { stateless })
     // Asked to stop (Ctrl-C) with requests running: they may answer within the drain timeout, as at
     // the end of stdin. Added after the connection, so it runs before the connection closes.

@@ -157,3 +157,31 @@ describe("Ctrl-C over HTTP", () => {
     { timeout: 60_000 }
   )
 })
+
+describe("a host that stops reading", () => {
+  it.live(
+    "a stdio server whose stdout is closed by its host ends quietly, with no crash",
+    () =>
+      Effect.gen(function*() {
+        const child = yield* stdioServer()
+        yield* write(child, initialize, { jsonrpc: "2.0", method: "notifications/initialized" })
+        yield* until(() => child.printed().includes("\"id\":1"), "the server answered initialize")
+        child.process.stdout.destroy()
+        yield* write(child, { jsonrpc: "2.0", id: 2, method: "tools/list" }, {
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/list"
+        })
+        const exited = yield* Effect.promise(() =>
+          Promise.race([
+            child.exited.then(() => true),
+            new Promise<boolean>((done) => setTimeout(() => done(false), 20_000))
+          ])
+        )
+        assert.isTrue(exited, "the server ended once its host stopped reading")
+        assert.strictEqual(child.process.exitCode, 0, child.printed())
+        assert.notInclude(child.printed(), "Unhandled 'error' event")
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})
