@@ -12,11 +12,16 @@ import { Effect, Ref, Schedule } from "effect"
 import type { Scope } from "effect"
 import * as esbuild from "esbuild"
 import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { FrameLocator, Page } from "playwright-core"
 import { browser, open } from "./browser.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
+// Where the host with its view is photographed (docs/views.png is made with VIEWS_SCREENSHOT=docs/views.png).
+const screenshotPath = process.env["VIEWS_SCREENSHOT"] ?? Path.join(Os.tmpdir(), "effect-surface-views.png")
 const HOST = "http://host.test"
 
 // The host page's script, bundled once for the browser (AppBridge, the SDK client and their deps).
@@ -139,6 +144,8 @@ describe("the board's views in a browser host", () => {
             yield* Effect.promise(() => frame.evaluate(() => (globalThis as unknown as { mark?: number }).mark)),
             1
           )
+          yield* Effect.promise(() => page.screenshot({ path: screenshotPath, fullPage: true }))
+          assert.deepStrictEqual([...Fs.readFileSync(screenshotPath).subarray(1, 4)], [0x50, 0x4e, 0x47])
           // The board itself holds the task, as any agent reads it.
           const client = new Client({ name: "reader", version: "1.0.0" })
           yield* Effect.acquireRelease(

@@ -80,7 +80,7 @@ export const bridgeScript = `(() => {
  * @since 0.1.0
  */
 export const baseStyle = `:root{color-scheme:light dark;font:14px/1.4 system-ui,sans-serif}
-body{margin:12px}h1{font-size:16px;margin:0 0 4px}p.help,small{opacity:.75}
+body{margin:12px}h1{font-size:16px;margin:0 0 4px}h2{font-size:15px;margin:12px 0 4px}p.help,small{opacity:.75}
 label{display:block;margin:8px 0 2px;font-weight:600}input,select,textarea{font:inherit;width:100%;box-sizing:border-box}
 input[type=checkbox]{width:auto}button{margin-top:10px;font:inherit}
 [role=alert]{color:#b00020;margin-top:8px}output{display:block;margin-top:8px;white-space:pre-wrap}
