@@ -6,12 +6,16 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, References } from "effect"
+import { Effect, References, Stream } from "effect"
 import { Identity } from "effect-surface"
 import { McpFace, McpHttp, McpViews } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 
 const UI = { extensions: { [McpViews.EXTENSION]: { mimeTypes: [McpViews.MIME] } } }
+// The extension declared bare, naming no document type (Mastra's client sends this by default).
+const BARE = { extensions: { [McpViews.EXTENSION]: {} } }
+type Capabilities = typeof UI | typeof BARE | {}
+const lap = McpViews.uriOf("stopwatch_watch_lap")
 const PROCEDURES = ["tasks_add", "tasks_complete", "tasks_open", "board_focus", "stopwatch_watch_lap"]
 
 interface Tool {
@@ -35,10 +39,10 @@ const serve = (views: McpViews.Options | undefined) =>
       )
   )
 
-const v1 = (url: string, ui: boolean) =>
+const v1 = (url: string, capabilities: Capabilities) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
-      const client = new Client({ name: "views", version: "1.0.0" }, { capabilities: ui ? UI : {} })
+      const client = new Client({ name: "views", version: "1.0.0" }, { capabilities })
       await client.connect(new StreamableHTTPClientTransport(new URL(url)))
       return client
     }),
@@ -51,12 +55,12 @@ const v1 = (url: string, ui: boolean) =>
     }))
   ))
 
-const v2 = (url: string, ui: boolean) =>
+const v2 = (url: string, capabilities: Capabilities) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new ClientV2({ name: "views", version: "1.0.0" }, {
         versionNegotiation: { mode: { pin: "2026-07-28" } },
-        capabilities: ui ? UI : {}
+        capabilities
       })
       await client.connect(new TransportV2(new URL(url)))
       return client
@@ -89,7 +93,7 @@ describe("views for hosts rendering MCP Apps", () => {
     it.live(`on ${era} a declaring client sees each procedure linked to a listed, readable view with its CSP`, () =>
       Effect.gen(function*() {
         const { url } = yield* serve({ procedures: true })
-        const listed = yield* connect(url, true)
+        const listed = yield* connect(url, UI)
         assert.deepStrictEqual(
           linksOf(listed),
           Object.fromEntries(PROCEDURES.map((name) => [name, `ui://views/tools/${name}`]))
@@ -107,13 +111,19 @@ describe("views for hosts rendering MCP Apps", () => {
         assert.include(String(contents?.["text"]), `name="title"`)
       }))
 
-    it.live(`on ${era} a client without the extension sees the tools and resources exactly as without views`, () =>
-      Effect.gen(function*() {
-        const plain = yield* connect((yield* serve(undefined)).url, false)
-        const withViews = yield* connect((yield* serve({ procedures: true })).url, false)
-        assert.deepStrictEqual(withViews.tools, plain.tools)
-        assert.deepStrictEqual(withViews.resources, plain.resources)
-      }))
+    it.live(
+      `on ${era} a client without the extension, or declaring it bare, sees the tools and resources exactly as without views`,
+      () =>
+        Effect.gen(function*() {
+          const plain = yield* connect((yield* serve(undefined)).url, {})
+          const { url } = yield* serve({ procedures: true })
+          for (const capabilities of [{}, BARE]) {
+            const seen = yield* connect(url, capabilities)
+            assert.deepStrictEqual(seen.tools, plain.tools)
+            assert.deepStrictEqual(seen.resources, plain.resources)
+          }
+        })
+    )
 
     it.live(`on ${era} only the tools asked for link to a view, and an authored page is served as written`, () =>
       Effect.gen(function*() {
@@ -121,7 +131,7 @@ describe("views for hosts rendering MCP Apps", () => {
         const { url } = yield* serve({
           tools: { tasks_add: true, board_progress: { html, csp: { connectDomains: ["https://api.example.com"] } } }
         })
-        const listed = yield* connect(url, true)
+        const listed = yield* connect(url, UI)
         assert.deepStrictEqual(linksOf(listed), {
           tasks_add: "ui://views/tools/tasks_add",
           board_progress: "ui://views/tools/board_progress"
@@ -152,5 +162,23 @@ describe("views for hosts rendering MCP Apps", () => {
       const allowed = yield* face.needs("resources/read", { uri: "ui://views/tools/tasks_open" }, reader)
       assert.strictEqual(allowed?.scope, "board:read")
       assert.isTrue(Identity.allows(reader, allowed?.scope))
+    }).pipe(Effect.scoped))
+  it.effect("views follow the roster and stay beside the app's own resources when those are replaced", () =>
+    Effect.gen(function*() {
+      const face = yield* McpFace.make({ ...(yield* serverOptions), views: { procedures: true } })
+      const uris = Effect.map(face.listResources, (listed) => listed.map((r) => String(r["uri"])))
+      yield* face.setResources({
+        resources: { "docs://readme": { name: "readme", read: Effect.succeed({ text: "#" }) } }
+      })
+      assert.includeMembers(yield* uris, ["docs://readme", ...PROCEDURES.map(McpViews.uriOf)])
+      // Without its stopwatch sibling the roster has no stopwatch_watch_lap, and so no view of it.
+      yield* face.reroster({})
+      yield* face.appResources.changes.pipe(
+        Stream.filter((compiled) => !compiled.advertisedResources.some((r) => r["uri"] === lap)),
+        Stream.runHead
+      )
+      const after = yield* uris
+      assert.notInclude(after, lap)
+      assert.includeMembers(after, ["docs://readme", McpViews.uriOf("tasks_add")])
     }).pipe(Effect.scoped))
 })

@@ -228,14 +228,15 @@ export const linkedOf = (resolved: Bundle.Resolved, options: Options): ReadonlyA
   })
 
 /**
- * Whether a client's capabilities declare the extension (with the view MIME type among its
- * `mimeTypes`, when it lists any).
+ * Whether a client's capabilities declare the extension with the view MIME type among its
+ * `mimeTypes`, the check ext-apps' own server helpers make: a client declaring the extension bare
+ * (`{}`, as some clients do by default) names no document it renders, and sees no views.
  *
  * @example
  * ```ts
  * import { McpViews } from "effect-surface/mcp"
  * McpViews.declares({ extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } }) // true
- * McpViews.declares({}) // false
+ * McpViews.declares({ extensions: { "io.modelcontextprotocol/ui": {} } }) // false
  * ```
  *
  * @since 0.1.0
@@ -246,7 +247,7 @@ export const declares = (capabilities: unknown): boolean => {
   const ui = (extensions as { readonly [key: string]: unknown })[EXTENSION]
   if (typeof ui !== "object" || ui === null) return false
   const mimeTypes = (ui as { readonly mimeTypes?: unknown }).mimeTypes
-  return !Array.isArray(mimeTypes) || mimeTypes.includes(MIME)
+  return Array.isArray(mimeTypes) && mimeTypes.includes(MIME)
 }
 
 /**
