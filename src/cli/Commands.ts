@@ -20,7 +20,7 @@ import { CliOutput, Command } from "effect/cli"
 import type * as Fields from "../core/Fields.ts"
 import type * as Json from "../core/Json.ts"
 import * as Progress from "../core/Progress.ts"
-import type * as ToolResult from "../core/ToolResult.ts"
+import * as ToolResult from "../core/ToolResult.ts"
 import * as CliFlags from "./Flags.ts"
 
 /**
@@ -100,20 +100,26 @@ const blockText = (block: ToolResult.ToolContent): string => {
 }
 
 /**
- * What a result prints: its content blocks' text, one per line (a picture or a sound as a line
- * saying what it is); a result with no content prints its structured arm as JSON.
+ * What a result prints, for a person: the answer's value (a string as itself, anything else as its
+ * JSON, nothing for `null`), after any blocks beside it — prose as written, a picture or a sound as a
+ * line saying what it is — one per line. The structured arm's JSON text, which only repeats the
+ * value, is not printed again. A refusal prints its sentence.
  *
  * @example
  * ```ts
  * import { CliCommands } from "effect-surface/cli"
  * CliCommands.render({ content: [{ type: "text", text: '{"id":"t1"}' }], structuredContent: { id: "t1" } }) // '{"id":"t1"}'
+ * CliCommands.render({ content: [{ type: "text", text: '{"value":"exported"}' }], structuredContent: { value: "exported" } }) // 'exported'
  * ```
  *
  * @since 0.1.0
  */
-export const render = (result: ToolResult.ToolResult): string =>
-  result.content.length > 0 ? result.content.map(blockText).join("\n")
-    : JSON.stringify(result.structuredContent ?? null)
+export const render = (result: ToolResult.ToolResult): string => {
+  if (result.isError === true) return result.content.map(blockText).join("\n")
+  const { blocks, value } = ToolResult.readable(result)
+  const shown = value === undefined || value === null ? [] : [typeof value === "string" ? value : JSON.stringify(value)]
+  return [...blocks.map(blockText), ...shown].join("\n")
+}
 
 const write = (sink: ReturnType<Stdio.Stdio["stdout"]>, text: string) =>
   Stream.run(Stream.make(`${text}\n`), sink).pipe(Effect.orDie)
@@ -133,9 +139,10 @@ const write = (sink: ReturnType<Stdio.Stdio["stdout"]>, text: string) =>
 export const report = (result: ToolResult.ToolResult): Effect.Effect<void, CallFailed, Stdio.Stdio> =>
   Effect.flatMap(Effect.service(Stdio.Stdio), (stdio) => {
     const text = render(result)
-    return result.isError === true
-      ? Effect.andThen(write(stdio.stderr(), text), Effect.fail(new CallFailed({ message: text })))
-      : write(stdio.stdout(), text)
+    if (result.isError === true)
+      return Effect.andThen(write(stdio.stderr(), text), Effect.fail(new CallFailed({ message: text })))
+    // An answer of nothing prints nothing, not an empty line.
+    return text === "" ? Effect.void : write(stdio.stdout(), text)
   })
 
 const oneLine = (text: string): string =>

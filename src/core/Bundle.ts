@@ -390,7 +390,10 @@ export interface Resolved {
   /** Keyed by `"<sibling>/<key>"` for a sibling's collection and `"<key>"` for the core's. */
   readonly templateByCollection: ReadonlyMap<string, Template>
   readonly toolByName: ReadonlyMap<string, Tool>
-  /** The `tools/list` answer: name, title, description, inputSchema, annotations, and `_meta` where a tool has one. */
+  /**
+   * The `tools/list` answer: name, title, description, inputSchema, an outputSchema on a tool made from
+   * a procedure (its declared output and errors), annotations, and `_meta` where a tool has one.
+   */
   readonly advertisedTools: ReadonlyArray<Json.JsonObject>
   /** The `resources/list` answer. */
   readonly advertisedResources: ReadonlyArray<Json.JsonObject>

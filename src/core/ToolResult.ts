@@ -210,7 +210,8 @@ export const okImage = (image: Image, detail: unknown): ToolResult =>
  * Frame several blocks as one answer — prose beside a picture, a sound, an embedded resource — and
  * `detail`, when given, as the structured arm, normalized like any success, its JSON as one more text
  * block after them. The blocks travel as given and in order; like `okImage`, keeping bytes out of
- * `detail` is the caller's contract.
+ * `detail` is the caller's contract. Prose alone (`content([text(s)])`) has no structured arm: a
+ * detail that only repeated it would have the model read the answer twice.
  *
  * @example
  * ```ts
@@ -233,6 +234,44 @@ export const content = (blocks: ReadonlyArray<ToolContent>, detail?: unknown): T
     }),
     onFailure: (unserializable) => errorText(`the answer's detail could not be sent: ${unserializable.message}`)
   })
+}
+
+/**
+ * A result as a person reads it (a command line prints it): its blocks but the one repeating the
+ * structured arm as JSON text — as `ok`, `okImage` and `content` add it, or as another server wrote
+ * it (any spacing or key order, a `{ value }` arm's bare value) — and the structured arm's value, unwrapped
+ * from `value` when that is all it holds, as `ok` wraps anything but an object.
+ *
+ * @example
+ * ```ts
+ * import * as ToolResult from "effect-surface/tools"
+ * ToolResult.readable(ToolResult.ok("exported")) // { blocks: [], value: "exported" }
+ * ToolResult.readable(ToolResult.ok({ id: "t1" })) // { blocks: [], value: { id: "t1" } }
+ * ToolResult.readable(ToolResult.content([ToolResult.text("done")])) // { blocks: [{ type: "text", text: "done" }] }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const readable = (
+  result: ToolResult
+): { readonly blocks: ReadonlyArray<ToolContent>; readonly value?: Json.Json } => {
+  const structured = result.structuredContent
+  if (structured === undefined) return { blocks: result.content }
+  const keys = Object.keys(structured)
+  const value = keys.length === 1 && keys[0] === "value" ? structured["value"] ?? null : structured
+  const echoes: ReadonlyArray<string | undefined> = [Json.canonical(structured), Json.canonical(value)]
+  const repeats = (block: ToolContent) =>
+    block.type === "text" && (block.text === value || echoes.includes(canonicalText(block.text)))
+  return { blocks: result.content.filter((block) => !repeats(block)), value }
+}
+
+// A text block's JSON in its one canonical spelling; prose (no JSON) matches no echo.
+const canonicalText = (text: string): string | undefined => {
+  try {
+    return Json.canonical(JSON.parse(text))
+  } catch {
+    return undefined
+  }
 }
 
 /**

@@ -71,8 +71,26 @@ describe("the command-line face", () => {
     Effect.gen(function*() {
       const ran = yield* runCli(Cli.run({ ...shopOptions, name: "shop" }, ["export-all"]))
       assert.isTrue(Exit.isSuccess(ran.exit))
-      assert.strictEqual(ran.stdout, `{"value":"exported"}\n`)
+      assert.strictEqual(ran.stdout, "exported\n")
       assert.strictEqual(ran.stderr, "… 1/2 exported the tasks\n… 2/2\n")
+    }))
+
+  it.live("an answer prints as a person reads it: a string as itself, a list or object as its JSON, nothing for nothing, a picture's line then its detail", () =>
+    Effect.gen(function*() {
+      const options = yield* serverOptions
+      const board = (argv: ReadonlyArray<string>) => runCli(Cli.run({ ...options, name: "board" }, argv))
+      const pong = yield* runCli(Cli.run({ ...shopOptions, name: "shop" }, ["ping"]))
+      assert.strictEqual(pong.stdout, "pong\n")
+      assert.strictEqual((yield* board(["tasks", "add", "--title", "write docs"])).stdout, `{"id":"t1"}\n`)
+      assert.strictEqual((yield* board(["tasks", "open"])).stdout, `["t1"]\n`)
+      const focused = yield* board(["board", "focus", "--value", "docs"])
+      assert.isTrue(Exit.isSuccess(focused.exit))
+      assert.strictEqual(focused.stdout, "")
+      const picture = yield* board(["board-progress"])
+      assert.match(
+        picture.stdout,
+        /^\(image\/png image, \d+ base64 characters\)\n\{"done":0,"total":1,"width":200,"height":20\}\n$/
+      )
     }))
 
   it.live("a refused call prints the sentence MCP answers with on stderr, and fails", () =>

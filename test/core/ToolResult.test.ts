@@ -165,4 +165,25 @@ describe("ToolResult", () => {
       const interrupted = yield* ToolResult.frame(Effect.andThen(Fiber.interrupt(child), Fiber.join(child)))
       assert.strictEqual(textOf(interrupted), "effect-surface: interrupted")
     }))
+
+  it("readable drops only the block repeating the structured arm, in our spelling or another server's, and unwraps value", () => {
+    assert.deepStrictEqual(ToolResult.readable(ToolResult.ok("exported")), { blocks: [], value: "exported" })
+    assert.deepStrictEqual(ToolResult.readable(ToolResult.ok(["t1"])), { blocks: [], value: ["t1"] })
+    assert.deepStrictEqual(ToolResult.readable(ToolResult.ok({ id: "t1" })), { blocks: [], value: { id: "t1" } })
+    const prose = ToolResult.text("Here is the chart:")
+    assert.deepStrictEqual(ToolResult.readable(ToolResult.content([prose, image], { points: 3 })), {
+      blocks: [prose, image],
+      value: { points: 3 }
+    })
+    assert.deepStrictEqual(ToolResult.readable(ToolResult.content([prose])), { blocks: [prose] })
+    // Another server's echo: pretty-printed with its keys reordered, or the bare value of a { value } arm.
+    const spelled = (text: string, structuredContent: ToolResult.ToolResult["structuredContent"] & object) =>
+      ToolResult.readable({ content: [ToolResult.text(text)], structuredContent }).blocks
+    assert.deepStrictEqual(spelled(`{\n  "b": 2,\n  "a": 1\n}`, { a: 1, b: 2 }), [])
+    assert.deepStrictEqual(spelled(`["t1"]`, { value: ["t1"] }), [])
+    assert.deepStrictEqual(spelled("exported", { value: "exported" }), [])
+    // Prose that only looks like the answer in part is kept.
+    assert.deepStrictEqual(spelled(`{"a":1}`, { a: 1, b: 2 }), [ToolResult.text(`{"a":1}`)])
+    assert.deepStrictEqual(spelled("1 task open", { value: 1 }), [ToolResult.text("1 task open")])
+  })
 })
