@@ -212,10 +212,10 @@ const metaOf = (declarations: Json.JsonObject | undefined): { readonly meta?: Js
   declarations === undefined || Object.keys(declarations).length === 0 ? {}
     : { meta: { [DECLARATIONS_KEY]: declarations } }
 
-// A string `execute` answers is text, shown as written (and under `value` as the structured arm);
-// anything else is its JSON, as text and structured alike.
+// A string `execute` answers is prose: one text block as written, and no structured arm, whose JSON
+// text would have the model read the answer twice. Anything else is data: its JSON, as `ok` frames it.
 const answerOf = (out: unknown): ToolResult.ToolResult =>
-  typeof out === "string" ? ToolResult.content([ToolResult.text(out)], out) : ToolResult.ok(out)
+  typeof out === "string" ? ToolResult.content([ToolResult.text(out)]) : ToolResult.ok(out)
 
 const rootTool = (tool: PlainTool, credentials: Options["credentials"]): Bundle.BespokeTool<Bundle.Clients> =>
   Tool.make({

@@ -297,6 +297,40 @@ describe("serveTools", () => {
       assert.strictEqual(textOf(yield* call(inMemory, "echo", { text: "in memory" })), "in memory")
     }))
 
+  it.live("a string answer is one text block as written with no structured arm; any other answer is its JSON once, as text and structured alike", () =>
+    Effect.gen(function*() {
+      const answering = (name: string, answer: unknown): ToolLike => ({
+        name,
+        description: `Answer ${name}.`,
+        inputSchema: { type: "object", properties: {} },
+        execute: async () => answer
+      })
+      const built = yield* Layer.build(ServeTools.layer([
+        answering("prose", "refunded 500 cents"),
+        answering("record", { id: "o7", total: 6 }),
+        answering("count", 3),
+        answering("ids", ["o7", "o8"])
+      ]))
+      const server = yield* Effect.provideContext(Effect.service(McpServer), built)
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+      yield* server.connect(serverSide)
+      const client = yield* connected((c) => c.connect(clientSide))
+      const prose = yield* call(client, "prose", {})
+      assert.deepStrictEqual(prose.content, [{ type: "text", text: "refunded 500 cents" }])
+      assert.isUndefined(prose.structuredContent)
+      for (
+        const [name, structured] of [
+          ["record", { id: "o7", total: 6 }],
+          ["count", { value: 3 }],
+          ["ids", { value: ["o7", "o8"] }]
+        ] as const
+      ) {
+        const answered = yield* call(client, name, {})
+        assert.deepStrictEqual(answered.structuredContent, structured, name)
+        assert.deepStrictEqual(answered.content, [{ type: "text", text: JSON.stringify(structured) }], name)
+      }
+    }))
+
   it.live("list and call agree for every name: `__proto__` and the rest of Object.prototype's names are tools like any other", () =>
     Effect.gen(function*() {
       // Every name an object inherits, the one a plain object takes as its prototype among them;
