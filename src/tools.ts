@@ -45,8 +45,8 @@ export {
 
 /**
  * The result framing (see `ToolResult` in the core): answers (`ok`, `okImage`, `content` and its
- * blocks), refusals (`failure`, `fromCause`, `fromExit`), and `frame`, which runs a handler to a
- * result that cannot fail.
+ * blocks), refusals (`failure`, `fromCause`, `fromExit`), `frame`, which runs a handler to a
+ * result that cannot fail, and `readable`, a result as a person reads it.
  *
  * @example
  * ```ts
@@ -69,6 +69,7 @@ export {
   image,
   ok,
   okImage,
+  readable,
   resource,
   text
 } from "./core/ToolResult.ts"
