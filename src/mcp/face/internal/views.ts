@@ -58,16 +58,20 @@ export const follow = (
 > =>
   Effect.gen(function*() {
     let current = table
-    const apps = yield* SubscriptionRef.make(
-      yield* AppResources.compile(withViews(table, yield* roster.current, options))
-    )
+    // The resolution the views were last built from: the roster's changes start with the current
+    // one, which must not be announced as a move of the resource list.
+    let builtFrom = yield* roster.current
+    const apps = yield* SubscriptionRef.make(yield* AppResources.compile(withViews(table, builtFrom, options)))
     const permit = yield* Semaphore.make(1)
     // The table is read under the permit: a roster move never writes back a table already replaced.
     const rebuild = (given?: AppResources.Table) =>
       permit.withPermits(1)(Effect.gen(function*() {
         const next = given ?? current
-        const compiled = yield* AppResources.compile(withViews(next, yield* roster.current, options))
+        const resolved = yield* roster.current
+        if (given === undefined && resolved === builtFrom) return
+        const compiled = yield* AppResources.compile(withViews(next, resolved, options))
         current = next
+        builtFrom = resolved
         yield* SubscriptionRef.set(apps, compiled)
       }))
     if (options !== undefined) {

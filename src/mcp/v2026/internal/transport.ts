@@ -56,10 +56,17 @@ const request = (channel: Channel, incoming: Requests.Request) => {
       onFailure: (refused) => Effect.sync(() => send(channel, refused.body)),
       onSuccess: (prepared) => listen(channel, prepared)
     })
-    : Effect.map(
-      Requests.answer(channel.modern, incoming, checked.success, (message) => send(channel, message)),
-      (answer) => send(channel, answer.body)
-    ).pipe(Effect.onInterrupt(() => stopped(channel, incoming.id)))
+    : Effect.suspend(() => {
+      // Set as the answer is handed over: an interruption landing just after it answers nothing more.
+      let answered = false
+      return Effect.map(
+        Requests.answer(channel.modern, incoming, checked.success, (message) => send(channel, message)),
+        (answer) => {
+          answered = true
+          send(channel, answer.body)
+        }
+      ).pipe(Effect.onInterrupt(() => answered ? Effect.void : stopped(channel, incoming.id)))
+    })
   channel.runFork(FiberMap.run(channel.running, key, run))
 }
 
