@@ -25,11 +25,11 @@ import * as ToolFailure from "../core/ToolFailure.ts"
 import * as ToolResult from "../core/ToolResult.ts"
 import * as Surface from "../surface/Surface.ts"
 import * as McpHttp from "../mcp/Http.ts"
-import type * as HttpGuard from "../mcp/transport/HttpGuard.ts"
+import type * as HttpChecks from "../mcp/transport/HttpChecks.ts"
 import {
   McpServer,
   type Options as McpServerOptions,
-  McpSession,
+  McpServedConnection,
   type Settings as McpServerSettings
 } from "../mcp/McpServer.ts"
 import {
@@ -369,17 +369,17 @@ export const layer = (
 
 /**
  * The plain tools served over this process's stdio for the layer's life (`McpServer.layerStdio`:
- * only protocol on stdout); `McpSession`'s `closed` says when the host has gone.
+ * only protocol on stdout); `McpServedConnection`'s `closed` says when the host has gone.
  *
  * @example
  * ```ts
  * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
  * import { Effect } from "effect"
- * import { McpSession } from "effect-surface/mcp"
+ * import { McpServedConnection } from "effect-surface/mcp"
  * import { ServeTools } from "effect-surface/serve"
  *
  * declare const lookup: ServeTools.PlainTool
- * Effect.flatMap(Effect.service(McpSession), (session) => session.closed).pipe(
+ * Effect.flatMap(Effect.service(McpServedConnection), (connection) => connection.closed).pipe(
  *   Effect.provide(ServeTools.layerStdio([lookup])),
  *   NodeRuntime.runMain
  * )
@@ -390,7 +390,7 @@ export const layer = (
 export const layerStdio = (
   tools: ReadonlyArray<PlainTool>,
   options?: Options
-): Layer.Layer<McpServer | McpSession, ServeToolsError | ResolveError.ResolveError> =>
+): Layer.Layer<McpServer | McpServedConnection, ServeToolsError | ResolveError.ResolveError> =>
   Layer.unwrap(Effect.map(faceOptions(tools, options), (face) => McpServer.layerStdio(face)))
 
 /**
@@ -415,5 +415,5 @@ export const layerHttp = (
   tools: ReadonlyArray<PlainTool>,
   http: McpHttp.HttpOptions,
   options?: Options
-): Layer.Layer<McpHttp.Endpoint, ServeToolsError | ResolveError.ResolveError | ServeError | HttpGuard.UnguardedBind> =>
+): Layer.Layer<McpHttp.Endpoint, ServeToolsError | ResolveError.ResolveError | ServeError | HttpChecks.UnguardedBind> =>
   Layer.unwrap(Effect.map(faceOptions(tools, options), (face) => McpHttp.layer({ ...face, http })))
