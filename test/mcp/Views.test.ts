@@ -6,9 +6,9 @@ import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, References, Stream } from "effect"
+import { Effect, Layer, References, Stream } from "effect"
 import { Identity } from "effect-surface"
-import { McpFace, McpHttp, McpViews } from "effect-surface/mcp"
+import { McpAuth, McpFace, McpHttp, McpTokenVerifier, McpViews } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
 
 const UI = { extensions: { [McpViews.EXTENSION]: { mimeTypes: [McpViews.MIME] } } }
@@ -79,6 +79,52 @@ const linksOf = (listed: { readonly tools: ReadonlyArray<Tool> }) =>
     const ui = tool._meta?.["ui"] as { readonly resourceUri?: string } | undefined
     return ui?.resourceUri === undefined ? [] : [[tool.name, ui.resourceUri]]
   }))
+
+// The board behind a resource server whose test verifier knows a reader and a writer, views on.
+const serveBehind = Effect.flatMap(
+  serverOptions,
+  (options) =>
+    McpHttp.serve({ ...options, views: { procedures: true }, http: { port: 0 } }).pipe(
+      Effect.provide(
+        McpAuth.layer({ scopesSupported: ["board:read", "board:write"] }).pipe(
+          Layer.provide(McpTokenVerifier.layerTest({
+            issuer: "https://auth.test",
+            tokens: {
+              reader: Identity.token({ subject: "ada", clientId: "t", scopes: ["board:read"] }),
+              writer: Identity.token({ subject: "bo", clientId: "t", scopes: ["board:read", "board:write"] })
+            }
+          }))
+        )
+      ),
+      Effect.provideService(References.MinimumLogLevel, "Warn")
+    )
+)
+
+// A declaring v2 client holding a token, for the scope's life: its lists, and a read.
+const views = (url: string, pin: boolean, token: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const client = new ClientV2({ name: "views", version: "1.0.0" }, {
+        versionNegotiation: pin ? { mode: { pin: "2026-07-28" } } : { mode: "legacy" },
+        capabilities: UI
+      })
+      const withToken: typeof fetch = (input, init) => {
+        const headers = new Headers(init?.headers)
+        headers.set("authorization", `Bearer ${token}`)
+        return fetch(input, { ...init, headers })
+      }
+      await client.connect(new TransportV2(new URL(url), { fetch: withToken }))
+      return client
+    }),
+    (client) => Effect.promise(() => client.close().catch(() => undefined))
+  ).pipe(Effect.flatMap((client) =>
+    Effect.promise(async (): Promise<Listed> => ({
+      tools: (await client.listTools()).tools,
+      resources: (await client.listResources()).resources,
+      read: async (uri) =>
+        (await client.readResource({ uri })).contents as ReadonlyArray<{ readonly [key: string]: unknown }>
+    }))
+  ))
 
 const viewsOf = (listed: Listed) => listed.resources.filter((r) => r.uri.startsWith("ui://"))
 
@@ -181,4 +227,19 @@ describe("views for hosts rendering MCP Apps", () => {
       assert.notInclude(after, lap)
       assert.includeMembers(after, ["docs://readme", McpViews.uriOf("tasks_add")])
     }).pipe(Effect.scoped))
+  it.live("behind authorization, in both revisions, a token is shown and may read only the views of the tools its scopes reach", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveBehind
+      for (const pin of [false, true]) {
+        const reader = yield* views(url, pin, "reader")
+        assert.deepStrictEqual(linksOf(reader), { tasks_open: McpViews.uriOf("tasks_open") }, `pinned: ${pin}`)
+        assert.deepStrictEqual(viewsOf(reader).map((r) => r.uri), [McpViews.uriOf("tasks_open")])
+        const refused = yield* Effect.flip(Effect.tryPromise(() => reader.read(McpViews.uriOf("tasks_add"))))
+        assert.match(String(refused.cause), /Insufficient scope: required "[^"]*board:write/)
+        const writer = yield* views(url, pin, "writer")
+        assert.sameMembers(Object.keys(linksOf(writer)), PROCEDURES)
+        const [page] = yield* Effect.promise(() => writer.read(McpViews.uriOf("tasks_add")))
+        assert.strictEqual(page?.["mimeType"], McpViews.MIME)
+      }
+    }))
 })
