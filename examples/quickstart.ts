@@ -35,3 +35,9 @@ export const program = Effect.gen(function*() {
   yield* client.procedures.counter.add(2)
   return yield* client.cells.count.read // 2
 })
+
+// 5. Run this file (`node examples/quickstart.ts`) to see it answer; imported, it only declares.
+if (import.meta.main) {
+  console.log(`counter.add(2) through the in-process client: count is now ${await Effect.runPromise(program)}`)
+  console.log("Nothing is served yet: examples/serve/stdio.ts serves this counter to an agent over stdio.")
+}

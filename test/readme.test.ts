@@ -177,4 +177,25 @@ describe("README and docs/", () => {
       30_000
     )
   }
+
+  it.live(
+    "the quickstart run as a file says what it did and where to go next; imported, it prints nothing",
+    () =>
+      Effect.gen(function*() {
+        const printed = yield* Effect.callback<string>((resume) => {
+          const child = spawn(process.execPath, ["--conditions=effect-surface-source", "examples/quickstart.ts"], {
+            cwd: root
+          })
+          let out = ""
+          child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()))
+          child.once("exit", () => resume(Effect.succeed(out)))
+        })
+        assert.strictEqual(
+          printed,
+          "counter.add(2) through the in-process client: count is now 2\n" +
+            "Nothing is served yet: examples/serve/stdio.ts serves this counter to an agent over stdio.\n"
+        )
+      }),
+    { timeout: 60_000 }
+  )
 })

@@ -36,7 +36,24 @@ import * as HttpRequest from "./Endpoint.ts"
 import * as ModernHttp from "./v2026/internal/http.ts"
 import * as Stateless from "./v2026/Stateless.ts"
 import * as Serving from "./internal/httpServe.ts"
+import * as PortInUse from "./transport/PortInUse.ts"
 import { McpServer } from "./McpServer.ts"
+
+/**
+ * The port asked for is taken by another process: a `ServeError` told in one sentence with its way out.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpHttp } from "effect-surface/mcp"
+ *
+ * declare const serving: Effect.Effect<void, McpHttp.PortInUse | Error>
+ * const told = Effect.catch(serving, (e) => Effect.logError(e instanceof McpHttp.PortInUse ? e.message : e))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export { PortInUse } from "./transport/PortInUse.ts"
 
 /**
  * Where and how the face is served over HTTP.
@@ -219,67 +236,6 @@ export interface Served {
 export class Endpoint extends Context.Service<Endpoint, Served>()("effect-surface/McpHttp/Endpoint") {}
 
 /**
- * The port asked for is taken by another process. A `ServeError` (so every signature naming
- * `ServeError` still holds) whose message says so, and what to do, in one sentence: printed by
- * Effect's error log or as a Promise's rejection, that sentence is all that shows.
- *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { McpHttp } from "effect-surface/mcp"
- *
- * declare const serving: Effect.Effect<void, McpHttp.PortInUse | Error>
- * const told = Effect.catch(serving, (e) => Effect.logError(e instanceof McpHttp.PortInUse ? e.message : e))
- * ```
- *
- * @since 0.1.0
- */
-export class PortInUse extends ServeError {
-  readonly #host: string
-  readonly #port: number
-  constructor(host: string, port: number) {
-    super({ cause: undefined })
-    this.#host = host
-    this.#port = port
-    // A refusal with its way out, told in one sentence wherever it is printed: Effect's error log and
-    // Node's unhandled rejection print the stack, the cause and every own field, so the stack is the
-    // sentence, the tag is kept from view, and Node's EADDRINUSE (which says no more) is not carried.
-    delete (this as { cause?: unknown }).cause
-    Object.defineProperty(this, "_tag", { enumerable: false })
-    Object.defineProperty(this, "stack", { value: `PortInUse: ${this.message}`, enumerable: false, writable: true })
-  }
-  override get name(): string {
-    return "PortInUse"
-  }
-  /** The host it was to listen on. */
-  get host(): string {
-    return this.#host
-  }
-  /** The port another process holds. */
-  get port(): number {
-    return this.#port
-  }
-  override get message(): string {
-    return `port ${this.#port} on ${this.#host} is already in use by another process, so the MCP server cannot listen there: stop that process, or choose another port (port 0 takes any free one)`
-  }
-}
-
-// Made with no frames captured: Node prints an unhandled rejection under the source line its first
-// frame names, which would point a Promise caller at this module rather than at their call.
-const portInUse = (host: string, port: number): PortInUse => {
-  const limit = Error.stackTraceLimit
-  Error.stackTraceLimit = 0
-  try {
-    return new PortInUse(host, port)
-  } finally {
-    Error.stackTraceLimit = limit
-  }
-}
-
-const inUse = (cause: unknown): boolean =>
-  typeof cause === "object" && cause !== null && "code" in cause && cause.code === "EADDRINUSE"
-
-/**
  * Serve an existing face over Streamable HTTP until the scope closes. Closing it refuses new
  * requests (503), waits up to `drainTimeout` for in-flight POSTs to answer, ends every session,
  * then stops the server. An `EventStore` in context is used; otherwise an in-memory one.
@@ -316,7 +272,7 @@ export const serveFace = (
     })
     const node = NodeHttp.createServer()
     const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host }).pipe(
-      Effect.mapError((error) => inUse(error.cause) ? portInUse(host, options.port ?? 0) : error)
+      Effect.mapError((error) => PortInUse.inUse(error.cause) ? PortInUse.make(host, options.port ?? 0) : error)
     )
     // Should the scope close before serving began, no connection is left to hold the close open.
     yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))

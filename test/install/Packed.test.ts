@@ -95,6 +95,17 @@ const firstAppFiles = (): ReadonlyArray<{ readonly path: string; readonly code: 
     named === "tsconfig.json" || named?.startsWith("src/") ? [{ path: Path.join("first-app", named), code }] : []
   )
 
+// The MCP clients of other projects whose use docs/serving.md shows, with the peers each requires.
+const clientsTried = [
+  "@ai-sdk/mcp",
+  "zod",
+  "@langchain/mcp-adapters",
+  "@langchain/core",
+  "@langchain/langgraph",
+  "@mastra/mcp",
+  "@mastra/core"
+]
+
 // A user's strict settings, as Node's type stripping wants them; the package's types are read as installed.
 const tsconfig = {
   compilerOptions: {
@@ -134,6 +145,8 @@ beforeAll(() => {
     ["install", "-D", ...["node", "typescript", "@types/node"].map((p) => `${p}@${manifest.devDependencies[p]}`)],
     app
   )
+  // The clients docs/serving.md shows driving a server (its "Clients tried"), as a user of each installs them.
+  npm(["install", "-D", ...clientsTried.map((p) => `${p}@${manifest.devDependencies[p]}`)], app)
   Fs.mkdirSync(Path.join(root, "oldest"))
   Fs.writeFileSync(Path.join(root, "oldest", "package.json"), JSON.stringify({ allowScripts: { node: true } }))
   npm(["install", `node@${oldest}`], Path.join(root, "oldest"))

@@ -129,9 +129,11 @@ const thrown = (cause: Cause.Cause<RpcError.Refusal>): Error => {
   return isCancelled(cause) ? rpcError(-32800, "request cancelled") : rpcError(RpcError.internalError, messageOf(cause))
 }
 
+/** A request's parameters the protocol refuses, named in a sentence. */
+export const invalidParams = (message: string): Error => rpcError(RpcError.invalidParams, message)
+
 /** The error a request still running when its session ends is answered with. */
-export const stopped = (): Error =>
-  rpcError(RpcError.internalError, "the server stopped before this request finished")
+export const stopped = (): Error => rpcError(RpcError.internalError, "the server stopped before this request finished")
 
 /** The error a request made after the session closed is answered with. */
 export const cancelled = (): Error => rpcError(-32800, "request cancelled")

@@ -12,8 +12,8 @@
  * @internal
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { Protocol } from "@modelcontextprotocol/sdk/shared/protocol.js"
 import {
-  type CallToolRequest,
   CallToolRequestSchema,
   type CallToolResult,
   CompleteRequestSchema,
@@ -41,8 +41,10 @@ import {
   UnsubscribeRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
 import * as Ref from "effect/Ref"
 import * as Identity from "../../../core/Identity.ts"
+import * as ToolCall from "../../../protocol/ToolCall.ts"
 import type * as Face from "../../face/Face.ts"
 import { Peer } from "../../face/Peer.ts"
 import type * as Logging from "../../face/Logging.ts"
@@ -131,15 +133,20 @@ const installFace = ({ face, session }: Answering, method: string): boolean => {
         }))))
       return true
     case "tools/call":
-      // Registered with the loose request shape: the SDK's own parse would answer a malformed call
-      // (`arguments: 0`) as an internal error, where its tools/call check answers -32602 naming it.
-      server.setRequestHandler(LooseCallToolRequestSchema, (request, extra) => {
-        // The SDK checked the request against CallToolRequestSchema before calling this handler.
-        const params = request.params as CallToolRequest["params"]
-        // A ToolResult is a CallToolResult: our own type, kept assignable by a type test.
-        // Traced by the engine's own span (Engine.call): one span per call is what the hot path affords.
+      // Registered with the loose request shape on the protocol beneath the SDK's `Server`, whose own
+      // tools/call wrapper would answer malformed parameters (a bare value for a `{ value }` input) in
+      // its multi-line validation text: they are read as in 2026 (`McpToolCall.read`, one sentence),
+      // and the result, built to the schema by the face, is not parsed again on every call.
+      Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, (request, extra) => {
+        const read = ToolCall.read(request.params)
+        if (Result.isFailure(read)) throw Path.invalidParams(read.failure)
+        const { args, name } = read.success
         const peer = { era: "2025-11-25" as const, session: extra.sessionId, client: server.getClientVersion() }
-        const call = Effect.provideService(face.callTool(params.name, params.arguments ?? {}), Peer, peer)
+        const call = Effect.provideService(
+          face.callTool(name, args),
+          Peer,
+          peer
+        )
         return Path.serve<CallToolResult>(session, extra, call)
       })
       return true

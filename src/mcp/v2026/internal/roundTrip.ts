@@ -13,6 +13,7 @@ import * as Result from "effect/Result"
 import type * as Bundle from "../../../core/Bundle.ts"
 import * as Identity from "../../../core/Identity.ts"
 import { preview } from "../../../core/InputError.ts"
+import * as ToolCall from "../../../protocol/ToolCall.ts"
 import type * as Json from "../../../core/Json.ts"
 import type * as Face from "../../face/Face.ts"
 import { Peer } from "../../face/Peer.ts"
@@ -49,15 +50,12 @@ const targetOf = (
   const { face } = modern
   switch (method) {
     case "tools/call": {
-      const { arguments: args = {}, name } = params
-      if (typeof name !== "string") return Result.fail(`"params.name" must be the tool's name, a string`)
-      if (!isRecord(args)) return Result.fail(`"params.arguments" must be an object, got ${preview(args)}`)
       const peer = { era: "2026-07-28" as const, client: envelope.clientInfo }
-      return Result.succeed({
+      return Result.map(ToolCall.read(params), ({ args, name }) => ({
         name,
         args,
         job: Effect.provideService(face.callTool(name, args), Peer, peer) as Calls.Job
-      })
+      }))
     }
     case "prompts/get": {
       const { arguments: args = {}, name } = params
