@@ -4,8 +4,8 @@
 // one), and has no prompt API of its own: prompts are read through `getClient(name)`, the SDK client
 // it holds, as its documentation says.
 import { MultiServerMCPClient } from "@langchain/mcp-adapters"
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { boardProcesses, type HttpBoard, startHttp, stdio, stillRunning } from "./fixtures/clients-board.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { boardProcesses, overHttp, stdio, stillRunning } from "./fixtures/clients-board.ts"
 
 type Connection = ConstructorParameters<typeof MultiServerMCPClient>[0]
 
@@ -98,15 +98,5 @@ describe("LangChain drives the example board", () => {
     assert.deepStrictEqual(await stillRunning(pids), [])
   }, 120_000)
 
-  describe("over Streamable HTTP", () => {
-    let board: HttpBoard | undefined
-    beforeAll(async () => {
-      board = await startHttp()
-    }, 90_000)
-    afterAll(async () => {
-      assert.deepStrictEqual(await board?.close(), [])
-    }, 30_000)
-
-    it("with default options", () => session({ transport: "http", url: String(board?.url) } as never), 120_000)
-  })
+  overHttp((url) => session({ transport: "http", url } as never))
 })

@@ -5,8 +5,8 @@
 // error by default, and hands its agent the structured content (the blocks, the picture among
 // them, stay on a property its model-output step reads).
 import { getMcpCallToolContent, MCPClient } from "@mastra/mcp"
-import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { boardProcesses, type HttpBoard, startHttp, stdio, stillRunning } from "./fixtures/clients-board.ts"
+import { assert, describe, it } from "@effect/vitest"
+import { boardProcesses, overHttp, stdio, stillRunning } from "./fixtures/clients-board.ts"
 
 type Server = ConstructorParameters<typeof MCPClient>[0]["servers"][string]
 
@@ -89,23 +89,13 @@ describe("Mastra drives the example board", () => {
     assert.deepStrictEqual(await stillRunning(pids), [])
   }, 120_000)
 
-  describe("over Streamable HTTP", () => {
-    let board: HttpBoard | undefined
-    beforeAll(async () => {
-      board = await startHttp()
-    }, 90_000)
-    afterAll(async () => {
-      assert.deepStrictEqual(await board?.close(), [])
-    }, 30_000)
-
-    it("with default options", async () => {
-      const server: Server = { url: new URL(String(board?.url)) }
-      const mcp = new MCPClient({ id: "board-http", servers: { board: server } })
-      try {
-        await drive(mcp)
-      } finally {
-        await mcp.disconnect()
-      }
-    }, 120_000)
+  overHttp(async (url) => {
+    const server: Server = { url: new URL(url) }
+    const mcp = new MCPClient({ id: "board-http", servers: { board: server } })
+    try {
+      await drive(mcp)
+    } finally {
+      await mcp.disconnect()
+    }
   })
 })
