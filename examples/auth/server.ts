@@ -29,7 +29,7 @@ const program = Effect.gen(function*() {
     mutates: false,
     handler: () => Effect.map(Identity.current, (me) => `${me.subject} via ${me.clientId}: ${me.scopes.join(" ")}`)
   })
-  const served = yield* McpHttp.serve({
+  yield* McpHttp.serve({
     core: { surface: Notes, expose },
     tools: { whoami },
     scopes: { tools: { whoami: "notes:read" } }, // what the expose map does not name
