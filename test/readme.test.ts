@@ -198,4 +198,22 @@ describe("README and docs/", () => {
       }),
     { timeout: 60_000 }
   )
+
+  it.live("each HTTP example says where it serves once, in the library's own line", () =>
+    Effect.gen(function*() {
+      for (const example of ["examples/serve/http.ts", "examples/serve/http-promise.ts"]) {
+        const child = spawn(process.execPath, ["--conditions=effect-surface-source", example], {
+          cwd: root,
+          env: { ...process.env, PORT: "0", NO_COLOR: "1" }
+        })
+        let out = ""
+        child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()))
+        child.stderr?.on("data", (chunk: Buffer) => (out += chunk.toString()))
+        const url = yield* Effect.promise(() => servingUrl(child))
+        // Whatever the example would print after the library's line has been written by now.
+        yield* Effect.sleep("500 millis")
+        child.kill("SIGTERM")
+        assert.strictEqual(out.split(url).length - 1, 1, `${example} printed:\n${out}`)
+      }
+    }), { timeout: 60_000 })
 })
