@@ -55,6 +55,15 @@ const v1 = (url: string, capabilities: Capabilities) =>
     }))
   ))
 
+/** What a v2 client lists, and its read. */
+const listedV2 = (client: ClientV2) =>
+  Effect.promise(async (): Promise<Listed> => ({
+    tools: (await client.listTools()).tools,
+    resources: (await client.listResources()).resources,
+    read: async (uri) =>
+      (await client.readResource({ uri })).contents as ReadonlyArray<{ readonly [key: string]: unknown }>
+  }))
+
 const v2 = (url: string, capabilities: Capabilities) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
@@ -66,13 +75,7 @@ const v2 = (url: string, capabilities: Capabilities) =>
       return client
     }),
     (client) => Effect.promise(() => client.close().catch(() => undefined))
-  ).pipe(Effect.flatMap((client) =>
-    Effect.promise(async (): Promise<Listed> => ({
-      tools: (await client.listTools()).tools,
-      resources: (await client.listResources()).resources,
-      read: async (uri) => (await client.readResource({ uri })).contents as never
-    }))
-  ))
+  ).pipe(Effect.flatMap(listedV2))
 
 const linksOf = (listed: { readonly tools: ReadonlyArray<Tool> }) =>
   Object.fromEntries(listed.tools.flatMap((tool) => {
@@ -117,14 +120,7 @@ const views = (url: string, pin: boolean, token: string) =>
       return client
     }),
     (client) => Effect.promise(() => client.close().catch(() => undefined))
-  ).pipe(Effect.flatMap((client) =>
-    Effect.promise(async (): Promise<Listed> => ({
-      tools: (await client.listTools()).tools,
-      resources: (await client.listResources()).resources,
-      read: async (uri) =>
-        (await client.readResource({ uri })).contents as ReadonlyArray<{ readonly [key: string]: unknown }>
-    }))
-  ))
+  ).pipe(Effect.flatMap(listedV2))
 
 const viewsOf = (listed: Listed) => listed.resources.filter((r) => r.uri.startsWith("ui://"))
 
