@@ -26,13 +26,9 @@ import { whileParentLives } from "./parent.ts"
 
 const load = <A>(module: () => Promise<A>): Effect.Effect<A> => Effect.promise(module)
 
-// A host that renders MCP Apps shows each procedure as a form, the board's tasks, focus and activity
-// live beside it; any other host sees the tools as they are.
-const views = { procedures: true } as const
-
 const stdio = Effect.gen(function*() {
   const { serveStdio } = yield* load(() => import("effect-surface/mcp/stdio"))
-  return yield* serveStdio({ ...(yield* serverOptions), views })
+  return yield* serveStdio(yield* serverOptions)
 })
 
 // The board and the sessions in Redis, for the scope's life.
@@ -50,13 +46,13 @@ const inRedis = (url: string) =>
     )
     const state = yield* BoardState.redis().pipe(Effect.provideContext(context))
     return (http: Http.HttpOptions) =>
-      McpHttp.serve({ ...serverOptionsOver(state), views, http }).pipe(withConsole, Effect.provideContext(context))
+      McpHttp.serve({ ...serverOptionsOver(state), http }).pipe(withConsole, Effect.provideContext(context))
   })
 
 const inMemory = Effect.gen(function*() {
   const { McpHttp } = yield* load(() => import("effect-surface/mcp"))
   const options = yield* serverOptions
-  return (http: Http.HttpOptions) => withConsole(McpHttp.serve({ ...options, views, http }))
+  return (http: Http.HttpOptions) => withConsole(McpHttp.serve({ ...options, http }))
 })
 
 // The operator's console beside the endpoint (this machine only): completing a task cannot be

@@ -62,6 +62,8 @@ export const Stopwatch = Surface.make({
 
 // Behind a resource server (AUTH_ISSUER), a token with `board:read` sees the reads and lists, and
 // `board:write` also the procedures that change the board; served without one, every caller sees all.
+// A host that renders MCP Apps shows each of the board's procedures as a form (`views: true`), its
+// tasks, focus and activity live beside it; any other host sees the tools as they are.
 const read = { scope: "board:read" } as const
 const write = { scope: "board:write" } as const
 
@@ -70,7 +72,8 @@ export const boardExpose = Expose.make(Board, {
   collections: { tasks: read },
   streams: { activity: read },
   events: { completed: read },
-  procedures: { "tasks.add": write, "tasks.complete": write, "tasks.open": read, "board.focus": write }
+  procedures: { "tasks.add": write, "tasks.complete": write, "tasks.open": read, "board.focus": write },
+  views: true
 })
 
 export const stopwatchExpose = Expose.make(Stopwatch, { cells: { laps: read }, procedures: { "watch.lap": write } })

@@ -347,6 +347,11 @@ export interface Tool {
   readonly mutates: boolean
   /** The scope a caller's token must hold to see and call it; none: any caller. */
   readonly scope?: string | undefined
+  /**
+   * Whether the expose map asks that a face rendering views show it as one (the entry's `view`, else
+   * the map's `views`); `undefined` where it says nothing, as for a bespoke tool.
+   */
+  readonly view?: boolean | undefined
   /** A bespoke tool's `_meta`, listed verbatim; `undefined` lists no `_meta` key. */
   readonly meta: Json.JsonObject | undefined
   /** A bespoke tool's own `annotations`, listed verbatim; `undefined` lists those `mutates` implies. */

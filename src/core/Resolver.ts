@@ -124,6 +124,7 @@ const procedureTool = (sibling: string | undefined, exposed: Expose.ExposedProce
     description: described(procedure.description, () => `Calls ${ns}.${verb} on ${surfaceName(sibling)}.`),
     mutates,
     scope: exposed.scope,
+    view: exposed.view,
     meta: undefined,
     annotations: undefined,
     input: compileInput(procedure.input),

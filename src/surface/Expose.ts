@@ -11,24 +11,39 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { decodeMemberEntry, decodeProcedureEntry, type Entries, isEntries, shown } from "./internal/exposeEntries.ts"
+import {
+  decodeMap,
+  decodeMemberEntry,
+  decodeProcedureEntry,
+  type Entries,
+  type Exposed,
+  isEntries,
+  shown
+} from "./internal/exposeEntries.ts"
 import { nearest } from "./internal/nearest.ts"
 import * as Surface from "./Surface.ts"
 
 /**
  * How one procedure is exposed: `true`, or an entry that overrides what the spec says it does.
- * `mutates` defaults to the procedure's own declaration, and that to `true`.
+ * `mutates` defaults to the procedure's own declaration, and that to `true`. `view: true` asks a
+ * face that renders views (a host showing MCP Apps) to show the procedure's tool as one, and
+ * `view: false` leaves it out of the map's `views`.
  *
  * @example
  * ```ts
  * import type { Expose } from "effect-surface"
  * const readOnly: Expose.ProcedureEntry = { mutates: false }
  * const guarded: Expose.ProcedureEntry = { scope: "board:write" } // shown only to tokens granted it
+ * const shown: Expose.ProcedureEntry = { view: true } // a form in a host that renders views
  * ```
  *
  * @since 0.1.0
  */
-export type ProcedureEntry = true | { readonly mutates?: boolean; readonly scope?: string }
+export type ProcedureEntry = true | {
+  readonly mutates?: boolean
+  readonly scope?: string
+  readonly view?: boolean
+}
 
 /**
  * How one member is exposed: `true`, or `{ scope }` — shown, over an HTTP face behind a resource
@@ -46,7 +61,8 @@ export type MemberEntry = true | { readonly scope: string }
 
 /**
  * The expose map of a surface: each group names the members that cross, by their spec key;
- * procedures by their `"ns.verb"` address.
+ * procedures by their `"ns.verb"` address. `views: true` shows every procedure the map exposes as a
+ * view where a face renders views (an entry's `view` says otherwise for its own).
  *
  * @example
  * ```ts
@@ -65,6 +81,7 @@ export interface ExposeMap<S extends Surface.Spec> {
   readonly streams?: { readonly [K in keyof S["streams"]]?: MemberEntry }
   readonly events?: { readonly [K in keyof S["events"]]?: MemberEntry }
   readonly procedures?: { readonly [K in Surface.ProcedureName<S>]?: ProcedureEntry }
+  readonly views?: boolean
 }
 
 /**
@@ -85,6 +102,7 @@ export interface AnyExposeMap {
   readonly streams?: { readonly [key: string]: MemberEntry | false | undefined }
   readonly events?: { readonly [key: string]: MemberEntry | false | undefined }
   readonly procedures?: { readonly [name: string]: ProcedureEntry | false | undefined }
+  readonly views?: boolean
 }
 
 /**
@@ -121,6 +139,8 @@ export interface ExposedProcedure {
   readonly mutates: boolean
   /** The scope a caller's token must hold to see and call it; none: every caller. */
   readonly scope?: string | undefined
+  /** Whether a face that renders views shows it as one: its entry's `view`, else the map's `views`; unsaid: `undefined`. */
+  readonly view?: boolean | undefined
 }
 
 /**
@@ -242,7 +262,9 @@ export class InvalidExposeEntry extends Schema.TaggedError<InvalidExposeEntry>()
   override get message(): string {
     const where = this.group !== undefined
       ? `has an invalid entry for ${memberOf(this.group)} "${this.key}"`
-      : this.key === "" ? "is invalid" : `has an invalid group "${this.key}"`
+      : this.key === "" ? "is invalid"
+      : this.key === "views" ? `has an invalid "views"`
+      : `has an invalid group "${this.key}"`
     return `the expose map for ${this.face} ${where}: ${this.reason}`
   }
 }
@@ -296,8 +318,8 @@ export type CheckError = UnknownExposeKey | InvalidExposeEntry | DottedVerb
  * sibling tasks", …) so the refusal names where to fix it.
  *
  * The map is decoded as the untrusted input it is (it may come from a config file): only `true`
- * exposes a member, and only `true` or `{ mutates?: boolean }` a procedure; `false` or a missing key
- * denies; anything else is an {@link InvalidExposeEntry} naming the key. Only the map's own keys
+ * exposes a member, and only `true` or `{ mutates?, scope?, view? }` a procedure; `false` or a missing
+ * key denies; `views`, beside the groups, is `true` or `false`; anything else is an {@link InvalidExposeEntry} naming the key. Only the map's own keys
  * count, never ones inherited through its prototype. A key naming nothing is an
  * {@link UnknownExposeKey}, and a spec with a dotted verb is a {@link DottedVerb}.
  *
@@ -323,19 +345,11 @@ export const check = (
       const verb = Object.keys(verbs).find((verb) => verb.includes("."))
       if (verb !== undefined) return yield* new DottedVerb({ face, ns, verb })
     }
-    if (!isEntries(expose)) {
-      return yield* new InvalidExposeEntry({ face, key: "", reason: `it is ${shown(expose)}, not an object of groups` })
-    }
-    const unknownGroup = Object.keys(expose).find((key) => !(groups as ReadonlyArray<string>).includes(key))
-    if (unknownGroup !== undefined) {
-      return yield* new InvalidExposeEntry({
-        face,
-        key: unknownGroup,
-        reason: `an expose map's groups are ${groups.join(", ")}`
-      })
-    }
+    const decoded = decodeMap(expose, groups)
+    if (decoded._tag === "Refused") return yield* new InvalidExposeEntry({ face, ...decoded.refused })
+    const { map, views } = decoded
     const entriesOf = (group: GroupName): Effect.Effect<Entries, InvalidExposeEntry> => {
-      const entries = Object.hasOwn(expose, group) ? expose[group] : undefined
+      const entries = Object.hasOwn(map, group) ? map[group] : undefined
       if (entries === undefined) return Effect.succeed({})
       return isEntries(entries)
         ? Effect.succeed(entries)
@@ -364,7 +378,7 @@ export const check = (
     const streams = yield* named("streams")
     const events = yield* named("events")
     const procedureEntries = yield* entriesOf("procedures")
-    const overrides = new Map<string, { readonly mutates: boolean | undefined; readonly scope: string | undefined }>()
+    const overrides = new Map<string, Exposed>()
     for (const name of Object.keys(procedureEntries)) {
       if (!declares(spec, "procedures", name)) return yield* unknownKey(spec, face, "procedures", name)
       const decoded = decodeProcedureEntry(procedureEntries[name])
@@ -382,7 +396,8 @@ export const check = (
         const name = `${ns}.${verb}`
         const entry = overrides.get(name)
         if (entry === undefined) return []
-        return [{ ns, verb, procedure, mutates: entry.mutates ?? procedure.mutates ?? true, scope: entry.scope }]
+        const mutates = entry.mutates ?? procedure.mutates ?? true
+        return [{ ns, verb, procedure, mutates, scope: entry.scope, view: entry.view ?? views }]
       })
     )
     return { cells, collections, streams, events, procedures, scopes }

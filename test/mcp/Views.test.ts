@@ -1,15 +1,23 @@
-// Views for hosts that render MCP Apps: a tool asked to show one links to its `ui://` view only for a
-// client declaring the extension, in both revisions; the view is listed and read as an MCP App
-// document with its CSP; a client without the extension sees the tools and resources as without
-// views; and a caller is shown and may read only the views of the tools its scopes reach.
+// Views for hosts that render MCP Apps: a tool asked to show one (by its expose map, for the whole
+// surface or entry by entry, or by the server's options) links to its `ui://` view only for a client
+// declaring the extension, in both revisions; the view is listed and read as an MCP App document
+// with its CSP; a client without the extension sees the tools and resources as without views; and a
+// caller is shown and may read only the views of the tools its scopes reach.
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, References, Stream } from "effect"
-import { Identity } from "effect-surface"
+import { Expose, Identity } from "effect-surface"
 import { McpAuth, McpFace, McpHttp, McpTokenVerifier, McpViews } from "effect-surface/mcp"
-import { serverOptions } from "../../examples/board/app.ts"
+import {
+  Board,
+  boardExpose,
+  serverOptions,
+  Stopwatch,
+  stopwatchExpose,
+  stopwatchSibling
+} from "../../examples/board/app.ts"
 
 const UI = { extensions: { [McpViews.EXTENSION]: { mimeTypes: [McpViews.MIME] } } }
 // The extension declared bare, naming no document type (Mastra's client sends this by default).
@@ -30,9 +38,24 @@ interface Listed {
   readonly read: (uri: string) => Promise<ReadonlyArray<{ readonly [key: string]: unknown }>>
 }
 
-const serve = (views: McpViews.Options | undefined) =>
+// The board's expose maps as written, or as given: `plain` asks for no view anywhere.
+interface Maps {
+  readonly board?: Expose.ExposeMap<typeof Board>
+  readonly stopwatch?: Expose.ExposeMap<typeof Stopwatch>
+}
+const { views: _views, ...boardWithoutViews } = boardExpose
+const plain: Maps = { board: boardWithoutViews }
+
+const withMaps = (maps: Maps) =>
+  Effect.map(serverOptions, (options) => ({
+    ...options,
+    core: { surface: Board, expose: maps.board ?? boardExpose },
+    surfaces: { stopwatch: { ...stopwatchSibling, expose: maps.stopwatch ?? stopwatchExpose } }
+  }))
+
+const serve = (views: McpViews.Options | undefined, maps: Maps = plain) =>
   Effect.flatMap(
-    serverOptions,
+    withMaps(maps),
     (options) =>
       McpHttp.serve({ ...options, ...(views === undefined ? {} : { views }), http: { port: 0 } }).pipe(
         Effect.provideService(References.MinimumLogLevel, "Warn")
@@ -157,12 +180,13 @@ describe("views for hosts rendering MCP Apps", () => {
       `on ${era} a client without the extension, or declaring it bare, sees the tools and resources exactly as without views`,
       () =>
         Effect.gen(function*() {
-          const plain = yield* connect((yield* serve(undefined)).url, {})
-          const { url } = yield* serve({ procedures: true })
-          for (const capabilities of [{}, BARE]) {
-            const seen = yield* connect(url, capabilities)
-            assert.deepStrictEqual(seen.tools, plain.tools)
-            assert.deepStrictEqual(seen.resources, plain.resources)
+          const without = yield* connect((yield* serve(undefined)).url, {})
+          for (const url of [(yield* serve({ procedures: true })).url, (yield* serve(undefined, {})).url]) {
+            for (const capabilities of [{}, BARE]) {
+              const seen = yield* connect(url, capabilities)
+              assert.deepStrictEqual(seen.tools, without.tools)
+              assert.deepStrictEqual(seen.resources, without.resources)
+            }
           }
         })
     )
@@ -184,11 +208,55 @@ describe("views for hosts rendering MCP Apps", () => {
           ui: { csp: { connectDomains: ["https://api.example.com"] }, permissions: {}, prefersBorder: true }
         })
       }))
+
+    it.live(
+      `on ${era} an expose map's views: true links every procedure it exposes, an entry's view: false leaves one out, and a sibling's entry asks for its own`,
+      () =>
+        Effect.gen(function*() {
+          // No views in the server's options: only the maps ask.
+          const { url } = yield* serve(undefined, {
+            board: Expose.make(Board, {
+              ...boardExpose,
+              procedures: { ...boardExpose.procedures, "board.focus": { scope: "board:write", view: false } },
+              views: true
+            }),
+            stopwatch: Expose.make(Stopwatch, { ...stopwatchExpose, procedures: { "watch.lap": { view: true } } })
+          })
+          const listed = yield* connect(url, UI)
+          const linked = ["tasks_add", "tasks_complete", "tasks_open", "stopwatch_watch_lap"]
+          assert.deepStrictEqual(
+            linksOf(listed),
+            Object.fromEntries(linked.map((name) => [name, McpViews.uriOf(name)]))
+          )
+          assert.sameMembers(viewsOf(listed).map((r) => r.uri), linked.map(McpViews.uriOf))
+          const [page] = yield* Effect.promise(() => listed.read(McpViews.uriOf("stopwatch_watch_lap")))
+          assert.strictEqual(page?.["mimeType"], McpViews.MIME)
+          assert.deepStrictEqual(page?.["_meta"], { ui: { csp: {}, permissions: {}, prefersBorder: true } })
+          const refused = yield* Effect.flip(Effect.tryPromise(() => listed.read(McpViews.uriOf("board_focus"))))
+          assert.include(String(refused.cause), "ui://views/tools/board_focus")
+        })
+    )
+
+    it.live(
+      `on ${era} the server's options name a tool over its expose map, and the map's false holds against procedures: true`,
+      () =>
+        Effect.gen(function*() {
+          const { url } = yield* serve({ procedures: true, tools: { tasks_open: false } }, {
+            board: Expose.make(Board, {
+              ...boardExpose,
+              procedures: { ...boardExpose.procedures, "tasks.complete": { scope: "board:write", view: false } }
+            })
+          })
+          const listed = yield* connect(url, UI)
+          assert.sameMembers(Object.keys(linksOf(listed)), ["tasks_add", "board_focus", "stopwatch_watch_lap"])
+        })
+    )
   }
 
   it.effect("a caller is shown, and may read, only the views of the tools its scopes reach", () =>
     Effect.gen(function*() {
-      const face = yield* McpFace.make({ ...(yield* serverOptions), views: { procedures: true } })
+      // The board's own expose map asks for its views (views: true), each under its entry's scope.
+      const face = yield* McpFace.make(yield* serverOptions)
       const reader = Identity.token({ subject: "ada", clientId: "cli", scopes: ["board:read"] })
       const shown = McpViews.present(yield* face.view(reader), true)
       assert.deepStrictEqual(linksOf({ tools: shown.tools.map((tool) => tool as unknown as Tool) }), {

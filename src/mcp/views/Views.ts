@@ -5,10 +5,11 @@
  * A view is an HTML document at a `ui://` URI, of type `text/html;profile=mcp-app`, that the host
  * renders in a sandboxed iframe when a tool linking to it (`_meta.ui.resourceUri`) is called. The
  * surface already says what each procedure takes, so a view is generated from its tool's input
- * schema; an author may give any tool a page of their own instead. Views are opt-in — for every
- * procedure of the surface, or tool by tool — and a host that does not declare the extension is
- * shown the tools exactly as without views, and no view among the resources: the decision of who
- * sees links lives here, once, for both revisions.
+ * schema; an author may give any tool a page of their own instead. Views are opt-in — where a
+ * procedure is exposed (its expose entry's `view`, or the map's `views` for the whole surface), or in
+ * the server's options for every procedure or tool by tool — and a host that does not declare the
+ * extension is shown the tools exactly as without views, and no view among the resources: which tool
+ * has a view is decided here (`linkedOf`), and who sees the links (`present`), once, for both revisions.
  *
  * @since 0.1.0
  */
@@ -99,10 +100,11 @@ export interface Authored {
 }
 
 /**
- * Which tools show a view: `procedures: true` gives every tool made from a procedure its generated
- * view; `tools` names tools one by one, each `true` (its generated view) or an authored page, and
- * `false` to leave one out of `procedures`. A tool whose schema the generator cannot show still has
- * a form: one JSON field.
+ * Which tools show a view, beside what the expose maps ask (`view` on a procedure's entry, `views`
+ * on a map): `procedures: true` gives every tool made from a procedure its generated view unless its
+ * expose map says `false`; `tools` names tools one by one, bespoke ones too, each `true` (its
+ * generated view) or an authored page, and `false` to leave one out whatever else says so. A tool
+ * whose schema the generator cannot show still has a form: one JSON field.
  *
  * @example
  * ```ts
@@ -203,7 +205,9 @@ export const resourceMeta = (csp: Csp | undefined, permissions: Permissions | un
 })
 
 /**
- * The tools of a roster that show a view, under these options, in the roster's order.
+ * The tools of a roster that show a view, in the roster's order: the one decision of whether a tool
+ * has one. The options' word on a tool by name comes first; then its expose map's (the entry's
+ * `view`, else the map's `views`); then the options' `procedures`.
  *
  * @example
  * ```ts
@@ -218,8 +222,9 @@ export const linkedOf = (resolved: Bundle.Resolved, options: Options): ReadonlyA
   resolved.advertisedTools.flatMap((advertised): ReadonlyArray<Linked> => {
     const name = String(advertised["name"])
     const chosen = options.tools !== undefined && Object.hasOwn(options.tools, name) ? options.tools[name] : undefined
-    const procedure = resolved.toolByName.get(name)?.origin._tag === "Procedure"
-    if (chosen === false || (chosen === undefined && !(options.procedures === true && procedure))) return []
+    const tool = resolved.toolByName.get(name)
+    const shown = chosen ?? tool?.view ?? (options.procedures === true && tool?.origin._tag === "Procedure")
+    if (shown === false) return []
     const authored = typeof chosen === "object" ? chosen : undefined
     const meta = authored === undefined
       ? resourceMeta(options.csp, options.permissions)

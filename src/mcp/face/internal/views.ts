@@ -1,6 +1,6 @@
 // The views of a roster as app resources: one fixed `ui://` resource per tool that shows a view,
 // kept beside the app's own resources so a view is listed, read, scoped and followed by the same
-// path as any other resource. Rebuilt when the roster or the app's table moves.
+// path as any other resource. Rebuilt when the app's table moves, or a roster move changes the views.
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -28,21 +28,23 @@ const resourceOf = (linked: Views.Linked): AppResources.Resource => {
   }
 }
 
-/** The app's table with the views of `resolved` beside it (an app resource at the same URI wins). */
-export const withViews = (
-  table: AppResources.Table,
-  resolved: Bundle.Resolved,
-  options: Views.Options | undefined
-): AppResources.Table => {
-  if (options === undefined) return table
-  const views = Object.fromEntries(Views.linkedOf(resolved, options).map((linked) => [linked.uri, resourceOf(linked)]))
+/** The app's table with these views beside it (an app resource at the same URI wins). */
+export const withViews = (table: AppResources.Table, linked: ReadonlyArray<Views.Linked>): AppResources.Table => {
+  if (linked.length === 0) return table
+  const views = Object.fromEntries(linked.map((view) => [view.uri, resourceOf(view)]))
   return { ...table, resources: { ...views, ...table.resources } }
 }
 
+// What a host could tell apart between two sets of views: their URIs, what each page is made from,
+// how each is served. A roster move that leaves it as it was is no move of the resource list.
+const signatureOf = (linked: ReadonlyArray<Views.Linked>): string =>
+  JSON.stringify(linked.map((view) => [view.uri, view.advertised, view.meta, view.authored?.title]))
+
 /**
  * The compiled app resources, views included, and how to replace the app's own table: the views
- * follow the roster for the scope's life. Each rebuild reads the latest table and roster under one
- * permit, so the last one written reflects both.
+ * follow the roster for the scope's life (an expose map may ask for one whatever the options say).
+ * Each rebuild reads the latest table and roster under one permit, so the last one written
+ * reflects both.
  */
 export const follow = (
   table: AppResources.Table,
@@ -57,28 +59,30 @@ export const follow = (
   Scope.Scope
 > =>
   Effect.gen(function*() {
+    const linkedOf = (resolved: Bundle.Resolved) => Views.linkedOf(resolved, options ?? {})
     let current = table
-    // The resolution the views were last built from: the roster's changes start with the current
-    // one, which must not be announced as a move of the resource list.
-    let builtFrom = yield* roster.current
-    const apps = yield* SubscriptionRef.make(yield* AppResources.compile(withViews(table, builtFrom, options)))
+    // What the views were last built as: the roster's changes start with the current resolution, and
+    // most moves (a root tool replaced, a surface with no view) leave the views as they were; neither
+    // is announced as a move of the resource list.
+    const first = linkedOf(yield* roster.current)
+    let builtAs = signatureOf(first)
+    const apps = yield* SubscriptionRef.make(yield* AppResources.compile(withViews(table, first)))
     const permit = yield* Semaphore.make(1)
     // The table is read under the permit: a roster move never writes back a table already replaced.
     const rebuild = (given?: AppResources.Table) =>
       permit.withPermits(1)(Effect.gen(function*() {
         const next = given ?? current
-        const resolved = yield* roster.current
-        if (given === undefined && resolved === builtFrom) return
-        const compiled = yield* AppResources.compile(withViews(next, resolved, options))
+        const linked = linkedOf(yield* roster.current)
+        const signature = signatureOf(linked)
+        if (given === undefined && signature === builtAs) return
+        const compiled = yield* AppResources.compile(withViews(next, linked))
         current = next
-        builtFrom = resolved
+        builtAs = signature
         yield* SubscriptionRef.set(apps, compiled)
       }))
-    if (options !== undefined) {
-      yield* roster.changes.pipe(
-        Stream.runForEach(() => Effect.ignore(rebuild())),
-        Effect.forkScoped
-      )
-    }
+    yield* roster.changes.pipe(
+      Stream.runForEach(() => Effect.ignore(rebuild())),
+      Effect.forkScoped
+    )
     return { apps, setTable: rebuild }
   })
