@@ -2,8 +2,8 @@
  * One connection over a byte stream pair (this process's stdin and stdout, for the stdio door), and
  * what the end of its input means.
  *
- * The SDK's stdio transport does not notice its input ending, so a host that closes our stdin would
- * leave the connection (and the process) running. But a host, or a script piping its requests in
+ * A host that closes our stdin means the connection to end, or the process would run on. But a
+ * host, or a script piping its requests in
  * (`… | server`), closes its end once it has written its last request, not once it has read the
  * answer: so the end of input takes no more requests yet lets the ones received finish and their
  * answers be written, for at most the drain timeout, and then closes the transport, which ends the
@@ -11,7 +11,6 @@
  *
  * @internal
  */
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -19,7 +18,7 @@ import type { Readable, Writable } from "node:stream"
 import type * as Stateless from "./v2026/Stateless.ts"
 import * as Connection from "./Connection.ts"
 import type * as Face from "./face/Face.ts"
-import { boundLines } from "./transport/stdioLines.ts"
+import * as StdioLines from "./transport/stdioLines.ts"
 import * as Stopping from "./transport/stopping.ts"
 
 const maxStdioLine = 8 * 1024 * 1024
@@ -35,11 +34,9 @@ export const connect = (
   Effect.gen(function*() {
     // The drop is reported from a stream callback: run the log line in this session's context.
     const logDropped = Effect.runForkWith(yield* Effect.context<never>())
-    // Below the SDK's own 10 MiB line buffer, so a line it would close the transport on is dropped first.
-    const lines = boundLines(input, maxStdioLine, (bytes) => {
+    const { ended, transport } = StdioLines.make(input, output, maxStdioLine, (bytes) => {
       logDropped(Effect.logWarning(`dropped a ${bytes}-byte line on stdin: longer than the ${maxStdioLine}-byte bound`))
     })
-    const transport = new StdioServerTransport(lines, output)
     // A host that stops reading (its end of our stdout closed) has gone: the next write fails with
     // EPIPE, which ends the connection, and stops reading stdin, instead of crashing the process.
     const gone = () => {
@@ -52,8 +49,8 @@ export const connect = (
     // Asked to stop (Ctrl-C) with requests running: they may answer within the drain timeout, as at
     // the end of stdin. Added after the connection, so it runs before the connection closes.
     yield* Effect.addFinalizer(() => stopping(connection, drainTimeout))
-    // The lines end once the transport has read every one of them, so each request is counted by then.
-    yield* ended(lines).pipe(
+    // The input ends once the transport has read every line of it, so each request is counted by then.
+    yield* Effect.promise(() => ended).pipe(
       Effect.andThen(drain(connection, drainTimeout)),
       Effect.andThen(Effect.promise(() => transport.close())),
       Effect.raceFirst(connection.closed),
@@ -81,15 +78,5 @@ const stopping = (connection: Connection.Connection, within: Duration.Duration) 
       what: running === 1 ? "the request still running" : `the ${running} requests still running`,
       within,
       settled: Effect.raceFirst(connection.idle, connection.closed)
-    })
-  })
-
-const ended = (stream: Readable): Effect.Effect<void> =>
-  Effect.callback<void>((resume) => {
-    const done = () => resume(Effect.void)
-    if (stream.readableEnded || stream.destroyed) return done()
-    stream.once("end", done).once("close", done)
-    return Effect.sync(() => {
-      stream.off("end", done).off("close", done)
     })
   })
