@@ -3,7 +3,7 @@
 // each server launched by the command a host's configuration names — `node server.js` for a server
 // of one's own (bench/servers/hostOurs.ts, hostRaw.ts: the built package, no source condition), and
 // the README's `npm -s run stdio` for the example board. Each server runs alone. Figures: spawn → first answered `tools/call` (initialize and `tools/list` first, as a host
-// does), the first 1,000 calls after it (sequential), and resident memory after the first answer.
+// does), the first 500 calls after it (sequential), and resident memory after the first answer.
 // The board's command is measured with Node's compile cache as its script enables it, on its first
 // start (an empty cache) and on later ones, and with the cache disabled; its CPU and memory are the
 // server's own (the `node` npm ends in), its wall time includes npm's start.
@@ -200,7 +200,7 @@ const shownInterval = (d: MedianInterval): string => {
 export const run = async (): Promise<void> => {
   await builtPackage()
   const rounds = count(7, 1)
-  const cold = 1000
+  const cold = 500
   const caches = fs.mkdtempSync(path.join(os.tmpdir(), "effect-surface-outside-cache-"))
   const npm = { command: "npm", call: { name: "tasks_add", arguments: { title: "one" } } }
   const npmArgs = ["-s", "--prefix", root, "run", "stdio"]
@@ -308,11 +308,11 @@ const report = (taken: Readonly<Record<string, ReadonlyArray<Reading>>>): void =
   const figure = (bench: string, ours: string, peer: string, pick: Pick, unit: string) =>
     emit({ bench, ours: of(ours, pick), peer: of(peer, pick), unit })
   const spawnUnit = "ms from spawn to the first answered tools/call (raw JSON-RPC driver), median"
-  const coldUnit = "µs per call over the first 1,000 calls, sequential (raw JSON-RPC driver), median"
+  const coldUnit = "µs per call over the first 500 calls, sequential (raw JSON-RPC driver), median"
   const rssUnit = "KiB resident after the first answered tools/call (raw JSON-RPC driver), median"
   const firstCpu = (words: string, driver: string) => `${words} ms by its first answered tools/call (${driver}), median`
   const coldCpu = (words: string, driver: string) =>
-    `${words} µs per call over the first 1,000 calls, sequential (${driver}), median`
+    `${words} µs per call over the first 500 calls, sequential (${driver}), median`
   figure("outside.spawn_to_first_call.vs_raw_sdk", "ours", "raw", (r) => r.firstMs, spawnUnit)
   figure("outside.tools_call.cold.sequential.vs_raw_sdk", "ours", "raw", (r) => r.coldUs, coldUnit)
   figure("outside.rss_after_first_call.vs_raw_sdk", "ours", "raw", (r) => r.rssKiB, rssUnit)

@@ -7,7 +7,7 @@
 //                          included), in wall time and in the server's own CPU time (what the
 //                          machine's other load moves least)
 //   resident memory        the server's RSS right after that answer, read from outside (/proc)
-//   cold                   the first 1,000 calls after that answer, sequential or 64 in flight
+//   cold                   the first 500 calls after that answer, sequential or 64 in flight
 //   steady                 calls (64 in flight, in rounds of 250) until a round's per-call time is
 //                          within 1.15× of the raw SDK's warm figure for three rounds running
 //   warm                   after 10,000 calls, sequential and 64 in flight
@@ -67,7 +67,7 @@ const round = async (kind: Kind, into: Figures, sizes: Sizes): Promise<void> => 
     into.spawn.push(second.firstMs)
     into.spawnCpu.push(second.firstCpuMs)
     into.rss.push(second.rssKiB)
-    // The first 1,000 calls are the cold figure; every round of the warm-up is a point of the curve.
+    // The first 500 calls are the cold figure; every round of the warm-up is a point of the curve.
     const curve: Array<number> = []
     const cpu0 = await second.cpuMs()
     for (let done = 0; done < sizes.warm; done += STEP) {
@@ -123,7 +123,7 @@ const callsToSteady = (curve: ReadonlyArray<number>, limit: number): number => {
 export const run = async (): Promise<void> => {
   const sizes: Sizes = {
     rounds: count(5, 1),
-    cold: 1000,
+    cold: 500,
     warm: config.quick ? 2000 : 10_000,
     samples: count(3, 1),
     seqCalls: count(1000, 200),
@@ -194,20 +194,20 @@ export const run = async (): Promise<void> => {
     "KiB resident (read from /proc) after the first answered tools/call, median",
     pick("rss")
   )
-  report("tools_call.stdio.cold.sequential", "µs per call over the first 1,000 calls, median", pick("coldSeq"))
+  report("tools_call.stdio.cold.sequential", "µs per call over the first 500 calls, median", pick("coldSeq"))
   report(
     "tools_call.stdio.cold.inflight64",
-    "µs per call amortized over the first 1,000 calls (64 in flight), median",
+    "µs per call amortized over the first 500 calls (64 in flight), median",
     pick("coldPar")
   )
   report(
     "tools_call.stdio.cold.sequential.cpu",
-    "server CPU µs per call over the first 1,000 calls (what load moves least), median",
+    "server CPU µs per call over the first 500 calls (what load moves least), median",
     pick("coldSeqCpu")
   )
   report(
     "tools_call.stdio.cold.inflight64.cpu",
-    "server CPU µs per call over the first 1,000 calls, 64 in flight (what load moves least), median",
+    "server CPU µs per call over the first 500 calls, 64 in flight (what load moves least), median",
     pick("coldParCpu")
   )
   report("tools_call.stdio.sequential", `µs per call after ${sizes.warm} calls, median`, pick("warmSeq"))

@@ -102,7 +102,7 @@ export const launchFigures = async (
   const measured = await launchOptions(sizes)
   const spawnUnit = "ms from spawn to the first answered tools/call, median"
   const cpuUnit = "server CPU ms (user + system) by its first answered tools/call, median"
-  const coldUnit = "µs per call over the first 1,000 calls (sequential), median"
+  const coldUnit = "µs per call over the first 500 calls (sequential), median"
   const rssUnit = "KiB resident (read from /proc) after the first answered tools/call, median"
   const pairs: ReadonlyArray<readonly [string, OptionFigures, Pick<OptionFigures, keyof OptionFigures>]> = [
     // What a user of ours who takes the option sees, against the raw SDK launched by default.
@@ -143,7 +143,7 @@ export const launchFigures = async (
       bench: `tools_call.stdio.cold.sequential.cpu.${name}`,
       ours: median(ours.coldSeqCpu),
       peer: median(peer.coldSeqCpu),
-      unit: "server CPU µs per call over the first 1,000 calls (sequential), median"
+      unit: "server CPU µs per call over the first 500 calls (sequential), median"
     })
     emit({ bench: `stdio.rss_after_first_call.${name}`, ours: median(ours.rss), peer: median(peer.rss), unit: rssUnit })
   }
