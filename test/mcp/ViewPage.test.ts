@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { McpFace, McpViewPage, McpViews } from "effect-surface/mcp"
+import * as Vm from "node:vm"
 import { serverOptions } from "../../examples/board/app.ts"
 
 // The board's generated views, as a host reads them.
@@ -21,6 +22,13 @@ const boardViews = Effect.gen(function*() {
   )
 })
 
+// A script compiled, not run: a syntax error anywhere in it stops the whole view, its bridge included.
+const syntaxErrorOf = (script: string) =>
+  Effect.try(() => new Vm.Script(script, { filename: "view.js" })).pipe(
+    Effect.as(undefined),
+    Effect.catch((error) => Effect.succeed(String(error.cause)))
+  )
+
 describe("generated views", () => {
   it.effect("no view loads or reaches anything from another origin", () =>
     Effect.gen(function*() {
@@ -34,6 +42,15 @@ describe("generated views", () => {
         assert.notMatch(html, /@import|url\(/i, uri)
         assert.notMatch(html, /(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i, uri)
         assert.notMatch(html, /\bfetch\(|XMLHttpRequest|WebSocket|EventSource|import\(/, uri)
+      }
+    }).pipe(Effect.scoped))
+
+  it.effect("every view's script is JavaScript a browser can parse", () =>
+    Effect.gen(function*() {
+      for (const { html, uri } of yield* boardViews) {
+        const scripts = Array.from(html.matchAll(/<script>([\s\S]*?)<\/script>/g), (match) => match[1] ?? "")
+        assert.strictEqual(scripts.length, 1, uri)
+        assert.strictEqual(yield* syntaxErrorOf(scripts[0]!), undefined, uri)
       }
     }).pipe(Effect.scoped))
 

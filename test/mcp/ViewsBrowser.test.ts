@@ -3,7 +3,10 @@
 // view tasks_add links to, renders it in a sandboxed iframe, and the test works its form as a person
 // would. In both revisions: the task is added on the board and the view's table shows it without a
 // reload, a wrong entry is refused in the form with the schema's sentence, a declared error is shown as
-// its sentence, and a call the console holds waits there for an operator's approval.
+// its sentence, and a call the console holds waits there for an operator's approval. A task an agent
+// adds from its own client shows in the view too; since MCP Apps gives a view no subscription, the
+// view reads through the host, and the test counts those reads: none while the view is off screen,
+// fewer and fewer while nothing changes.
 import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -61,9 +64,16 @@ const board: Effect.Effect<{ readonly mcp: string; readonly console: string }, n
   }
 )
 
+// A `resources/read` the host page carried to the board, and when.
+interface Read {
+  readonly uri: string
+  readonly at: number
+}
+
 // The host page at its own origin, its `/mcp` carried to the board: the page's client speaks HTTP to
-// the board as a host's would. The board's GET stream is declined (the view re-reads by itself).
-const hostPage = (mcp: string, mode: "2025" | "2026") =>
+// the board as a host's would. The board's GET stream is declined (the view re-reads by itself). Each
+// resource read the page sends is noted in `reads`.
+const hostPage = (mcp: string, mode: "2025" | "2026", reads: Array<Read> = []) =>
   Effect.gen(function*() {
     const script = yield* Effect.promise(() => hostScript)
     const context = yield* browser()
@@ -82,6 +92,10 @@ const hostPage = (mcp: string, mode: "2025" | "2026") =>
           })
         }
         if (request.method() === "GET") return route.fulfill({ status: 405 })
+        const sent = request.postDataJSON() as
+          | { readonly method?: string; readonly params?: { readonly uri?: string } }
+          | null
+        if (sent?.method === "resources/read") reads.push({ uri: String(sent.params?.uri), at: Date.now() })
         const { origin: _origin, host: _host, ...headers } = request.headers()
         const answer = await route.fetch({ url: mcp, headers })
         return route.fulfill({ response: answer })
@@ -117,8 +131,86 @@ const refusalOf = (mcp: string) =>
     }
   })
 
+// An agent's call to the board from its own SDK client, apart from the host and its view.
+const agentCalls = (mcp: string, name: string, args: Record<string, unknown>) =>
+  Effect.promise(async () => {
+    const client = new Client({ name: "agent", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcp)))
+    try {
+      const result = await client.callTool({ name, arguments: args }) as CallToolResult
+      assert.isNotTrue(result.isError, JSON.stringify(result))
+    } finally {
+      await client.close()
+    }
+  })
+
+// Where the host page puts its view: in sight, or far below the fold.
+const scroll = (page: Page, away: boolean) =>
+  Effect.promise(() =>
+    page.evaluate((away) => {
+      const body = (globalThis as unknown as { document: { body: { style: { paddingTop: string } } } }).document.body
+      body.style.paddingTop = away ? "5000px" : ""
+    }, away)
+  )
+
 describe("the board's views in a browser host", () => {
   for (const mode of ["2025", "2026"] as const) {
+    it.live(
+      `on ${
+        mode === "2025" ? "2025-11-25" : "2026-07-28"
+      } a task an agent adds from its own client shows in the view's table without a reload, read while the view is seen and ever less often while nothing changes`,
+      () =>
+        Effect.gen(function*() {
+          const { mcp } = yield* board
+          const reads: Array<Read> = []
+          const page = yield* hostPage(mcp, mode, reads)
+          const view = page.frameLocator("iframe")
+          yield* Effect.promise(() => view.locator("#live[data-state=shown]").waitFor({ timeout: 20_000 }))
+          const frame = page.frames()[1]!
+          yield* Effect.promise(() => frame.evaluate(() => ((globalThis as unknown as { mark: number }).mark = 1)))
+          // One read of the focus cell per round of the view's reads.
+          const rounds = (since: number) =>
+            reads.filter((read) => read.uri === "surface://cells/focus" && read.at > since)
+
+          // Off screen the view reads nothing, so the agent's task is not in it yet.
+          yield* scroll(page, true)
+          yield* Effect.sleep("1 second")
+          const away = Date.now()
+          yield* agentCalls(mcp, "tasks_add", { title: "added by an agent" })
+          yield* Effect.sleep("2500 millis")
+          assert.deepStrictEqual(rounds(away), [])
+          const row = view.locator(`[data-uri="surface://collections/tasks"] tr`, { hasText: "added by an agent" })
+          assert.strictEqual(yield* Effect.promise(() => row.count()), 0)
+
+          // Back in sight it reads at once: the task shows, in the same window.
+          yield* scroll(page, false)
+          yield* Effect.promise(() => row.waitFor({ timeout: 10_000 }))
+          yield* Effect.promise(() =>
+            view.locator(`[data-uri="surface://streams/activity"] li`, { hasText: "added by an agent" }).waitFor()
+          )
+          assert.strictEqual(
+            yield* Effect.promise(() => frame.evaluate(() => (globalThis as unknown as { mark?: number }).mark)),
+            1
+          )
+
+          // While nothing changes it waits twice as long after each read that found nothing new: over
+          // seven seconds, a few rounds where reading every second would be seven.
+          const quiet = Date.now()
+          yield* Effect.sleep("7 seconds")
+          const seen = rounds(quiet).length
+          assert.isAtLeast(seen, 1)
+          assert.isAtMost(seen, 4)
+
+          // And a second change made elsewhere still shows while the view waits long between reads.
+          yield* agentCalls(mcp, "board_focus", { value: "what the agent focused on" })
+          yield* Effect.promise(() =>
+            view.locator(`[data-uri="surface://cells/focus"] output`, { hasText: "what the agent focused on" })
+              .waitFor({ timeout: 15_000 })
+          )
+        }),
+      120_000
+    )
+
     it.live(
       `on ${
         mode === "2025" ? "2025-11-25" : "2026-07-28"

@@ -213,9 +213,17 @@ const formScript = (tool: string) =>
 /**
  * The live panels of a view, as an inline script filling `<section id="live">`: the surface's cells
  * (their value), collections (a table, one row per key) and streams (a log), as the host lists them
- * to this view — so only what the caller may read — read through the host, and read again every
- * `everyMs` and after each call the view makes (`mcp-view-called`). Data is written as text, never
- * as markup.
+ * to this view — so only what the caller may read — read through the host. Data is written as text,
+ * never as markup.
+ *
+ * MCP Apps (2026-01-26) lets a view read a resource through its host but not subscribe to one: a
+ * view may send `tools/call`, `resources/read` (and ext-apps' AppBridge also forwards
+ * `resources/list` and `notifications/resources/list_changed`), never `resources/subscribe`, and no
+ * host tells a view that a resource was updated. So the panels read again, as cheaply as they can:
+ * at once after each call the view makes (`mcp-view-called`), a result the host hands it, or a move of
+ * the resource list; otherwise `everyMs` after a read that changed something, twice as long after
+ * each that did not, up to `quietMs`; and not at all while the view is off screen or its page hidden
+ * (read at once when it is back). The list is read again only when the host cannot announce its moves.
  *
  * @example
  * ```ts
@@ -225,7 +233,7 @@ const formScript = (tool: string) =>
  *
  * @since 0.1.0
  */
-export const liveScript = (everyMs: number): string =>
+export const liveScript = (everyMs: number, quietMs: number = everyMs * 5): string =>
   `(() => {
   const live = document.getElementById("live"); if (!live) return;
   const el = (tag, text, attrs) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = text;
@@ -248,22 +256,48 @@ export const liveScript = (everyMs: number): string =>
     } else box.append(el("output", show(value)));
     return box;
   };
-  let busy = false;
+  const fast = ${Math.max(1, everyMs)}, slow = ${Math.max(1, everyMs, quietMs)};
+  let delay = fast, timer, busy = false, again = false, listed, shown = "", onScreen = true;
+  const visible = () => onScreen && document.visibilityState !== "hidden";
+  const schedule = () => { clearTimeout(timer); if (visible()) timer = setTimeout(refresh, delay); };
   const refresh = async () => {
-    if (busy) return; busy = true;
+    if (busy) { again = true; return; }
+    busy = true; clearTimeout(timer);
     try {
-      await mcpView.ready;
-      const { resources } = await mcpView.request("resources/list", {});
-      const boxes = [];
-      for (const r of resources) { const m = kindOf(r.uri); if (!m) continue;
-        const { contents } = await mcpView.request("resources/read", { uri: r.uri });
-        const text = contents && contents[0] && contents[0].text;
-        boxes.push(render(r.uri, r.title || r.name, text === undefined ? null : JSON.parse(text), m[1])); }
-      live.replaceChildren(...boxes); live.dataset.state = "shown";
-    } catch (error) { live.dataset.state = "failed"; live.replaceChildren(el("p", error.message, { role: "status" })); }
+      const host = (await mcpView.ready || {}).hostCapabilities || {};
+      if (listed === undefined || !(host.serverResources && host.serverResources.listChanged)) {
+        const { resources } = await mcpView.request("resources/list", {});
+        listed = resources.flatMap((r) => { const m = kindOf(r.uri); return m ? [{ uri: r.uri, name: r.title || r.name, kind: m[1] }] : []; });
+      }
+      const read = [];
+      for (const r of listed) { const { contents } = await mcpView.request("resources/read", { uri: r.uri });
+        read.push([r, contents && contents[0] && contents[0].text]); }
+      const now = JSON.stringify(read.map(([r, text]) => [r.uri, r.name, text]));
+      if (now === shown) delay = Math.min(delay * 2, slow);
+      else {
+        shown = now; delay = fast;
+        live.replaceChildren(...read.map(([r, text]) => render(r.uri, r.name, text === undefined ? null : JSON.parse(text), r.kind)));
+      }
+      live.dataset.state = "shown";
+    } catch (error) {
+      shown = ""; listed = undefined; delay = Math.min(delay * 2, slow);
+      live.dataset.state = "failed"; live.replaceChildren(el("p", error.message, { role: "status" }));
+    }
     busy = false;
+    if (again) { again = false; delay = fast; if (visible()) return refresh(); }
+    schedule();
   };
-  document.addEventListener("mcp-view-called", refresh); refresh(); setInterval(refresh, ${everyMs});
+  // Something may have moved: read now if the view is seen, quickly again for a while.
+  const soon = () => { delay = fast; if (visible()) refresh(); };
+  document.addEventListener("mcp-view-called", soon);
+  mcpView.on("ui/notifications/tool-result", soon);
+  mcpView.on("notifications/resources/list_changed", () => { listed = undefined; soon(); });
+  const seen = (on) => { const was = visible(); onScreen = on; if (visible() !== was) visible() ? soon() : schedule(); };
+  document.addEventListener("visibilitychange", () => visible() ? soon() : schedule());
+  if (typeof IntersectionObserver === "function") {
+    new IntersectionObserver((entries) => seen(entries[entries.length - 1].isIntersecting)).observe(document.documentElement);
+  }
+  refresh();
 })();
 `
 
