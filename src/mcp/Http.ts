@@ -3,39 +3,36 @@
  *
  * Hosts that connect over the network (and every host that wants more than one client on one
  * server) speak Streamable HTTP, in one of two revisions on the same endpoint: a 2026-07-28 client
- * sends each request whole (its own envelope, no session) and is answered on the stateless path
- * (`modern/internal/http`); a 2025-11-25 client has a session (`Mcp-Session-Id`), a GET stream and
- * `Last-Event-ID` to resume, served by the SDK's web-standard transport per session
- * (`legacy/internal/http`, with the plain call answered beside it as one JSON body). This module
- * owns what is around both — binding, refusals before either path is reached (`HttpChecks`), the
- * session table (`HttpSessions`) and its events (`EventStore`), and a shutdown that lets in-flight
- * calls answer and listen streams end before every session is closed (`internal/httpDrain`). The
- * path one request takes, and how its revision is told, is `internal/httpRequest`.
+ * sends each request whole and is answered on the stateless path (`v2026/`); a 2025-11-25 client has
+ * a session, a GET stream and `Last-Event-ID` to resume (`v2025/`). The endpoint is one route
+ * (`internal/httpServe`, the path a request takes in `Endpoint`): `route` and `layerRoute` add it to
+ * a router of one's own, beside `McpAuth`'s metadata routes and middleware and `McpConsole`'s page;
+ * `serve` and `serveFace` assemble the same parts on a server they bind themselves, and shut it down
+ * in order (refuse, let in-flight calls answer, end every session, stop the server).
  *
  * @since 0.1.0
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
-import { ServeError } from "effect/http/HttpServerError"
+import type * as Scope from "effect/Scope"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import type { ServeError } from "effect/http/HttpServerError"
+import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as NodeHttp from "node:http"
 import type * as Bundle from "../core/Bundle.ts"
 import type * as ResolveError from "../core/ResolveError.ts"
 import * as Auth from "./auth/Auth.ts"
 import * as Console from "./console/Console.ts"
-import * as EventStore from "./v2025/EventStore.ts"
 import * as Face from "./face/Face.ts"
 import * as HttpChecks from "./transport/HttpChecks.ts"
-import * as HttpRedis from "./HttpRedis.ts"
-import * as HttpDrain from "./transport/drain.ts"
 import * as HttpRequest from "./Endpoint.ts"
-import * as ModernHttp from "./v2026/internal/http.ts"
 import * as Stateless from "./v2026/Stateless.ts"
 import * as Serving from "./internal/httpServe.ts"
+import type { HttpOptions } from "./internal/httpServe.ts"
 import * as PortInUse from "./transport/PortInUse.ts"
 import { McpServer } from "./McpServer.ts"
 
@@ -72,96 +69,7 @@ export { PortInUse } from "./transport/PortInUse.ts"
  *
  * @since 0.1.0
  */
-export interface HttpOptions {
-  /** Default 0: any free port, reported back in `Served.port`. */
-  readonly port?: number
-  /** Default `127.0.0.1`. A non-loopback bind turns rebinding protection off unless lists are given. */
-  readonly host?: string
-  /** Where the endpoint is mounted. Default `/mcp`. */
-  readonly path?: `/${string}`
-  /** A session with no request or stream open for this long ends. Default 10 minutes. */
-  readonly idleTimeout?: Duration.Input
-  /** The largest request body read; a larger one is answered 413. Default 4 MiB. */
-  readonly maxBodyBytes?: number
-  /**
-   * The most sessions open at once. A new one past it takes the place of the least recently used
-   * session with nothing open of the caller holding the most sessions (without authorization, of all
-   * sessions); when every one is in use, its `initialize` is answered 503. Default 1000.
-   */
-  readonly maxSessions?: number
-  /**
-   * Behind a resource server (`McpAuth`), the most sessions one caller (its verified subject) may
-   * keep. One more takes the place of that caller's own least recently used idle session, never
-   * another caller's; when each of its sessions is in use, its `initialize` is answered 503 in a
-   * sentence. A full table (`maxSessions`) likewise gives up a session of the caller holding the
-   * most. Without authorization there is no caller to tell apart, and only `maxSessions` applies.
-   * Default 16.
-   */
-  readonly maxSessionsPerHolder?: number
-  /**
-   * The most URIs one session may be subscribed to; a subscribe past it is refused. The same cap
-   * bounds the URIs one 2026 `subscriptions/listen` request may name (refused -32602 past it).
-   * Default 256.
-   */
-  readonly maxSubscriptionsPerSession?: number
-  /**
-   * The most 2026 `subscriptions/listen` streams one holder may hold open at once: a token's
-   * subject behind a resource server, else the connection's peer address (an IPv6 peer by its /64
-   * prefix). One more is answered 429 with a sentence. Behind a proxy every caller without a token
-   * reaches the server from the proxy's one address and shares this cap: serve behind a resource
-   * server (`McpAuth`), or raise it. Default 16.
-   *
-   * @example
-   * ```ts
-   * import type { McpHttp } from "effect-surface/mcp"
-   * const http: McpHttp.HttpOptions = { maxListenStreamsPerHolder: 4, maxSubscriptionsPerSession: 64 }
-   * ```
-   */
-  readonly maxListenStreamsPerHolder?: number
-  /**
-   * The most 2026 `subscriptions/listen` streams open at once, whoever holds them; one more is
-   * answered 503 with a sentence. A listen counts as a request in flight (`maxRequestsInFlight`)
-   * only until its stream is acknowledged, then under this cap alone, so idle streams never keep
-   * requests out. Each holds a connection and up to 1024 queued notices. Default 256.
-   *
-   * @example
-   * ```ts
-   * import type { McpHttp } from "effect-surface/mcp"
-   * const http: McpHttp.HttpOptions = { maxListenStreams: 1024, maxListenStreamsPerHolder: 64 }
-   * ```
-   */
-  readonly maxListenStreams?: number
-  /**
-   * The most requests served at once; past it a POST is answered 503 with `Retry-After`. A 2025
-   * batch counts as the requests it carries, and is refused whole when they do not all fit.
-   * Notifications and answers to the server's own requests are never refused (a handler in flight
-   * may be waiting on one). Behind a resource server (`McpAuth`) it also bounds the tokens checked
-   * at once: a request arriving while that many are being checked is answered the same 503 before
-   * its token is read, so a crowd of requests never asks the issuer more often at once. Default 1024.
-   */
-  readonly maxRequestsInFlight?: number
-  /**
-   * The bytes a GET stream may hold that its client has not read; past it the stream is closed
-   * and the client resumes with `Last-Event-ID`. Default 1 MiB.
-   */
-  readonly maxStreamBufferBytes?: number
-  /** How long a shutdown waits for in-flight POSTs to answer before closing their sessions. Default 10 seconds. */
-  readonly drainTimeout?: Duration.Input
-  /**
-   * Refuse foreign `Host`/`Origin` headers (403). Default: on for a loopback bind or when a list is
-   * given. `true` on a bind that is not loopback needs `allowedHosts` or `allowedOrigins`: without
-   * either the server refuses to start (`UnguardedBind`).
-   */
-  readonly dnsRebindingProtection?: boolean
-  /** `Host` values served: names (bound port or none) or `name:port`. Default the loopback names. */
-  readonly allowedHosts?: ReadonlyArray<string>
-  /** Exact origins allowed. Default any origin on a loopback name. A request with no `Origin` is not checked. */
-  readonly allowedOrigins?: ReadonlyArray<string>
-  /** The SSE `retry` hint sent with each priming event, for clients that poll. */
-  readonly retryInterval?: Duration.Input
-  /** How long a quiet `subscriptions/listen` stream waits before a keep-alive comment. Default 15 seconds. */
-  readonly keepAlive?: Duration.Input
-}
+export type { HttpOptions } from "./internal/httpServe.ts"
 
 /**
  * A face's options plus where to serve it.
@@ -240,6 +148,11 @@ export class Endpoint extends Context.Service<Endpoint, Served>()("effect-surfac
  * requests (503), waits up to `drainTimeout` for in-flight POSTs to answer, ends every session,
  * then stops the server. An `EventStore` in context is used; otherwise an in-memory one.
  *
+ * Its router is assembled from the parts one composes on one's own (`route`, `McpAuth.middleware`
+ * and `McpAuth.metadataRoutes`, `McpConsole.route`): an `McpAuth` resource server provided to it puts
+ * the endpoint and the console behind it and serves its metadata; an `McpConsole` provided to it is
+ * shown the calls and mounted.
+ *
  * @example
  * ```ts
  * import { Effect } from "effect"
@@ -257,19 +170,13 @@ export class Endpoint extends Context.Service<Endpoint, Served>()("effect-surfac
  * @since 0.1.0
  */
 export const serveFace = (
-  given: Face.Face,
+  face: Face.Face,
   options: HttpOptions = {},
   stateless?: Stateless.Stateless
 ): Effect.Effect<Served, ServeError | HttpChecks.UnguardedBind, Scope.Scope> =>
   Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
-    const path = options.path ?? "/mcp"
-    yield* HttpChecks.checkBind({
-      host,
-      protect: options.dnsRebindingProtection,
-      allowedHosts: options.allowedHosts,
-      allowedOrigins: options.allowedOrigins
-    })
+    yield* Serving.checkBind(host, options)
     const node = NodeHttp.createServer()
     const server = yield* NodeHttpServer.make(() => node, { port: options.port ?? 0, host }).pipe(
       Effect.mapError((error) => PortInUse.inUse(error.cause) ? PortInUse.make(host, options.port ?? 0) : error)
@@ -277,76 +184,183 @@ export const serveFace = (
     // Should the scope close before serving began, no connection is left to hold the close open.
     yield* Effect.addFinalizer(() => Effect.sync(() => node.closeAllConnections()))
     const port = server.address._tag === "UnixPathAddress" ? options.port ?? 0 : server.address.port
-    const allow = yield* Serving.allowFor(options, host, port)
-    const local = Option.getOrElse(yield* Effect.serviceOption(EventStore.EventStore), () => EventStore.makeMemory())
-    const shared = yield* Effect.serviceOption(HttpRedis.SharedSessions)
-    // With the console provided, calls go through it (shown, and held where it says) and it is mounted.
-    const operator = yield* Effect.serviceOption(Console.Console)
-    const face = Option.isSome(operator)
-      ? yield* operator.value.attach(given, Option.getOrUndefined(Option.map(shared, Serving.clusterOf)))
-      : given
-    const table = yield* Serving.sessionTable(face, local, options, shared)
-    // Shared sessions keep their events in Redis beside them.
-    const store = table.shared?.store ?? local
-    const drain = yield* HttpDrain.make
-    const url = Serving.urlFor(host, port, path)
-    const maxBodyBytes = options.maxBodyBytes ?? 4 * 1024 * 1024
-    const maxInFlight = options.maxRequestsInFlight ?? 1024
-    const modern = yield* ModernHttp.make(face, stateless ?? (yield* Stateless.make({})), {
-      drain,
-      maxBodyBytes,
-      maxInFlight,
-      keepAlive: Duration.fromInputUnsafe(options.keepAlive ?? "15 seconds"),
-      cluster: Option.getOrUndefined(Option.map(shared, Serving.clusterOf)),
-      listen: {
-        maxUris: options.maxSubscriptionsPerSession,
-        maxStreams: options.maxListenStreamsPerHolder,
-        maxTotal: options.maxListenStreams
-      }
-    })
-    const resourceServer = yield* Effect.serviceOption(Auth.ResourceServer)
-    const guard = Option.map(resourceServer, (server) => Auth.protect(server, url))
-    // One endpoint: its exact path is matched at once; every other URL goes through a router with
-    // the one route, so the forms a router matches (a trailing slash, …) are served as they were.
-    const endpoint = HttpRequest.handler({
-      ...(Option.isSome(guard) ? { auth: { guard: guard.value, needs: face.needs } } : {}),
-      drain,
-      allow,
-      maxBodyBytes,
-      maxInFlight,
-      modern,
-      legacy: {
-        table,
-        store,
-        runFork: Effect.runForkWith(yield* Effect.context<never>()),
-        drain,
-        maxBodyBytes,
-        maxInFlight,
-        maxStreamBuffer: options.maxStreamBufferBytes ?? 1024 * 1024,
-        url,
-        urls: new Map()
-      }
-    })
-    const console = Option.map(operator, (console) => Serving.urlFor(host, port, console.link))
-    yield* server.serve(HttpRequest.onPath(path, endpoint, yield* Serving.routes(path, endpoint, guard, operator)))
+    const console = Option.getOrUndefined(yield* Effect.serviceOption(Console.Console))
+    const mounted = yield* Serving.mount(face, options, { host, port, stateless, console })
+    const guard = Option.map(yield* Effect.serviceOption(Auth.ResourceServer), (rs) => Auth.protect(rs, mounted.url))
+    // What `McpAuth.middleware` does to the routes of one's own router.
+    const behind = <E, R>(handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
+      Option.isSome(guard) ? Auth.behind(guard.value)(handler) : handler
+    const routes = [
+      ...Option.match(guard, { onNone: () => [], onSome: Auth.metadataRoutes }),
+      ...(console === undefined ? [] : [Console.route(console)])
+    ]
+    const router = yield* HttpRouter.make
+    // The endpoint under a router's matching too (a trailing slash, …).
+    yield* router.addAll([
+      HttpRouter.route("*", mounted.path, behind(mounted.endpoint)),
+      ...routes.map((route) => HttpRouter.route(route.method, route.path, behind(route.handler)))
+    ])
+    yield* server.serve(HttpRequest.onPath(mounted.path, behind(mounted.endpoint), router.asHttpEffect()))
     // Added last, so it runs before the server's own finalizers.
-    const drainTimeout = Duration.fromInputUnsafe(options.drainTimeout ?? "10 seconds")
-    yield* Effect.addFinalizer(() => Serving.shutdown(node, drain, table, drainTimeout, modern.closing))
-    yield* Effect.logInfo(`MCP over HTTP at ${url}`)
-    if (Option.isSome(console)) yield* Effect.logInfo(`Console at ${console.value}`)
-    const endSession = (id: string) =>
-      Effect.andThen(table.end(id), table.shared === undefined ? Effect.void : table.shared.deleted(id))
+    yield* Effect.addFinalizer(() => mounted.stop(node))
+    return yield* announce(mounted, host, port, console)
+  })
+
+// The URL served (and the console's link) said once, as every door says it.
+const announce = (
+  mounted: Serving.Mounted,
+  host: string,
+  port: number,
+  console: Console.Console["Service"] | undefined
+): Effect.Effect<Served> =>
+  Effect.gen(function*() {
+    const link = console === undefined ? undefined : Serving.urlFor(host, port, console.link)
+    yield* Effect.logInfo(`MCP over HTTP at ${mounted.url}`)
+    if (link !== undefined) yield* Effect.logInfo(`Console at ${link}`)
     return {
-      url,
+      url: mounted.url,
       host,
       port,
-      path,
-      face,
-      sessions: table.ids,
-      endSession,
-      ...(Option.isSome(console) ? { console: console.value } : {})
-    } satisfies Served
+      path: mounted.path,
+      face: mounted.face,
+      sessions: mounted.sessions,
+      endSession: mounted.endSession,
+      ...(link === undefined ? {} : { console: link })
+    }
   })
+
+/**
+ * Where and how the endpoint is served on a router of one's own: `HttpOptions` but the bind, which
+ * is the router's server's.
+ *
+ * @example
+ * ```ts
+ * import type { McpHttp } from "effect-surface/mcp"
+ * const options: McpHttp.RouteOptions = { path: "/mcp", allowedHosts: ["mcp.example.com"] }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface RouteOptions extends Omit<HttpOptions, "port" | "host"> {}
+
+/**
+ * Add an existing face's endpoint to the `HttpRouter` in context, at `options.path` (default
+ * `/mcp`), served as `serveFace` serves it — both revisions, sessions, bounds, the drain — with the
+ * address of the HTTP server in context. Released with its scope: new requests are refused, those in
+ * flight answer (within `drainTimeout`), and every session ends. Behind a resource server when
+ * `McpAuth.middleware` is provided to the route; shown to `console` when one is given.
+ *
+ * The server stops taking connections first when the router's layer is released (`HttpRouter.serve`
+ * waits up to its server's `gracefulShutdownTimeout` for open ones, a 2025 session's stream among
+ * them), and only then is the route released; `serve` orders its own server's close after the drain.
+ *
+ * @example
+ * ```ts
+ * import { Effect, Layer } from "effect"
+ * import { McpFace, McpHttp } from "effect-surface/mcp"
+ *
+ * declare const options: McpFace.Options
+ * const routed = Layer.effect(McpHttp.Endpoint, Effect.flatMap(McpFace.make(options), (face) => McpHttp.route(face, { path: "/mcp" })))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const route = (
+  face: Face.Face,
+  options: RouteOptions = {},
+  composed: { readonly stateless?: Stateless.Stateless; readonly console?: Console.Console["Service"] } = {}
+): Effect.Effect<Served, HttpChecks.UnguardedBind, HttpRouter.HttpRouter | HttpServer.HttpServer | Scope.Scope> =>
+  Effect.gen(function*() {
+    const { host, port } = Serving.addressOf((yield* HttpServer.HttpServer).address)
+    yield* Serving.checkBind(host, options)
+    const mounted = yield* Serving.mount(face, options, { host, port, ...composed })
+    yield* (yield* HttpRouter.HttpRouter).add("*", mounted.path, mounted.endpoint)
+    yield* Effect.addFinalizer(() => mounted.stop())
+    return yield* announce(mounted, host, port, composed.console)
+  })
+
+/**
+ * A face's options, and how its endpoint is routed on a router of one's own.
+ *
+ * @example
+ * ```ts
+ * import type { McpFace, McpHttp } from "effect-surface/mcp"
+ *
+ * declare const face: McpFace.Options
+ * const options: McpHttp.RouteLayerOptions = { ...face, http: { path: "/mcp" }, console: true }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface RouteLayerOptions<E = never, R = never, C extends Bundle.Clients = Bundle.Clients>
+  extends Face.Options<E, R, C>, Stateless.Options
+{
+  readonly http?: RouteOptions
+  /**
+   * Show the endpoint's calls to the `McpConsole` in context, and hold those it holds; its page is
+   * mounted with `McpConsole.layerRoutes`. Default `false`.
+   */
+  readonly console?: boolean
+}
+
+/**
+ * Build a face from its options and add its endpoint to the `HttpRouter` in context, as `route`
+ * does: effect's `HttpRouter` composition, beside one's own routes, middleware and server.
+ *
+ * @example
+ * ```ts
+ * import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+ * import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+ * import { Layer } from "effect"
+ * import { HttpRouter, HttpServerResponse } from "effect/http"
+ * import { McpHttp } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
+ * import { createServer } from "node:http"
+ *
+ * declare const options: McpFace.Options
+ * const app = Layer.mergeAll(
+ *   McpHttp.layerRoute({ ...options, http: { path: "/mcp" } }),
+ *   HttpRouter.add("GET", "/health", HttpServerResponse.text("ok"))
+ * )
+ * HttpRouter.serve(app).pipe(
+ *   Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })),
+ *   Layer.launch,
+ *   NodeRuntime.runMain
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export function layerRoute<E, R, C extends Bundle.Clients = Bundle.Clients>(
+  options: RouteLayerOptions<E, R, C> & { readonly console: true }
+): Layer.Layer<
+  Endpoint,
+  ResolveError.ResolveError | HttpChecks.UnguardedBind,
+  Exclude<R, Scope.Scope> | HttpRouter.HttpRouter | HttpServer.HttpServer | Console.Console
+>
+export function layerRoute<E, R, C extends Bundle.Clients = Bundle.Clients>(
+  options: RouteLayerOptions<E, R, C>
+): Layer.Layer<
+  Endpoint,
+  ResolveError.ResolveError | HttpChecks.UnguardedBind,
+  Exclude<R, Scope.Scope> | HttpRouter.HttpRouter | HttpServer.HttpServer
+>
+export function layerRoute<E, R, C extends Bundle.Clients = Bundle.Clients>(
+  options: RouteLayerOptions<E, R, C>
+): Layer.Layer<
+  Endpoint,
+  ResolveError.ResolveError | HttpChecks.UnguardedBind,
+  Exclude<R, Scope.Scope> | HttpRouter.HttpRouter | HttpServer.HttpServer | Console.Console
+> {
+  return Layer.effect(
+    Endpoint,
+    Effect.gen(function*() {
+      const console = options.console === true ? yield* Console.Console : undefined
+      const [face, stateless] = yield* Effect.all([Face.make(options), Stateless.make(options)])
+      return yield* route(face, options.http, { stateless, ...(console === undefined ? {} : { console }) })
+    })
+  )
+}
 
 /**
  * Build a face from its options and serve it over Streamable HTTP until the scope closes.

@@ -10,11 +10,18 @@
  * from the `Authorization` header only, checked, and dropped: it is never logged, kept, or sent on.
  * Without the layer a face serves as before (stdio never asks: it is a local child of its host).
  *
+ * On a router of one's own the same parts are composed by hand: `layerRoutes` serves the metadata,
+ * and `middleware` puts the routes it is provided to (the MCP endpoint's, the console's, one's own)
+ * behind the resource server; `McpHttp.serve` is assembled from these same parts.
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import type * as Identity from "../../core/Identity.ts"
 import * as HttpChecks from "../transport/HttpChecks.ts"
 import * as TokenVerifier from "./TokenVerifier.ts"
@@ -246,3 +253,141 @@ export const protect = (server: ResourceServer["Service"], url: string): Protect
     })
   return { resource, metadataUrl, metadataPaths: paths, metadata, authenticate, insufficientScope }
 }
+
+/**
+ * The resource server a request is served behind, as its endpoint sees it: provided to each request
+ * of the routes `middleware` is provided to. A route checks the request's token with it at its own
+ * place in its order of refusals: the MCP endpoint after `Host`/`Origin` and under its in-flight
+ * bound, the console after its loopback check; a route of one's own calls `authenticate` first.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+ * import { McpAuth, McpHttpChecks } from "effect-surface/mcp"
+ *
+ * // A route of one's own behind the same tokens as the endpoint: who is calling, or the refusal.
+ * const whoami = HttpRouter.add("GET", "/whoami", Effect.gen(function*() {
+ *   const bearer = yield* McpAuth.Bearer
+ *   const request = yield* HttpServerRequest.HttpServerRequest
+ *   const caller = yield* bearer.authenticate(request.headers["authorization"])
+ *   return HttpServerResponse.text(caller.subject)
+ * }).pipe(Effect.catchTag("Refusal", (refusal) => Effect.succeed(McpHttpChecks.respond(refusal)))))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export class Bearer extends Context.Service<Bearer, Protected>()("effect-surface/McpAuth/Bearer") {}
+
+/**
+ * The protection of the endpoint at `path` on the HTTP server in context (its listening URL is the
+ * server's address and `path`): the one value `layerRoutes` and `middleware` both read.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { McpAuth } from "effect-surface/mcp"
+ *
+ * const challengeNames = Effect.map(McpAuth.protectAt("/mcp"), (endpoint) => endpoint.metadataUrl)
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const protectAt = (
+  path: `/${string}` = "/mcp"
+): Effect.Effect<Protected, never, ResourceServer | HttpServer.HttpServer> =>
+  Effect.gen(function*() {
+    const server = yield* ResourceServer
+    const { address } = yield* HttpServer.HttpServer
+    return protect(server, `${HttpServer.formatAddress(address)}${path}`)
+  })
+
+/**
+ * The routes answering an endpoint's protected-resource metadata (RFC 9728): a `GET` at each of its
+ * `metadataPaths`. `McpHttp.serve` adds them to its router; `layerRoutes` to one's own.
+ *
+ * @example
+ * ```ts
+ * import { McpAuth } from "effect-surface/mcp"
+ * declare const endpoint: McpAuth.Protected
+ * const routes = McpAuth.metadataRoutes(endpoint) // GET /.well-known/oauth-protected-resource/mcp, …
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const metadataRoutes = (endpoint: Protected): ReadonlyArray<HttpRouter.Route> => {
+  const document = HttpServerResponse.jsonUnsafe(endpoint.metadata)
+  return endpoint.metadataPaths.map((at) => HttpRouter.route("GET", at as HttpRouter.PathInput, document))
+}
+
+/**
+ * The metadata of the endpoint at `path` (default `/mcp`) as routes on the `HttpRouter` in context,
+ * over the `ResourceServer` and the HTTP server in context.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpAuth, McpHttp } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
+ *
+ * declare const options: McpFace.Options
+ * const routes = Layer.mergeAll(McpHttp.layerRoute(options), McpAuth.layerRoutes({ path: "/mcp" })).pipe(
+ *   Layer.provide(McpAuth.middleware({ path: "/mcp" }).layer)
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerRoutes = (
+  options: { readonly path?: `/${string}` } = {}
+): Layer.Layer<never, never, HttpRouter.HttpRouter | ResourceServer | HttpServer.HttpServer> =>
+  HttpRouter.addAll(Effect.map(protectAt(options.path), metadataRoutes))
+
+/**
+ * Serve `handler` behind `endpoint`: the request sees it as its `Bearer`. What `middleware` does to
+ * every route it is provided to, and what `McpHttp.serve` does to the routes of its own router.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import { HttpServerResponse } from "effect/http"
+ * import { McpAuth } from "effect-surface/mcp"
+ *
+ * declare const endpoint: McpAuth.Protected
+ * const guarded = McpAuth.behind(endpoint)(Effect.map(McpAuth.Bearer, (b) => HttpServerResponse.text(b.resource)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const behind = (endpoint: Protected) =>
+<E, R>(
+  handler: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, Exclude<R, Bearer>> =>
+  Effect.provideService(handler, Bearer, endpoint)
+
+/**
+ * Route middleware putting the routes it is provided to behind the resource server in context, as
+ * the endpoint at `path` (default `/mcp`) sees it: each request's token is checked by the route
+ * that reads `Bearer` — the MCP endpoint and the console each at their own place in their order of
+ * refusals, so a refusal reads as it does from `McpHttp.serve`. Provide its `layer` to the routes.
+ *
+ * @example
+ * ```ts
+ * import { Layer } from "effect"
+ * import { McpAuth, McpHttp, McpTokenVerifier } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
+ *
+ * declare const options: McpFace.Options
+ * const protectedRoutes = Layer.mergeAll(McpHttp.layerRoute(options), McpAuth.layerRoutes()).pipe(
+ *   Layer.provide(McpAuth.middleware().layer),
+ *   Layer.provide(McpAuth.layer({ scopesSupported: ["board:read"] })),
+ *   Layer.provide(McpTokenVerifier.layerJwt({ issuer: "https://auth.example.com" }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const middleware = (options: { readonly path?: `/${string}` } = {}) =>
+  HttpRouter.middleware<{ provides: Bearer }>()(
+    Effect.map(protectAt(options.path), (endpoint) => (effect) => Effect.provideService(effect, Bearer, endpoint))
+  )

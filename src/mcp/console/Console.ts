@@ -3,8 +3,9 @@
  * and what they do, where a person approves the calls a policy holds back.
  *
  * An MCP server puts an application in front of agents; the person running it otherwise sees none of
- * it. Provided as a Layer, the console is mounted by `McpHttp` on the same server (at `/console` by
- * default; absent, nothing is mounted): the roster exactly as listed, each call as it happens (caller,
+ * it. Provided as a Layer to `McpHttp.serve`, the console is mounted on the same server (at
+ * `/console` by default; absent, nothing is mounted); on a router of one's own, `layerRoutes` mounts
+ * its page and `McpHttp.layerRoute({ console: true })` shows it the endpoint's calls: the roster exactly as listed, each call as it happens (caller,
  * tool, decision, outcome, duration; argument values only when `showArguments` is on), the clients
  * seen, the exposed cells' values and any audit rows written to it, all pushed over one event stream.
  * A caller is named by its token's verified subject (behind authorization), beside the name its client
@@ -27,14 +28,16 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
+import * as HttpRouter from "effect/http/HttpRouter"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Approval from "../../core/Approval.ts"
 import type * as Identity from "../../core/Identity.ts"
 import type * as Json from "../../core/Json.ts"
-import type * as McpAuth from "../auth/Auth.ts"
+import * as McpAuth from "../auth/Auth.ts"
 import type * as Face from "../face/Face.ts"
 import * as ConsoleBus from "./internal/bus.ts"
 import * as ConsoleCalls from "./internal/calls.ts"
@@ -243,7 +246,7 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
 })
 
 /**
- * The console as a layer: `McpHttp` serves the page beside the endpoint while it is provided.
+ * The console as a layer: `McpHttp.serve` serves the page beside the endpoint while it is provided.
  *
  * @example
  * ```ts
@@ -282,4 +285,52 @@ export const layerApproval: Layer.Layer<Approval.Approval, never, Console> = Lay
     (console) =>
       Approval.Approval.of({ decide: (request) => Effect.map(console.ask(request), (answer) => answer.decision) })
   )
+)
+
+/**
+ * The console's page, its event stream and its action as one route under its path (`*`, so the
+ * page's own path too): behind the endpoint's resource server when `McpAuth.middleware` is provided
+ * to it (every request then needs a token holding the console's scope). `McpHttp.serve` adds it to
+ * its router; `layerRoutes` to one's own.
+ *
+ * @example
+ * ```ts
+ * import { McpConsole } from "effect-surface/mcp"
+ * declare const console: McpConsole.Console["Service"]
+ * const page = McpConsole.route(console) // * /console/*
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const route = (console: Console["Service"]): HttpRouter.Route =>
+  HttpRouter.route(
+    "*",
+    `${console.path}/*`,
+    Effect.flatMap(Effect.serviceOption(McpAuth.Bearer), (bearer) => console.handler(Option.getOrUndefined(bearer)))
+  )
+
+/**
+ * The console in context as a route on the `HttpRouter` in context. Its calls are those of the
+ * endpoint routed with `McpHttp.layerRoute({ console: true })` beside it, over the same console.
+ *
+ * @example
+ * ```ts
+ * import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+ * import { Layer } from "effect"
+ * import { HttpRouter } from "effect/http"
+ * import { McpConsole, McpHttp } from "effect-surface/mcp"
+ * import type { McpFace } from "effect-surface/mcp"
+ * import { createServer } from "node:http"
+ *
+ * declare const options: McpFace.Options
+ * const app = Layer.mergeAll(McpHttp.layerRoute({ ...options, console: true }), McpConsole.layerRoutes).pipe(
+ *   Layer.provide(McpConsole.layer({ hold: ["tasks_delete"] }))
+ * )
+ * const server = HttpRouter.serve(app).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const layerRoutes: Layer.Layer<never, never, HttpRouter.HttpRouter | Console> = HttpRouter.addAll(
+  Effect.map(Effect.service(Console), (console) => [route(console)])
 )
