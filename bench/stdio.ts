@@ -138,10 +138,13 @@ export const run = async (): Promise<void> => {
     raw: emptyFigures(),
     "effect-ai": emptyFigures()
   }
-  const bounded: Record<(typeof bounds)[number], { readonly wall: Array<number>; readonly cpu: Array<number> }> = {
-    "effect-floor": { wall: [], cpu: [] },
-    "ours-mcp-barrel": { wall: [], cpu: [] },
-    "ours-deep-imports": { wall: [], cpu: [] }
+  const bounded: Record<
+    (typeof bounds)[number],
+    { readonly wall: Array<number>; readonly cpu: Array<number>; readonly rss: Array<number> }
+  > = {
+    "effect-floor": { wall: [], cpu: [], rss: [] },
+    "ours-mcp-barrel": { wall: [], cpu: [], rss: [] },
+    "ours-deep-imports": { wall: [], cpu: [], rss: [] }
   }
   for (let r = 0; r < sizes.rounds; r++) {
     for (let k = 0; k < kinds.length; k++) {
@@ -153,6 +156,7 @@ export const run = async (): Promise<void> => {
       const started = await start({ kind })
       bounded[kind].wall.push(started.firstMs)
       bounded[kind].cpu.push(started.firstCpuMs)
+      bounded[kind].rss.push(started.rssKiB)
       await started.client.close()
     }
   }
@@ -189,11 +193,25 @@ export const run = async (): Promise<void> => {
       unit
     })
   }
-  report(
-    "stdio.rss_after_first_call",
-    "KiB resident (read from /proc) after the first answered tools/call, median",
-    pick("rss")
-  )
+  const rssUnit = "KiB resident (read from /proc) after the first answered tools/call, median"
+  report("stdio.rss_after_first_call", rssUnit, pick("rss"))
+  // What memory is bounded by: the least an Effect server on the SDK holds, and ours when the app
+  // imports `effect`'s modules by path (so the barrel's modules are never loaded).
+  for (const kind of ["effect-floor", "ours-deep-imports"] as const) {
+    note(`stdio.rss_after_first_call, ${kind}: ${spread(bounded[kind].rss.map((kib) => kib / 1024))} MB`)
+    emit({
+      bench: `stdio.rss_after_first_call.${kind.replace(/-/g, "_")}.vs_raw_sdk`,
+      ours: median(bounded[kind].rss),
+      peer: median(taken.raw.rss),
+      unit: rssUnit
+    })
+  }
+  emit({
+    bench: "stdio.rss_after_first_call.vs_effect_floor",
+    ours: median(taken.ours.rss),
+    peer: median(bounded["effect-floor"].rss),
+    unit: rssUnit
+  })
   report("tools_call.stdio.cold.sequential", "µs per call over the first 500 calls, median", pick("coldSeq"))
   report(
     "tools_call.stdio.cold.inflight64",

@@ -98,6 +98,21 @@ const rows: ReadonlyArray<Row> = [
     unit: "MB"
   },
   {
+    label: "the same, against the Effect floor (the raw server under `NodeRuntime`)",
+    bench: "stdio.rss_after_first_call.vs_effect_floor",
+    unit: "MB"
+  },
+  {
+    label: "the Effect floor's own, against the raw SDK",
+    bench: "stdio.rss_after_first_call.effect_floor.vs_raw_sdk",
+    unit: "MB"
+  },
+  {
+    label: "ours, the app importing `effect`'s modules by path (`effect/Schema`)",
+    bench: "stdio.rss_after_first_call.ours_deep_imports.vs_raw_sdk",
+    unit: "MB"
+  },
+  {
     label: "`tools/call`, stdio, cold, sequential",
     bench: "tools_call.stdio.cold.sequential.vs_raw_sdk",
     ai: "tools_call.stdio.cold.sequential.vs_effect_ai",
