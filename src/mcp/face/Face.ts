@@ -84,7 +84,10 @@ export interface Settings {
    * a resource server, each is shown only to callers whose token holds its scope.
    */
   readonly scopes?: Scopes.Options
-  /** Views a host rendering MCP Apps shows for tools: generated from each input schema, or authored. */
+  /**
+   * Views a host rendering MCP Apps shows for tools, generated from each input schema or authored:
+   * beside those the expose maps ask for (`views`, an entry's `view`), and over them by tool name.
+   */
   readonly views?: Views.Options
 }
 
