@@ -28,10 +28,11 @@ const wireStack = (urls: ReadonlyArray<string>) =>
   )
 
 describe("entry points", () => {
-  it("the stdio entry loads the MCP face and the SDK's stdio server, and nothing of the Streamable HTTP stack", () => {
+  it("the stdio entry loads the MCP face and its own stdio transport, and nothing of the Streamable HTTP stack", () => {
     const urls = modulesLoadedBy(source("mcp/stdio.ts"))
     assert.isTrue(urls.some((url) => url.endsWith("/src/mcp/McpServer.ts")))
-    assert.isTrue(urls.some((url) => url.endsWith("/@modelcontextprotocol/sdk/dist/esm/server/stdio.js")))
+    assert.isTrue(urls.some((url) => url.endsWith("/src/mcp/transport/stdioLines.ts")))
+    assert.isFalse(urls.some((url) => url.endsWith("/@modelcontextprotocol/sdk/dist/esm/server/stdio.js")))
     assert.deepStrictEqual(httpStack(urls), [])
     assert.deepStrictEqual(wireStack(urls), [])
   })
