@@ -36,6 +36,8 @@ interface Listed {
     { readonly uri: string; readonly mimeType?: string | undefined; readonly _meta?: unknown }
   >
   readonly read: (uri: string) => Promise<ReadonlyArray<{ readonly [key: string]: unknown }>>
+  /** A call as a view's form makes it, through the host's session. */
+  readonly call: (name: string, args: Record<string, unknown>) => Promise<unknown>
 }
 
 // The board's expose maps as written, or as given: `plain` asks for no view anywhere.
@@ -84,7 +86,8 @@ const listedV2 = (client: ClientV2) =>
     tools: (await client.listTools()).tools,
     resources: (await client.listResources()).resources,
     read: async (uri) =>
-      (await client.readResource({ uri })).contents as ReadonlyArray<{ readonly [key: string]: unknown }>
+      (await client.readResource({ uri })).contents as ReadonlyArray<{ readonly [key: string]: unknown }>,
+    call: (name, args) => client.callTool({ name, arguments: args })
   }))
 
 const v2 = (url: string, capabilities: Capabilities) =>
@@ -291,7 +294,7 @@ describe("views for hosts rendering MCP Apps", () => {
       assert.notInclude(after, lap)
       assert.includeMembers(after, ["docs://readme", McpViews.uriOf("tasks_add")])
     }).pipe(Effect.scoped))
-  it.live("behind authorization, in both revisions, a token is shown and may read only the views of the tools its scopes reach", () =>
+  it.live("behind authorization, in both revisions, a token is shown, may read and may call only the views and tools its scopes reach", () =>
     Effect.gen(function*() {
       const { url } = yield* serveBehind
       for (const pin of [false, true]) {
@@ -300,6 +303,9 @@ describe("views for hosts rendering MCP Apps", () => {
         assert.deepStrictEqual(viewsOf(reader).map((r) => r.uri), [McpViews.uriOf("tasks_open")])
         const refused = yield* Effect.flip(Effect.tryPromise(() => reader.read(McpViews.uriOf("tasks_add"))))
         assert.match(String(refused.cause), /Insufficient scope: required "[^"]*board:write/)
+        // The call a view's form would make, through the same session, is refused the same way.
+        const called = yield* Effect.flip(Effect.tryPromise(() => reader.call("tasks_add", { title: "from a view" })))
+        assert.match(String(called.cause), /Insufficient scope: required "[^"]*board:write/)
         const writer = yield* views(url, pin, "writer")
         assert.sameMembers(Object.keys(linksOf(writer)), PROCEDURES)
         const [page] = yield* Effect.promise(() => writer.read(McpViews.uriOf("tasks_add")))
