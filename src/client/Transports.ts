@@ -2,7 +2,10 @@
  * The MCP SDK's client transports, built from a server entry and nothing else.
  *
  * One of two modules that import the SDK's client side (with `Remote.ts`), so the protocol revision
- * can move without touching the toolset. Each transport is built the way the toolset's rules need:
+ * can move without touching the toolset. What it hands out is named by this package's own
+ * `McpTransport.Transport`, the shape every SDK transport has, so no public signature names an SDK
+ * type and a caller's transport of either SDK major fits. Each transport is built the way the
+ * toolset's rules need:
  * a child process with an allowlisted environment and its stderr piped to the log (never to our
  * stdout, which may be somebody's protocol); HTTP and SSE with the guarded `fetch` doing every
  * request and redirect, so no request leaves without its host checked.
@@ -17,17 +20,19 @@ import {
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js"
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import type { Stream } from "node:stream"
+import type { Transport } from "../protocol/Transport.ts"
 import type * as Diagnostic from "./Diagnostic.ts"
 import * as Hosts from "./Hosts.ts"
 import * as Child from "./internal/child.ts"
 import * as Redact from "./internal/redact.ts"
 
 /**
- * Opens a transport for a caller-supplied server (`type: "transport"`), once per connect.
+ * Opens a transport for a caller-supplied server (`type: "transport"`), once per connect: any MCP
+ * SDK's client transport (1.x or v2) as it is, or one's own of the same shape (`McpTransport.Transport`).
  *
  * @example
  * ```ts
@@ -39,6 +44,23 @@ import * as Redact from "./internal/redact.ts"
  * @since 0.1.0
  */
 export type OpenTransport = () => Transport
+
+/**
+ * A stdio child's transport: the message channel, and the child's piped stderr (`null` before it
+ * starts). The SDK's `StdioClientTransport` is one.
+ *
+ * @example
+ * ```ts
+ * import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+ * import type { McpTransports } from "effect-surface/client"
+ * const child: McpTransports.StdioTransport = new StdioClientTransport({ command: "mcp-server-memory", stderr: "pipe" })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export interface StdioTransport extends Transport {
+  readonly stderr: Stream | null
+}
 
 /**
  * What a stdio transport reads of its entry (a `McpConfig.Stdio` is one); declared here so the
@@ -106,7 +128,7 @@ export const INHERITED_ENV: ReadonlyArray<string> = DEFAULT_INHERITED_ENV_VARS
 export const stdio = (
   config: StdioEntry,
   confined: { readonly command: string; readonly cwd: string | undefined }
-): StdioClientTransport =>
+): StdioTransport =>
   new StdioClientTransport({
     command: confined.command,
     args: [...(config.args ?? [])],
@@ -134,7 +156,7 @@ const MAX_LINE = 8192
  *
  * @since 0.1.0
  */
-export const logStderr = (transport: StdioClientTransport, server: string): Effect.Effect<void, never, Scope.Scope> =>
+export const logStderr = (transport: StdioTransport, server: string): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function*() {
     const stream = transport.stderr
     if (stream === null) return
@@ -282,7 +304,7 @@ const guardFor = (config: HttpEntry, guard: HttpGuard): GuardedFetch => {
  *
  * @since 0.1.0
  */
-export const streamableHttp = (config: HttpEntry, guard: HttpGuard): StreamableHTTPClientTransport =>
+export const streamableHttp = (config: HttpEntry, guard: HttpGuard): Transport =>
   new StreamableHTTPClientTransport(new URL(config.url), {
     fetch: guardFor(config, guard),
     // The guard follows redirects itself, checking every hop; the SDK must hand them to it.
@@ -304,7 +326,7 @@ export const streamableHttp = (config: HttpEntry, guard: HttpGuard): StreamableH
  *
  * @since 0.1.0
  */
-export const sse = (config: HttpEntry, guard: HttpGuard): SSEClientTransport => {
+export const sse = (config: HttpEntry, guard: HttpGuard): Transport => {
   const fetch = guardFor(config, guard)
   return new SSEClientTransport(new URL(config.url), {
     fetch,

@@ -59,7 +59,8 @@ export interface SendOptions {
  */
 export interface Transport {
   start(): Promise<void>
-  send(message: Message, options?: SendOptions): Promise<void>
+  /** One message; a client's Streamable HTTP transport also takes a batch, which this package never sends. */
+  send(message: Message | ReadonlyArray<Message>, options?: SendOptions): Promise<void>
   close(): Promise<void>
   onmessage?: Callback<(message: Message, extra?: unknown) => void> | undefined
   onclose?: (() => void) | undefined
