@@ -76,7 +76,8 @@ const v1 = (url: string, capabilities: Capabilities) =>
     Effect.promise(async (): Promise<Listed> => ({
       tools: (await client.listTools()).tools,
       resources: (await client.listResources()).resources,
-      read: async (uri) => (await client.readResource({ uri })).contents
+      read: async (uri) => (await client.readResource({ uri })).contents,
+      call: (name, args) => client.callTool({ name, arguments: args })
     }))
   ))
 

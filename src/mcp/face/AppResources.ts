@@ -136,6 +136,12 @@ export interface Table {
   readonly templates?: { readonly [uriTemplate: string]: Template } | undefined
 }
 
+// A template's matcher and expander (RFC 6570: the SDK's `UriTemplate`, named by its shape alone).
+interface Matcher {
+  match(uri: string): { readonly [key: string]: string | ReadonlyArray<string> } | null
+  expand(params: { readonly [key: string]: string | ReadonlyArray<string> }): string
+}
+
 /**
  * A table checked and compiled once per change: template matchers and both list answers.
  *
@@ -153,7 +159,7 @@ export interface Table {
 export interface Compiled {
   readonly table: Table
   readonly templates: ReadonlyArray<
-    { readonly uriTemplate: string; readonly template: Template; readonly matcher: UriTemplate }
+    { readonly uriTemplate: string; readonly template: Template; readonly matcher: Matcher }
   >
   readonly advertisedResources: ReadonlyArray<Json.JsonObject>
   readonly advertisedTemplates: ReadonlyArray<Json.JsonObject>
@@ -234,13 +240,7 @@ export const compile = (table: Table): Effect.Effect<Compiled, ReservedResourceU
  * import type { McpAppResources } from "effect-surface/mcp"
  *
  * declare const item: McpAppResources.Template
- * const found: McpAppResources.Found = {
- *   _tag: "Template",
- *   uri: "items://1",
- *   uriTemplate: "items://{id}",
- *   template: item,
- *   params: { id: "1" }
- * }
+ * const found: McpAppResources.Found = { _tag: "Template", uri: "items://1", uriTemplate: "items://{id}", template: item, params: { id: "1" } }
  * ```
  *
  * @since 0.1.0
@@ -265,8 +265,7 @@ const decodeParams = (matched: { readonly [key: string]: string | ReadonlyArray<
   Object.fromEntries(Object.entries(matched).map(([key, value]) => [key, decodeParam(value)]))
 
 // A URI longer than the matcher takes is matched by nothing (the matcher throws on one).
-const matchOf = (matcher: UriTemplate, uri: string) =>
-  Result.getOrElse(Result.try(() => matcher.match(uri)), () => null)
+const matchOf = (matcher: Matcher, uri: string) => Result.getOrElse(Result.try(() => matcher.match(uri)), () => null)
 
 /**
  * Find a URI: a fixed resource first, then the first template that matches it. This is the one
