@@ -25,7 +25,17 @@ import { launchFigures } from "./stdioOptions.ts"
 
 type Figures =
   & Record<
-    "spawn" | "spawnCpu" | "rss" | "coldSeq" | "coldPar" | "coldSeqCpu" | "coldParCpu" | "warmSeq" | "warmPar",
+    | "spawn"
+    | "spawnCpu"
+    | "rss"
+    | "coldSeq"
+    | "coldPar"
+    | "coldSeqCpu"
+    | "coldParCpu"
+    | "warmSeq"
+    | "warmPar"
+    | "warmSeqCpu"
+    | "warmParCpu",
     Array<number>
   >
   & {
@@ -43,6 +53,8 @@ const emptyFigures = (): Figures => ({
   coldParCpu: [],
   warmSeq: [],
   warmPar: [],
+  warmSeqCpu: [],
+  warmParCpu: [],
   curves: []
 })
 
@@ -79,12 +91,21 @@ const round = async (kind: Kind, into: Figures, sizes: Sizes): Promise<void> => 
     into.coldPar.push(coldRounds.reduce((sum, x) => sum + x, 0) / coldRounds.length)
     const seq: Array<number> = []
     const par: Array<number> = []
+    // Warm wall figures with 64 in flight move by several times between samples of one process on
+    // two cores (the client's and the server's threads take turns); the server's CPU moves least.
+    let [seqCpu, parCpu] = [0, 0]
     for (let i = 0; i < sizes.samples; i++) {
+      const c0 = await second.cpuMs()
       seq.push(await sequential(sizes.seqCalls, second.call))
+      const c1 = await second.cpuMs()
       par.push(await concurrent(sizes.parCalls, 64, second.call))
+      seqCpu += c1 - c0
+      parCpu += (await second.cpuMs()) - c1
     }
     into.warmSeq.push(median(seq))
     into.warmPar.push(median(par))
+    into.warmSeqCpu.push(seqCpu * 1000 / (sizes.samples * sizes.seqCalls))
+    into.warmParCpu.push(parCpu * 1000 / (sizes.samples * sizes.parCalls))
   } finally {
     await second.client.close()
   }
@@ -233,6 +254,16 @@ export const run = async (): Promise<void> => {
     "tools_call.stdio.inflight64",
     `µs per call amortized after ${sizes.warm} calls (64 in flight), median`,
     pick("warmPar")
+  )
+  report(
+    "tools_call.stdio.sequential.cpu",
+    `server CPU µs per call after ${sizes.warm} calls (what load moves least), median`,
+    pick("warmSeqCpu")
+  )
+  report(
+    "tools_call.stdio.inflight64.cpu",
+    `server CPU µs per call after ${sizes.warm} calls, 64 in flight (what load moves least), median`,
+    pick("warmParCpu")
   )
   steady(taken, sizes)
   await launchFigures(sizes, taken)

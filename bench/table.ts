@@ -154,6 +154,18 @@ const rows: ReadonlyArray<Row> = [
     unit: "µs"
   },
   {
+    label: "`tools/call`, stdio, warm, sequential, server CPU per call",
+    bench: "tools_call.stdio.sequential.cpu.vs_raw_sdk",
+    ai: "tools_call.stdio.sequential.cpu.vs_effect_ai",
+    unit: "µs"
+  },
+  {
+    label: "`tools/call`, stdio, warm, 64 in flight, server CPU per call",
+    bench: "tools_call.stdio.inflight64.cpu.vs_raw_sdk",
+    ai: "tools_call.stdio.inflight64.cpu.vs_effect_ai",
+    unit: "µs"
+  },
+  {
     label:
       "the example board over stdio, spawn → first answer: the README's `npm -s run stdio` (ours) vs `node` launching it directly (peer), both with the compile cache",
     bench: "outside.board_stdio.spawn_to_first_call.npm_run_stdio.vs_node_direct",
