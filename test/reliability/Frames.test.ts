@@ -110,10 +110,8 @@ describe("garbage on stdio", () => {
     { timeout: 60_000 }
   )
 
-  // DEFECT (see the report): the SDK's StdioServerTransport buffers at most 10 MiB of an unterminated
-  // line; past it, it closes itself. The face ends the session with its transport, but the process
-  // stays alive — stdin is only paused — answering nothing and logging nothing, until the host closes
-  // stdin (then it exits 0). The host's every later request just times out.
+  // The SDK's stdio transport closed itself on a line past its 10 MiB buffer, leaving a process that
+  // answered nothing until its host closed stdin. The server's own transport drops such a line whole.
   it.live(
     "a line longer than the SDK's 10 MiB frame bound is refused, and the stdio server answers the next SDK call",
     () =>
