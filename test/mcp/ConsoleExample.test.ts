@@ -5,41 +5,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Fiber, Ref, Schedule } from "effect"
-import * as ChildProcess from "node:child_process"
+import { Effect, Fiber } from "effect"
 import { readFileSync } from "node:fs"
-import { fileURLToPath } from "node:url"
 import { blockAfter, page } from "../readmeBlocks.ts"
 import { open } from "./browser.ts"
-
-const root = fileURLToPath(new URL("../..", import.meta.url))
-
-const printed = (output: Ref.Ref<string>, pattern: RegExp) =>
-  Ref.get(output).pipe(
-    Effect.flatMap((all) => {
-      const found = pattern.exec(all)?.[1]
-      return found === undefined ? Effect.fail("not yet") : Effect.succeed(found)
-    }),
-    Effect.retry(Schedule.spaced("50 millis")),
-    Effect.timeout("30 seconds")
-  )
-
-const spawn = (script: string) =>
-  Effect.gen(function*() {
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", script], {
-          cwd: root,
-          env: { ...process.env, PORT: "0", NO_COLOR: "1" },
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-      ),
-      (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-    )
-    const output = yield* Ref.make("")
-    child.stdout.on("data", (chunk: Buffer) => Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
-    return output
-  })
+import { spawnExample } from "./exampleProcess.ts"
 
 describe("the example's console", () => {
   it("docs/console.md shows exactly the console example this test runs", () => {
@@ -53,9 +23,9 @@ describe("the example's console", () => {
     "the README's console example holds counter_add until a decision is posted from its page",
     () =>
       Effect.gen(function*() {
-        const output = yield* spawn("examples/serve/console.ts")
-        const mcp = yield* printed(output, /MCP over HTTP at (\S+)/)
-        const link = new URL(yield* printed(output, /Console at (\S+)/))
+        const { printed } = yield* spawnExample("examples/serve/console.ts")
+        const mcp = yield* printed(/MCP over HTTP at (\S+)/)
+        const link = new URL(yield* printed(/Console at (\S+)/))
         const console = new URL(link.pathname, link)
         // The printed link's key, as the page sends it with its stream and each decision.
         const key = { "x-console-key": new URLSearchParams(link.hash.slice(1)).get("key") ?? "" }
@@ -103,28 +73,14 @@ describe("the example's console", () => {
     "npm start prints the console's URL beside the MCP URL, and an agent's tasks_complete waits there for a click",
     () =>
       Effect.gen(function*() {
-        const child = yield* Effect.acquireRelease(
-          Effect.sync(() =>
-            ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts"], {
-              cwd: root,
-              env: { ...process.env, PORT: "0", NO_COLOR: "1" },
-              stdio: ["ignore", "pipe", "pipe"]
-            })
-          ),
-          (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-        )
-        const output = yield* Ref.make("")
-        child.stdout.on("data", (chunk: Buffer) =>
-          Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
-        const mcp = yield* printed(output, /Task board MCP server at (\S+)/)
-        const console = yield* printed(output, /Operator console at (\S+)/)
+        const { printed } = yield* spawnExample("examples/main.ts")
+        const mcp = yield* printed(/Task board MCP server at (\S+)/)
+        const console = yield* printed(/Operator console at (\S+)/)
         assert.match(console, /\/console#key=[\w-]{32,}$/)
         assert.strictEqual(console.slice(0, console.indexOf("#")), mcp.replace(/\/mcp$/, "/console"))
 
         const page = yield* open(console)
-        yield* Effect.promise(() =>
-          page.locator("#live.on").waitFor()
-        )
+        yield* Effect.promise(() => page.locator("#live.on").waitFor())
         const client = new Client({ name: "example-agent", version: "1.0.0" })
         yield* Effect.acquireRelease(
           Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(mcp)))),

@@ -5,13 +5,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect, Exit, Fiber, Ref, Schedule, Scope } from "effect"
 import { TestClock } from "effect/testing"
-import * as ChildProcess from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { Tools } from "effect-surface"
 import { McpFace, McpHttp } from "effect-surface/mcp"
 import { serverOptions } from "../../examples/board/app.ts"
-
-const root = fileURLToPath(new URL("../..", import.meta.url))
+import { spawnExample } from "./exampleProcess.ts"
 
 const headers = (session?: string) => ({
   "content-type": "application/json",
@@ -224,40 +221,23 @@ describe("MCP over Streamable HTTP: how sessions end", () => {
     "npm start serves the board over HTTP, prints its URL and the host line, and Ctrl-C closes every session and exits 0",
     () =>
       Effect.gen(function*() {
-        const child = yield* Effect.acquireRelease(
-          Effect.sync(() =>
-            ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts"], {
-              cwd: root,
-              env: { ...process.env, PORT: "0", NO_COLOR: "1" },
-              stdio: ["ignore", "pipe", "pipe"]
-            })
-          ),
-          (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-        )
-        const output = yield* Ref.make("")
-        child.stdout.on("data", (chunk: Buffer) =>
-          Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
+        const { child, output, printed } = yield* spawnExample("examples/main.ts")
         const exited = Effect.callback<number | null>((resume) => {
           if (child.exitCode !== null)
             return resume(Effect.succeed(child.exitCode))
-          child.once("exit", (code) =>
-            resume(Effect.succeed(code)))
+          child.once("exit", (code) => resume(Effect.succeed(code)))
         })
-        const printed = yield* eventually(Ref.get(output), (all) =>
-          /claude mcp add --transport http board (\S+)/.test(all)).pipe(Effect.timeout("30 seconds"))
-        const url = /claude mcp add --transport http board (\S+)/.exec(printed)?.[1] ?? ""
+        const url = yield* printed(/claude mcp add --transport http board (\S+)/)
         assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/)
 
         const client = new Client({ name: "npm-start", version: "1.0.0" })
-        yield* Effect.promise(() =>
-          client.connect(new StreamableHTTPClientTransport(new URL(url)))
-        )
+        yield* Effect.promise(() => client.connect(new StreamableHTTPClientTransport(new URL(url))))
         const { tools } = yield* Effect.promise(() => client.listTools())
         assert.include(tools.map((t) => t.name), "tasks_add")
 
         child.kill("SIGINT")
         assert.strictEqual(yield* exited.pipe(Effect.timeout("15 seconds")), 0)
-        assert.include(yield* Ref.get(output), "closed 1 session(s)")
+        assert.include(yield* output, "closed 1 session(s)")
         yield* Effect.promise(() => client.close())
       }),
     { timeout: 60_000 }

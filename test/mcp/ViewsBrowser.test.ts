@@ -11,18 +11,17 @@ import { assert, describe, it } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Ref, Schedule } from "effect"
+import { Effect } from "effect"
 import type { Scope } from "effect"
 import * as esbuild from "esbuild"
-import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { FrameLocator, Page } from "playwright-core"
 import { browser, open } from "./browser.ts"
+import { spawnExample } from "./exampleProcess.ts"
 
-const root = fileURLToPath(new URL("../..", import.meta.url))
 // Where the host with its view is photographed (docs/views.png is made with VIEWS_SCREENSHOT=docs/views.png).
 const screenshotPath = process.env["VIEWS_SCREENSHOT"] ?? Path.join(Os.tmpdir(), "effect-surface-views.png")
 const HOST = "http://host.test"
@@ -40,23 +39,7 @@ const hostScript = esbuild.build({
 // `npm start` on a free port: its MCP and console URLs, the process ended with the scope.
 const board: Effect.Effect<{ readonly mcp: string; readonly console: string }, never, Scope.Scope> = Effect.gen(
   function*() {
-    const child = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        ChildProcess.spawn(process.execPath, ["--conditions=effect-surface-source", "examples/main.ts"], {
-          cwd: root,
-          env: { ...process.env, PORT: "0", NO_COLOR: "1" },
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-      ),
-      (child) => Effect.sync(() => child.exitCode === null && child.kill("SIGKILL"))
-    )
-    const output = yield* Ref.make("")
-    child.stdout.on("data", (chunk: Buffer) => Ref.update(output, (all) => all + chunk.toString()).pipe(Effect.runSync))
-    const printed = (pattern: RegExp) =>
-      Effect.flatMap(Ref.get(output), (text) => {
-        const found = pattern.exec(text)?.[1]
-        return found === undefined ? Effect.fail("not yet") : Effect.succeed(found)
-      }).pipe(Effect.retry(Schedule.spaced("50 millis")), Effect.timeout("30 seconds"), Effect.orDie)
+    const { printed } = yield* spawnExample("examples/main.ts")
     return {
       mcp: yield* printed(/Task board MCP server at (\S+)/),
       console: yield* printed(/Operator console at (\S+)/)
