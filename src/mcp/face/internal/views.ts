@@ -2,8 +2,8 @@
 // kept beside the app's own resources so a view is listed, read, scoped and followed by the same
 // path as any other resource. Rebuilt when the app's table moves, or a roster move changes the views.
 import * as Effect from "effect/Effect"
-import * as Semaphore from "effect/Semaphore"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as Stream from "effect/Stream"
 import type * as Scope from "effect/Scope"
 import type * as Bundle from "../../../core/Bundle.ts"
@@ -43,7 +43,7 @@ const signatureOf = (linked: ReadonlyArray<Views.Linked>): string =>
 /**
  * The compiled app resources, views included, and how to replace the app's own table: the views
  * follow the roster for the scope's life (an expose map may ask for one whatever the options say).
- * Each rebuild reads the latest table and roster under one permit, so the last one written
+ * Each rebuild reads the latest table and roster under one lock, so the last one written
  * reflects both.
  */
 export const follow = (
@@ -60,26 +60,24 @@ export const follow = (
 > =>
   Effect.gen(function*() {
     const linkedOf = (resolved: Bundle.Resolved) => Views.linkedOf(resolved, options ?? {})
-    let current = table
-    // What the views were last built as: the roster's changes start with the current resolution, and
-    // most moves (a root tool replaced, a surface with no view) leave the views as they were; neither
-    // is announced as a move of the resource list.
+    // The app's table and what the views were last built as: the roster's changes start with the
+    // current resolution, and most moves (a root tool replaced, a surface with no view) leave the
+    // views as they were; neither is announced as a move of the resource list.
     const first = linkedOf(yield* roster.current)
-    let builtAs = signatureOf(first)
     const apps = yield* SubscriptionRef.make(yield* AppResources.compile(withViews(table, first)))
-    const permit = yield* Semaphore.make(1)
-    // The table is read under the permit: a roster move never writes back a table already replaced.
+    const built = yield* SynchronizedRef.make({ table, signature: signatureOf(first) })
+    // Each rebuild reads the table under the ref's lock: a roster move never writes back a table
+    // already replaced.
     const rebuild = (given?: AppResources.Table) =>
-      permit.withPermits(1)(Effect.gen(function*() {
-        const next = given ?? current
-        const linked = linkedOf(yield* roster.current)
-        const signature = signatureOf(linked)
-        if (given === undefined && signature === builtAs) return
-        const compiled = yield* AppResources.compile(withViews(next, linked))
-        current = next
-        builtAs = signature
-        yield* SubscriptionRef.set(apps, compiled)
-      }))
+      SynchronizedRef.updateEffect(built, (last) =>
+        Effect.gen(function*() {
+          const next = given ?? last.table
+          const linked = linkedOf(yield* roster.current)
+          const signature = signatureOf(linked)
+          if (given === undefined && signature === last.signature) return last
+          yield* SubscriptionRef.set(apps, yield* AppResources.compile(withViews(next, linked)))
+          return { table: next, signature }
+        }))
     yield* roster.changes.pipe(
       Stream.runForEach(() => Effect.ignore(rebuild())),
       Effect.forkScoped
