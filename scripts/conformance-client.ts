@@ -34,7 +34,7 @@ const unlistedUnscored = (output: string): ReadonlyArray<string> => {
 /** The revisions a client is checked against, newest first: each is one run of the suite. */
 const revisions = ["2026-07-28", "2025-11-25"] as const
 
-// One run of the suite: its exit code, failed too when an unscored scenario failed.
+// One run of the suite: its exit code (failed too when an unscored scenario failed) and why.
 const run = (revision: string) =>
   Effect.gen(function*() {
     yield* Console.log(`conformance:client: --requirements ${revision}`)
@@ -51,21 +51,20 @@ const run = (revision: string) =>
       ...(existsSync(expected) ? ["--expected-failures", expected] : [])
     ])
     const unscored = unlistedUnscored(output)
-    if (unscored.length > 0)
-      yield* Console.log(`conformance:client: unscored scenarios failed, not listed: ${unscored.join(", ")}`)
-    return code === 0 && unscored.length > 0 ? 1 : code
+    const why = [Suite.verdict(output), unscored.length > 0 ? `unscored, not listed: ${unscored.join(", ")}` : ""]
+      .filter((part) => part !== "").join("; ")
+    return { code: code === 0 && unscored.length > 0 ? 1 : code, why }
   })
 
 const main = Effect.gen(function*() {
   const only = process.argv.slice(2).filter((arg) => (revisions as ReadonlyArray<string>).includes(arg))
   const chosen = only.length === 0 ? revisions : revisions.filter((revision) => only.includes(revision))
-  const codes = yield* Effect.forEach(chosen, run)
+  const runs = yield* Effect.forEach(chosen, run)
   yield* Effect.forEach(
     chosen,
-    (revision, i) =>
-      Console.log(`conformance:client: ${revision}: ${codes[i] === 0 ? "passed" : `failed (exit ${codes[i]})`}`)
+    (revision, i) => Console.log(`conformance:client: ${revision}: ${Suite.outcome(runs[i])}`)
   )
-  return codes.find((code) => code !== 0) ?? 0
+  return runs.find((run) => run.code !== 0)?.code ?? 0
 }).pipe(Effect.provide(NodeServices.layer))
 
 NodeRuntime.runMain(Effect.flatMap(main, (code) => Effect.sync(() => process.exit(code))))

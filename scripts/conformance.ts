@@ -55,7 +55,7 @@ const shared: Effect.Effect<Target, never, Scope.Scope> = Effect.gen(function*()
 /** The revisions served, newest first: each is one run of the suite. */
 const revisions = ["2026-07-28", "2025-11-25"] as const
 
-// One run of the suite against `url`: its exit code.
+// One run of the suite against `url`: its exit code and what made it fail.
 const run = (url: string, revision: string) =>
   Effect.gen(function*() {
     yield* Console.log(`conformance: --requirements ${revision}`)
@@ -68,18 +68,18 @@ const run = (url: string, revision: string) =>
       ...(existsSync(expected) ? ["--expected-failures", expected] : [])
     ])
     const unscored = /Not scored for [^:]+: \d+ scenario\(s\) run, (\d+) failing/.exec(output)
-    return code === 0 && unscored !== null && Number(unscored[1]) > 0 ? 1 : code
+    const failing = unscored !== null && Number(unscored[1]) > 0
+    const why = [Suite.verdict(output), failing ? `${unscored[1]} unscored scenario(s) failing` : ""]
+      .filter((part) => part !== "").join("; ")
+    return { code: code === 0 && failing ? 1 : code, why }
   })
 
 const main = Effect.gen(function*() {
   const { spread, url } = yield* (process.argv.includes("--redis") ? shared : single)
-  const codes = yield* Effect.forEach(revisions, (revision) => run(url, revision))
+  const runs = yield* Effect.forEach(revisions, (revision) => run(url, revision))
   yield* spread
-  yield* Effect.forEach(
-    revisions,
-    (revision, i) => Console.log(`conformance: ${revision}: ${codes[i] === 0 ? "passed" : `failed (exit ${codes[i]})`}`)
-  )
-  return codes.find((code) => code !== 0) ?? 0
+  yield* Effect.forEach(revisions, (revision, i) => Console.log(`conformance: ${revision}: ${Suite.outcome(runs[i])}`))
+  return runs.find((run) => run.code !== 0)?.code ?? 0
 }).pipe(Effect.scoped, Effect.provide(NodeServices.layer))
 
 NodeRuntime.runMain(Effect.flatMap(main, (code) => Effect.sync(() => process.exit(code))))

@@ -3,6 +3,7 @@
 import { Effect, Stream } from "effect"
 import { ChildProcess } from "effect/process"
 import { fileURLToPath } from "node:url"
+import { stripVTControlCharacters } from "node:util"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const suite = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/conformance/dist/index.js", import.meta.url))
@@ -28,3 +29,30 @@ export const run = (args: ReadonlyArray<string>) =>
     )
     return { code: Number(yield* child.exitCode), output }
   }).pipe(Effect.scoped)
+
+// The lines that follow `heading` in the suite's baseline verdict, up to the next blank line.
+const block = (lines: ReadonlyArray<string>, heading: string): ReadonlyArray<string> => {
+  const start = lines.findIndex((line) => line.startsWith(heading))
+  if (start < 0) return []
+  const end = lines.findIndex((line, i) => i > start && line.trim() === "")
+  return lines.slice(start + 1, end < 0 ? undefined : end).map((line) => line.trim().replace(/^[✗✓]\s*/, ""))
+}
+
+/**
+ * What made a run fail, in one line: the baseline's unexpected failures and stale entries (a
+ * scenario listed as failing that now passes). A long run's log is read from its tail, so the
+ * caller prints this last.
+ */
+export const verdict = (output: string): string => {
+  const lines = stripVTControlCharacters(output).split("\n")
+  const unexpected = block(lines, "Unexpected failures")
+  const stale = block(lines, "Stale baseline entries")
+  return [
+    unexpected.length > 0 ? `unexpected: ${unexpected.join(", ")}` : "",
+    stale.length > 0 ? `stale in the baseline: ${stale.join(", ")}` : ""
+  ].filter((part) => part !== "").join("; ")
+}
+
+/** A run's closing line: "passed", or its exit code and why. */
+export const outcome = (run: { readonly code: number; readonly why: string } | undefined): string =>
+  run === undefined || run.code === 0 ? "passed" : `failed (exit ${run.code})${run.why === "" ? "" : `: ${run.why}`}`
