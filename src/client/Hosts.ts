@@ -18,6 +18,7 @@ import * as Data from "effect/Data"
 import * as Predicate from "effect/Predicate"
 import type * as Undici from "undici"
 import * as Addresses from "./internal/addresses.ts"
+import * as Resend from "./internal/resend.ts"
 
 /**
  * How many redirect hops one request may follow.
@@ -199,7 +200,8 @@ const redirected = (status: number, init: Init | undefined): Init | undefined =>
 /**
  * A `fetch` for a transport to use: it refuses a host outside the list before connecting (and, when
  * `publicOnly`, an address that is not public: a literal before, a name in the connection's own
- * lookup), follows redirects itself (each hop checked again, at most `MAX_REDIRECTS`), puts the
+ * lookup), follows redirects itself (each hop checked again, at most `MAX_REDIRECTS`), sends once
+ * more a request that only reads when its connection closed under it before any answer, puts the
  * current bearer on requests to the server's own origin and strips it and the secret headers from
  * any other.
  *
@@ -230,11 +232,9 @@ export const guardedFetch = (options: GuardOptions) => {
     let request = init
     for (let hop = 0;; hop++) {
       const send = await sender(target)
-      const response = await send(target, {
-        ...request,
-        headers: headersFor(target, request, options, secrets),
-        redirect: "manual"
-      }).catch((error: unknown) => Promise.reject(unwrapped(error)))
+      const init: Init = { ...request, headers: headersFor(target, request, options, secrets), redirect: "manual" }
+      const response = await Resend.once(() => send(target, init), request)
+        .catch((error: unknown) => Promise.reject(unwrapped(error)))
       const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null
       if (location === null) return response
       await response.body?.cancel()

@@ -100,9 +100,16 @@ export interface Recorded {
 /**
  * A loopback HTTP proxy in front of `target` (an origin): every request it forwards is recorded
  * with its headers and body, and `open` counts the responses still streaming (SSE). A request
- * `hold` picks is recorded and left unanswered.
+ * `hold` picks is recorded and left unanswered; one `cut` picks is recorded and its connection
+ * closed unanswered, as a server closing a kept-alive socket the request arrived on.
  */
-export const recordingProxy = (target: string, options?: { readonly hold?: (request: Recorded) => boolean }) =>
+export const recordingProxy = (
+  target: string,
+  options?: {
+    readonly hold?: (request: Recorded) => boolean
+    readonly cut?: (request: Recorded) => boolean
+  }
+) =>
   Effect.gen(function*() {
     const requests: Array<Recorded> = []
     let open = 0
@@ -116,6 +123,7 @@ export const recordingProxy = (target: string, options?: { readonly hold?: (requ
         requests.push(recorded)
         // A held request is never forwarded nor answered: the server seems to hang.
         if (options?.hold?.(recorded) === true) return
+        if (options?.cut?.(recorded) === true) return void req.socket.destroy()
         const forwarded = Http.request({
           host: upstream.hostname,
           port: upstream.port,

@@ -110,6 +110,16 @@ const neverConnected = (error: unknown): boolean => {
   return typeof code === "string" && NOT_REACHED.has(code)
 }
 
+// A failed fetch says only "fetch failed"; what failed (a reset, a refusal, a closed socket) is its
+// cause, and is what a person reading the diagnostic needs.
+const linkReason = (error: unknown): string => {
+  const cause: unknown = Predicate.hasProperty(error, "cause") ? error.cause : undefined
+  const code = codeOf(cause)
+  const own = messageOf(error)
+  if (!(cause instanceof Error) || cause.message === "" || own.includes(cause.message)) return Redact.text(own)
+  return Redact.text(`${own} (${typeof code === "string" ? `${code}: ` : ""}${cause.message})`)
+}
+
 const stripPrefix = (error: McpError): string => error.message.replace(/^MCP error -?\d+: /, "")
 
 // The SDK's codes for a request its connection did not answer.
@@ -142,9 +152,9 @@ export const classify = (error: unknown): Failure => {
   if (neverConnected(error))
     return new LinkError({
       phase: "dial",
-      reason: `the server could not be reached (${Redact.text(messageOf(error))})`
+      reason: `the server could not be reached (${linkReason(error)})`
     })
-  return new LinkError({ phase: "call", reason: Redact.text(messageOf(error)) })
+  return new LinkError({ phase: "call", reason: linkReason(error) })
 }
 
 const request = (client: Client, method: string, params: Record<string, unknown>) =>
