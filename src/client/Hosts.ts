@@ -232,8 +232,8 @@ export const guardedFetch = (options: GuardOptions) => {
     let request = init
     for (let hop = 0;; hop++) {
       const send = await sender(target)
-      const init: Init = { ...request, headers: headersFor(target, request, options, secrets), redirect: "manual" }
-      const response = await Resend.once(() => send(target, init), request)
+      const sent: Init = { ...request, headers: headersFor(target, request, options, secrets), redirect: "manual" }
+      const response = await Resend.once(() => send(target, sent), request)
         .catch((error: unknown) => Promise.reject(unwrapped(error)))
       const location = REDIRECTS.has(response.status) ? response.headers.get("location") : null
       if (location === null) return response
