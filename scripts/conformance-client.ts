@@ -51,8 +51,7 @@ const run = (revision: string) =>
       ...(existsSync(expected) ? ["--expected-failures", expected] : [])
     ])
     const unscored = unlistedUnscored(output)
-    const why = [Suite.verdict(output), unscored.length > 0 ? `unscored, not listed: ${unscored.join(", ")}` : ""]
-      .filter((part) => part !== "").join("; ")
+    const why = Suite.verdict(output, unscored.length > 0 ? `unscored, not listed: ${unscored.join(", ")}` : "")
     return { code: code === 0 && unscored.length > 0 ? 1 : code, why }
   })
 

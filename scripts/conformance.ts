@@ -69,8 +69,7 @@ const run = (url: string, revision: string) =>
     ])
     const unscored = /Not scored for [^:]+: \d+ scenario\(s\) run, (\d+) failing/.exec(output)
     const failing = unscored !== null && Number(unscored[1]) > 0
-    const why = [Suite.verdict(output), failing ? `${unscored[1]} unscored scenario(s) failing` : ""]
-      .filter((part) => part !== "").join("; ")
+    const why = Suite.verdict(output, failing ? `${unscored[1]} unscored scenario(s) failing` : "")
     return { code: code === 0 && failing ? 1 : code, why }
   })
 

@@ -40,16 +40,17 @@ const block = (lines: ReadonlyArray<string>, heading: string): ReadonlyArray<str
 
 /**
  * What made a run fail, in one line: the baseline's unexpected failures and stale entries (a
- * scenario listed as failing that now passes). A long run's log is read from its tail, so the
- * caller prints this last.
+ * scenario listed as failing that now passes), then the caller's own `reasons` (empty ones left
+ * out). A long run's log is read from its tail, so the caller prints this last.
  */
-export const verdict = (output: string): string => {
+export const verdict = (output: string, ...reasons: ReadonlyArray<string>): string => {
   const lines = stripVTControlCharacters(output).split("\n")
   const unexpected = block(lines, "Unexpected failures")
   const stale = block(lines, "Stale baseline entries")
   return [
     unexpected.length > 0 ? `unexpected: ${unexpected.join(", ")}` : "",
-    stale.length > 0 ? `stale in the baseline: ${stale.join(", ")}` : ""
+    stale.length > 0 ? `stale in the baseline: ${stale.join(", ")}` : "",
+    ...reasons
   ].filter((part) => part !== "").join("; ")
 }
 

@@ -24,6 +24,18 @@ const cutFirst = (method: string) => {
   }
 }
 
+// The board served, behind a proxy that cuts the first request for `method`, and a toolset on it.
+const cutting = (method: string, protocol: "2026-07-28" | "2025-11-25") =>
+  Effect.gen(function*() {
+    const face = yield* serveFace
+    const proxy = yield* recordingProxy(new URL(face.url).origin, { cut: cutFirst(method) })
+    const toolset = yield* McpToolset.make(
+      [{ name: "board", type: "streamable-http", url: `${proxy.origin}/mcp`, protocol }],
+      { allowedHosts: ["127.0.0.1"] }
+    )
+    return { face, proxy, toolset }
+  })
+
 const READS = ["initialize", "server/discover", "tools/list", "resources/list", "resources/read", "prompts/get"]
 const ACTS = ["tools/call", "resources/subscribe_", "notifications/cancelled", "sampling/createMessage", "tasks/cancel"]
 
@@ -60,12 +72,7 @@ describe("a request lost with its connection", () => {
     describe(protocol, () => {
       it.live("a listing whose connection closed under it is sent once more, and the toolset lists the tools", () =>
         Effect.gen(function*() {
-          const face = yield* serveFace
-          const proxy = yield* recordingProxy(new URL(face.url).origin, { cut: cutFirst("tools/list") })
-          const toolset = yield* McpToolset.make(
-            [{ name: "board", type: "streamable-http", url: `${proxy.origin}/mcp`, protocol }],
-            { allowedHosts: ["127.0.0.1"] }
-          )
+          const { proxy, toolset } = yield* cutting("tools/list", protocol)
           assert.isTrue((yield* toolset.tools).has("board__watch_count"))
           assert.lengthOf(proxy.bodies("tools/list"), 2, "the one cut, and the one sent again")
           assert.deepStrictEqual(yield* toolset.diagnostics, [])
@@ -73,12 +80,7 @@ describe("a request lost with its connection", () => {
 
       it.live("a call whose connection closed under it is not sent again: its caller learns the outcome is unknown, and the next call is served", () =>
         Effect.gen(function*() {
-          const face = yield* serveFace
-          const proxy = yield* recordingProxy(new URL(face.url).origin, { cut: cutFirst("tools/call") })
-          const toolset = yield* McpToolset.make(
-            [{ name: "board", type: "streamable-http", url: `${proxy.origin}/mcp`, protocol }],
-            { allowedHosts: ["127.0.0.1"] }
-          )
+          const { face, proxy, toolset } = yield* cutting("tools/call", protocol)
           const lost = yield* Effect.flip(toolset.call("board__watch_count", {}))
           assert.strictEqual(lost._tag, "ServerUnavailable")
           assert.isFalse(lost._tag === "ServerUnavailable" && lost.retrySafe)

@@ -40,6 +40,7 @@ import * as Deadlines from "./deadlines.ts"
 import * as Progressing from "./progress.ts"
 import * as Asked from "./questions.ts"
 import * as Redact from "./redact.ts"
+import * as Resend from "./resend.ts"
 
 /**
  * The server refused a request at the protocol level (a JSON-RPC error, or an HTTP status that is
@@ -101,12 +102,9 @@ const NO_SDK_TIMEOUT = 2_147_483_647
 const MAX_PAGES = 100
 const NOT_REACHED = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"])
 
-const codeOf = (u: unknown): unknown => Predicate.hasProperty(u, "code") ? u.code : undefined
-
 // Whether a failed fetch never reached the server: the socket could not even be opened.
 const neverConnected = (error: unknown): boolean => {
-  const cause: unknown = Predicate.hasProperty(error, "cause") ? error.cause : undefined
-  const code = codeOf(cause) ?? codeOf(error)
+  const code = Resend.codeOf(error)
   return typeof code === "string" && NOT_REACHED.has(code)
 }
 
@@ -114,7 +112,7 @@ const neverConnected = (error: unknown): boolean => {
 // cause, and is what a person reading the diagnostic needs.
 const linkReason = (error: unknown): string => {
   const cause: unknown = Predicate.hasProperty(error, "cause") ? error.cause : undefined
-  const code = codeOf(cause)
+  const code = Resend.codeOf(error)
   const own = messageOf(error)
   if (!(cause instanceof Error) || cause.message === "" || own.includes(cause.message)) return Redact.text(own)
   return Redact.text(`${own} (${typeof code === "string" ? `${code}: ` : ""}${cause.message})`)

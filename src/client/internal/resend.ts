@@ -26,10 +26,19 @@ const READS = new Set([
   "subscriptions/listen"
 ])
 
-const codeOf = (error: unknown): unknown => {
-  const cause: unknown = Predicate.hasProperty(error, "cause") ? error.cause : undefined
-  return Predicate.hasProperty(cause, "code") ? cause.code
-    : Predicate.hasProperty(error, "code") ? error.code : undefined
+/**
+ * The code a failed fetch reports: its cause's (Node's fetch wraps every network failure in a
+ * `TypeError("fetch failed")`), else its own.
+ *
+ * @example
+ * ```ts
+ * const refused = Object.assign(new Error("connect refused"), { code: "ECONNREFUSED" })
+ * codeOf(new TypeError("fetch failed", { cause: refused })) // "ECONNREFUSED"
+ * ```
+ */
+export const codeOf = (error: unknown): unknown => {
+  const own = (u: unknown): unknown => Predicate.hasProperty(u, "code") ? u.code : undefined
+  return own(Predicate.hasProperty(error, "cause") ? error.cause : undefined) ?? own(error)
 }
 
 const reads = (message: unknown): boolean =>
@@ -53,7 +62,8 @@ const readsOnly = (body: unknown): boolean => {
  *
  * @example
  * ```ts
- * const closed = new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) })
+ * const socket = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" })
+ * const closed = new TypeError("fetch failed", { cause: socket })
  * repeatable({ method: "POST", body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' }, closed) // true
  * repeatable({ method: "POST", body: '{"jsonrpc":"2.0","id":2,"method":"tools/call"}' }, closed) // false
  * ```

@@ -389,5 +389,5 @@ export const behind = (endpoint: Protected) =>
  */
 export const middleware = (options: { readonly path?: `/${string}` } = {}) =>
   HttpRouter.middleware<{ provides: Bearer }>()(
-    Effect.map(protectAt(options.path), (endpoint) => (effect) => Effect.provideService(effect, Bearer, endpoint))
+    Effect.map(protectAt(options.path), (endpoint) => (effect) => behind(endpoint)(effect))
   )

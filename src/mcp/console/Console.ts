@@ -5,9 +5,10 @@
  * An MCP server puts an application in front of agents; the person running it otherwise sees none of
  * it. Provided as a Layer to `McpHttp.serve`, the console is mounted on the same server (at
  * `/console` by default; absent, nothing is mounted); on a router of one's own, `layerRoutes` mounts
- * its page and `McpHttp.layerRoute({ console: true })` shows it the endpoint's calls: the roster exactly as listed, each call as it happens (caller,
- * tool, decision, outcome, duration; argument values only when `showArguments` is on), the clients
- * seen, the exposed cells' values and any audit rows written to it, all pushed over one event stream.
+ * its page and `McpHttp.layerRoute({ console: true })` shows it the endpoint's calls. It shows the
+ * roster exactly as listed, each call as it happens (caller, tool, decision, outcome, duration;
+ * argument values only when `showArguments` is on), the clients seen, the exposed cells' values and
+ * any audit rows written to it, all pushed over one event stream.
  * A caller is named by its token's verified subject (behind authorization), beside the name its client
  * gives itself, shown only as that client's claim.
  * A call `hold` names waits for the operator's Approve or Deny, bounded by `approvalTimeout` and
